@@ -1,0 +1,286 @@
+/*
+ * Per-window capture: composites a toplevel's surface tree with pixman into
+ * the window's image, cropped to its window geometry, and runs the window's
+ * own frame clock, which answers the app's frame callbacks.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <wlr/render/pixman.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/types/wlr_xdg_shell.h>
+
+#include "log.h"
+#include "server.h"
+
+/* Ticks without damage or frame callbacks before the clock stops. */
+#define IDLE_TICKS_BEFORE_STOP 4
+/* With no viewer attached, apps get one frame callback in this many ticks. */
+#define UNWATCHED_DIVISOR 15
+
+static void free_images(struct rc_window *window)
+{
+	if (window->image) {
+		pixman_image_unref(window->image);
+		window->image = NULL;
+	}
+	free(window->pixels);
+	free(window->sent);
+	window->pixels = window->sent = NULL;
+	window->width = window->height = 0;
+}
+
+static bool ensure_images(struct rc_window *window, int32_t width, int32_t height)
+{
+	if (window->image && width == window->width && height == window->height) {
+		return true;
+	}
+	free_images(window);
+	size_t n = (size_t)width * (size_t)height;
+	window->pixels = calloc(n, 4);
+	window->sent = calloc(n, 4);
+	if (!window->pixels || !window->sent) {
+		goto error;
+	}
+	window->image = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, width, height,
+		window->pixels, width * 4);
+	if (!window->image) {
+		goto error;
+	}
+	window->width = width;
+	window->height = height;
+	window->need_reset = true;
+	pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, width, height);
+	return true;
+error:
+	log_error("out of memory for a %dx%d window", width, height);
+	free_images(window);
+	return false;
+}
+
+struct compose {
+	struct rc_window *window;
+	pixman_image_t *dst;
+};
+
+static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	struct compose *c = data;
+	struct wlr_texture *texture = wlr_surface_get_texture(surface);
+	if (!texture || !wlr_texture_is_pixman(texture)) {
+		return;
+	}
+	pixman_image_t *src = wlr_pixman_texture_get_image(texture);
+	if (!src) {
+		return;
+	}
+	int dx = sx - c->window->geometry.x;
+	int dy = sy - c->window->geometry.y;
+	int w = surface->current.width, h = surface->current.height;
+	int bw = pixman_image_get_width(src), bh = pixman_image_get_height(src);
+	bool scaled = bw != w || bh != h;
+	if (scaled) {
+		/* buffer_scale or a viewport: sample the buffer at surface size. */
+		struct pixman_transform transform;
+		pixman_transform_init_scale(&transform, pixman_double_to_fixed((double)bw / w),
+			pixman_double_to_fixed((double)bh / h));
+		pixman_image_set_transform(src, &transform);
+		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
+	}
+	pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, c->dst, 0, 0, 0, 0, dx, dy, w, h);
+	if (scaled) {
+		pixman_image_set_transform(src, NULL);
+		pixman_image_set_filter(src, PIXMAN_FILTER_NEAREST, NULL, 0);
+	}
+}
+
+/* Brings the window's image up to date within its damage. Returns false if
+ * there is nothing to capture. */
+bool capture_window(struct rc_window *window)
+{
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(window->xdg_surface, &geo);
+	if (geo.width <= 0 || geo.height <= 0) {
+		return false;
+	}
+	/* Windows past the wire limits are cropped, never refused. */
+	if (geo.width > WIRE_MAX_DIM) {
+		geo.width = WIRE_MAX_DIM;
+	}
+	if (geo.height > WIRE_MAX_DIM) {
+		geo.height = WIRE_MAX_DIM;
+	}
+	if ((int64_t)geo.width * geo.height > WIRE_MAX_PIXELS) {
+		geo.height = WIRE_MAX_PIXELS / geo.width;
+	}
+	if (geo.x != window->geometry.x || geo.y != window->geometry.y ||
+			geo.width != window->geometry.width ||
+			geo.height != window->geometry.height) {
+		window->geometry = geo;
+		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, geo.width,
+			geo.height);
+	}
+	if (!ensure_images(window, geo.width, geo.height)) {
+		return false;
+	}
+	pixman_region32_intersect_rect(&window->damage, &window->damage, 0, 0, geo.width,
+		geo.height);
+	if (!pixman_region32_not_empty(&window->damage)) {
+		return true;
+	}
+	pixman_image_set_clip_region32(window->image, &window->damage);
+	/* Clear the damaged area, then draw the tree bottom to top. */
+	pixman_image_t *clear = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0});
+	pixman_image_composite32(PIXMAN_OP_SRC, clear, NULL, window->image, 0, 0, 0, 0, 0, 0,
+		geo.width, geo.height);
+	pixman_image_unref(clear);
+	struct compose c = {.window = window, .dst = window->image};
+	wlr_xdg_surface_for_each_surface(window->xdg_surface, compose_surface, &c);
+	pixman_image_set_clip_region32(window->image, NULL);
+	return true;
+}
+
+static void send_frame_done_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	wlr_surface_send_frame_done(surface, data);
+}
+
+static void has_callbacks_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	bool *any = data;
+	if (!wl_list_empty(&surface->current.frame_callback_list)) {
+		*any = true;
+	}
+}
+
+static int handle_tick(int fd, uint32_t mask, void *data)
+{
+	struct rc_window *window = data;
+	struct rc_server *server = window->server;
+	uint64_t expirations = 0;
+	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN) {
+		log_error("frame clock of window %u failed: %s", window->id, strerror(errno));
+	}
+	window->ticks++;
+	if (!window->mapped) {
+		return 0;
+	}
+
+	bool watched = server->viewer && server->viewer->handshake_done;
+	/* Damage keeps the clock going only while someone can receive it; a
+	 * viewer that attaches damages every window and restarts its clock. */
+	bool busy = watched && pixman_region32_not_empty(&window->damage);
+	if (busy && stream_ready_for_frame(server, window)) {
+		if (capture_window(window)) {
+			stream_send_frame(server, window);
+		}
+	}
+
+	bool callbacks = false;
+	wlr_xdg_surface_for_each_surface(window->xdg_surface, has_callbacks_iter, &callbacks);
+	if (callbacks) {
+		/* Nobody watching: a trickle keeps apps alive at little cost. */
+		if (watched || window->ticks % UNWATCHED_DIVISOR == 0) {
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			wlr_xdg_surface_for_each_surface(window->xdg_surface, send_frame_done_iter,
+				&now);
+		}
+	}
+
+	if (busy || callbacks) {
+		window->idle_ticks = 0;
+	} else if (++window->idle_ticks >= IDLE_TICKS_BEFORE_STOP) {
+		struct itimerspec off = {0};
+		timerfd_settime(window->timer_fd, 0, &off, NULL);
+		window->clock_running = false;
+	}
+	return 0;
+}
+
+void capture_start_clock(struct rc_window *window)
+{
+	window->idle_ticks = 0;
+	if (window->clock_running) {
+		return;
+	}
+	if (window->timer_fd < 0) {
+		window->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (window->timer_fd < 0) {
+			log_error("cannot create a frame clock: %s", strerror(errno));
+			return;
+		}
+		window->timer = wl_event_loop_add_fd(window->server->loop, window->timer_fd,
+			WL_EVENT_READABLE, handle_tick, window);
+		if (!window->timer) {
+			close(window->timer_fd);
+			window->timer_fd = -1;
+			return;
+		}
+	}
+	long interval = 1000000000L / window->server->fps;
+	/* First tick right away: after idle, the first change goes out at once. */
+	struct itimerspec spec = {
+		.it_interval = {.tv_sec = interval / 1000000000L, .tv_nsec = interval % 1000000000L},
+		.it_value = {.tv_sec = 0, .tv_nsec = 1000},
+	};
+	if (timerfd_settime(window->timer_fd, 0, &spec, NULL) < 0) {
+		log_error("cannot start a frame clock: %s", strerror(errno));
+		return;
+	}
+	window->clock_running = true;
+}
+
+void capture_finish(struct rc_window *window)
+{
+	if (window->timer) {
+		wl_event_source_remove(window->timer);
+		window->timer = NULL;
+	}
+	if (window->timer_fd >= 0) {
+		close(window->timer_fd);
+		window->timer_fd = -1;
+	}
+	free_images(window);
+}
+
+/* Writes the window as a binary PPM: what the viewer was last sent. */
+bool capture_dump(struct rc_window *window, const char *dir)
+{
+	if (!window->sent || window->width <= 0) {
+		return false;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/window-%u.ppm", dir, window->id);
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		log_error("cannot write %s: %s", tmp, strerror(errno));
+		return false;
+	}
+	fprintf(f, "P6\n%d %d\n255\n", window->width, window->height);
+	uint8_t *row = malloc((size_t)window->width * 3);
+	if (!row) {
+		fclose(f);
+		return false;
+	}
+	for (int32_t y = 0; y < window->height; y++) {
+		const uint32_t *src = window->sent + (size_t)y * window->width;
+		for (int32_t x = 0; x < window->width; x++) {
+			row[x * 3 + 0] = (uint8_t)(src[x] >> 16);
+			row[x * 3 + 1] = (uint8_t)(src[x] >> 8);
+			row[x * 3 + 2] = (uint8_t)src[x];
+		}
+		fwrite(row, 3, (size_t)window->width, f);
+	}
+	free(row);
+	bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
+	return ok;
+}

@@ -1,0 +1,343 @@
+/*
+ * rcomp-run: runs a headless wlroots compositor, starts the app in it, and
+ * streams each of its windows to one rcomp-view. Options, startup, the app's
+ * lifetime and shutdown live here.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-server-core.h>
+#include <wlr/backend.h>
+#include <wlr/backend/headless.h>
+#include <wlr/render/pixman.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+
+#include "log.h"
+#include "server.h"
+
+static const char usage[] =
+	"usage: rcomp-run [options] -- APP [ARGS...]\n"
+	"\n"
+	"Runs APP in a headless Wayland compositor and streams its windows to rcomp-view.\n"
+	"\n"
+	"  --socket PATH       listen for the viewer on this unix socket\n"
+	"                      (default: $XDG_RUNTIME_DIR/rcomp-N.sock, printed at start)\n"
+	"  --stdio             speak to the viewer on stdin/stdout (for ssh)\n"
+	"  --fps N             frame clock of each window, 1-240 (default 60)\n"
+	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
+	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
+	"  -v, --verbose       more logging (twice for wlroots debug logs)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exits with APP's exit status once APP has exited and its windows are gone.\n";
+
+uint32_t server_time_msec(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint32_t)((uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
+}
+
+static bool have_children(void)
+{
+	siginfo_t info;
+	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD;
+}
+
+static int handle_exit_check(void *data)
+{
+	struct rc_server *server = data;
+	server_check_exit(server);
+	return 0;
+}
+
+void server_check_exit(struct rc_server *server)
+{
+	if (!server->app_exited || !server->running) {
+		return;
+	}
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link) {
+		(void)window;
+		server->exit_idle_checks = 0;
+		return;
+	}
+	if (!have_children()) {
+		server->running = false;
+		return;
+	}
+	/* Descendants live on without windows: give them a moment to open one,
+	 * and end the session once no Wayland client is left. */
+	if (wl_list_empty(wl_display_get_client_list(server->display))) {
+		if (++server->exit_idle_checks >= 3) {
+			server->running = false;
+			return;
+		}
+	} else {
+		server->exit_idle_checks = 0;
+	}
+	wl_event_source_timer_update(server->exit_check, 1000);
+}
+
+static int handle_sigchld(int signo, void *data)
+{
+	struct rc_server *server = data;
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != server->app_pid) {
+			continue;
+		}
+		server->app_exited = true;
+		if (WIFEXITED(status)) {
+			server->app_status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			server->app_status = 128 + WTERMSIG(status);
+		}
+		log_info("app exited with status %d", server->app_status);
+	}
+	server_check_exit(server);
+	return 0;
+}
+
+static int handle_stop_signal(int signo, void *data)
+{
+	struct rc_server *server = data;
+	log_info("%s: shutting down", strsignal(signo));
+	server->running = false;
+	server->exit_code = 0;
+	return 0;
+}
+
+static bool start_app(struct rc_server *server, char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_error("cannot start %s: %s", argv[0], strerror(errno));
+		return false;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0);
+		setenv("WAYLAND_DISPLAY", server->socket_name, 1);
+		unsetenv("WAYLAND_SOCKET");
+		unsetenv("DISPLAY");
+		if (server->stdio) {
+			/* stdin/stdout carry the stream: keep the app off them. */
+			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (null >= 0) {
+				dup2(null, STDIN_FILENO);
+			}
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "rcomp-run: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	server->app_pid = pid;
+	return true;
+}
+
+static bool parse_args(struct rc_server *server, int argc, char **argv, int *app_index)
+{
+	static const struct option options[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"stdio", no_argument, NULL, 'S'},
+		{"fps", required_argument, NULL, 'f'},
+		{"compress", required_argument, NULL, 'c'},
+		{"dump-dir", required_argument, NULL, 'd'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int verbose = 0, opt;
+	while ((opt = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			server->listen_path = optarg;
+			break;
+		case 'S':
+			server->stdio = true;
+			break;
+		case 'f': {
+			char *end;
+			long fps = strtol(optarg, &end, 10);
+			if (*end || fps < 1 || fps > 240) {
+				fprintf(stderr, "rcomp-run: --fps takes a number from 1 to 240\n");
+				return false;
+			}
+			server->fps = (int)fps;
+			break;
+		}
+		case 'c':
+			if (!codec_parse_compression(optarg, &server->compression,
+					&server->compression_level)) {
+				fprintf(stderr, "rcomp-run: --compress takes none, lz4, zstd or "
+						"zstd:LEVEL (1-22)\n");
+				return false;
+			}
+			break;
+		case 'd':
+			server->dump_dir = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return false;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "rcomp-run: no app given\n\n%s", usage);
+		return false;
+	}
+	if (server->stdio && server->listen_path) {
+		fprintf(stderr, "rcomp-run: --stdio and --socket exclude each other\n");
+		return false;
+	}
+	*app_index = optind;
+	log_init("rcomp-run", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
+	wlr_log_init(verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
+	return true;
+}
+
+static bool create_compositor(struct rc_server *server)
+{
+	server->display = wl_display_create();
+	if (!server->display) {
+		return false;
+	}
+	server->loop = wl_display_get_event_loop(server->display);
+	server->backend = wlr_headless_backend_create(server->display);
+	server->renderer = wlr_pixman_renderer_create();
+	if (!server->backend || !server->renderer) {
+		log_error("cannot create the headless backend or the pixman renderer");
+		return false;
+	}
+	wlr_renderer_init_wl_display(server->renderer, server->display);
+	server->compositor = wlr_compositor_create(server->display, server->renderer);
+	server->xdg_shell = wlr_xdg_shell_create(server->display);
+	server->seat = wlr_seat_create(server->display, "seat0");
+	wlr_data_device_manager_create(server->display);
+	if (!server->compositor || !server->xdg_shell || !server->seat) {
+		return false;
+	}
+	xdg_init(server);
+	if (!input_init(server)) {
+		return false;
+	}
+	/* One output so that apps see a monitor; it is never rendered to: each
+	 * window is composited on its own. */
+	struct wlr_output *output = wlr_headless_add_output(server->backend, 1920, 1080);
+	if (output) {
+		wlr_output_create_global(output);
+	}
+	server->socket_name = wl_display_add_socket_auto(server->display);
+	if (!server->socket_name) {
+		log_error("cannot create a Wayland socket (is XDG_RUNTIME_DIR writable?)");
+		return false;
+	}
+	if (!wlr_backend_start(server->backend)) {
+		log_error("cannot start the headless backend");
+		return false;
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct rc_server server = {
+		.fps = 60,
+		.compression = WIRE_COMPRESS_LZ4,
+		.listen_fd = -1,
+		.exit_code = 1,
+	};
+	int app_index;
+	log_init("rcomp-run", LOG_INFO);
+	if (!parse_args(&server, argc, argv, &app_index)) {
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (!compressor_init(&server.compressor, server.compression, server.compression_level)) {
+		return 1;
+	}
+	if (!create_compositor(&server)) {
+		log_error("cannot start the compositor");
+		return 1;
+	}
+	struct wl_event_source *sources[] = {
+		wl_event_loop_add_signal(server.loop, SIGCHLD, handle_sigchld, &server),
+		wl_event_loop_add_signal(server.loop, SIGINT, handle_stop_signal, &server),
+		wl_event_loop_add_signal(server.loop, SIGTERM, handle_stop_signal, &server),
+		wl_event_loop_add_signal(server.loop, SIGHUP, handle_stop_signal, &server),
+	};
+	server.exit_check = wl_event_loop_add_timer(server.loop, handle_exit_check, &server);
+
+	bool ok = server.stdio ? stream_attach_stdio(&server) : stream_listen(&server);
+	if (ok) {
+		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
+		ok = start_app(&server, argv + app_index);
+	}
+	server.running = ok;
+	while (server.running) {
+		wl_display_flush_clients(server.display);
+		stream_flush(&server);
+		if (!server.running) {
+			break;
+		}
+		if (wl_event_loop_dispatch(server.loop, -1) < 0 && errno != EINTR) {
+			log_error("event loop failed: %s", strerror(errno));
+			break;
+		}
+	}
+	if (ok && server.app_exited) {
+		server.exit_code = server.app_status;
+		char text[64];
+		snprintf(text, sizeof(text), "the app exited with status %d", server.app_status);
+		stream_goodbye(&server, WIRE_BYE_APP_EXITED, server.app_status, text);
+	} else {
+		stream_goodbye(&server, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
+	}
+	stream_finish(&server);
+	if (server.app_pid > 0 && have_children()) {
+		/* Whatever the app left running belongs to this session. */
+		kill(-server.app_pid, SIGTERM);
+	}
+
+	wl_display_destroy_clients(server.display);
+	wl_list_remove(&server.new_surface.link);
+	wl_list_remove(&server.new_xdg_surface.link);
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		if (sources[i]) {
+			wl_event_source_remove(sources[i]);
+		}
+	}
+	wl_event_source_remove(server.exit_check);
+	wl_display_destroy(server.display);
+	wlr_renderer_destroy(server.renderer);
+	input_finish(&server);
+	return server.exit_code;
+}

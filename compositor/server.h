@@ -1,0 +1,178 @@
+/*
+ * rcomp-run: the remote side. One struct rc_server per process; windows,
+ * tracked surfaces and the viewer connection hang off it.
+ */
+#ifndef RCOMP_SERVER_H
+#define RCOMP_SERVER_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <wayland-server-core.h>
+#include <wlr/util/box.h>
+
+#include "buffer.h"
+#include "codec.h"
+#include "wire.h"
+
+struct rc_server;
+
+/* One remote toplevel, streamed as one local window. */
+struct rc_window {
+	struct rc_server *server;
+	struct wl_list link; // rc_server::windows
+	uint32_t id;
+	struct wlr_xdg_surface *xdg_surface;
+	bool mapped;
+
+	/* Window geometry in surface coordinates at the last capture; the
+	 * captured image covers exactly this box, so CSD shadows are cut off. */
+	struct wlr_box geometry;
+	/* Damage since the last frame sent, in window (geometry) coordinates. */
+	pixman_region32_t damage;
+	/* The composited window and the copy the viewer holds. */
+	pixman_image_t *image;
+	uint32_t *pixels;
+	uint32_t *sent;
+	int32_t width, height;
+	bool need_reset; /* the viewer must clear its copy: next frame is whole */
+	bool announced; /* WINDOW_NEW was sent to the current viewer */
+
+	uint32_t seq; /* sequence of the last frame sent */
+	uint32_t acked; /* newest sequence the viewer presented */
+
+	/* The window's own frame clock. */
+	int timer_fd;
+	struct wl_event_source *timer;
+	bool clock_running;
+	int idle_ticks;
+	uint64_t ticks;
+
+	/* Sizes asked for by the viewer, to skip repeats. */
+	int32_t requested_width, requested_height;
+
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener destroy;
+	struct wl_listener set_title;
+	struct wl_listener set_app_id;
+};
+
+/* Every wl_surface, so that commits anywhere in a window's tree damage it. */
+struct rc_surface {
+	struct rc_server *server;
+	struct wlr_surface *surface;
+	struct wl_listener commit;
+	struct wl_listener new_subsurface;
+	struct wl_listener destroy;
+};
+
+struct rc_subsurface {
+	struct rc_server *server;
+	struct wlr_subsurface *subsurface;
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener destroy;
+};
+
+/* The connection to the one viewer. */
+struct rc_viewer {
+	struct rc_server *server;
+	int in_fd, out_fd;
+	struct wl_event_source *in_source, *out_source;
+	struct buffer in, out;
+	bool handshake_done;
+	bool closing; /* flush what is queued, then close */
+};
+
+struct rc_server {
+	struct wl_display *display;
+	struct wl_event_loop *loop;
+	struct wlr_backend *backend;
+	struct wlr_renderer *renderer;
+	struct wlr_allocator *allocator;
+	struct wlr_compositor *compositor;
+	struct wlr_xdg_shell *xdg_shell;
+	struct wlr_seat *seat;
+	struct wlr_input_device *keyboard;
+	struct xkb_context *xkb;
+	const char *socket_name;
+
+	struct wl_listener new_surface;
+	struct wl_listener new_xdg_surface;
+
+	struct wl_list windows; // rc_window::link
+	uint32_t next_window_id;
+
+	/* Options. */
+	int fps;
+	enum wire_compression compression;
+	int compression_level;
+	const char *listen_path;
+	bool stdio;
+	const char *dump_dir;
+
+	/* The app. */
+	pid_t app_pid;
+	bool app_exited;
+	int app_status;
+	struct wl_event_source *exit_check;
+	int exit_idle_checks;
+
+	/* Pointer state for implicit grabs. */
+	uint32_t buttons_down;
+	struct wlr_surface *grab_surface;
+	double grab_dx, grab_dy; /* window coords minus surface-local coords */
+	uint32_t pointer_window;
+	uint32_t keys_down[WIRE_MAX_KEYS];
+	uint32_t nkeys_down;
+
+	/* Viewer transport. */
+	int listen_fd;
+	struct wl_event_source *listen_source;
+	struct rc_viewer *viewer;
+	struct compressor compressor;
+	uint8_t *scratch; /* raw diff bytes of one frame */
+	size_t scratch_size;
+
+	bool running;
+	int exit_code;
+};
+
+/* xdg.c */
+void xdg_init(struct rc_server *server);
+struct rc_window *window_from_id(struct rc_server *server, uint32_t id);
+void window_damage_all(struct rc_window *window);
+
+/* capture.c */
+bool capture_window(struct rc_window *window);
+void capture_start_clock(struct rc_window *window);
+void capture_finish(struct rc_window *window);
+bool capture_dump(struct rc_window *window, const char *dir);
+
+/* stream.c */
+bool stream_listen(struct rc_server *server);
+bool stream_attach_stdio(struct rc_server *server);
+void stream_finish(struct rc_server *server);
+bool stream_ready_for_frame(struct rc_server *server, struct rc_window *window);
+void stream_send_frame(struct rc_server *server, struct rc_window *window);
+void stream_window_new(struct rc_server *server, struct rc_window *window);
+void stream_window_title(struct rc_server *server, struct rc_window *window, bool app_id);
+void stream_window_destroy(struct rc_server *server, struct rc_window *window);
+void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
+	const char *text);
+void stream_flush(struct rc_server *server);
+
+/* input.c */
+bool input_init(struct rc_server *server);
+void input_finish(struct rc_server *server);
+void input_handle_message(struct rc_server *server, const struct wire_msg *msg);
+void input_viewer_gone(struct rc_server *server);
+void input_window_gone(struct rc_server *server, struct rc_window *window);
+
+/* main.c */
+void server_check_exit(struct rc_server *server);
+uint32_t server_time_msec(void);
+
+#endif

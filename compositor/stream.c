@@ -1,0 +1,661 @@
+/*
+ * The stream to the viewer: the listening socket (or stdio), the handshake,
+ * window announcements and lossless frames out, input and acks in. One viewer
+ * at a time; a viewer that attaches gets a snapshot of every window.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <wlr/types/wlr_xdg_shell.h>
+
+#include "log.h"
+#include "server.h"
+
+/* Frames are encoded only while less than this is waiting to be written, so
+ * a slow link holds at most about one frame plus control messages. */
+#define OUT_HIGH_WATER (256 * 1024)
+#define OUT_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY + (1u << 20))
+/* The largest viewer message is a keymap. */
+#define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + 4 + WIRE_MAX_KEYMAP)
+/* Unacknowledged frames per window. */
+#define MAX_IN_FLIGHT 4
+/* Rectangles per frame before the damage is sent as its bounding box. */
+#define MAX_FRAME_RECTS 64
+#define READ_CHUNK (64 * 1024)
+
+static void viewer_destroy(struct rc_viewer *viewer);
+
+static void viewer_error(struct rc_viewer *viewer, const char *text)
+{
+	struct rc_server *server = viewer->server;
+	log_error("viewer sent bad data, disconnecting it: %s", text);
+	/* Tell the peer why, then close once that is written. */
+	buffer_consume(&viewer->in, buffer_size(&viewer->in));
+	stream_goodbye(server, WIRE_BYE_PROTOCOL_ERROR, 0, text);
+}
+
+static void send_msg(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_viewer *viewer = server->viewer;
+	if (!viewer || viewer->closing) {
+		return;
+	}
+	if (!wire_encode(&viewer->out, msg)) {
+		log_error("viewer is not reading (%zu bytes queued); disconnecting it",
+			buffer_size(&viewer->out));
+		viewer_destroy(viewer);
+	}
+}
+
+void stream_window_new(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
+		return;
+	}
+	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+	const char *title = toplevel->title ? toplevel->title : "";
+	const char *app_id = toplevel->app_id ? toplevel->app_id : "";
+	size_t title_len = strnlen(title, WIRE_MAX_TITLE);
+	size_t app_id_len = strnlen(app_id, WIRE_MAX_APP_ID);
+	int32_t w = window->geometry.width, h = window->geometry.height;
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_NEW,
+		.window_new = {
+			.window = window->id,
+			.width = w < 0 ? 0 : (w > WIRE_MAX_DIM ? WIRE_MAX_DIM : w),
+			.height = h < 0 ? 0 : (h > WIRE_MAX_DIM ? WIRE_MAX_DIM : h),
+			.title_len = (uint32_t)title_len,
+			.app_id_len = (uint32_t)app_id_len,
+			.title = title,
+			.app_id = app_id,
+		},
+	};
+	send_msg(server, &msg);
+	window->announced = true;
+	window->need_reset = true;
+	window->acked = window->seq;
+	window_damage_all(window);
+}
+
+void stream_window_title(struct rc_server *server, struct rc_window *window, bool app_id)
+{
+	if (!server->viewer || !window->announced) {
+		return;
+	}
+	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+	const char *text = app_id ? toplevel->app_id : toplevel->title;
+	text = text ? text : "";
+	struct wire_msg msg = {
+		.type = app_id ? WIRE_WINDOW_APP_ID : WIRE_WINDOW_TITLE,
+		.window_text = {
+			.window = window->id,
+			.len = (uint32_t)strnlen(text, app_id ? WIRE_MAX_APP_ID : WIRE_MAX_TITLE),
+			.text = text,
+		},
+	};
+	send_msg(server, &msg);
+}
+
+void stream_window_destroy(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !window->announced) {
+		return;
+	}
+	window->announced = false;
+	struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY, .window_destroy = {window->id}};
+	send_msg(server, &msg);
+}
+
+void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
+	const char *text)
+{
+	struct rc_viewer *viewer = server->viewer;
+	if (!viewer || viewer->closing) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {
+			.status = status,
+			.reason = reason,
+			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
+			.text = text,
+		},
+	};
+	send_msg(server, &msg);
+	if (server->viewer) {
+		server->viewer->closing = true;
+	}
+}
+
+bool stream_ready_for_frame(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_viewer *viewer = server->viewer;
+	return viewer && viewer->handshake_done && !viewer->closing && window->announced &&
+		buffer_size(&viewer->out) < OUT_HIGH_WATER &&
+		(uint32_t)(window->seq - window->acked) < MAX_IN_FLIGHT;
+}
+
+static bool ensure_scratch(struct rc_server *server, size_t size)
+{
+	if (server->scratch_size >= size) {
+		return true;
+	}
+	uint8_t *scratch = realloc(server->scratch, size);
+	if (!scratch) {
+		return false;
+	}
+	server->scratch = scratch;
+	server->scratch_size = size;
+	return true;
+}
+
+void stream_send_frame(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_viewer *viewer = server->viewer;
+	struct image cur = {window->pixels, window->width, window->height, window->width};
+	struct image base = {window->sent, window->width, window->height, window->width};
+	uint16_t flags = 0;
+
+	if (window->need_reset) {
+		memset(window->sent, 0, (size_t)window->width * window->height * 4);
+		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, window->width,
+			window->height);
+		flags |= WIRE_FRAME_RESET;
+	}
+
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&window->damage, &n);
+	pixman_box32_t extents = *pixman_region32_extents(&window->damage);
+	if (n > MAX_FRAME_RECTS) {
+		boxes = &extents;
+		n = 1;
+	}
+	struct wire_rect rects[MAX_FRAME_RECTS];
+	size_t nrects = 0;
+	uint64_t raw_size = 0;
+	for (int i = 0; i < n; i++) {
+		struct wire_rect r = {boxes[i].x1, boxes[i].y1, boxes[i].x2 - boxes[i].x1,
+			boxes[i].y2 - boxes[i].y1};
+		/* Send only what really changed since the viewer's copy. */
+		if (r.width > 0 && r.height > 0 && codec_rect_shrink(&cur, &base, &r)) {
+			rects[nrects++] = r;
+			raw_size += (uint64_t)r.width * r.height * 4;
+		}
+	}
+	pixman_region32_clear(&window->damage);
+	if (nrects == 0 && !(flags & WIRE_FRAME_RESET)) {
+		return;
+	}
+	if (!ensure_scratch(server, raw_size ? raw_size : 1)) {
+		log_error("out of memory encoding a frame of window %u", window->id);
+		window_damage_all(window);
+		return;
+	}
+	size_t written = codec_diff_encode(&cur, &base, rects, nrects, server->scratch);
+
+	struct wire_msg msg = {
+		.type = WIRE_FRAME,
+		.frame = {
+			.window = window->id,
+			.seq = window->seq + 1,
+			.width = window->width,
+			.height = window->height,
+			.codec = WIRE_CODEC_XOR,
+			.compression = (uint8_t)server->compressor.kind,
+			.flags = flags,
+			.nrects = (uint32_t)nrects,
+			.raw_size = (uint32_t)written,
+		},
+	};
+	size_t before = buffer_size(&viewer->out), start;
+	if (!wire_frame_begin(&viewer->out, &msg, rects, &start) ||
+			!compressor_compress(&server->compressor, server->scratch, written,
+				&viewer->out)) {
+		/* The viewer's copy no longer matches ours: resend it whole. */
+		buffer_truncate(&viewer->out, before);
+		log_error("cannot queue a frame of window %u; resending it whole", window->id);
+		window->need_reset = true;
+		window_damage_all(window);
+		return;
+	}
+	wire_frame_finish(&viewer->out, start);
+	window->seq++;
+	window->need_reset = false;
+	if (server->dump_dir) {
+		capture_dump(window, server->dump_dir);
+	}
+}
+
+static void handle_ack(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_window *window = window_from_id(server, msg->frame_ack.window);
+	if (!window) {
+		return; /* destroyed while the ack was on its way */
+	}
+	uint32_t ahead = msg->frame_ack.seq - window->acked;
+	uint32_t outstanding = window->seq - window->acked;
+	if (ahead > outstanding) {
+		/* An ack for a frame never sent, or an old one: ignore stale,
+		 * refuse the impossible. */
+		if ((int32_t)ahead > 0) {
+			char text[128];
+			snprintf(text, sizeof(text), "ack of frame %u of window %u, never sent",
+				msg->frame_ack.seq, window->id);
+			viewer_error(server->viewer, text);
+		}
+		return;
+	}
+	window->acked = msg->frame_ack.seq;
+	if (pixman_region32_not_empty(&window->damage)) {
+		capture_start_clock(window);
+	}
+}
+
+static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	if (msg->hello.major != WIRE_VERSION_MAJOR) {
+		char text[160];
+		snprintf(text, sizeof(text),
+			"protocol version %u is not supported; this rcomp-run speaks version %u",
+			msg->hello.major, WIRE_VERSION_MAJOR);
+		log_error("viewer refused: %s", text);
+		stream_goodbye(server, WIRE_BYE_VERSION, 0, text);
+		return;
+	}
+	enum wire_compression kind = server->compression;
+	if ((kind == WIRE_COMPRESS_LZ4 && !(msg->hello.caps & WIRE_CAP_LZ4)) ||
+			(kind == WIRE_COMPRESS_ZSTD && !(msg->hello.caps & WIRE_CAP_ZSTD))) {
+		log_info("viewer lacks %s; sending frames uncompressed",
+			codec_compression_name(kind));
+		kind = WIRE_COMPRESS_NONE;
+	}
+	compressor_finish(&server->compressor);
+	if (!compressor_init(&server->compressor, kind, server->compression_level)) {
+		stream_goodbye(server, WIRE_BYE_SHUTDOWN, 0, "out of memory");
+		return;
+	}
+	struct wire_msg welcome = {
+		.type = WIRE_WELCOME,
+		.welcome = {
+			.magic = WIRE_MAGIC,
+			.major = WIRE_VERSION_MAJOR,
+			.minor = WIRE_VERSION_MINOR,
+			.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
+			.flags = (uint32_t)kind,
+		},
+	};
+	send_msg(server, &welcome);
+	viewer->handshake_done = true;
+	log_info("viewer attached (protocol %u.%u, %s)", msg->hello.major, msg->hello.minor,
+		codec_compression_name(kind));
+	/* State, not history: a snapshot of every window, then deltas. */
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link) {
+		window->announced = false;
+		stream_window_new(server, window);
+	}
+}
+
+static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	if (!viewer->handshake_done) {
+		if (msg->type != WIRE_HELLO) {
+			viewer_error(viewer, "the first message must be hello");
+			return;
+		}
+		handle_hello(viewer, msg);
+		return;
+	}
+	switch (msg->type) {
+	case WIRE_HELLO:
+		viewer_error(viewer, "hello sent twice");
+		break;
+	case WIRE_FRAME_ACK:
+		handle_ack(server, msg);
+		break;
+	default:
+		input_handle_message(server, msg);
+		break;
+	}
+}
+
+static int handle_readable(int fd, uint32_t mask, void *data)
+{
+	struct rc_viewer *viewer = data;
+	struct rc_server *server = viewer->server;
+	if (mask & WL_EVENT_READABLE) {
+		uint8_t *dst = buffer_reserve(&viewer->in, READ_CHUNK);
+		if (!dst) {
+			/* Cannot happen with a valid stream: decoding bounds every
+			 * message below the input limit. */
+			viewer_error(viewer, "message larger than any allowed");
+			return 0;
+		}
+		ssize_t n = read(viewer->in_fd, dst, READ_CHUNK);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			return 0;
+		}
+		if (n <= 0) {
+			if (n < 0) {
+				log_info("viewer connection failed: %s", strerror(errno));
+			} else {
+				log_info("viewer disconnected");
+			}
+			viewer_destroy(viewer);
+			return 0;
+		}
+		buffer_commit(&viewer->in, (size_t)n);
+	} else if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		log_info("viewer disconnected");
+		viewer_destroy(viewer);
+		return 0;
+	}
+
+	while (server->viewer == viewer && !viewer->closing) {
+		struct wire_msg msg;
+		size_t used = 0;
+		char err[256];
+		enum wire_status status = wire_decode(WIRE_FROM_VIEWER, buffer_head(&viewer->in),
+			buffer_size(&viewer->in), &msg, &used, err, sizeof(err));
+		if (status == WIRE_INCOMPLETE) {
+			break;
+		}
+		if (status == WIRE_INVALID) {
+			viewer_error(viewer, err);
+			break;
+		}
+		dispatch(viewer, &msg);
+		if (server->viewer == viewer) {
+			buffer_consume(&viewer->in, used);
+		}
+	}
+	return 0;
+}
+
+static int handle_writable(int fd, uint32_t mask, void *data)
+{
+	struct rc_viewer *viewer = data;
+	if (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR)) {
+		log_info("viewer disconnected");
+		viewer_destroy(viewer);
+		return 0;
+	}
+	stream_flush(viewer->server);
+	return 0;
+}
+
+static void viewer_destroy(struct rc_viewer *viewer)
+{
+	if (!viewer) {
+		return;
+	}
+	struct rc_server *server = viewer->server;
+	if (viewer->in_source) {
+		wl_event_source_remove(viewer->in_source);
+	}
+	if (viewer->out_source) {
+		wl_event_source_remove(viewer->out_source);
+	}
+	close(viewer->in_fd);
+	if (viewer->out_fd != viewer->in_fd) {
+		close(viewer->out_fd);
+	}
+	buffer_finish(&viewer->in);
+	buffer_finish(&viewer->out);
+	server->viewer = NULL;
+	free(viewer);
+
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link) {
+		window->announced = false;
+	}
+	input_viewer_gone(server);
+	if (server->stdio) {
+		/* stdin/stdout carried the only viewer this session can have. */
+		log_info("the viewer on stdio is gone; ending the session");
+		server->running = false;
+	}
+}
+
+static struct rc_viewer *viewer_create(struct rc_server *server, int in_fd, int out_fd)
+{
+	struct rc_viewer *viewer = calloc(1, sizeof(*viewer));
+	if (!viewer) {
+		return NULL;
+	}
+	viewer->server = server;
+	viewer->in_fd = in_fd;
+	viewer->out_fd = out_fd;
+	buffer_init(&viewer->in, IN_LIMIT);
+	buffer_init(&viewer->out, OUT_LIMIT);
+	viewer->in_source = wl_event_loop_add_fd(server->loop, in_fd, WL_EVENT_READABLE,
+		handle_readable, viewer);
+	viewer->out_source = wl_event_loop_add_fd(server->loop, out_fd, 0, handle_writable,
+		viewer);
+	if (!viewer->in_source || !viewer->out_source) {
+		server->viewer = viewer;
+		viewer_destroy(viewer);
+		return NULL;
+	}
+	server->viewer = viewer;
+	return viewer;
+}
+
+void stream_flush(struct rc_server *server)
+{
+	struct rc_viewer *viewer = server->viewer;
+	if (!viewer) {
+		return;
+	}
+	while (buffer_size(&viewer->out) > 0) {
+		ssize_t n = write(viewer->out_fd, buffer_head(&viewer->out),
+			buffer_size(&viewer->out));
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN) {
+			break;
+		}
+		if (n <= 0) {
+			log_info("viewer connection lost: %s", n < 0 ? strerror(errno) : "closed");
+			viewer_destroy(viewer);
+			return;
+		}
+		buffer_consume(&viewer->out, (size_t)n);
+	}
+	if (buffer_size(&viewer->out) == 0 && viewer->closing) {
+		viewer_destroy(viewer);
+		return;
+	}
+	wl_event_source_fd_update(viewer->out_source,
+		buffer_size(&viewer->out) > 0 ? WL_EVENT_WRITABLE : 0);
+	/* Room again: windows holding damage may send now. */
+	if (buffer_size(&viewer->out) < OUT_HIGH_WATER) {
+		struct rc_window *window;
+		wl_list_for_each(window, &server->windows, link) {
+			if (window->mapped && pixman_region32_not_empty(&window->damage)) {
+				capture_start_clock(window);
+			}
+		}
+	}
+}
+
+static void refuse(int fd)
+{
+	static const char text[] = "another viewer is attached to this session";
+	struct buffer out;
+	buffer_init(&out, 4096);
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = WIRE_BYE_BUSY, .text_len = sizeof(text) - 1, .text = text},
+	};
+	if (wire_encode(&out, &msg)) {
+		/* A small write to a new socket: it fits in the socket buffer. */
+		ssize_t n = write(fd, buffer_head(&out), buffer_size(&out));
+		(void)n;
+	}
+	buffer_finish(&out);
+	close(fd);
+}
+
+static int handle_accept(int fd, uint32_t mask, void *data)
+{
+	struct rc_server *server = data;
+	int conn = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (conn < 0) {
+		if (errno != EAGAIN && errno != EINTR) {
+			log_error("accepting a viewer failed: %s", strerror(errno));
+		}
+		return 0;
+	}
+	if (server->viewer) {
+		log_info("refused a second viewer: one is already attached");
+		refuse(conn);
+		return 0;
+	}
+	if (!viewer_create(server, conn, conn)) {
+		log_error("out of memory accepting a viewer");
+		close(conn);
+	}
+	return 0;
+}
+
+static bool socket_in_use(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return false;
+	}
+	bool used = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
+	close(fd);
+	return used;
+}
+
+static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_used)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		log_error("socket path is too long: %s", path);
+		return false;
+	}
+	strcpy(addr.sun_path, path);
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_error("%s exists and is not a socket; choose another --socket", path);
+			return false;
+		}
+		if (socket_in_use(&addr)) {
+			if (!quiet_if_used) {
+				log_error("%s is in use by another rcomp-run", path);
+			}
+			return false;
+		}
+		unlink(path); /* left behind by a session that died */
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_error("cannot create a socket: %s", strerror(errno));
+		return false;
+	}
+	mode_t old = umask(0177);
+	int ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (ret < 0 || chmod(path, 0600) < 0 || listen(fd, 4) < 0) {
+		log_error("cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	server->listen_fd = fd;
+	server->listen_path = strdup(path);
+	server->listen_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
+		handle_accept, server);
+	return server->listen_source != NULL;
+}
+
+bool stream_listen(struct rc_server *server)
+{
+	if (server->listen_path) {
+		const char *path = server->listen_path;
+		server->listen_path = NULL;
+		if (!bind_path(server, path, false)) {
+			return false;
+		}
+	} else {
+		const char *dir = getenv("XDG_RUNTIME_DIR");
+		if (!dir || !*dir) {
+			log_error("XDG_RUNTIME_DIR is not set; give a path with --socket PATH");
+			return false;
+		}
+		bool ok = false;
+		for (int i = 0; i < 32 && !ok; i++) {
+			char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+			snprintf(path, sizeof(path), "%s/rcomp-%d.sock", dir, i);
+			ok = bind_path(server, path, true);
+		}
+		if (!ok) {
+			log_error("no free rcomp socket in %s; give one with --socket PATH", dir);
+			return false;
+		}
+	}
+	log_info("listening on %s", server->listen_path);
+	return true;
+}
+
+bool stream_attach_stdio(struct rc_server *server)
+{
+	if (fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK) < 0 ||
+			fcntl(STDOUT_FILENO, F_SETFL,
+				fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK) < 0) {
+		log_error("cannot use stdin/stdout: %s", strerror(errno));
+		return false;
+	}
+	return viewer_create(server, STDIN_FILENO, STDOUT_FILENO) != NULL;
+}
+
+void stream_finish(struct rc_server *server)
+{
+	if (server->viewer) {
+		/* Give a goodbye a moment to leave. */
+		struct timespec deadline;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		for (int i = 0; i < 100 && server->viewer && buffer_size(&server->viewer->out);
+				i++) {
+			stream_flush(server);
+			if (server->viewer && buffer_size(&server->viewer->out)) {
+				nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+			}
+		}
+		bool stdio = server->stdio;
+		server->stdio = false; /* already shutting down */
+		viewer_destroy(server->viewer);
+		server->stdio = stdio;
+	}
+	if (server->listen_source) {
+		wl_event_source_remove(server->listen_source);
+		server->listen_source = NULL;
+	}
+	if (server->listen_fd >= 0) {
+		close(server->listen_fd);
+		server->listen_fd = -1;
+	}
+	if (server->listen_path) {
+		unlink(server->listen_path);
+		free((char *)server->listen_path);
+		server->listen_path = NULL;
+	}
+	compressor_finish(&server->compressor);
+	free(server->scratch);
+	server->scratch = NULL;
+}

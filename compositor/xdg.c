@@ -1,0 +1,268 @@
+/*
+ * xdg-shell hosting: one rc_window per toplevel, and damage tracking for every
+ * surface in a toplevel's tree (the toplevel, its subsurfaces and popups).
+ */
+
+#include <stdlib.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/types/wlr_xdg_shell.h>
+
+#include "log.h"
+#include "server.h"
+
+struct rc_window *window_from_id(struct rc_server *server, uint32_t id)
+{
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link) {
+		if (window->id == id) {
+			return window;
+		}
+	}
+	return NULL;
+}
+
+void window_damage_all(struct rc_window *window)
+{
+	pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, WIRE_MAX_DIM,
+		WIRE_MAX_DIM);
+	capture_start_clock(window);
+}
+
+/* The window a surface belongs to: walk up subsurfaces and popup parents. */
+static struct rc_window *window_of_surface(struct wlr_surface *surface)
+{
+	for (int depth = 0; surface && depth < 64; depth++) {
+		struct wlr_surface *root = wlr_surface_get_root_surface(surface);
+		if (!root || !wlr_surface_is_xdg_surface(root)) {
+			return NULL;
+		}
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
+		if (!xdg) {
+			return NULL;
+		}
+		if (xdg->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+			return xdg->data;
+		}
+		if (xdg->role != WLR_XDG_SURFACE_ROLE_POPUP || !xdg->popup) {
+			return NULL;
+		}
+		surface = xdg->popup->parent;
+	}
+	return NULL;
+}
+
+struct find_surface {
+	struct wlr_surface *surface;
+	int sx, sy;
+	bool found;
+};
+
+static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	struct find_surface *find = data;
+	if (surface == find->surface && !find->found) {
+		find->sx = sx;
+		find->sy = sy;
+		find->found = true;
+	}
+}
+
+static void handle_surface_commit(struct wl_listener *listener, void *data)
+{
+	struct rc_surface *rs = wl_container_of(listener, rs, commit);
+	struct rc_window *window = window_of_surface(rs->surface);
+	if (!window || !window->mapped) {
+		return;
+	}
+	struct find_surface find = {.surface = rs->surface};
+	wlr_xdg_surface_for_each_surface(window->xdg_surface, find_surface_iter, &find);
+	if (!find.found) {
+		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
+		return;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	wlr_surface_get_effective_damage(rs->surface, &damage);
+	pixman_region32_translate(&damage, find.sx - window->geometry.x,
+		find.sy - window->geometry.y);
+	pixman_region32_union(&window->damage, &window->damage, &damage);
+	pixman_region32_fini(&damage);
+	capture_start_clock(window);
+}
+
+static void handle_subsurface_change(struct rc_subsurface *rss)
+{
+	struct rc_window *window = window_of_surface(rss->subsurface->parent);
+	if (window && window->mapped) {
+		/* Placement changes have no fine damage: redraw all; the diff
+		 * against the last frame sent keeps the bytes small. */
+		window_damage_all(window);
+	}
+}
+
+static void handle_subsurface_map(struct wl_listener *listener, void *data)
+{
+	struct rc_subsurface *rss = wl_container_of(listener, rss, map);
+	handle_subsurface_change(rss);
+}
+
+static void handle_subsurface_unmap(struct wl_listener *listener, void *data)
+{
+	struct rc_subsurface *rss = wl_container_of(listener, rss, unmap);
+	handle_subsurface_change(rss);
+}
+
+static void handle_subsurface_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_subsurface *rss = wl_container_of(listener, rss, destroy);
+	wl_list_remove(&rss->map.link);
+	wl_list_remove(&rss->unmap.link);
+	wl_list_remove(&rss->destroy.link);
+	free(rss);
+}
+
+static void handle_new_subsurface(struct wl_listener *listener, void *data)
+{
+	struct rc_surface *rs = wl_container_of(listener, rs, new_subsurface);
+	struct wlr_subsurface *subsurface = data;
+	struct rc_subsurface *rss = calloc(1, sizeof(*rss));
+	if (!rss) {
+		log_error("out of memory tracking a subsurface");
+		return;
+	}
+	rss->server = rs->server;
+	rss->subsurface = subsurface;
+	rss->map.notify = handle_subsurface_map;
+	wl_signal_add(&subsurface->events.map, &rss->map);
+	rss->unmap.notify = handle_subsurface_unmap;
+	wl_signal_add(&subsurface->events.unmap, &rss->unmap);
+	rss->destroy.notify = handle_subsurface_destroy;
+	wl_signal_add(&subsurface->events.destroy, &rss->destroy);
+}
+
+static void handle_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_surface *rs = wl_container_of(listener, rs, destroy);
+	wl_list_remove(&rs->commit.link);
+	wl_list_remove(&rs->new_subsurface.link);
+	wl_list_remove(&rs->destroy.link);
+	free(rs);
+}
+
+static void handle_new_surface(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_surface);
+	struct wlr_surface *surface = data;
+	struct rc_surface *rs = calloc(1, sizeof(*rs));
+	if (!rs) {
+		log_error("out of memory tracking a surface");
+		return;
+	}
+	rs->server = server;
+	rs->surface = surface;
+	rs->commit.notify = handle_surface_commit;
+	wl_signal_add(&surface->events.commit, &rs->commit);
+	rs->new_subsurface.notify = handle_new_subsurface;
+	wl_signal_add(&surface->events.new_subsurface, &rs->new_subsurface);
+	rs->destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &rs->destroy);
+}
+
+static void handle_map(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, map);
+	window->mapped = true;
+	wlr_xdg_surface_get_geometry(window->xdg_surface, &window->geometry);
+	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
+		window->geometry.height);
+	window->need_reset = true;
+	window_damage_all(window);
+	stream_window_new(window->server, window);
+}
+
+static void handle_unmap(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, unmap);
+	window->mapped = false;
+	stream_window_destroy(window->server, window);
+	input_window_gone(window->server, window);
+	server_check_exit(window->server);
+}
+
+static void handle_set_title(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, set_title);
+	stream_window_title(window->server, window, false);
+}
+
+static void handle_set_app_id(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, set_app_id);
+	stream_window_title(window->server, window, true);
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, destroy);
+	struct rc_server *server = window->server;
+	if (window->mapped) {
+		stream_window_destroy(server, window);
+	}
+	input_window_gone(server, window);
+	wl_list_remove(&window->map.link);
+	wl_list_remove(&window->unmap.link);
+	wl_list_remove(&window->destroy.link);
+	wl_list_remove(&window->set_title.link);
+	wl_list_remove(&window->set_app_id.link);
+	wl_list_remove(&window->link);
+	window->xdg_surface->data = NULL;
+	capture_finish(window);
+	pixman_region32_fini(&window->damage);
+	free(window);
+	server_check_exit(server);
+}
+
+static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_xdg_surface);
+	struct wlr_xdg_surface *xdg_surface = data;
+	if (xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+		/* Popups are composited into their toplevel's capture. */
+		return;
+	}
+	struct rc_window *window = calloc(1, sizeof(*window));
+	if (!window) {
+		log_error("out of memory creating a window; the app's window will not show");
+		return;
+	}
+	window->server = server;
+	window->id = server->next_window_id++;
+	window->xdg_surface = xdg_surface;
+	window->timer_fd = -1;
+	pixman_region32_init(&window->damage);
+	xdg_surface->data = window;
+
+	window->map.notify = handle_map;
+	wl_signal_add(&xdg_surface->events.map, &window->map);
+	window->unmap.notify = handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &window->unmap);
+	window->destroy.notify = handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &window->destroy);
+	window->set_title.notify = handle_set_title;
+	wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
+	window->set_app_id.notify = handle_set_app_id;
+	wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
+	wl_list_insert(server->windows.prev, &window->link);
+	log_debug("new toplevel, window %u", window->id);
+}
+
+void xdg_init(struct rc_server *server)
+{
+	wl_list_init(&server->windows);
+	server->next_window_id = 1;
+	server->new_surface.notify = handle_new_surface;
+	wl_signal_add(&server->compositor->events.new_surface, &server->new_surface);
+	server->new_xdg_surface.notify = handle_new_xdg_surface;
+	wl_signal_add(&server->xdg_shell->events.new_surface, &server->new_xdg_surface);
+}

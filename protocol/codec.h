@@ -1,0 +1,60 @@
+/*
+ * Lossless pixel codec: rectangles of 32-bit pixels XORed against the last
+ * frame the peer holds, then compressed with lz4 or zstd.
+ */
+#ifndef RCOMP_CODEC_H
+#define RCOMP_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer.h"
+#include "wire.h"
+
+/* A view of 32-bit pixels; stride is in pixels. */
+struct image {
+	uint32_t *pixels;
+	int32_t width, height, stride;
+};
+
+struct compressor {
+	enum wire_compression kind;
+	int level;
+	void *zstd; /* ZSTD_CCtx */
+};
+
+struct decompressor {
+	void *zstd; /* ZSTD_DCtx */
+};
+
+/* Parses "none", "lz4", "zstd" or "zstd:LEVEL". */
+bool codec_parse_compression(const char *text, enum wire_compression *kind, int *level);
+const char *codec_compression_name(enum wire_compression kind);
+
+bool compressor_init(struct compressor *comp, enum wire_compression kind, int level);
+void compressor_finish(struct compressor *comp);
+/* Appends the compressed form of src to out; false if out refuses the size. */
+bool compressor_compress(struct compressor *comp, const uint8_t *src, size_t size,
+	struct buffer *out);
+
+bool decompressor_init(struct decompressor *dec);
+void decompressor_finish(struct decompressor *dec);
+/* Decompresses into exactly raw_size bytes at dst. Returns false if the
+ * payload is malformed or does not decompress to exactly raw_size bytes. */
+bool decompressor_run(struct decompressor *dec, enum wire_compression kind, const uint8_t *src,
+	size_t size, uint8_t *dst, size_t raw_size);
+
+/* Shrinks rect to the bounding box of the pixels that differ between a and b
+ * (same size). Returns false when no pixel differs. */
+bool codec_rect_shrink(const struct image *a, const struct image *b, struct wire_rect *rect);
+
+/* Writes cur XOR base for each rectangle, row by row, into raw, and copies the
+ * rectangles of cur into base. Returns the bytes written. */
+size_t codec_diff_encode(const struct image *cur, struct image *base, const struct wire_rect *rects,
+	size_t nrects, uint8_t *raw);
+
+/* XORs raw into img for each rectangle; the rectangles were validated. */
+void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, const uint8_t *raw);
+
+#endif

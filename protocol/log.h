@@ -1,0 +1,29 @@
+/* Logging shared by rcomp-run and rcomp-view: one macro family, levels, [file:line]. */
+#ifndef RCOMP_LOG_H
+#define RCOMP_LOG_H
+
+#include <stdbool.h>
+
+enum log_level {
+	LOG_SILENT = 0,
+	LOG_ERROR = 1,
+	LOG_INFO = 2,
+	LOG_DEBUG = 3,
+};
+
+void log_init(const char *program, enum log_level level);
+enum log_level log_get_level(void);
+void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#define rc_log(level, ...) \
+	do { \
+		if ((level) <= log_get_level()) { \
+			log_printf((level), __FILE__, __LINE__, __VA_ARGS__); \
+		} \
+	} while (0)
+#define log_error(...) rc_log(LOG_ERROR, __VA_ARGS__)
+#define log_info(...) rc_log(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) rc_log(LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * The rcomp wire format: message types, limits, and validated encoding and
+ * decoding. PROTOCOL.md is the specification; this file follows it.
+ */
+#ifndef RCOMP_WIRE_H
+#define RCOMP_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer.h"
+
+#define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
+#define WIRE_VERSION_MAJOR 1
+#define WIRE_VERSION_MINOR 0
+
+#define WIRE_HEADER_SIZE 8
+
+/* Limits. Every length and count a peer sends is checked against these. */
+#define WIRE_MAX_DIM 8192
+#define WIRE_MAX_PIXELS (4096 * 4096)
+#define WIRE_MAX_RECTS 4096
+#define WIRE_MAX_TITLE 1024
+#define WIRE_MAX_APP_ID 256
+#define WIRE_MAX_TEXT 1024
+#define WIRE_MAX_KEYMAP (1024 * 1024)
+#define WIRE_MAX_KEYS 256
+#define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
+/* A frame body: fixed part, rectangles and a payload that may exceed the raw
+ * size a little when data does not compress (lz4/zstd worst-case bounds). */
+#define WIRE_MAX_BODY (WIRE_MAX_RAW + WIRE_MAX_RAW / 128 + 65536)
+
+enum wire_type {
+	/* viewer to server */
+	WIRE_HELLO = 0x0101,
+	WIRE_KEYMAP = 0x0102,
+	WIRE_REPEAT_INFO = 0x0103,
+	WIRE_CONFIGURE = 0x0104,
+	WIRE_CLOSE = 0x0105,
+	WIRE_POINTER_MOTION = 0x0106,
+	WIRE_POINTER_LEAVE = 0x0107,
+	WIRE_POINTER_BUTTON = 0x0108,
+	WIRE_POINTER_AXIS = 0x0109,
+	WIRE_POINTER_FRAME = 0x010a,
+	WIRE_KEYBOARD_ENTER = 0x010b,
+	WIRE_KEYBOARD_LEAVE = 0x010c,
+	WIRE_KEY = 0x010d,
+	WIRE_MODIFIERS = 0x010e,
+	WIRE_FRAME_ACK = 0x010f,
+	/* server to viewer */
+	WIRE_WELCOME = 0x0201,
+	WIRE_GOODBYE = 0x0202,
+	WIRE_WINDOW_NEW = 0x0203,
+	WIRE_WINDOW_TITLE = 0x0204,
+	WIRE_WINDOW_APP_ID = 0x0205,
+	WIRE_WINDOW_DESTROY = 0x0206,
+	WIRE_FRAME = 0x0207,
+};
+
+enum wire_compression {
+	WIRE_COMPRESS_NONE = 0,
+	WIRE_COMPRESS_LZ4 = 1,
+	WIRE_COMPRESS_ZSTD = 2,
+};
+
+enum wire_caps {
+	WIRE_CAP_LZ4 = 1u << 0,
+	WIRE_CAP_ZSTD = 1u << 1,
+};
+
+enum wire_codec {
+	/* Rectangles of XRGB/ARGB8888 pixels XORed with the previous frame. */
+	WIRE_CODEC_XOR = 0,
+};
+
+enum wire_frame_flags {
+	/* The viewer clears its copy first: the diff base is all zeros. */
+	WIRE_FRAME_RESET = 1u << 0,
+};
+
+enum wire_goodbye_reason {
+	WIRE_BYE_APP_EXITED = 0,
+	WIRE_BYE_SHUTDOWN = 1,
+	WIRE_BYE_BUSY = 2,
+	WIRE_BYE_PROTOCOL_ERROR = 3,
+	WIRE_BYE_VERSION = 4,
+};
+
+enum wire_toplevel_state {
+	WIRE_STATE_MAXIMIZED = 1u << 0,
+	WIRE_STATE_FULLSCREEN = 1u << 1,
+	WIRE_STATE_RESIZING = 1u << 2,
+	WIRE_STATE_ACTIVATED = 1u << 3,
+};
+
+struct wire_rect {
+	int32_t x, y, width, height;
+};
+
+/* A decoded message. Pointers refer into the buffer it was decoded from and
+ * stay valid until that buffer is consumed. */
+struct wire_msg {
+	enum wire_type type;
+	union {
+		struct {
+			uint32_t magic;
+			uint16_t major, minor;
+			uint32_t caps;
+			uint32_t flags;
+		} hello, welcome;
+		struct {
+			uint32_t format;
+			uint32_t size;
+			const char *data;
+		} keymap;
+		struct {
+			int32_t rate, delay;
+		} repeat_info;
+		struct {
+			uint32_t window;
+			int32_t width, height;
+			uint32_t states;
+		} configure;
+		struct {
+			uint32_t window;
+		} close, pointer_leave, keyboard_leave, window_destroy;
+		struct {
+			uint32_t window;
+			int32_t x, y; /* 24.8 fixed point, window-geometry coordinates */
+		} pointer_motion;
+		struct {
+			uint32_t button, state;
+		} pointer_button;
+		struct {
+			uint32_t axis;
+			int32_t value; /* 24.8 fixed point */
+			int32_t discrete;
+			uint32_t source;
+		} pointer_axis;
+		struct {
+			uint32_t window;
+			uint32_t nkeys;
+			const uint32_t *keys; /* may be unaligned: read with wire_get_key() */
+		} keyboard_enter;
+		struct {
+			uint32_t key, state;
+		} key;
+		struct {
+			uint32_t depressed, latched, locked, group;
+		} modifiers;
+		struct {
+			uint32_t window, seq;
+			uint64_t recv_time_us;
+		} frame_ack;
+		struct {
+			int32_t status;
+			uint32_t reason;
+			uint32_t text_len;
+			const char *text;
+		} goodbye;
+		struct {
+			uint32_t window, parent;
+			int32_t width, height;
+			uint32_t title_len, app_id_len;
+			const char *title, *app_id;
+		} window_new;
+		struct {
+			uint32_t window;
+			uint32_t len;
+			const char *text;
+		} window_text; /* WINDOW_TITLE and WINDOW_APP_ID */
+		struct {
+			uint32_t window, seq;
+			int32_t width, height;
+			uint8_t codec, compression;
+			uint16_t flags;
+			uint32_t nrects;
+			uint32_t raw_size;
+			const uint8_t *rects; /* nrects * 16 bytes: read with wire_get_rect() */
+			uint32_t payload_size;
+			const uint8_t *payload;
+		} frame;
+	};
+};
+
+/* Who may send a message: decoding rejects messages from the wrong side. */
+enum wire_sender {
+	WIRE_FROM_VIEWER = 1,
+	WIRE_FROM_SERVER = 2,
+};
+
+enum wire_status {
+	WIRE_OK = 1,
+	WIRE_INCOMPLETE = 0,
+	WIRE_INVALID = -1,
+};
+
+/*
+ * Decodes one message from the front of data. Returns WIRE_OK and sets *used,
+ * WIRE_INCOMPLETE if more bytes are needed (never more than WIRE_HEADER_SIZE +
+ * WIRE_MAX_BODY in all), or WIRE_INVALID with a human-readable reason in err.
+ */
+enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_t len,
+	struct wire_msg *msg, size_t *used, char *err, size_t err_size);
+
+/* Appends one encoded message. Returns false if the buffer refuses the size. */
+bool wire_encode(struct buffer *out, const struct wire_msg *msg);
+
+/* Starts a FRAME message whose payload the caller appends next and finishes
+ * with wire_frame_finish(). Returns the offset of the message. */
+bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg,
+	const struct wire_rect *rects, size_t *start);
+void wire_frame_finish(struct buffer *out, size_t start);
+
+struct wire_rect wire_get_rect(const uint8_t *rects, uint32_t i);
+uint32_t wire_get_key(const uint32_t *keys, uint32_t i);
+
+const char *wire_type_name(uint32_t type);
+
+#endif

@@ -1,0 +1,264 @@
+"""The integration test rig: a headless sway as the local desktop, rcomp-run
+and rcomp-view between it and real apps, screenshots with grim.
+
+sway refuses to run as root, so it runs as nobody (65534) with its own
+XDG_RUNTIME_DIR; root clients (the viewer, grim, wtype, swaymsg) connect to it.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("RCOMP_BUILD", os.path.join(os.path.dirname(__file__), "..", "build"))
+RCOMP_RUN = os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))
+RCOMP_VIEW = os.path.abspath(os.path.join(BUILD, "viewer", "rcomp-view"))
+TEST_CLIENTS = os.path.abspath(os.path.join(BUILD, "tests"))
+
+SWAY_CONFIG = """
+output HEADLESS-1 resolution {width}x{height} position 0 0 scale {scale}
+default_border none
+default_floating_border none
+focus_follows_mouse no
+{extra}
+"""
+
+
+class Failure(Exception):
+    pass
+
+
+def log(*args):
+    print(*args, flush=True)
+
+
+def wait_for(what, predicate, timeout=15.0, interval=0.05):
+    """Polls predicate until it returns a true value; raises Failure on timeout."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise Failure("timed out after %.0f s waiting for %s (last: %r)" % (timeout, what, last))
+
+
+class Rig:
+    """One headless sway, and the processes a test starts against it."""
+
+    def __init__(self, width=1280, height=800, scale=1, floating=True, extra=""):
+        self.tmp = tempfile.mkdtemp(prefix="rcomp-test-")
+        os.chmod(self.tmp, 0o755)
+        self.procs = []
+        self.sway_rt = os.path.join(self.tmp, "sway-rt")
+        os.mkdir(self.sway_rt, 0o700)
+        os.chown(self.sway_rt, 65534, 65534)
+        self.remote_rt = os.path.join(self.tmp, "remote-rt")
+        os.mkdir(self.remote_rt, 0o700)
+        conf = os.path.join(self.tmp, "sway.conf")
+        if floating:
+            extra = 'for_window [title=".*"] floating enable\n' + extra
+        with open(conf, "w") as f:
+            f.write(SWAY_CONFIG.format(width=width, height=height, scale=scale, extra=extra))
+        os.chmod(conf, 0o644)
+        env = dict(os.environ)
+        for key in ("WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "WAYLAND_SOCKET"):
+            env.pop(key, None)
+        env.update(XDG_RUNTIME_DIR=self.sway_rt, WLR_BACKENDS="headless",
+                   WLR_RENDERER="pixman", WLR_LIBINPUT_NO_DEVICES="1", HOME=self.tmp)
+        self.sway_log = open(os.path.join(self.tmp, "sway.log"), "w")
+        self.sway = subprocess.Popen(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             "sway", "-c", conf], env=env, stdout=self.sway_log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        sockets = wait_for("sway's sockets", lambda: self._sockets(), timeout=20)
+        self.wayland_display, self.swaysock = sockets
+        self.local_env = dict(os.environ)
+        for key in ("DISPLAY", "WAYLAND_SOCKET"):
+            self.local_env.pop(key, None)
+        self.local_env.update(XDG_RUNTIME_DIR=self.sway_rt, WAYLAND_DISPLAY=self.wayland_display,
+                              SWAYSOCK=self.swaysock)
+        self.remote_env = dict(os.environ)
+        for key in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK"):
+            self.remote_env.pop(key, None)
+        self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp)
+        wait_for("sway's outputs", lambda: self.swaymsg("-t", "get_outputs", check=False))
+
+    def _sockets(self):
+        if self.sway.poll() is not None:
+            raise Failure("sway exited with %s; log:\n%s" % (self.sway.returncode,
+                                                              self.read_log("sway.log")))
+        way = [p for p in glob.glob(os.path.join(self.sway_rt, "wayland-*"))
+               if not p.endswith(".lock")]
+        ipc = glob.glob(os.path.join(self.sway_rt, "sway-ipc.*.sock"))
+        if way and ipc:
+            return os.path.basename(way[0]), ipc[0]
+        return None
+
+    def read_log(self, name):
+        try:
+            with open(os.path.join(self.tmp, name), errors="replace") as f:
+                return f.read()[-6000:]
+        except OSError:
+            return ""
+
+    def swaymsg(self, *args, check=True):
+        r = subprocess.run(["swaymsg", *args], env=self.local_env, capture_output=True,
+                           text=True, timeout=10)
+        if check and r.returncode != 0:
+            raise Failure("swaymsg %s failed: %s%s" % (" ".join(args), r.stdout, r.stderr))
+        return r.stdout if r.returncode == 0 else None
+
+    def tree(self):
+        return json.loads(self.swaymsg("-t", "get_tree"))
+
+    def windows(self):
+        found = []
+
+        def walk(node):
+            if node.get("type") in ("con", "floating_con") and (node.get("app_id") is not None
+                                                               or node.get("name")) \
+                    and not node.get("nodes") and node.get("pid"):
+                found.append(node)
+            for child in node.get("nodes", []) + node.get("floating_nodes", []):
+                walk(child)
+
+        walk(self.tree())
+        return found
+
+    def window(self, app_id=None, title=None):
+        for w in self.windows():
+            if app_id is not None and w.get("app_id") != app_id:
+                continue
+            if title is not None and w.get("name") != title:
+                continue
+            return w
+        return None
+
+    def start(self, name, argv, env, **kwargs):
+        logf = open(os.path.join(self.tmp, name + ".log"), "w")
+        p = subprocess.Popen(argv, env=env, stdout=kwargs.pop("stdout", logf),
+                             stderr=logf, start_new_session=True, **kwargs)
+        p.rcomp_name = name
+        self.procs.append(p)
+        return p
+
+    def start_server(self, app, args=(), name="rcomp-run"):
+        sock = os.path.join(self.remote_rt, name + ".sock")
+        argv = [RCOMP_RUN, "--socket", sock, *args, "--", *app]
+        p = self.start(name, argv, self.remote_env)
+        wait_for("rcomp-run's socket", lambda: os.path.exists(sock) or self._dead(p))
+        self._check_alive(p)
+        p.socket = sock
+        return p
+
+    def start_viewer(self, server, args=(), name="rcomp-view"):
+        argv = [RCOMP_VIEW, "--socket", server.socket, *args]
+        return self.start(name, argv, self.local_env)
+
+    def _dead(self, p):
+        return p.poll() is not None
+
+    def _check_alive(self, p):
+        if p.poll() is not None:
+            raise Failure("%s exited with %s; log:\n%s" % (p.rcomp_name, p.returncode,
+                                                           self.read_log(p.rcomp_name + ".log")))
+
+    def screenshot(self, rect, path=None):
+        """Returns (width, height, rgb bytes) of a layout rectangle."""
+        path = path or os.path.join(self.tmp, "shot.ppm")
+        geometry = "%d,%d %dx%d" % (rect["x"], rect["y"], rect["width"], rect["height"])
+        subprocess.run(["grim", "-t", "ppm", "-g", geometry, path], env=self.local_env,
+                       check=True, capture_output=True, timeout=20)
+        return read_ppm(path)
+
+    def close(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except OSError:
+                    pass
+        for p in reversed(self.procs):
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        try:
+            os.killpg(self.sway.pid, signal.SIGTERM)
+            self.sway.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            os.killpg(self.sway.pid, signal.SIGKILL)
+            self.sway.wait()
+        self.sway_log.close()
+        if os.environ.get("RCOMP_KEEP_TMP"):
+            log("kept", self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    # P6\n<w> <h>\n<max>\n<data>; grim and rcomp-run both write it plainly.
+    fields = []
+    pos = 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos) + 1
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    pos += 1
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise Failure("%s is not an 8-bit binary PPM" % path)
+    w, h = int(fields[1]), int(fields[2])
+    pixels = data[pos:pos + w * h * 3]
+    if len(pixels) != w * h * 3:
+        raise Failure("%s is truncated" % path)
+    return w, h, pixels
+
+
+def count_differences(a, b):
+    (wa, ha, pa), (wb, hb, pb) = a, b
+    if (wa, ha) != (wb, hb):
+        return None
+    diff = 0
+    for i in range(0, len(pa), 3):
+        if pa[i:i + 3] != pb[i:i + 3]:
+            diff += 1
+    return diff
+
+
+def run_test(body, **rig_args):
+    """Runs body(rig) and reports; exit status 0 on success, 1 on failure."""
+    rig = None
+    try:
+        rig = Rig(**rig_args)
+        body(rig)
+        log("PASS")
+        return 0
+    except Failure as e:
+        log("FAIL:", e)
+        if rig:
+            for p in rig.procs:
+                log("---- %s log ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name + ".log")))
+        return 1
+    finally:
+        if rig:
+            rig.close()
+
+
+def main(body, **rig_args):
+    sys.exit(run_test(body, **rig_args))

@@ -1,0 +1,328 @@
+/*
+ * Local input to the server: the seat's pointer and keyboard events become
+ * wire messages for the window under the pointer or with keyboard focus.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "viewer.h"
+
+static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *surface)
+{
+	if (!surface) {
+		return NULL;
+	}
+	/* Only our own windows' surfaces carry user data we set. */
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link) {
+		if (window->surface == surface) {
+			return window;
+		}
+	}
+	return NULL;
+}
+
+static void send_motion(struct rv_viewer *viewer, wl_fixed_t x, wl_fixed_t y)
+{
+	if (!viewer->pointer_focus) {
+		return;
+	}
+	/* wl_fixed_t is 24.8 fixed point, as on the wire. */
+	struct wire_msg msg = {
+		.type = WIRE_POINTER_MOTION,
+		.pointer_motion = {.window = viewer->pointer_focus->id, .x = x, .y = y},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static void pointer_frame_if_old(struct rv_viewer *viewer)
+{
+	if (viewer->seat_version < WL_POINTER_FRAME_SINCE_VERSION) {
+		viewer_send(viewer, &(struct wire_msg){.type = WIRE_POINTER_FRAME});
+	}
+}
+
+static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t serial,
+	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	struct rv_viewer *viewer = data;
+	viewer->pointer_focus = window_of(viewer, surface);
+	send_motion(viewer, x, y);
+	pointer_frame_if_old(viewer);
+}
+
+static void pointer_leave(void *data, struct wl_pointer *pointer, uint32_t serial,
+	struct wl_surface *surface)
+{
+	struct rv_viewer *viewer = data;
+	if (viewer->pointer_focus) {
+		struct wire_msg msg = {
+			.type = WIRE_POINTER_LEAVE,
+			.pointer_leave = {viewer->pointer_focus->id},
+		};
+		viewer_send(viewer, &msg);
+		pointer_frame_if_old(viewer);
+	}
+	viewer->pointer_focus = NULL;
+}
+
+static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time, wl_fixed_t x,
+	wl_fixed_t y)
+{
+	struct rv_viewer *viewer = data;
+	send_motion(viewer, x, y);
+	pointer_frame_if_old(viewer);
+}
+
+static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial,
+	uint32_t time, uint32_t button, uint32_t state)
+{
+	struct rv_viewer *viewer = data;
+	if (!viewer->pointer_focus || button > 0xffff) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_POINTER_BUTTON,
+		.pointer_button = {.button = button, .state = state ? 1 : 0},
+	};
+	viewer_send(viewer, &msg);
+	pointer_frame_if_old(viewer);
+}
+
+static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time, uint32_t axis,
+	wl_fixed_t value)
+{
+	struct rv_viewer *viewer = data;
+	if (!viewer->pointer_focus || axis > 1) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_POINTER_AXIS,
+		.pointer_axis = {
+			.axis = axis,
+			.value = value,
+			.discrete = viewer->axis_discrete[axis],
+			.source = viewer->axis_source,
+		},
+	};
+	viewer->axis_discrete[axis] = 0;
+	viewer_send(viewer, &msg);
+	pointer_frame_if_old(viewer);
+}
+
+static void pointer_frame(void *data, struct wl_pointer *pointer)
+{
+	struct rv_viewer *viewer = data;
+	viewer->axis_source = 0;
+	viewer_send(viewer, &(struct wire_msg){.type = WIRE_POINTER_FRAME});
+}
+
+static void pointer_axis_source(void *data, struct wl_pointer *pointer, uint32_t source)
+{
+	struct rv_viewer *viewer = data;
+	viewer->axis_source = source <= 3 ? source : 0;
+}
+
+static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time,
+	uint32_t axis)
+{
+}
+
+static void pointer_axis_discrete(void *data, struct wl_pointer *pointer, uint32_t axis,
+	int32_t discrete)
+{
+	struct rv_viewer *viewer = data;
+	if (axis <= 1) {
+		viewer->axis_discrete[axis] = discrete;
+	}
+}
+
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+	.frame = pointer_frame,
+	.axis_source = pointer_axis_source,
+	.axis_stop = pointer_axis_stop,
+	.axis_discrete = pointer_axis_discrete,
+};
+
+static void keyboard_keymap(void *data, struct wl_keyboard *keyboard, uint32_t format, int32_t fd,
+	uint32_t size)
+{
+	struct rv_viewer *viewer = data;
+	if (format != WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 || size == 0 || size > WIRE_MAX_KEYMAP) {
+		log_error("local keymap (format %u, %u bytes) cannot be forwarded", format, size);
+		close(fd);
+		return;
+	}
+	char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		log_error("cannot read the local keymap");
+		return;
+	}
+	/* The text ends with a NUL that the server does not need. */
+	uint32_t len = (uint32_t)strnlen(map, size);
+	if (len > 0) {
+		struct wire_msg msg = {
+			.type = WIRE_KEYMAP,
+			.keymap = {.format = 1, .size = len, .data = map},
+		};
+		viewer_send(viewer, &msg);
+	}
+	munmap(map, size);
+}
+
+static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t serial,
+	struct wl_surface *surface, struct wl_array *keys)
+{
+	struct rv_viewer *viewer = data;
+	struct rv_window *window = window_of(viewer, surface);
+	viewer->keyboard_focus = window;
+	if (!window) {
+		return;
+	}
+	uint32_t codes[WIRE_MAX_KEYS];
+	uint32_t n = 0;
+	uint32_t *key;
+	wl_array_for_each(key, keys) {
+		if (n < WIRE_MAX_KEYS && *key <= 0xffff) {
+			codes[n++] = *key;
+		}
+	}
+	struct wire_msg msg = {
+		.type = WIRE_KEYBOARD_ENTER,
+		.keyboard_enter = {.window = window->id, .nkeys = n, .keys = codes},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static void keyboard_leave(void *data, struct wl_keyboard *keyboard, uint32_t serial,
+	struct wl_surface *surface)
+{
+	struct rv_viewer *viewer = data;
+	if (viewer->keyboard_focus) {
+		struct wire_msg msg = {
+			.type = WIRE_KEYBOARD_LEAVE,
+			.keyboard_leave = {viewer->keyboard_focus->id},
+		};
+		viewer_send(viewer, &msg);
+	}
+	viewer->keyboard_focus = NULL;
+}
+
+static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t serial, uint32_t time,
+	uint32_t key, uint32_t state)
+{
+	struct rv_viewer *viewer = data;
+	if (!viewer->keyboard_focus || key > 0xffff) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_KEY,
+		.key = {.key = key, .state = state == WL_KEYBOARD_KEY_STATE_PRESSED ? 1 : 0},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard, uint32_t serial,
+	uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
+{
+	struct rv_viewer *viewer = data;
+	struct wire_msg msg = {
+		.type = WIRE_MODIFIERS,
+		.modifiers = {depressed, latched, locked, group},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static void keyboard_repeat_info(void *data, struct wl_keyboard *keyboard, int32_t rate,
+	int32_t delay)
+{
+	struct rv_viewer *viewer = data;
+	struct wire_msg msg = {
+		.type = WIRE_REPEAT_INFO,
+		.repeat_info = {
+			.rate = rate < 0 ? 0 : (rate > 1000 ? 1000 : rate),
+			.delay = delay < 0 ? 0 : (delay > 60000 ? 60000 : delay),
+		},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = keyboard_keymap,
+	.enter = keyboard_enter,
+	.leave = keyboard_leave,
+	.key = keyboard_key,
+	.modifiers = keyboard_modifiers,
+	.repeat_info = keyboard_repeat_info,
+};
+
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct rv_viewer *viewer = data;
+	bool want_pointer = caps & WL_SEAT_CAPABILITY_POINTER;
+	bool want_keyboard = caps & WL_SEAT_CAPABILITY_KEYBOARD;
+	if (want_pointer && !viewer->pointer) {
+		viewer->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(viewer->pointer, &pointer_listener, viewer);
+	} else if (!want_pointer && viewer->pointer) {
+		wl_pointer_destroy(viewer->pointer);
+		viewer->pointer = NULL;
+		viewer->pointer_focus = NULL;
+	}
+	if (want_keyboard && !viewer->keyboard) {
+		viewer->keyboard = wl_seat_get_keyboard(seat);
+		wl_keyboard_add_listener(viewer->keyboard, &keyboard_listener, viewer);
+	} else if (!want_keyboard && viewer->keyboard) {
+		wl_keyboard_destroy(viewer->keyboard);
+		viewer->keyboard = NULL;
+		viewer->keyboard_focus = NULL;
+	}
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
+void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t version)
+{
+	viewer->seat = seat;
+	viewer->seat_version = version;
+	wl_seat_add_listener(seat, &seat_listener, viewer);
+}
+
+void input_finish(struct rv_viewer *viewer)
+{
+	if (viewer->pointer) {
+		wl_pointer_destroy(viewer->pointer);
+	}
+	if (viewer->keyboard) {
+		wl_keyboard_destroy(viewer->keyboard);
+	}
+	if (viewer->seat) {
+		wl_seat_destroy(viewer->seat);
+	}
+}
+
+void input_window_gone(struct rv_viewer *viewer, struct rv_window *window)
+{
+	if (viewer->pointer_focus == window) {
+		viewer->pointer_focus = NULL;
+	}
+	if (viewer->keyboard_focus == window) {
+		viewer->keyboard_focus = NULL;
+	}
+}

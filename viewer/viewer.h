@@ -1,0 +1,110 @@
+/*
+ * rcomp-view: the local side. One struct rv_viewer per process; one rv_window
+ * per remote toplevel, shown as a local xdg_toplevel.
+ */
+#ifndef RCOMP_VIEWER_H
+#define RCOMP_VIEWER_H
+
+#include <pixman.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-client.h>
+
+#include "buffer.h"
+#include "codec.h"
+#include "wire.h"
+
+#define RV_BUFFERS 3
+#define RV_MAX_WINDOWS 256
+/* All window images together; a server asking for more is refused. */
+#define RV_MAX_IMAGE_BYTES ((uint64_t)1 << 30)
+
+struct rv_viewer;
+
+/* A wl_shm buffer of the pool, with the damage it has missed. */
+struct rv_buffer {
+	struct wl_buffer *buffer;
+	uint32_t *data;
+	size_t size;
+	int32_t width, height;
+	bool busy; /* held by the compositor */
+	pixman_region32_t damage; /* image areas newer than this buffer */
+};
+
+struct rv_window {
+	struct rv_viewer *viewer;
+	struct wl_list link; // rv_viewer::windows
+	uint32_t id;
+
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *xdg_toplevel;
+	struct wl_callback *frame_callback;
+	bool configured;
+	bool has_content; /* a buffer is attached */
+
+	/* The remote window's pixels as last received. */
+	uint32_t *image;
+	int32_t width, height;
+	pixman_region32_t pending_damage; /* changed since the last commit */
+	bool dirty;
+	uint32_t received_seq;
+	struct rv_buffer buffers[RV_BUFFERS];
+
+	/* Local configure: the size and states the local compositor wants. */
+	int32_t configure_width, configure_height;
+	uint32_t configure_states;
+	int32_t requested_width, requested_height;
+	uint32_t requested_states;
+};
+
+struct rv_viewer {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wl_seat *seat;
+	uint32_t seat_version;
+	struct wl_pointer *pointer;
+	struct wl_keyboard *keyboard;
+
+	struct rv_window *pointer_focus;
+	struct rv_window *keyboard_focus;
+	int32_t axis_discrete[2];
+	uint32_t axis_source;
+
+	int in_fd, out_fd;
+	struct buffer in, out;
+	bool welcomed;
+	struct decompressor decompressor;
+	uint8_t *raw;
+	size_t raw_size;
+	uint64_t image_bytes;
+
+	struct wl_list windows; // rv_window::link
+	bool running;
+	int exit_code;
+	pid_t child; /* rcomp-run started by --local */
+};
+
+/* main.c */
+void viewer_send(struct rv_viewer *viewer, const struct wire_msg *msg);
+void viewer_fail(struct rv_viewer *viewer, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* window.c */
+struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg);
+void window_destroy(struct rv_window *window);
+struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
+void window_set_text(struct rv_window *window, const struct wire_msg *msg);
+bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg);
+void window_present(struct rv_window *window);
+extern const struct xdg_wm_base_listener wm_base_listener;
+
+/* input.c */
+void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t version);
+void input_finish(struct rv_viewer *viewer);
+void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
+
+#endif

@@ -1,0 +1,458 @@
+/*
+ * One local xdg_toplevel per remote window: a pool of wl_shm buffers reused
+ * round-robin, damaged regions copied in, presented at the pace of the local
+ * frame callbacks with the newest frame winning, and acks back to the server.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "viewer.h"
+#include "xdg-shell-client-protocol.h"
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_ping,
+};
+
+struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link) {
+		if (window->id == id) {
+			return window;
+		}
+	}
+	return NULL;
+}
+
+static void buffer_release(void *data, struct wl_buffer *wl_buffer)
+{
+	struct rv_window *window = data;
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer == wl_buffer) {
+			buf->busy = false;
+			/* A buffer of an old size is dropped once released. */
+			if (buf->width != window->width || buf->height != window->height) {
+				wl_buffer_destroy(buf->buffer);
+				munmap(buf->data, buf->size);
+				buf->buffer = NULL;
+				buf->data = NULL;
+			}
+		}
+	}
+	if (window->dirty) {
+		window_present(window);
+	}
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void buffer_drop(struct rv_buffer *buf)
+{
+	if (buf->buffer) {
+		wl_buffer_destroy(buf->buffer);
+		munmap(buf->data, buf->size);
+	}
+	buf->buffer = NULL;
+	buf->data = NULL;
+	buf->busy = false;
+}
+
+static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
+{
+	struct rv_viewer *viewer = window->viewer;
+	size_t size = (size_t)window->width * window->height * 4;
+	int fd = memfd_create("rcomp-buffer", MFD_CLOEXEC);
+	if (fd < 0) {
+		log_error("cannot create a buffer: %s", strerror(errno));
+		return false;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		log_error("cannot size a %zu byte buffer: %s", size, strerror(errno));
+		close(fd);
+		return false;
+	}
+	void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		log_error("cannot map a buffer: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(viewer->shm, fd, (int32_t)size);
+	buf->buffer = wl_shm_pool_create_buffer(pool, 0, window->width, window->height,
+		window->width * 4, WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buf->buffer, &buffer_listener, window);
+	buf->data = data;
+	buf->size = size;
+	buf->width = window->width;
+	buf->height = window->height;
+	buf->busy = false;
+	/* A new buffer has nothing in it: all of it needs copying. */
+	pixman_region32_fini(&buf->damage);
+	pixman_region32_init_rect(&buf->damage, 0, 0, window->width, window->height);
+	return true;
+}
+
+static struct rv_buffer *next_buffer(struct rv_window *window)
+{
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer && !buf->busy && buf->width == window->width &&
+				buf->height == window->height) {
+			return buf;
+		}
+	}
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (!buf->buffer) {
+			return buffer_alloc(window, buf) ? buf : NULL;
+		}
+	}
+	return NULL; /* all busy: present when one is released */
+}
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	struct rv_window *window = data;
+	wl_callback_destroy(callback);
+	window->frame_callback = NULL;
+	if (window->dirty) {
+		window_present(window);
+	}
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void send_ack(struct rv_window *window)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	struct wire_msg msg = {
+		.type = WIRE_FRAME_ACK,
+		.frame_ack = {
+			.window = window->id,
+			.seq = window->received_seq,
+			.recv_time_us = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000,
+		},
+	};
+	viewer_send(window->viewer, &msg);
+}
+
+void window_present(struct rv_window *window)
+{
+	if (!window->configured || !window->dirty || window->frame_callback || !window->image) {
+		return;
+	}
+	struct rv_buffer *buf = next_buffer(window);
+	if (!buf) {
+		return;
+	}
+	/* Copy in only what this buffer has missed. */
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&buf->damage, &n);
+	for (int i = 0; i < n; i++) {
+		int32_t x = boxes[i].x1, w = boxes[i].x2 - boxes[i].x1;
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+			size_t off = (size_t)y * window->width + x;
+			memcpy(buf->data + off, window->image + off, (size_t)w * 4);
+		}
+	}
+	pixman_region32_clear(&buf->damage);
+
+	wl_surface_attach(window->surface, buf->buffer, 0, 0);
+	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
+	for (int i = 0; i < n; i++) {
+		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,
+			boxes[i].x2 - boxes[i].x1, boxes[i].y2 - boxes[i].y1);
+	}
+	pixman_region32_clear(&window->pending_damage);
+	window->frame_callback = wl_surface_frame(window->surface);
+	wl_callback_add_listener(window->frame_callback, &frame_listener, window);
+	wl_surface_commit(window->surface);
+	buf->busy = true;
+	window->has_content = true;
+	window->dirty = false;
+	send_ack(window);
+}
+
+static bool resize_image(struct rv_window *window, int32_t width, int32_t height)
+{
+	struct rv_viewer *viewer = window->viewer;
+	uint64_t old = (uint64_t)window->width * window->height * 4;
+	uint64_t size = (uint64_t)width * height * 4;
+	if (viewer->image_bytes - old + size > RV_MAX_IMAGE_BYTES) {
+		viewer_fail(viewer, "server windows need more than %llu MiB of pixels",
+			(unsigned long long)(RV_MAX_IMAGE_BYTES >> 20));
+		return false;
+	}
+	uint32_t *image = calloc(size / 4, 4);
+	if (!image) {
+		viewer_fail(viewer, "out of memory for a %dx%d window", width, height);
+		return false;
+	}
+	free(window->image);
+	viewer->image_bytes = viewer->image_bytes - old + size;
+	window->image = image;
+	window->width = width;
+	window->height = height;
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer && !buf->busy) {
+			buffer_drop(buf);
+		}
+	}
+	return true;
+}
+
+bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
+{
+	struct rv_viewer *viewer = window->viewer;
+	bool reset = msg->frame.flags & WIRE_FRAME_RESET;
+	if (msg->frame.width != window->width || msg->frame.height != window->height) {
+		if (!reset) {
+			viewer_fail(viewer, "frame of window %u changes its size without a reset",
+				window->id);
+			return false;
+		}
+		if (!resize_image(window, msg->frame.width, msg->frame.height)) {
+			return false;
+		}
+	} else if (reset) {
+		memset(window->image, 0, (size_t)window->width * window->height * 4);
+	}
+	if (viewer->raw_size < msg->frame.raw_size) {
+		uint8_t *raw = realloc(viewer->raw, msg->frame.raw_size);
+		if (!raw) {
+			viewer_fail(viewer, "out of memory decoding a frame");
+			return false;
+		}
+		viewer->raw = raw;
+		viewer->raw_size = msg->frame.raw_size;
+	}
+	if (!decompressor_run(&viewer->decompressor, msg->frame.compression, msg->frame.payload,
+			msg->frame.payload_size, viewer->raw, msg->frame.raw_size)) {
+		viewer_fail(viewer, "frame %u of window %u does not decompress to its %u bytes",
+			msg->frame.seq, window->id, msg->frame.raw_size);
+		return false;
+	}
+	struct image img = {window->image, window->width, window->height, window->width};
+	codec_diff_apply(&img, msg->frame.rects, msg->frame.nrects, viewer->raw);
+
+	pixman_region32_t damage;
+	if (reset) {
+		pixman_region32_init_rect(&damage, 0, 0, window->width, window->height);
+	} else {
+		pixman_region32_init(&damage);
+		for (uint32_t i = 0; i < msg->frame.nrects; i++) {
+			struct wire_rect r = wire_get_rect(msg->frame.rects, i);
+			pixman_region32_union_rect(&damage, &damage, r.x, r.y, (unsigned)r.width,
+				(unsigned)r.height);
+		}
+	}
+	pixman_region32_union(&window->pending_damage, &window->pending_damage, &damage);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_union(&window->buffers[i].damage, &window->buffers[i].damage,
+			&damage);
+	}
+	pixman_region32_fini(&damage);
+	window->received_seq = msg->frame.seq;
+	window->dirty = true;
+	window_present(window);
+	return true;
+}
+
+static void send_configure(struct rv_window *window)
+{
+	int32_t w = window->configure_width, h = window->configure_height;
+	uint32_t states = window->configure_states;
+	if (w <= 0 || h <= 0) {
+		/* The local compositor lets us choose: keep the remote size. */
+		w = 0;
+		h = 0;
+	}
+	if (w > WIRE_MAX_DIM) {
+		w = WIRE_MAX_DIM;
+	}
+	if (h > WIRE_MAX_DIM) {
+		h = WIRE_MAX_DIM;
+	}
+	if (w == window->requested_width && h == window->requested_height &&
+			states == window->requested_states) {
+		return;
+	}
+	if (w == 0 && states == window->requested_states) {
+		return;
+	}
+	if (w == window->width && h == window->height && states == window->requested_states) {
+		return;
+	}
+	window->requested_width = w;
+	window->requested_height = h;
+	window->requested_states = states;
+	struct wire_msg msg = {
+		.type = WIRE_CONFIGURE,
+		.configure = {.window = window->id, .width = w, .height = h, .states = states},
+	};
+	viewer_send(window->viewer, &msg);
+}
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct rv_window *window = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	window->configured = true;
+	send_configure(window);
+	if (window->dirty) {
+		window_present(window);
+	} else if (window->has_content) {
+		wl_surface_commit(window->surface);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width,
+	int32_t height, struct wl_array *states)
+{
+	struct rv_window *window = data;
+	window->configure_width = width;
+	window->configure_height = height;
+	uint32_t bits = 0;
+	uint32_t *state;
+	wl_array_for_each(state, states) {
+		switch (*state) {
+		case XDG_TOPLEVEL_STATE_MAXIMIZED:
+			bits |= WIRE_STATE_MAXIMIZED;
+			break;
+		case XDG_TOPLEVEL_STATE_FULLSCREEN:
+			bits |= WIRE_STATE_FULLSCREEN;
+			break;
+		case XDG_TOPLEVEL_STATE_RESIZING:
+			bits |= WIRE_STATE_RESIZING;
+			break;
+		default:
+			break; /* activated follows keyboard focus instead */
+		}
+	}
+	window->configure_states = bits;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	struct rv_window *window = data;
+	struct wire_msg msg = {.type = WIRE_CLOSE, .close = {window->id}};
+	viewer_send(window->viewer, &msg);
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static char *copy_text(const char *text, uint32_t len)
+{
+	char *s = malloc((size_t)len + 1);
+	if (s) {
+		memcpy(s, text, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+void window_set_text(struct rv_window *window, const struct wire_msg *msg)
+{
+	char *text = copy_text(msg->window_text.text, msg->window_text.len);
+	if (!text) {
+		return;
+	}
+	if (msg->type == WIRE_WINDOW_TITLE) {
+		xdg_toplevel_set_title(window->xdg_toplevel, text);
+	} else {
+		xdg_toplevel_set_app_id(window->xdg_toplevel, text);
+	}
+	free(text);
+}
+
+struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	if (wl_list_length(&viewer->windows) >= RV_MAX_WINDOWS) {
+		viewer_fail(viewer, "the server opened more than %d windows", RV_MAX_WINDOWS);
+		return NULL;
+	}
+	struct rv_window *window = calloc(1, sizeof(*window));
+	if (!window) {
+		viewer_fail(viewer, "out of memory creating a window");
+		return NULL;
+	}
+	window->viewer = viewer;
+	window->id = msg->window_new.window;
+	pixman_region32_init(&window->pending_damage);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_init(&window->buffers[i].damage);
+	}
+	window->surface = wl_compositor_create_surface(viewer->compositor);
+	wl_surface_set_user_data(window->surface, window);
+	window->xdg_surface = xdg_wm_base_get_xdg_surface(viewer->wm_base, window->surface);
+	xdg_surface_add_listener(window->xdg_surface, &xdg_surface_listener, window);
+	window->xdg_toplevel = xdg_surface_get_toplevel(window->xdg_surface);
+	xdg_toplevel_add_listener(window->xdg_toplevel, &toplevel_listener, window);
+
+	char *title = copy_text(msg->window_new.title, msg->window_new.title_len);
+	char *app_id = copy_text(msg->window_new.app_id, msg->window_new.app_id_len);
+	if (title) {
+		xdg_toplevel_set_title(window->xdg_toplevel, title);
+	}
+	if (app_id) {
+		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
+	}
+	free(title);
+	free(app_id);
+	/* The remote size until the first frame says otherwise. */
+	window->requested_width = msg->window_new.width;
+	window->requested_height = msg->window_new.height;
+	wl_surface_commit(window->surface);
+	wl_list_insert(viewer->windows.prev, &window->link);
+	return window;
+}
+
+void window_destroy(struct rv_window *window)
+{
+	if (!window) {
+		return;
+	}
+	struct rv_viewer *viewer = window->viewer;
+	input_window_gone(viewer, window);
+	if (window->frame_callback) {
+		wl_callback_destroy(window->frame_callback);
+	}
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		buffer_drop(&window->buffers[i]);
+		pixman_region32_fini(&window->buffers[i].damage);
+	}
+	xdg_toplevel_destroy(window->xdg_toplevel);
+	xdg_surface_destroy(window->xdg_surface);
+	wl_surface_destroy(window->surface);
+	pixman_region32_fini(&window->pending_damage);
+	viewer->image_bytes -= (uint64_t)window->width * window->height * 4;
+	free(window->image);
+	wl_list_remove(&window->link);
+	free(window);
+}

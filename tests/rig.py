@@ -92,7 +92,7 @@ class Rig:
     def _sockets(self):
         if self.sway.poll() is not None:
             raise Failure("sway exited with %s; log:\n%s" % (self.sway.returncode,
-                                                              self.read_log("sway.log")))
+                                                              self.read_log("sway.log", 6000)))
         way = [p for p in glob.glob(os.path.join(self.sway_rt, "wayland-*"))
                if not p.endswith(".lock")]
         ipc = glob.glob(os.path.join(self.sway_rt, "sway-ipc.*.sock"))
@@ -100,12 +100,16 @@ class Rig:
             return os.path.basename(way[0]), ipc[0]
         return None
 
-    def read_log(self, name):
+    def read_log(self, name, tail=None):
+        """The output of a process started as name (or a file in the rig's dir)."""
+        if "." not in name:
+            name += ".log"
         try:
             with open(os.path.join(self.tmp, name), errors="replace") as f:
-                return f.read()[-6000:]
+                text = f.read()
         except OSError:
             return ""
+        return text[-tail:] if tail else text
 
     def swaymsg(self, *args, check=True):
         r = subprocess.run(["swaymsg", *args], env=self.local_env, capture_output=True,
@@ -167,7 +171,7 @@ class Rig:
     def _check_alive(self, p):
         if p.poll() is not None:
             raise Failure("%s exited with %s; log:\n%s" % (p.rcomp_name, p.returncode,
-                                                           self.read_log(p.rcomp_name + ".log")))
+                                                           self.read_log(p.rcomp_name, 6000)))
 
     def screenshot(self, rect, path=None):
         """Returns (width, height, rgb bytes) of a layout rectangle."""
@@ -253,7 +257,7 @@ def run_test(body, **rig_args):
         log("FAIL:", e)
         if rig:
             for p in rig.procs:
-                log("---- %s log ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name + ".log")))
+                log("---- %s log ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name, 6000)))
         return 1
     finally:
         if rig:

@@ -1,0 +1,327 @@
+/*
+ * A test app: a 400x300 toplevel with a 100x100 subsurface at (100,100). It
+ * prints every pointer and keyboard event it receives, naming the surface
+ * and the surface-local position, so tests can check where input landed. A
+ * click on the main surface toggles its colour.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "xdg-shell-client-protocol.h"
+
+struct app {
+	struct wl_compositor *compositor;
+	struct wl_subcompositor *subcompositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wl_seat *seat;
+	struct wl_surface *main, *sub;
+	struct wl_surface *pointer_surface;
+	int width, height;
+	uint32_t colour;
+	bool configured, running;
+};
+
+static const char *surface_name(struct app *app, struct wl_surface *surface)
+{
+	return surface == app->main ? "main" : surface == app->sub ? "sub" : "other";
+}
+
+static void buffer_release(void *data, struct wl_buffer *buffer)
+{
+	wl_buffer_destroy(buffer);
+}
+
+static const struct wl_buffer_listener buffer_listener = {.release = buffer_release};
+
+static void fill(struct app *app, struct wl_surface *surface, int w, int h, uint32_t colour)
+{
+	size_t size = (size_t)w * h * 4;
+	int fd = memfd_create("input-client", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		perror("input-client: buffer");
+		exit(1);
+	}
+	uint32_t *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (size_t i = 0; i < (size_t)w * h; i++) {
+		data[i] = colour;
+	}
+	munmap(data, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
+	struct wl_buffer *buffer =
+		wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, w, h);
+}
+
+static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
+	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	struct app *app = data;
+	app->pointer_surface = surface;
+	printf("enter %s %.2f %.2f\n", surface_name(app, surface), wl_fixed_to_double(x),
+		wl_fixed_to_double(y));
+}
+
+static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,
+	struct wl_surface *surface)
+{
+	struct app *app = data;
+	printf("leave %s\n", surface_name(app, surface));
+	app->pointer_surface = NULL;
+}
+
+static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed_t x,
+	wl_fixed_t y)
+{
+	struct app *app = data;
+	printf("motion %s %.2f %.2f\n", surface_name(app, app->pointer_surface),
+		wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
+	uint32_t button, uint32_t state)
+{
+	struct app *app = data;
+	printf("button %s %u %s\n", surface_name(app, app->pointer_surface), button,
+		state ? "pressed" : "released");
+	if (state && app->pointer_surface == app->main) {
+		app->colour = app->colour == 0xff404040 ? 0xffc03030 : 0xff404040;
+		fill(app, app->main, app->width, app->height, app->colour);
+		wl_surface_commit(app->main);
+	}
+}
+
+static void pointer_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
+	wl_fixed_t value)
+{
+	printf("axis %u %.2f\n", axis, wl_fixed_to_double(value));
+}
+
+static void pointer_frame(void *data, struct wl_pointer *p)
+{
+	fflush(stdout);
+}
+
+static void pointer_axis_source(void *data, struct wl_pointer *p, uint32_t source)
+{
+}
+
+static void pointer_axis_stop(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis)
+{
+}
+
+static void pointer_axis_discrete(void *data, struct wl_pointer *p, uint32_t axis, int32_t d)
+{
+}
+
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+	.frame = pointer_frame,
+	.axis_source = pointer_axis_source,
+	.axis_stop = pointer_axis_stop,
+	.axis_discrete = pointer_axis_discrete,
+};
+
+static void keyboard_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
+	uint32_t size)
+{
+	printf("keymap %u bytes\n", size);
+	fflush(stdout);
+	close(fd);
+}
+
+static void keyboard_enter(void *data, struct wl_keyboard *k, uint32_t serial,
+	struct wl_surface *surface, struct wl_array *keys)
+{
+	struct app *app = data;
+	printf("key-enter %s\n", surface_name(app, surface));
+	fflush(stdout);
+}
+
+static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
+	struct wl_surface *surface)
+{
+	printf("key-leave\n");
+	fflush(stdout);
+}
+
+static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
+	uint32_t key, uint32_t state)
+{
+	printf("key %u %s\n", key, state ? "pressed" : "released");
+	fflush(stdout);
+}
+
+static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
+	uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
+{
+	printf("modifiers %u %u %u %u\n", depressed, latched, locked, group);
+	fflush(stdout);
+}
+
+static void keyboard_repeat_info(void *data, struct wl_keyboard *k, int32_t rate, int32_t delay)
+{
+	printf("repeat %d %d\n", rate, delay);
+	fflush(stdout);
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = keyboard_keymap,
+	.enter = keyboard_enter,
+	.leave = keyboard_leave,
+	.key = keyboard_key,
+	.modifiers = keyboard_modifiers,
+	.repeat_info = keyboard_repeat_info,
+};
+
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct app *app = data;
+	static bool have_pointer, have_keyboard;
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !have_pointer) {
+		have_pointer = true;
+		wl_pointer_add_listener(wl_seat_get_pointer(seat), &pointer_listener, app);
+	}
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !have_keyboard) {
+		have_keyboard = true;
+		wl_keyboard_add_listener(wl_seat_get_keyboard(seat), &keyboard_listener, app);
+	}
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {.ping = wm_base_ping};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+	const char *interface, uint32_t version)
+{
+	struct app *app = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
+		app->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0) {
+		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
+			version < 5 ? version : 5);
+		wl_seat_add_listener(app->seat, &seat_listener, app);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct app *app = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	if (!app->configured) {
+		app->configured = true;
+		fill(app, app->main, app->width, app->height, app->colour);
+		wl_surface_commit(app->main);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t w, int32_t h,
+	struct wl_array *states)
+{
+	printf("configure %d %d\n", w, h);
+	fflush(stdout);
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
+{
+	struct app *app = data;
+	printf("close\n");
+	fflush(stdout);
+	app->running = false;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+int main(int argc, char **argv)
+{
+	struct app app = {.width = 400, .height = 300, .colour = 0xff404040, .running = true};
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct wl_display *display = wl_display_connect(NULL);
+	if (!display) {
+		fprintf(stderr, "input-client: cannot connect to a Wayland display\n");
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &registry_listener, &app);
+	wl_display_roundtrip(display);
+	if (!app.compositor || !app.subcompositor || !app.shm || !app.wm_base) {
+		fprintf(stderr, "input-client: missing globals\n");
+		return 1;
+	}
+	app.main = wl_compositor_create_surface(app.compositor);
+	app.sub = wl_compositor_create_surface(app.compositor);
+	struct wl_subsurface *subsurface =
+		wl_subcompositor_get_subsurface(app.subcompositor, app.sub, app.main);
+	wl_subsurface_set_position(subsurface, 100, 100);
+	wl_subsurface_set_desync(subsurface);
+	fill(&app, app.sub, 100, 100, 0xff20c020);
+	wl_surface_commit(app.sub);
+
+	struct xdg_surface *xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base, app.main);
+	xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, &app);
+	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
+	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &app);
+	xdg_toplevel_set_title(toplevel, "rcomp input test");
+	xdg_toplevel_set_app_id(toplevel, "rcomp-input-test");
+	wl_surface_commit(app.main);
+
+	while (app.running && wl_display_dispatch(display) >= 0) {
+	}
+	xdg_toplevel_destroy(toplevel);
+	xdg_surface_destroy(xdg_surface);
+	wl_subsurface_destroy(subsurface);
+	wl_surface_destroy(app.sub);
+	wl_surface_destroy(app.main);
+	wl_display_disconnect(display);
+	return 0;
+}

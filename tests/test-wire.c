@@ -1,0 +1,516 @@
+/* Unit tests of the wire format: round trips and rejection of bad input. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "wire.h"
+
+static const uint32_t keys[] = {30, 42, 0xffff};
+static const struct wire_rect frame_rects[] = {{0, 0, 4, 2}, {10, 5, 2, 3}};
+
+/* One message of every type, with unusual but valid values. */
+static struct wire_msg sample(enum wire_type type)
+{
+	struct wire_msg m = {.type = type};
+	switch (type) {
+	case WIRE_HELLO:
+	case WIRE_WELCOME:
+		m.hello.magic = WIRE_MAGIC;
+		m.hello.major = 1;
+		m.hello.minor = 7;
+		m.hello.caps = 3;
+		m.hello.flags = 2;
+		break;
+	case WIRE_KEYMAP:
+		m.keymap.format = 1;
+		m.keymap.data = "xkb_keymap { };";
+		m.keymap.size = 15;
+		break;
+	case WIRE_REPEAT_INFO:
+		m.repeat_info.rate = 33;
+		m.repeat_info.delay = 250;
+		break;
+	case WIRE_CONFIGURE:
+		m.configure.window = 7;
+		m.configure.width = WIRE_MAX_DIM;
+		m.configure.height = 0;
+		m.configure.states = WIRE_STATE_MAXIMIZED | WIRE_STATE_ACTIVATED;
+		break;
+	case WIRE_CLOSE:
+	case WIRE_POINTER_LEAVE:
+	case WIRE_KEYBOARD_LEAVE:
+	case WIRE_WINDOW_DESTROY:
+		m.close.window = 0xfffffffe;
+		break;
+	case WIRE_POINTER_MOTION:
+		m.pointer_motion.window = 3;
+		m.pointer_motion.x = -256 * 5 - 3;
+		m.pointer_motion.y = 256 * 700 + 128;
+		break;
+	case WIRE_POINTER_BUTTON:
+		m.pointer_button.button = 0x110;
+		m.pointer_button.state = 1;
+		break;
+	case WIRE_POINTER_AXIS:
+		m.pointer_axis.axis = 1;
+		m.pointer_axis.value = -2560;
+		m.pointer_axis.discrete = -1;
+		m.pointer_axis.source = 2;
+		break;
+	case WIRE_POINTER_FRAME:
+		break;
+	case WIRE_KEYBOARD_ENTER:
+		m.keyboard_enter.window = 9;
+		m.keyboard_enter.nkeys = 3;
+		m.keyboard_enter.keys = keys;
+		break;
+	case WIRE_KEY:
+		m.key.key = 0xffff;
+		m.key.state = 1;
+		break;
+	case WIRE_MODIFIERS:
+		m.modifiers.depressed = 1;
+		m.modifiers.latched = 2;
+		m.modifiers.locked = 4;
+		m.modifiers.group = 1;
+		break;
+	case WIRE_FRAME_ACK:
+		m.frame_ack.window = 2;
+		m.frame_ack.seq = 0xffffffff;
+		m.frame_ack.recv_time_us = 0x123456789abcdefull;
+		break;
+	case WIRE_GOODBYE:
+		m.goodbye.status = -3;
+		m.goodbye.reason = WIRE_BYE_BUSY;
+		m.goodbye.text = "busy";
+		m.goodbye.text_len = 4;
+		break;
+	case WIRE_WINDOW_NEW:
+		m.window_new.window = 1;
+		m.window_new.parent = 0;
+		m.window_new.width = 640;
+		m.window_new.height = 480;
+		m.window_new.title = "t\xc3\xa9rm";
+		m.window_new.title_len = 5;
+		m.window_new.app_id = "foot";
+		m.window_new.app_id_len = 4;
+		break;
+	case WIRE_WINDOW_TITLE:
+	case WIRE_WINDOW_APP_ID:
+		m.window_text.window = 5;
+		m.window_text.text = "hello";
+		m.window_text.len = 5;
+		break;
+	case WIRE_FRAME:
+		break;
+	}
+	return m;
+}
+
+static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPEAT_INFO,
+	WIRE_CONFIGURE, WIRE_CLOSE, WIRE_POINTER_MOTION, WIRE_POINTER_LEAVE, WIRE_POINTER_BUTTON,
+	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
+	WIRE_MODIFIERS, WIRE_FRAME_ACK};
+static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
+	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static enum wire_sender sender_of(enum wire_type type)
+{
+	return (type & 0xff00) == 0x0100 ? WIRE_FROM_VIEWER : WIRE_FROM_SERVER;
+}
+
+/* Encodes a frame with the given payload. */
+static void encode_frame(struct buffer *buf, uint32_t nrects, const struct wire_rect *rects,
+	const uint8_t *payload, uint32_t payload_size, uint32_t raw_size)
+{
+	struct wire_msg m = {.type = WIRE_FRAME};
+	m.frame.window = 4;
+	m.frame.seq = 99;
+	m.frame.width = 16;
+	m.frame.height = 8;
+	m.frame.codec = WIRE_CODEC_XOR;
+	m.frame.compression = WIRE_COMPRESS_NONE;
+	m.frame.flags = WIRE_FRAME_RESET;
+	m.frame.nrects = nrects;
+	m.frame.raw_size = raw_size;
+	size_t start;
+	CHECK(wire_frame_begin(buf, &m, rects, &start));
+	CHECK(buffer_append(buf, payload, payload_size));
+	wire_frame_finish(buf, start);
+}
+
+static enum wire_status decode(enum wire_sender from, struct buffer *buf, struct wire_msg *m,
+	size_t *used)
+{
+	char err[256];
+	return wire_decode(from, buffer_head(buf), buffer_size(buf), m, used, err, sizeof(err));
+}
+
+static void check_same(const struct wire_msg *a, const struct wire_msg *b)
+{
+	CHECK(a->type == b->type);
+	switch (a->type) {
+	case WIRE_KEYMAP:
+		CHECK(a->keymap.format == b->keymap.format && a->keymap.size == b->keymap.size);
+		CHECK(memcmp(a->keymap.data, b->keymap.data, a->keymap.size) == 0);
+		break;
+	case WIRE_KEYBOARD_ENTER:
+		CHECK(a->keyboard_enter.window == b->keyboard_enter.window);
+		CHECK(a->keyboard_enter.nkeys == b->keyboard_enter.nkeys);
+		for (uint32_t i = 0; i < a->keyboard_enter.nkeys; i++) {
+			CHECK(wire_get_key(b->keyboard_enter.keys, i) == a->keyboard_enter.keys[i]);
+		}
+		break;
+	case WIRE_GOODBYE:
+		CHECK(a->goodbye.status == b->goodbye.status);
+		CHECK(a->goodbye.reason == b->goodbye.reason);
+		CHECK(a->goodbye.text_len == b->goodbye.text_len);
+		CHECK(memcmp(a->goodbye.text, b->goodbye.text, a->goodbye.text_len) == 0);
+		break;
+	case WIRE_WINDOW_NEW:
+		CHECK(a->window_new.window == b->window_new.window);
+		CHECK(a->window_new.parent == b->window_new.parent);
+		CHECK(a->window_new.width == b->window_new.width);
+		CHECK(a->window_new.height == b->window_new.height);
+		CHECK(a->window_new.title_len == b->window_new.title_len);
+		CHECK(a->window_new.app_id_len == b->window_new.app_id_len);
+		CHECK(memcmp(a->window_new.title, b->window_new.title, a->window_new.title_len) == 0);
+		CHECK(memcmp(a->window_new.app_id, b->window_new.app_id,
+			      a->window_new.app_id_len) == 0);
+		break;
+	case WIRE_WINDOW_TITLE:
+	case WIRE_WINDOW_APP_ID:
+		CHECK(a->window_text.window == b->window_text.window);
+		CHECK(a->window_text.len == b->window_text.len);
+		CHECK(memcmp(a->window_text.text, b->window_text.text, a->window_text.len) == 0);
+		break;
+	default:
+		/* Fixed-size messages: every field is in the union's first bytes. */
+		CHECK(memcmp(&a->hello, &b->hello, sizeof(a->frame_ack)) == 0);
+		break;
+	}
+}
+
+static void test_roundtrip(void)
+{
+	const enum wire_type *lists[] = {viewer_types, server_types};
+	size_t sizes[] = {N(viewer_types), N(server_types)};
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; i < sizes[l]; i++) {
+			struct wire_msg in = sample(lists[l][i]), out;
+			struct buffer buf;
+			buffer_init(&buf, 1 << 20);
+			CHECK(wire_encode(&buf, &in));
+			size_t used = 0;
+			CHECK(decode(sender_of(in.type), &buf, &out, &used) == WIRE_OK);
+			CHECK(used == buffer_size(&buf));
+			check_same(&in, &out);
+			buffer_finish(&buf);
+		}
+	}
+	/* Frames, with rectangles and payload. */
+	struct buffer buf;
+	buffer_init(&buf, 1 << 20);
+	uint8_t payload[(4 * 2 + 2 * 3) * 4];
+	for (size_t i = 0; i < sizeof(payload); i++) {
+		payload[i] = (uint8_t)(i * 7);
+	}
+	encode_frame(&buf, 2, frame_rects, payload, sizeof(payload), sizeof(payload));
+	struct wire_msg out;
+	size_t used;
+	CHECK(decode(WIRE_FROM_SERVER, &buf, &out, &used) == WIRE_OK);
+	CHECK(out.frame.window == 4 && out.frame.seq == 99 && out.frame.width == 16);
+	CHECK(out.frame.nrects == 2 && out.frame.flags == WIRE_FRAME_RESET);
+	struct wire_rect r = wire_get_rect(out.frame.rects, 1);
+	CHECK(r.x == 10 && r.y == 5 && r.width == 2 && r.height == 3);
+	CHECK(out.frame.payload_size == sizeof(payload));
+	CHECK(memcmp(out.frame.payload, payload, sizeof(payload)) == 0);
+	buffer_finish(&buf);
+}
+
+static void test_truncated(void)
+{
+	/* Every strict prefix of a valid message asks for more, never more. */
+	for (size_t i = 0; i < N(viewer_types) + N(server_types); i++) {
+		enum wire_type type = i < N(viewer_types) ? viewer_types[i]
+							  : server_types[i - N(viewer_types)];
+		struct wire_msg in = sample(type), out;
+		struct buffer buf;
+		buffer_init(&buf, 1 << 20);
+		CHECK(wire_encode(&buf, &in));
+		for (size_t len = 0; len < buffer_size(&buf); len++) {
+			size_t used = 0;
+			char err[256];
+			CHECK(wire_decode(sender_of(type), buffer_head(&buf), len, &out, &used, err,
+				      sizeof(err)) == WIRE_INCOMPLETE);
+		}
+		buffer_finish(&buf);
+	}
+}
+
+static void put_header(struct buffer *buf, uint16_t type, uint16_t flags, uint32_t len)
+{
+	uint8_t h[8] = {(uint8_t)type, (uint8_t)(type >> 8), (uint8_t)flags,
+		(uint8_t)(flags >> 8), (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
+		(uint8_t)(len >> 24)};
+	buffer_append(buf, h, 8);
+}
+
+static void test_oversized(void)
+{
+	struct buffer buf;
+	struct wire_msg m;
+	size_t used;
+	/* A declared length past the limit is refused from the header alone,
+	 * before any body is buffered. */
+	uint32_t lengths[] = {0xffffffffu, WIRE_MAX_BODY + 1};
+	for (size_t i = 0; i < N(lengths); i++) {
+		buffer_init(&buf, 64);
+		put_header(&buf, WIRE_FRAME, 0, lengths[i]);
+		CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+		buffer_finish(&buf);
+	}
+	buffer_init(&buf, 64);
+	put_header(&buf, WIRE_KEYMAP, 0, 4 + WIRE_MAX_KEYMAP + 1);
+	CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+	/* Fixed-size messages with extra bytes. */
+	buffer_init(&buf, 64);
+	put_header(&buf, WIRE_KEY, 0, 9);
+	CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+	/* A title longer than allowed cannot be encoded or decoded. */
+	static char title[WIRE_MAX_TITLE + 1];
+	struct wire_msg t = sample(WIRE_WINDOW_TITLE);
+	t.window_text.text = title;
+	t.window_text.len = sizeof(title);
+	buffer_init(&buf, 1 << 20);
+	CHECK(!wire_encode(&buf, &t));
+	put_header(&buf, WIRE_WINDOW_TITLE, 0, 4 + sizeof(title));
+	CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+	/* A buffer refuses to grow past its limit. */
+	buffer_init(&buf, 16);
+	CHECK(!wire_encode(&buf, &t));
+	CHECK(buffer_reserve(&buf, 17) == NULL);
+	buffer_finish(&buf);
+}
+
+static void test_unknown(void)
+{
+	struct buffer buf;
+	struct wire_msg m;
+	size_t used;
+	uint16_t bad_types[] = {0, 0x0100, 0x0110, 0x0200, 0x0208, 0xffff};
+	for (size_t i = 0; i < N(bad_types); i++) {
+		buffer_init(&buf, 64);
+		put_header(&buf, bad_types[i], 0, 0);
+		CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+		CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+		buffer_finish(&buf);
+	}
+	/* Reserved header bits. */
+	buffer_init(&buf, 64);
+	put_header(&buf, WIRE_POINTER_FRAME, 1, 0);
+	CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+	/* Messages from the wrong side. */
+	for (size_t i = 0; i < N(viewer_types); i++) {
+		struct wire_msg in = sample(viewer_types[i]);
+		buffer_init(&buf, 1 << 20);
+		CHECK(wire_encode(&buf, &in));
+		CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+		buffer_finish(&buf);
+	}
+	for (size_t i = 0; i < N(server_types); i++) {
+		struct wire_msg in = sample(server_types[i]);
+		buffer_init(&buf, 1 << 20);
+		CHECK(wire_encode(&buf, &in));
+		CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+		buffer_finish(&buf);
+	}
+	/* A peer that does not speak rcomp. */
+	struct wire_msg hello = sample(WIRE_HELLO);
+	hello.hello.magic = 0x50545448; /* "HTTP" */
+	buffer_init(&buf, 64);
+	CHECK(wire_encode(&buf, &hello));
+	CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+}
+
+static void expect_invalid(struct wire_msg in)
+{
+	struct buffer buf;
+	struct wire_msg m;
+	size_t used;
+	buffer_init(&buf, 1 << 20);
+	if (wire_encode(&buf, &in)) {
+		CHECK(decode(sender_of(in.type), &buf, &m, &used) == WIRE_INVALID);
+	}
+	buffer_finish(&buf);
+}
+
+static void expect_invalid_frame(uint32_t nrects, const struct wire_rect *rects,
+	uint32_t payload_size, uint32_t raw_size, int width, int height, int compression,
+	int flags)
+{
+	static uint8_t payload[4096];
+	struct buffer buf;
+	struct wire_msg m = {.type = WIRE_FRAME};
+	size_t used, start;
+	buffer_init(&buf, 1 << 20);
+	m.frame.window = 1;
+	m.frame.width = width;
+	m.frame.height = height;
+	m.frame.compression = (uint8_t)compression;
+	m.frame.flags = (uint16_t)flags;
+	m.frame.nrects = nrects;
+	m.frame.raw_size = raw_size;
+	CHECK(wire_frame_begin(&buf, &m, rects, &start));
+	CHECK(buffer_append(&buf, payload, payload_size));
+	wire_frame_finish(&buf, start);
+	CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+}
+
+static void test_limits(void)
+{
+	struct wire_msg m;
+	m = sample(WIRE_CONFIGURE);
+	m.configure.width = WIRE_MAX_DIM + 1;
+	expect_invalid(m);
+	m = sample(WIRE_CONFIGURE);
+	m.configure.height = -1;
+	expect_invalid(m);
+	m = sample(WIRE_CONFIGURE);
+	m.configure.states = 1u << 8;
+	expect_invalid(m);
+	m = sample(WIRE_KEY);
+	m.key.state = 2;
+	expect_invalid(m);
+	m = sample(WIRE_KEY);
+	m.key.key = 0x10000;
+	expect_invalid(m);
+	m = sample(WIRE_POINTER_BUTTON);
+	m.pointer_button.state = 7;
+	expect_invalid(m);
+	m = sample(WIRE_POINTER_AXIS);
+	m.pointer_axis.axis = 2;
+	expect_invalid(m);
+	m = sample(WIRE_POINTER_MOTION);
+	m.pointer_motion.x = INT32_MAX;
+	expect_invalid(m);
+	m = sample(WIRE_REPEAT_INFO);
+	m.repeat_info.rate = -1;
+	expect_invalid(m);
+	m = sample(WIRE_KEYMAP);
+	m.keymap.format = 2;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_NEW);
+	m.window_new.window = 0;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_NEW);
+	m.window_new.width = WIRE_MAX_DIM + 1;
+	expect_invalid(m);
+	m = sample(WIRE_GOODBYE);
+	m.goodbye.reason = 99;
+	expect_invalid(m);
+
+	/* keyboard_enter whose count disagrees with its length. */
+	struct buffer buf;
+	size_t used;
+	buffer_init(&buf, 64);
+	put_header(&buf, WIRE_KEYBOARD_ENTER, 0, 12);
+	uint8_t body[12] = {1, 0, 0, 0, 2, 0, 0, 0, 30, 0, 0, 0};
+	buffer_append(&buf, body, sizeof(body));
+	CHECK(decode(WIRE_FROM_VIEWER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+
+	/* Frames. */
+	struct wire_rect ok = {0, 0, 4, 2};
+	expect_invalid_frame(1, &ok, 32, 32, 0, 8, 0, 0); /* zero width */
+	expect_invalid_frame(1, &ok, 32, 32, WIRE_MAX_DIM + 1, 8, 0, 0);
+	expect_invalid_frame(1, &ok, 32, 32, 4096, 4097, 0, 0); /* too many pixels */
+	expect_invalid_frame(1, &ok, 32, 32, 16, 8, 3, 0); /* unknown compression */
+	expect_invalid_frame(1, &ok, 32, 32, 16, 8, 0, 2); /* unknown flag */
+	expect_invalid_frame(1, &ok, 32, 36, 16, 8, 0, 0); /* raw size mismatch */
+	expect_invalid_frame(1, &ok, 31, 32, 16, 8, 0, 0); /* payload mismatch */
+	struct wire_rect outside[] = {{13, 0, 4, 1}, {0, 7, 1, 2}, {-1, 0, 1, 1}, {0, 0, 0, 1},
+		{INT32_MAX, 0, 2, 1}, {0, 0, INT32_MAX, 1}};
+	for (size_t i = 0; i < N(outside); i++) {
+		expect_invalid_frame(1, &outside[i], 4, 4, 16, 8, 0, 0);
+	}
+	/* More rectangles than the limit, or than the body holds. */
+	buffer_init(&buf, 1 << 20);
+	put_header(&buf, WIRE_FRAME, 0, 28);
+	uint8_t fixed[28] = {1, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0, 0, 0, 0, 0, 0};
+	buffer_append(&buf, fixed, sizeof(fixed));
+	CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+	fixed[20] = 2;
+	fixed[21] = 0;
+	buffer_init(&buf, 1 << 20);
+	put_header(&buf, WIRE_FRAME, 0, 28 + 16);
+	buffer_append(&buf, fixed, sizeof(fixed));
+	buffer_append(&buf, &ok, 16);
+	CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
+	buffer_finish(&buf);
+}
+
+static void test_random(void)
+{
+	/* Random bytes: decoding never crashes, never reads past the input,
+	 * and an OK answer always consumes a plausible length. */
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	uint8_t data[256];
+	for (int iter = 0; iter < 200000; iter++) {
+		size_t len = (size_t)(iter % 256);
+		for (size_t i = 0; i < len; i++) {
+			state ^= state << 13;
+			state ^= state >> 7;
+			state ^= state << 17;
+			data[i] = (uint8_t)state;
+		}
+		/* Often use a real type so that bodies get parsed. */
+		if (len >= 2 && iter % 2) {
+			uint16_t types[] = {0x0101, 0x0104, 0x010b, 0x0203, 0x0207, 0x0202};
+			uint16_t t = types[(state >> 8) % N(types)];
+			data[0] = (uint8_t)t;
+			data[1] = (uint8_t)(t >> 8);
+			if (len >= 8) {
+				data[2] = data[3] = 0;
+				uint32_t body = (uint32_t)(len - 8);
+				memcpy(data + 4, &body, 4);
+			}
+		}
+		uint8_t *copy = malloc(len ? len : 1);
+		memcpy(copy, data, len);
+		struct wire_msg m;
+		size_t used = 0;
+		char err[256];
+		for (int from = 1; from <= 2; from++) {
+			enum wire_status s = wire_decode((enum wire_sender)from, copy, len, &m,
+				&used, err, sizeof(err));
+			if (s == WIRE_OK) {
+				CHECK(used <= len && used >= WIRE_HEADER_SIZE);
+			}
+		}
+		free(copy);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		{"roundtrip", test_roundtrip},
+		{"truncated", test_truncated},
+		{"oversized", test_oversized},
+		{"unknown", test_unknown},
+		{"limits", test_limits},
+		{"random", test_random},
+	};
+	return check_main(argc, argv, cases, N(cases));
+}

@@ -120,8 +120,7 @@ bool capture_window(struct rc_window *window)
 		geo.height = WIRE_MAX_PIXELS / geo.width;
 	}
 	if (geo.x != window->geometry.x || geo.y != window->geometry.y ||
-			geo.width != window->geometry.width ||
-			geo.height != window->geometry.height) {
+		geo.width != window->geometry.width || geo.height != window->geometry.height) {
 		window->geometry = geo;
 		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, geo.width,
 			geo.height);
@@ -227,7 +226,8 @@ void capture_start_clock(struct rc_window *window)
 	long interval = 1000000000L / window->server->fps;
 	/* First tick right away: after idle, the first change goes out at once. */
 	struct itimerspec spec = {
-		.it_interval = {.tv_sec = interval / 1000000000L, .tv_nsec = interval % 1000000000L},
+		.it_interval = {.tv_sec = interval / 1000000000L,
+			.tv_nsec = interval % 1000000000L},
 		.it_value = {.tv_sec = 0, .tv_nsec = 1000},
 	};
 	if (timerfd_settime(window->timer_fd, 0, &spec, NULL) < 0) {

@@ -25,15 +25,15 @@ bool input_init(struct rc_server *server)
 		log_error("cannot create an xkb context");
 		return false;
 	}
-	server->keyboard = wlr_headless_add_input_device(server->backend,
-		WLR_INPUT_DEVICE_KEYBOARD);
+	server->keyboard =
+		wlr_headless_add_input_device(server->backend, WLR_INPUT_DEVICE_KEYBOARD);
 	if (!server->keyboard) {
 		log_error("cannot create the headless keyboard");
 		return false;
 	}
 	/* A default keymap until the viewer sends the local one. */
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(server->xkb, NULL,
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
+	struct xkb_keymap *keymap =
+		xkb_keymap_new_from_names(server->xkb, NULL, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (!keymap) {
 		log_error("cannot compile the default keymap (is xkb-data installed?)");
 		return false;
@@ -72,7 +72,8 @@ void input_viewer_gone(struct rc_server *server)
 {
 	release_all(server);
 	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link) {
+	wl_list_for_each(window, &server->windows, link)
+	{
 		if (window->xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
 			wlr_xdg_toplevel_set_activated(window->xdg_surface, false);
 		}
@@ -128,7 +129,8 @@ static void keyboard_enter(struct rc_server *server, const struct wire_msg *msg)
 		track_key(server, keys[i], true);
 	}
 	struct rc_window *other;
-	wl_list_for_each(other, &server->windows, link) {
+	wl_list_for_each(other, &server->windows, link)
+	{
 		if (other != window && other->mapped) {
 			wlr_xdg_toplevel_set_activated(other->xdg_surface, false);
 		}
@@ -159,8 +161,7 @@ static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
 		return;
 	}
 	double wx = msg->pointer_motion.x / 256.0, wy = msg->pointer_motion.y / 256.0;
-	if (server->buttons_down && server->grab_surface &&
-			server->pointer_window == window->id) {
+	if (server->buttons_down && server->grab_surface && server->pointer_window == window->id) {
 		/* Implicit grab: the pressed surface keeps the pointer. */
 		wlr_seat_pointer_notify_motion(server->seat, now, wx - server->grab_dx,
 			wy - server->grab_dy);
@@ -169,8 +170,8 @@ static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
 	server->pointer_window = window->id;
 	double sx = wx + window->geometry.x, sy = wy + window->geometry.y;
 	double subx = 0, suby = 0;
-	struct wlr_surface *surface = wlr_xdg_surface_surface_at(window->xdg_surface, sx, sy,
-		&subx, &suby);
+	struct wlr_surface *surface =
+		wlr_xdg_surface_surface_at(window->xdg_surface, sx, sy, &subx, &suby);
 	if (!surface) {
 		wlr_seat_pointer_notify_clear_focus(server->seat);
 		return;
@@ -197,8 +198,7 @@ static void pointer_button(struct rc_server *server, const struct wire_msg *msg)
 			server->grab_surface = NULL;
 		}
 	}
-	wlr_seat_pointer_notify_button(server->seat, server_time_msec(),
-		msg->pointer_button.button,
+	wlr_seat_pointer_notify_button(server->seat, server_time_msec(), msg->pointer_button.button,
 		pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
 }
 
@@ -214,7 +214,7 @@ static void configure(struct rc_server *server, const struct wire_msg *msg)
 	wlr_xdg_toplevel_set_fullscreen(xdg, states & WIRE_STATE_FULLSCREEN);
 	wlr_xdg_toplevel_set_resizing(xdg, states & WIRE_STATE_RESIZING);
 	if (msg->configure.width != window->requested_width ||
-			msg->configure.height != window->requested_height) {
+		msg->configure.height != window->requested_height) {
 		window->requested_width = msg->configure.width;
 		window->requested_height = msg->configure.height;
 		wlr_xdg_toplevel_set_size(xdg, (uint32_t)msg->configure.width,
@@ -248,15 +248,16 @@ void input_handle_message(struct rc_server *server, const struct wire_msg *msg)
 				       : WL_KEYBOARD_KEY_STATE_RELEASED);
 		break;
 	case WIRE_MODIFIERS:
-		wlr_keyboard_notify_modifiers(kbd, msg->modifiers.depressed,
-			msg->modifiers.latched, msg->modifiers.locked, msg->modifiers.group);
+		wlr_keyboard_notify_modifiers(kbd, msg->modifiers.depressed, msg->modifiers.latched,
+			msg->modifiers.locked, msg->modifiers.group);
 		wlr_seat_keyboard_notify_modifiers(server->seat, &kbd->modifiers);
 		break;
 	case WIRE_POINTER_MOTION:
 		pointer_motion(server, msg);
 		break;
 	case WIRE_POINTER_LEAVE:
-		if (server->buttons_down == 0 && server->pointer_window == msg->pointer_leave.window) {
+		if (server->buttons_down == 0 &&
+			server->pointer_window == msg->pointer_leave.window) {
 			server->pointer_window = 0;
 			wlr_seat_pointer_notify_clear_focus(server->seat);
 		}

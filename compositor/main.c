@@ -71,7 +71,8 @@ void server_check_exit(struct rc_server *server)
 		return;
 	}
 	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link) {
+	wl_list_for_each(window, &server->windows, link)
+	{
 		(void)window;
 		server->exit_idle_checks = 0;
 		return;
@@ -189,9 +190,10 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		}
 		case 'c':
 			if (!codec_parse_compression(optarg, &server->compression,
-					&server->compression_level)) {
-				fprintf(stderr, "rcomp-run: --compress takes none, lz4, zstd or "
-						"zstd:LEVEL (1-22)\n");
+				    &server->compression_level)) {
+				fprintf(stderr,
+					"rcomp-run: --compress takes none, lz4, zstd or "
+					"zstd:LEVEL (1-22)\n");
 				return false;
 			}
 			break;

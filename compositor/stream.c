@@ -68,15 +68,16 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	int32_t w = window->geometry.width, h = window->geometry.height;
 	struct wire_msg msg = {
 		.type = WIRE_WINDOW_NEW,
-		.window_new = {
-			.window = window->id,
-			.width = w < 0 ? 0 : (w > WIRE_MAX_DIM ? WIRE_MAX_DIM : w),
-			.height = h < 0 ? 0 : (h > WIRE_MAX_DIM ? WIRE_MAX_DIM : h),
-			.title_len = (uint32_t)title_len,
-			.app_id_len = (uint32_t)app_id_len,
-			.title = title,
-			.app_id = app_id,
-		},
+		.window_new =
+			{
+				.window = window->id,
+				.width = w < 0 ? 0 : (w > WIRE_MAX_DIM ? WIRE_MAX_DIM : w),
+				.height = h < 0 ? 0 : (h > WIRE_MAX_DIM ? WIRE_MAX_DIM : h),
+				.title_len = (uint32_t)title_len,
+				.app_id_len = (uint32_t)app_id_len,
+				.title = title,
+				.app_id = app_id,
+			},
 	};
 	send_msg(server, &msg);
 	window->announced = true;
@@ -95,11 +96,13 @@ void stream_window_title(struct rc_server *server, struct rc_window *window, boo
 	text = text ? text : "";
 	struct wire_msg msg = {
 		.type = app_id ? WIRE_WINDOW_APP_ID : WIRE_WINDOW_TITLE,
-		.window_text = {
-			.window = window->id,
-			.len = (uint32_t)strnlen(text, app_id ? WIRE_MAX_APP_ID : WIRE_MAX_TITLE),
-			.text = text,
-		},
+		.window_text =
+			{
+				.window = window->id,
+				.len = (uint32_t)strnlen(text,
+					app_id ? WIRE_MAX_APP_ID : WIRE_MAX_TITLE),
+				.text = text,
+			},
 	};
 	send_msg(server, &msg);
 }
@@ -123,12 +126,13 @@ void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, i
 	}
 	struct wire_msg msg = {
 		.type = WIRE_GOODBYE,
-		.goodbye = {
-			.status = status,
-			.reason = reason,
-			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
-			.text = text,
-		},
+		.goodbye =
+			{
+				.status = status,
+				.reason = reason,
+				.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
+				.text = text,
+			},
 	};
 	send_msg(server, &msg);
 	if (server->viewer) {
@@ -204,22 +208,22 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 
 	struct wire_msg msg = {
 		.type = WIRE_FRAME,
-		.frame = {
-			.window = window->id,
-			.seq = window->seq + 1,
-			.width = window->width,
-			.height = window->height,
-			.codec = WIRE_CODEC_XOR,
-			.compression = (uint8_t)server->compressor.kind,
-			.flags = flags,
-			.nrects = (uint32_t)nrects,
-			.raw_size = (uint32_t)written,
-		},
+		.frame =
+			{
+				.window = window->id,
+				.seq = window->seq + 1,
+				.width = window->width,
+				.height = window->height,
+				.codec = WIRE_CODEC_XOR,
+				.compression = (uint8_t)server->compressor.kind,
+				.flags = flags,
+				.nrects = (uint32_t)nrects,
+				.raw_size = (uint32_t)written,
+			},
 	};
 	size_t before = buffer_size(&viewer->out), start;
 	if (!wire_frame_begin(&viewer->out, &msg, rects, &start) ||
-			!compressor_compress(&server->compressor, server->scratch, written,
-				&viewer->out)) {
+		!compressor_compress(&server->compressor, server->scratch, written, &viewer->out)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
 		buffer_truncate(&viewer->out, before);
 		log_error("cannot queue a frame of window %u; resending it whole", window->id);
@@ -274,7 +278,7 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 	}
 	enum wire_compression kind = server->compression;
 	if ((kind == WIRE_COMPRESS_LZ4 && !(msg->hello.caps & WIRE_CAP_LZ4)) ||
-			(kind == WIRE_COMPRESS_ZSTD && !(msg->hello.caps & WIRE_CAP_ZSTD))) {
+		(kind == WIRE_COMPRESS_ZSTD && !(msg->hello.caps & WIRE_CAP_ZSTD))) {
 		log_info("viewer lacks %s; sending frames uncompressed",
 			codec_compression_name(kind));
 		kind = WIRE_COMPRESS_NONE;
@@ -286,13 +290,14 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 	}
 	struct wire_msg welcome = {
 		.type = WIRE_WELCOME,
-		.welcome = {
-			.magic = WIRE_MAGIC,
-			.major = WIRE_VERSION_MAJOR,
-			.minor = WIRE_VERSION_MINOR,
-			.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
-			.flags = (uint32_t)kind,
-		},
+		.welcome =
+			{
+				.magic = WIRE_MAGIC,
+				.major = WIRE_VERSION_MAJOR,
+				.minor = WIRE_VERSION_MINOR,
+				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
+				.flags = (uint32_t)kind,
+			},
 	};
 	send_msg(server, &welcome);
 	viewer->handshake_done = true;
@@ -300,7 +305,8 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 		codec_compression_name(kind));
 	/* State, not history: a snapshot of every window, then deltas. */
 	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link) {
+	wl_list_for_each(window, &server->windows, link)
+	{
 		window->announced = false;
 		stream_window_new(server, window);
 	}
@@ -417,7 +423,8 @@ static void viewer_destroy(struct rc_viewer *viewer)
 	free(viewer);
 
 	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link) {
+	wl_list_for_each(window, &server->windows, link)
+	{
 		window->announced = false;
 	}
 	input_viewer_gone(server);
@@ -441,8 +448,7 @@ static struct rc_viewer *viewer_create(struct rc_server *server, int in_fd, int 
 	buffer_init(&viewer->out, OUT_LIMIT);
 	viewer->in_source = wl_event_loop_add_fd(server->loop, in_fd, WL_EVENT_READABLE,
 		handle_readable, viewer);
-	viewer->out_source = wl_event_loop_add_fd(server->loop, out_fd, 0, handle_writable,
-		viewer);
+	viewer->out_source = wl_event_loop_add_fd(server->loop, out_fd, 0, handle_writable, viewer);
 	if (!viewer->in_source || !viewer->out_source) {
 		server->viewer = viewer;
 		viewer_destroy(viewer);
@@ -459,8 +465,8 @@ void stream_flush(struct rc_server *server)
 		return;
 	}
 	while (buffer_size(&viewer->out) > 0) {
-		ssize_t n = write(viewer->out_fd, buffer_head(&viewer->out),
-			buffer_size(&viewer->out));
+		ssize_t n =
+			write(viewer->out_fd, buffer_head(&viewer->out), buffer_size(&viewer->out));
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -483,7 +489,8 @@ void stream_flush(struct rc_server *server)
 	/* Room again: windows holding damage may send now. */
 	if (buffer_size(&viewer->out) < OUT_HIGH_WATER) {
 		struct rc_window *window;
-		wl_list_for_each(window, &server->windows, link) {
+		wl_list_for_each(window, &server->windows, link)
+		{
 			if (window->mapped && pixman_region32_not_empty(&window->damage)) {
 				capture_start_clock(window);
 			}
@@ -579,8 +586,8 @@ static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_
 	}
 	server->listen_fd = fd;
 	server->listen_path = strdup(path);
-	server->listen_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
-		handle_accept, server);
+	server->listen_source =
+		wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE, handle_accept, server);
 	return server->listen_source != NULL;
 }
 
@@ -616,8 +623,7 @@ bool stream_listen(struct rc_server *server)
 bool stream_attach_stdio(struct rc_server *server)
 {
 	if (fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK) < 0 ||
-			fcntl(STDOUT_FILENO, F_SETFL,
-				fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK) < 0) {
+		fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK) < 0) {
 		log_error("cannot use stdin/stdout: %s", strerror(errno));
 		return false;
 	}
@@ -631,7 +637,7 @@ void stream_finish(struct rc_server *server)
 		struct timespec deadline;
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		for (int i = 0; i < 100 && server->viewer && buffer_size(&server->viewer->out);
-				i++) {
+			i++) {
 			stream_flush(server);
 			if (server->viewer && buffer_size(&server->viewer->out)) {
 				nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);

@@ -14,7 +14,8 @@
 struct rc_window *window_from_id(struct rc_server *server, uint32_t id)
 {
 	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link) {
+	wl_list_for_each(window, &server->windows, link)
+	{
 		if (window->id == id) {
 			return window;
 		}

@@ -37,8 +37,10 @@ void log_printf(enum log_level level, const char *file, int line, const char *fm
 
 	if (log_level >= LOG_DEBUG) {
 		fprintf(stderr, "%s: %lld.%03ld %s [%s:%d] %s\n", log_program,
-			(long long)now.tv_sec, now.tv_nsec / 1000000, names[level], base, line, msg);
+			(long long)now.tv_sec, now.tv_nsec / 1000000, names[level], base, line,
+			msg);
 	} else {
-		fprintf(stderr, "%s: %s%s\n", log_program, level == LOG_ERROR ? "error: " : "", msg);
+		fprintf(stderr, "%s: %s%s\n", log_program, level == LOG_ERROR ? "error: " : "",
+			msg);
 	}
 }

@@ -194,8 +194,7 @@ static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, cha
 		INVALID("frame flags 0x%x are unknown", msg->frame.flags);
 	}
 	if (msg->frame.nrects > WIRE_MAX_RECTS) {
-		INVALID("frame has %u rectangles, more than %u", msg->frame.nrects,
-			WIRE_MAX_RECTS);
+		INVALID("frame has %u rectangles, more than %u", msg->frame.nrects, WIRE_MAX_RECTS);
 	}
 	if ((uint64_t)msg->frame.nrects * RECT_SIZE > r->left) {
 		INVALID("frame is shorter than its %u rectangles", msg->frame.nrects);
@@ -205,8 +204,7 @@ static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, cha
 	for (uint32_t i = 0; i < msg->frame.nrects; i++) {
 		struct wire_rect rect = wire_get_rect(msg->frame.rects, i);
 		if (rect.x < 0 || rect.y < 0 || rect.width < 1 || rect.height < 1 ||
-				(int64_t)rect.x + rect.width > w ||
-				(int64_t)rect.y + rect.height > h) {
+			(int64_t)rect.x + rect.width > w || (int64_t)rect.y + rect.height > h) {
 			INVALID("frame rectangle %d,%d %dx%d is outside the %dx%d frame", rect.x,
 				rect.y, rect.width, rect.height, w, h);
 		}
@@ -219,7 +217,7 @@ static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, cha
 	msg->frame.payload_size = (uint32_t)r->left;
 	msg->frame.payload = get_bytes(r, r->left);
 	if (msg->frame.compression == WIRE_COMPRESS_NONE &&
-			msg->frame.payload_size != msg->frame.raw_size) {
+		msg->frame.payload_size != msg->frame.raw_size) {
 		INVALID("uncompressed frame payload is %u bytes, expected %u",
 			msg->frame.payload_size, msg->frame.raw_size);
 	}
@@ -285,7 +283,7 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->repeat_info.rate = get_i32(&r);
 		msg->repeat_info.delay = get_i32(&r);
 		if (msg->repeat_info.rate < 0 || msg->repeat_info.rate > 1000 ||
-				msg->repeat_info.delay < 0 || msg->repeat_info.delay > 60000) {
+			msg->repeat_info.delay < 0 || msg->repeat_info.delay > 60000) {
 			INVALID("repeat info rate %d delay %d is out of range",
 				msg->repeat_info.rate, msg->repeat_info.delay);
 		}
@@ -296,8 +294,8 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->configure.height = get_i32(&r);
 		msg->configure.states = get_u32(&r);
 		if (!dim_ok(msg->configure.width, 0) || !dim_ok(msg->configure.height, 0)) {
-			INVALID("configure size %dx%d is outside the limits",
-				msg->configure.width, msg->configure.height);
+			INVALID("configure size %dx%d is outside the limits", msg->configure.width,
+				msg->configure.height);
 		}
 		if (msg->configure.states & ~(uint32_t)0xf) {
 			INVALID("configure states 0x%x are unknown", msg->configure.states);
@@ -314,9 +312,9 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->pointer_motion.x = get_i32(&r);
 		msg->pointer_motion.y = get_i32(&r);
 		if (msg->pointer_motion.x / 256 < -WIRE_MAX_DIM ||
-				msg->pointer_motion.x / 256 > 2 * WIRE_MAX_DIM ||
-				msg->pointer_motion.y / 256 < -WIRE_MAX_DIM ||
-				msg->pointer_motion.y / 256 > 2 * WIRE_MAX_DIM) {
+			msg->pointer_motion.x / 256 > 2 * WIRE_MAX_DIM ||
+			msg->pointer_motion.y / 256 < -WIRE_MAX_DIM ||
+			msg->pointer_motion.y / 256 > 2 * WIRE_MAX_DIM) {
 			INVALID("pointer position is outside the limits");
 		}
 		break;
@@ -334,8 +332,8 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->pointer_axis.discrete = get_i32(&r);
 		msg->pointer_axis.source = get_u32(&r);
 		if (msg->pointer_axis.axis > 1 || msg->pointer_axis.source > 3) {
-			INVALID("pointer axis %u source %u is out of range",
-				msg->pointer_axis.axis, msg->pointer_axis.source);
+			INVALID("pointer axis %u source %u is out of range", msg->pointer_axis.axis,
+				msg->pointer_axis.source);
 		}
 		break;
 	case WIRE_POINTER_FRAME:
@@ -344,7 +342,7 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->keyboard_enter.window = get_u32(&r);
 		msg->keyboard_enter.nkeys = get_u32(&r);
 		if (msg->keyboard_enter.nkeys > WIRE_MAX_KEYS ||
-				(size_t)msg->keyboard_enter.nkeys * 4 != r.left) {
+			(size_t)msg->keyboard_enter.nkeys * 4 != r.left) {
 			INVALID("keyboard enter key count %u does not match its length",
 				msg->keyboard_enter.nkeys);
 		}
@@ -397,9 +395,8 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 				msg->window_new.height);
 		}
 		if (msg->window_new.title_len > WIRE_MAX_TITLE ||
-				msg->window_new.app_id_len > WIRE_MAX_APP_ID ||
-				(size_t)msg->window_new.title_len + msg->window_new.app_id_len !=
-					r.left) {
+			msg->window_new.app_id_len > WIRE_MAX_APP_ID ||
+			(size_t)msg->window_new.title_len + msg->window_new.app_id_len != r.left) {
 			INVALID("window_new string lengths %u+%u do not match its body",
 				msg->window_new.title_len, msg->window_new.app_id_len);
 		}
@@ -585,8 +582,8 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	return true;
 }
 
-bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg,
-	const struct wire_rect *rects, size_t *start)
+bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg, const struct wire_rect *rects,
+	size_t *start)
 {
 	size_t fixed = WIRE_HEADER_SIZE + FRAME_FIXED + RECT_SIZE * (size_t)msg->frame.nrects;
 	if (msg->type != WIRE_FRAME || msg->frame.nrects > WIRE_MAX_RECTS) {

@@ -209,8 +209,8 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg);
 
 /* Starts a FRAME message whose payload the caller appends next and finishes
  * with wire_frame_finish(). Returns the offset of the message. */
-bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg,
-	const struct wire_rect *rects, size_t *start);
+bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg, const struct wire_rect *rects,
+	size_t *start);
 void wire_frame_finish(struct buffer *out, size_t start);
 
 struct wire_rect wire_get_rect(const uint8_t *rects, uint32_t i);

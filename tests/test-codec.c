@@ -94,8 +94,8 @@ static void roundtrip(const uint32_t *prev, const uint32_t *next, const char *co
 	struct image recv = {receiver, W, H, W};
 
 	/* Damage as an app would report it: a few overlapping-free bands. */
-	struct wire_rect rects[4] = {
-		{0, 0, W, 40}, {0, 40, 100, 60}, {100, 40, W - 100, 60}, {0, 100, W, H - 100}};
+	struct wire_rect rects[4] = {{0, 0, W, 40}, {0, 40, 100, 60}, {100, 40, W - 100, 60},
+		{0, 100, W, H - 100}};
 	size_t n = 0;
 	struct wire_rect sent[4];
 	for (size_t i = 0; i < 4; i++) {
@@ -235,7 +235,8 @@ static void test_corrupt(void)
 			uint8_t old = p[at];
 			p[at] ^= (uint8_t)(1 + next_random() % 255);
 			memset(out + raw_size, 0xab, 64);
-			(void)decompressor_run(&dec, kinds[k], p, buffer_size(&payload), out, raw_size);
+			(void)decompressor_run(&dec, kinds[k], p, buffer_size(&payload), out,
+				raw_size);
 			for (int i = 0; i < 64; i++) {
 				CHECK(out[raw_size + (size_t)i] == 0xab);
 			}

@@ -176,7 +176,8 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 		CHECK(a->window_new.height == b->window_new.height);
 		CHECK(a->window_new.title_len == b->window_new.title_len);
 		CHECK(a->window_new.app_id_len == b->window_new.app_id_len);
-		CHECK(memcmp(a->window_new.title, b->window_new.title, a->window_new.title_len) == 0);
+		CHECK(memcmp(a->window_new.title, b->window_new.title, a->window_new.title_len) ==
+			0);
 		CHECK(memcmp(a->window_new.app_id, b->window_new.app_id,
 			      a->window_new.app_id_len) == 0);
 		break;
@@ -234,8 +235,8 @@ static void test_truncated(void)
 {
 	/* Every strict prefix of a valid message asks for more, never more. */
 	for (size_t i = 0; i < N(viewer_types) + N(server_types); i++) {
-		enum wire_type type = i < N(viewer_types) ? viewer_types[i]
-							  : server_types[i - N(viewer_types)];
+		enum wire_type type =
+			i < N(viewer_types) ? viewer_types[i] : server_types[i - N(viewer_types)];
 		struct wire_msg in = sample(type), out;
 		struct buffer buf;
 		buffer_init(&buf, 1 << 20);
@@ -252,9 +253,8 @@ static void test_truncated(void)
 
 static void put_header(struct buffer *buf, uint16_t type, uint16_t flags, uint32_t len)
 {
-	uint8_t h[8] = {(uint8_t)type, (uint8_t)(type >> 8), (uint8_t)flags,
-		(uint8_t)(flags >> 8), (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
-		(uint8_t)(len >> 24)};
+	uint8_t h[8] = {(uint8_t)type, (uint8_t)(type >> 8), (uint8_t)flags, (uint8_t)(flags >> 8),
+		(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
 	buffer_append(buf, h, 8);
 }
 
@@ -353,8 +353,7 @@ static void expect_invalid(struct wire_msg in)
 }
 
 static void expect_invalid_frame(uint32_t nrects, const struct wire_rect *rects,
-	uint32_t payload_size, uint32_t raw_size, int width, int height, int compression,
-	int flags)
+	uint32_t payload_size, uint32_t raw_size, int width, int height, int compression, int flags)
 {
 	static uint8_t payload[4096];
 	struct buffer buf;
@@ -445,8 +444,8 @@ static void test_limits(void)
 	/* More rectangles than the limit, or than the body holds. */
 	buffer_init(&buf, 1 << 20);
 	put_header(&buf, WIRE_FRAME, 0, 28);
-	uint8_t fixed[28] = {1, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,
-		0xff, 0xff, 0, 0, 0, 0, 0, 0};
+	uint8_t fixed[28] = {1, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0xff,
+		0xff, 0, 0, 0, 0, 0, 0};
 	buffer_append(&buf, fixed, sizeof(fixed));
 	CHECK(decode(WIRE_FROM_SERVER, &buf, &m, &used) == WIRE_INVALID);
 	buffer_finish(&buf);

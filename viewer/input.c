@@ -17,7 +17,8 @@ static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *
 	}
 	/* Only our own windows' surfaces carry user data we set. */
 	struct rv_window *window;
-	wl_list_for_each(window, &viewer->windows, link) {
+	wl_list_for_each(window, &viewer->windows, link)
+	{
 		if (window->surface == surface) {
 			return window;
 		}
@@ -77,8 +78,8 @@ static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time
 	pointer_frame_if_old(viewer);
 }
 
-static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial,
-	uint32_t time, uint32_t button, uint32_t state)
+static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial, uint32_t time,
+	uint32_t button, uint32_t state)
 {
 	struct rv_viewer *viewer = data;
 	if (!viewer->pointer_focus || button > 0xffff) {
@@ -101,12 +102,13 @@ static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time, 
 	}
 	struct wire_msg msg = {
 		.type = WIRE_POINTER_AXIS,
-		.pointer_axis = {
-			.axis = axis,
-			.value = value,
-			.discrete = viewer->axis_discrete[axis],
-			.source = viewer->axis_source,
-		},
+		.pointer_axis =
+			{
+				.axis = axis,
+				.value = value,
+				.discrete = viewer->axis_discrete[axis],
+				.source = viewer->axis_source,
+			},
 	};
 	viewer->axis_discrete[axis] = 0;
 	viewer_send(viewer, &msg);
@@ -126,8 +128,7 @@ static void pointer_axis_source(void *data, struct wl_pointer *pointer, uint32_t
 	viewer->axis_source = source <= 3 ? source : 0;
 }
 
-static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time,
-	uint32_t axis)
+static void pointer_axis_stop(void *data, struct wl_pointer *pointer, uint32_t time, uint32_t axis)
 {
 }
 
@@ -191,7 +192,8 @@ static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t se
 	uint32_t codes[WIRE_MAX_KEYS];
 	uint32_t n = 0;
 	uint32_t *key;
-	wl_array_for_each(key, keys) {
+	wl_array_for_each(key, keys)
+	{
 		if (n < WIRE_MAX_KEYS && *key <= 0xffff) {
 			codes[n++] = *key;
 		}
@@ -248,10 +250,11 @@ static void keyboard_repeat_info(void *data, struct wl_keyboard *keyboard, int32
 	struct rv_viewer *viewer = data;
 	struct wire_msg msg = {
 		.type = WIRE_REPEAT_INFO,
-		.repeat_info = {
-			.rate = rate < 0 ? 0 : (rate > 1000 ? 1000 : rate),
-			.delay = delay < 0 ? 0 : (delay > 60000 ? 60000 : delay),
-		},
+		.repeat_info =
+			{
+				.rate = rate < 0 ? 0 : (rate > 1000 ? 1000 : rate),
+				.delay = delay < 0 ? 0 : (delay > 60000 ? 60000 : delay),
+			},
 	};
 	viewer_send(viewer, &msg);
 }

@@ -111,7 +111,8 @@ static void handle_goodbye(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_BYE_APP_EXITED:
 		log_info("session ended: %s", text);
 		viewer->exit_code = msg->goodbye.status >= 0 && msg->goodbye.status < 256
-			? msg->goodbye.status : 1;
+			? msg->goodbye.status
+			: 1;
 		break;
 	case WIRE_BYE_SHUTDOWN:
 		log_info("session ended: %s", text);
@@ -160,7 +161,7 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	}
 
-	uint32_t id = msg->type == WIRE_FRAME ? msg->frame.window
+	uint32_t id = msg->type == WIRE_FRAME	   ? msg->frame.window
 		: msg->type == WIRE_WINDOW_DESTROY ? msg->window_destroy.window
 						   : msg->window_text.window;
 	window = window_from_id(viewer, id);
@@ -197,8 +198,8 @@ static void read_server(struct rv_viewer *viewer)
 		return;
 	}
 	if (n <= 0) {
-		log_error("the connection to the server was lost%s%s",
-			n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+		log_error("the connection to the server was lost%s%s", n < 0 ? ": " : "",
+			n < 0 ? strerror(errno) : "");
 		viewer->running = false;
 		viewer->exit_code = 1;
 		return;
@@ -225,8 +226,8 @@ static void read_server(struct rv_viewer *viewer)
 static bool flush_server(struct rv_viewer *viewer)
 {
 	while (buffer_size(&viewer->out) > 0) {
-		ssize_t n = write(viewer->out_fd, buffer_head(&viewer->out),
-			buffer_size(&viewer->out));
+		ssize_t n =
+			write(viewer->out_fd, buffer_head(&viewer->out), buffer_size(&viewer->out));
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -368,12 +369,13 @@ static void run(struct rv_viewer *viewer)
 {
 	struct wire_msg hello = {
 		.type = WIRE_HELLO,
-		.hello = {
-			.magic = WIRE_MAGIC,
-			.major = WIRE_VERSION_MAJOR,
-			.minor = WIRE_VERSION_MINOR,
-			.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
-		},
+		.hello =
+			{
+				.magic = WIRE_MAGIC,
+				.major = WIRE_VERSION_MAJOR,
+				.minor = WIRE_VERSION_MINOR,
+				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
+			},
 	};
 	/* The hello goes first, before any input the roundtrips queued. */
 	struct buffer queued = viewer->out;
@@ -518,8 +520,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (local) {
-		viewer.in_fd = viewer.out_fd = start_local(&viewer, argv + optind, compress, fps,
-			verbose);
+		viewer.in_fd = viewer.out_fd =
+			start_local(&viewer, argv + optind, compress, fps, verbose);
 	} else if (use_stdio) {
 		viewer.in_fd = STDIN_FILENO;
 		viewer.out_fd = STDOUT_FILENO;
@@ -539,7 +541,8 @@ int main(int argc, char **argv)
 	}
 
 	struct rv_window *window, *tmp;
-	wl_list_for_each_safe(window, tmp, &viewer.windows, link) {
+	wl_list_for_each_safe(window, tmp, &viewer.windows, link)
+	{
 		window_destroy(window);
 	}
 	if (viewer.in_fd >= 0 && !use_stdio) {

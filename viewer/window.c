@@ -26,7 +26,8 @@ const struct xdg_wm_base_listener wm_base_listener = {
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id)
 {
 	struct rv_window *window;
-	wl_list_for_each(window, &viewer->windows, link) {
+	wl_list_for_each(window, &viewer->windows, link)
+	{
 		if (window->id == id) {
 			return window;
 		}
@@ -112,7 +113,7 @@ static struct rv_buffer *next_buffer(struct rv_window *window)
 	for (int i = 0; i < RV_BUFFERS; i++) {
 		struct rv_buffer *buf = &window->buffers[i];
 		if (buf->buffer && !buf->busy && buf->width == window->width &&
-				buf->height == window->height) {
+			buf->height == window->height) {
 			return buf;
 		}
 	}
@@ -145,11 +146,13 @@ static void send_ack(struct rv_window *window)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	struct wire_msg msg = {
 		.type = WIRE_FRAME_ACK,
-		.frame_ack = {
-			.window = window->id,
-			.seq = window->received_seq,
-			.recv_time_us = (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000,
-		},
+		.frame_ack =
+			{
+				.window = window->id,
+				.seq = window->received_seq,
+				.recv_time_us = (uint64_t)now.tv_sec * 1000000 +
+					(uint64_t)now.tv_nsec / 1000,
+			},
 	};
 	viewer_send(window->viewer, &msg);
 }
@@ -246,7 +249,7 @@ bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
 		viewer->raw_size = msg->frame.raw_size;
 	}
 	if (!decompressor_run(&viewer->decompressor, msg->frame.compression, msg->frame.payload,
-			msg->frame.payload_size, viewer->raw, msg->frame.raw_size)) {
+		    msg->frame.payload_size, viewer->raw, msg->frame.raw_size)) {
 		viewer_fail(viewer, "frame %u of window %u does not decompress to its %u bytes",
 			msg->frame.seq, window->id, msg->frame.raw_size);
 		return false;
@@ -293,7 +296,7 @@ static void send_configure(struct rv_window *window)
 		h = WIRE_MAX_DIM;
 	}
 	if (w == window->requested_width && h == window->requested_height &&
-			states == window->requested_states) {
+		states == window->requested_states) {
 		return;
 	}
 	if (w == 0 && states == window->requested_states) {
@@ -337,7 +340,8 @@ static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_
 	window->configure_height = height;
 	uint32_t bits = 0;
 	uint32_t *state;
-	wl_array_for_each(state, states) {
+	wl_array_for_each(state, states)
+	{
 		switch (*state) {
 		case XDG_TOPLEVEL_STATE_MAXIMIZED:
 			bits |= WIRE_STATE_MAXIMIZED;

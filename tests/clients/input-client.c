@@ -225,7 +225,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
-		app->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+		app->subcompositor =
+			wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {

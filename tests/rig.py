@@ -28,6 +28,10 @@ focus_follows_mouse no
 """
 
 
+# Reports of a sanitizer build in any process the test started fail the test.
+SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
 class Failure(Exception):
     pass
 
@@ -201,6 +205,15 @@ class Rig:
             os.killpg(self.sway.pid, signal.SIGKILL)
             self.sway.wait()
         self.sway_log.close()
+        self.sanitizer_reports = []
+        for p in self.procs:
+            text = self.read_log(p.rcomp_name)
+            for marker in SANITIZER_MARKERS:
+                at = text.find(marker)
+                if at >= 0:
+                    self.sanitizer_reports.append("%s:\n%s" % (p.rcomp_name,
+                                                               text[at:at + 4000]))
+                    break
         if os.environ.get("RCOMP_KEEP_TMP"):
             log("kept", self.tmp)
         else:
@@ -248,20 +261,25 @@ def count_differences(a, b):
 def run_test(body, **rig_args):
     """Runs body(rig) and reports; exit status 0 on success, 1 on failure."""
     rig = None
+    result = 1
     try:
         rig = Rig(**rig_args)
         body(rig)
-        log("PASS")
-        return 0
+        result = 0
     except Failure as e:
         log("FAIL:", e)
         if rig:
             for p in rig.procs:
                 log("---- %s log ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name, 6000)))
-        return 1
     finally:
         if rig:
             rig.close()
+    if rig and rig.sanitizer_reports:
+        log("FAIL: sanitizer reports:\n" + "\n".join(rig.sanitizer_reports))
+        result = 1
+    if result == 0:
+        log("PASS")
+    return result
 
 
 def main(body, **rig_args):

@@ -266,11 +266,11 @@ def case_malformed(rig):
 
 
 def case_exit_status(rig):
-    code = subprocess.run([RCOMP_RUN, "--socket", os.path.join(rig.remote_rt, "exit7.sock"),
-                           "--", "sh", "-c", "exit 7"], env=rig.remote_env,
-                          capture_output=True, timeout=20).returncode
-    if code != 7:
-        raise Failure("rcomp-run -- sh -c 'exit 7' exited %s" % code)
+    r = subprocess.run([RCOMP_RUN, "--socket", os.path.join(rig.remote_rt, "exit7.sock"),
+                        "--", "sh", "-c", "exit 7"], env=rig.remote_env,
+                       capture_output=True, text=True, timeout=20)
+    if r.returncode != 7:
+        raise Failure("rcomp-run -- sh -c 'exit 7' exited %s:\n%s" % (r.returncode, r.stderr))
     server = rig.start_server([INPUT_CLIENT])
     viewer = rig.start_viewer(server)
     wait_for("the window", lambda: rig.window(app_id="rcomp-input-test"))

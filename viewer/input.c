@@ -277,6 +277,12 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		viewer->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(viewer->pointer, &pointer_listener, viewer);
 	} else if (!want_pointer && viewer->pointer) {
+		if (viewer->pointer_focus) {
+			struct wire_msg msg = {.type = WIRE_POINTER_LEAVE};
+			msg.pointer_leave.window = viewer->pointer_focus->id;
+			viewer_send(viewer, &msg);
+			viewer_send(viewer, &(struct wire_msg){.type = WIRE_POINTER_FRAME});
+		}
 		wl_pointer_destroy(viewer->pointer);
 		viewer->pointer = NULL;
 		viewer->pointer_focus = NULL;
@@ -285,6 +291,13 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		viewer->keyboard = wl_seat_get_keyboard(seat);
 		wl_keyboard_add_listener(viewer->keyboard, &keyboard_listener, viewer);
 	} else if (!want_keyboard && viewer->keyboard) {
+		/* No leave event comes with a lost keyboard: say it ourselves, so
+		 * the server releases held keys. */
+		if (viewer->keyboard_focus) {
+			struct wire_msg msg = {.type = WIRE_KEYBOARD_LEAVE};
+			msg.keyboard_leave.window = viewer->keyboard_focus->id;
+			viewer_send(viewer, &msg);
+		}
 		wl_keyboard_destroy(viewer->keyboard);
 		viewer->keyboard = NULL;
 		viewer->keyboard_focus = NULL;

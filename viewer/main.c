@@ -225,6 +225,10 @@ static void read_server(struct rv_viewer *viewer)
 
 static bool flush_server(struct rv_viewer *viewer)
 {
+	if (viewer->write_failed) {
+		buffer_consume(&viewer->out, buffer_size(&viewer->out));
+		return true;
+	}
 	while (buffer_size(&viewer->out) > 0) {
 		ssize_t n =
 			write(viewer->out_fd, buffer_head(&viewer->out), buffer_size(&viewer->out));
@@ -235,11 +239,13 @@ static bool flush_server(struct rv_viewer *viewer)
 			return true;
 		}
 		if (n <= 0) {
-			log_error("the connection to the server was lost: %s",
+			/* The server may have closed after saying why (a goodbye
+			 * still unread): stop writing and let reading tell. */
+			log_debug("writing to the server failed: %s",
 				n < 0 ? strerror(errno) : "closed");
-			viewer->running = false;
-			viewer->exit_code = 1;
-			return false;
+			viewer->write_failed = true;
+			buffer_consume(&viewer->out, buffer_size(&viewer->out));
+			return true;
 		}
 		buffer_consume(&viewer->out, (size_t)n);
 	}
@@ -273,7 +279,7 @@ static void find_rcomp_run(char *out, size_t size)
 		snprintf(out, size, "%s", env);
 		return;
 	}
-	char self[PATH_MAX];
+	char self[PATH_MAX - 64]; /* room for the suffixes below */
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = '\0';

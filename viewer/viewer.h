@@ -77,6 +77,7 @@ struct rv_viewer {
 	int in_fd, out_fd;
 	struct buffer in, out;
 	bool welcomed;
+	bool write_failed; /* the server stopped reading; read its last words */
 	struct decompressor decompressor;
 	uint8_t *raw;
 	size_t raw_size;

@@ -23,6 +23,8 @@ struct app {
 	struct wl_seat *seat;
 	struct wl_surface *main, *sub;
 	struct wl_surface *pointer_surface;
+	struct wl_pointer *pointer;
+	struct wl_keyboard *keyboard;
 	int width, height;
 	uint32_t colour;
 	bool configured, running;
@@ -33,8 +35,16 @@ static const char *surface_name(struct app *app, struct wl_surface *surface)
 	return surface == app->main ? "main" : surface == app->sub ? "sub" : "other";
 }
 
+/* Buffers not yet released, destroyed at exit. */
+static struct wl_buffer *live_buffers[16];
+
 static void buffer_release(void *data, struct wl_buffer *buffer)
 {
+	for (int i = 0; i < 16; i++) {
+		if (live_buffers[i] == buffer) {
+			live_buffers[i] = NULL;
+		}
+	}
 	wl_buffer_destroy(buffer);
 }
 
@@ -59,6 +69,12 @@ static void fill(struct app *app, struct wl_surface *surface, int w, int h, uint
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	for (int i = 0; i < 16; i++) {
+		if (!live_buffers[i]) {
+			live_buffers[i] = buffer;
+			break;
+		}
+	}
 	wl_surface_attach(surface, buffer, 0, 0);
 	wl_surface_damage_buffer(surface, 0, 0, w, h);
 }
@@ -191,14 +207,13 @@ static const struct wl_keyboard_listener keyboard_listener = {
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct app *app = data;
-	static bool have_pointer, have_keyboard;
-	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !have_pointer) {
-		have_pointer = true;
-		wl_pointer_add_listener(wl_seat_get_pointer(seat), &pointer_listener, app);
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !app->pointer) {
+		app->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(app->pointer, &pointer_listener, app);
 	}
-	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !have_keyboard) {
-		have_keyboard = true;
-		wl_keyboard_add_listener(wl_seat_get_keyboard(seat), &keyboard_listener, app);
+	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !app->keyboard) {
+		app->keyboard = wl_seat_get_keyboard(seat);
+		wl_keyboard_add_listener(app->keyboard, &keyboard_listener, app);
 	}
 }
 
@@ -323,6 +338,25 @@ int main(int argc, char **argv)
 	wl_subsurface_destroy(subsurface);
 	wl_surface_destroy(app.sub);
 	wl_surface_destroy(app.main);
+	for (int i = 0; i < 16; i++) {
+		if (live_buffers[i]) {
+			wl_buffer_destroy(live_buffers[i]);
+		}
+	}
+	if (app.pointer) {
+		wl_pointer_destroy(app.pointer);
+	}
+	if (app.keyboard) {
+		wl_keyboard_destroy(app.keyboard);
+	}
+	if (app.seat) {
+		wl_seat_destroy(app.seat);
+	}
+	xdg_wm_base_destroy(app.wm_base);
+	wl_shm_destroy(app.shm);
+	wl_subcompositor_destroy(app.subcompositor);
+	wl_compositor_destroy(app.compositor);
+	wl_registry_destroy(registry);
 	wl_display_disconnect(display);
 	return 0;
 }

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Installs what rcomp needs to build, test and run its demo on Debian 12.
+set -euo pipefail
+
+packages=(
+	# build
+	build-essential meson ninja-build pkg-config python3
+	libwlroots-dev libwayland-dev wayland-protocols libpixman-1-dev
+	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
+	# the test rig and the demo: a headless desktop, real apps, screenshots
+	sway foot grim wtype weston xkb-data fonts-dejavu-core util-linux clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+sudo=
+if [ "$(id -u)" != 0 ]; then
+	sudo=sudo
+fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

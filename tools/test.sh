@@ -1,0 +1,73 @@
+#!/bin/bash
+# Sets up a Debian 12 machine and runs the whole test suite: the unit and
+# integration tests in a normal build, again in an ASan+UBSan build, and a
+# clang-format check. Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+tools/deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+
+status=0
+logs=()
+# Steps that are not meson tests (builds, the format check) count too.
+steps_passed=0
+steps_failed=0
+step() {
+	if [ "$1" = ok ]; then
+		steps_passed=$((steps_passed + 1))
+	else
+		steps_failed=$((steps_failed + 1))
+		status=1
+	fi
+}
+build() {
+	local dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "$@" >"$dir.setup.log" 2>&1
+	else
+		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1
+	fi || { cat "$dir.setup.log"; return 1; }
+	ninja -C "$dir" || return 1
+}
+
+run_suite() {
+	local dir=$1
+	echo "== tests in $dir"
+	meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+	logs+=("$dir/meson-logs/testlog.json")
+}
+
+if build build -Dbuildtype=debugoptimized; then
+	step ok
+	run_suite build
+else
+	echo "build failed"
+	step failed
+fi
+
+# Sanitizers: leaks in our code fail the tests; the system libraries' own
+# one-time allocations are not ours to fix.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+if build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
+	step ok
+	run_suite build-asan
+else
+	echo "sanitizer build failed"
+	step failed
+fi
+
+echo "== clang-format"
+format_log=$(mktemp)
+if git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror >"$format_log" 2>&1; then
+	step ok
+else
+	head -40 "$format_log"
+	step failed
+fi
+rm -f "$format_log"
+
+python3 tools/summarize.py "$steps_passed" "$steps_failed" "${logs[@]}" || status=1
+exit $status

@@ -1,0 +1,168 @@
+"""A network simulator for tests and benchmarks: a unix-socket relay with a
+one-way delay, a rate limit and a bounded buffer per direction, counting the
+bytes that cross it. The kernel here has no netem, so this stands in for it.
+
+Backpressure is real: when a direction's buffer is full the relay stops
+reading from that side, so the sender's socket fills and its writes block, as
+on a real link.
+
+    python3 relay.py --listen A.sock --connect B.sock [--delay-ms 25]
+                     [--rate-mbit 10] [--buffer-kb 256] [--stats FILE]
+
+Each accepted connection on A is paired with a new connection to B. On exit
+(SIGTERM/SIGINT, or after --once when the pair closes) it writes JSON stats:
+bytes up (listen side to connect side) and down.
+"""
+import argparse
+import collections
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+
+CHUNK = 65536
+
+
+class Direction:
+    """One direction of one connection: reader thread -> bounded queue ->
+    writer thread that releases each chunk after the delay, at the rate."""
+
+    def __init__(self, src, dst, delay, rate, limit, counter, key):
+        self.src, self.dst = src, dst
+        self.delay, self.rate, self.limit = delay, rate, limit
+        self.queue = collections.deque()
+        self.queued = 0
+        self.cond = threading.Condition()
+        self.eof = False
+        self.counter, self.key = counter, key
+        self.threads = [threading.Thread(target=self.read, daemon=True),
+                        threading.Thread(target=self.write, daemon=True)]
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+
+    def read(self):
+        try:
+            while True:
+                with self.cond:
+                    while self.queued >= self.limit:
+                        self.cond.wait()
+                data = self.src.recv(min(CHUNK, self.limit))
+                if not data:
+                    break
+                with self.cond:
+                    self.queue.append((time.monotonic() + self.delay, data))
+                    self.queued += len(data)
+                    self.cond.notify_all()
+        except OSError:
+            pass
+        with self.cond:
+            self.eof = True
+            self.cond.notify_all()
+
+    def write(self):
+        next_free = time.monotonic()
+        try:
+            while True:
+                with self.cond:
+                    while not self.queue and not self.eof:
+                        self.cond.wait()
+                    if not self.queue:
+                        break
+                    due, data = self.queue[0]
+                now = time.monotonic()
+                if due > now:
+                    time.sleep(due - now)
+                if self.rate:
+                    # Serialisation delay of this chunk on the link.
+                    start = max(next_free, time.monotonic())
+                    next_free = start + len(data) / self.rate
+                    wait = next_free - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                self.dst.sendall(data)
+                with self.counter_lock:
+                    self.counter[self.key] += len(data)
+                with self.cond:
+                    self.queue.popleft()
+                    self.queued -= len(data)
+                    self.cond.notify_all()
+        except OSError:
+            pass
+        try:
+            self.dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    counter_lock = threading.Lock()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--listen", required=True)
+    ap.add_argument("--connect", required=True)
+    ap.add_argument("--delay-ms", type=float, default=0.0, help="one-way delay")
+    ap.add_argument("--rate-mbit", type=float, default=0.0, help="0: unlimited")
+    ap.add_argument("--buffer-kb", type=int, default=256, help="per direction")
+    ap.add_argument("--stats", help="write JSON stats here on exit")
+    ap.add_argument("--once", action="store_true", help="exit after one connection")
+    args = ap.parse_args()
+
+    counter = {"up": 0, "down": 0, "connections": 0}
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        os.unlink(args.listen)
+    except OSError:
+        pass
+    listener.bind(args.listen)
+    listener.listen(8)
+    delay = args.delay_ms / 1000.0
+    rate = args.rate_mbit * 1e6 / 8
+    limit = args.buffer_kb * 1024
+    done = threading.Event()
+
+    def finish(*_):
+        done.set()
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, finish)
+
+    def serve():
+        while not done.is_set():
+            try:
+                a, _ = listener.accept()
+            except OSError:
+                return
+            b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                b.connect(args.connect)
+            except OSError as e:
+                print("relay: cannot connect to %s: %s" % (args.connect, e), file=sys.stderr)
+                a.close()
+                continue
+            counter["connections"] += 1
+            up = Direction(a, b, delay, rate, limit, counter, "up")
+            down = Direction(b, a, delay, rate, limit, counter, "down")
+            up.start()
+            down.start()
+            if args.once:
+                for t in up.threads + down.threads:
+                    t.join()
+                done.set()
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    while not done.is_set():
+        done.wait(0.2)
+    if args.stats:
+        with open(args.stats + ".tmp", "w") as f:
+            json.dump(counter, f)
+        os.rename(args.stats + ".tmp", args.stats)
+
+
+if __name__ == "__main__":
+    main()

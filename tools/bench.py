@@ -1,0 +1,137 @@
+"""Bytes on the wire: the same workloads through rcomp and through waypipe at
+equal compression, counted by the relay in tests/relay.py. Prints a table;
+it measures, it does not pass or fail.
+
+    python3 tools/bench.py [--workloads seq,lines,egl] [--compress lz4,zstd]
+
+Runs as root on the headless-sway rig (see tests/rig.py).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from rig import RCOMP_RUN, RCOMP_VIEW, Failure, Rig, wait_for  # noqa: E402
+
+RELAY = os.path.join(HERE, "..", "tests", "relay.py")
+
+LINES = ('for i in $(seq 1 300); do echo "line $i: the quick brown fox jumps over the lazy '
+         'dog"; sleep 0.01; done')
+WORKLOADS = {
+    "seq": ("foot printing seq 1 2000000", ["foot", "seq", "1", "2000000"]),
+    "lines": ("foot printing 300 lines 10 ms apart", ["foot", "sh", "-c", LINES]),
+    "egl": ("weston-simple-egl for 10 s", ["timeout", "10", "weston-simple-egl"]),
+}
+# (rcomp option, waypipe option) pairs at the same algorithm and level.
+COMPRESSIONS = {
+    "lz4": ("lz4", "lz4"),
+    "zstd": ("zstd:5", "zstd=5"),
+}
+
+
+def relay(rig, name, listen, connect, extra=()):
+    stats = os.path.join(rig.tmp, name + ".json")
+    p = rig.start(name, [sys.executable, RELAY, "--listen", listen, "--connect", connect,
+                         "--once", "--stats", stats, *extra], rig.local_env)
+    wait_for("the relay socket", lambda: os.path.exists(listen))
+    return p, stats
+
+
+def finish(rig, procs, timeout):
+    start = time.monotonic()
+    for p in procs:
+        left = max(1, timeout - (time.monotonic() - start))
+        try:
+            p.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            raise Failure("%s did not finish in %d s" % (p.rcomp_name, timeout))
+
+
+def read_stats(path):
+    wait_for("relay stats", lambda: os.path.exists(path), timeout=10)
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_rcomp(rig, app, compress, tag):
+    sock = os.path.join(rig.remote_rt, tag + ".sock")
+    server = rig.start("rcomp-run-" + tag, [RCOMP_RUN, "--socket", sock, "--compress", compress,
+                                           "--", *app], rig.remote_env)
+    wait_for("rcomp-run's socket", lambda: os.path.exists(sock))
+    rsock = os.path.join(rig.tmp, tag + "-relay.sock")
+    relay_proc, stats = relay(rig, "relay-" + tag, rsock, sock)
+    t0 = time.monotonic()
+    viewer = rig.start("rcomp-view-" + tag, [RCOMP_VIEW, "--socket", rsock], rig.local_env)
+    finish(rig, [server, viewer, relay_proc], 300)
+    s = read_stats(stats)
+    # The viewer dials the relay: what flows down goes to the viewer.
+    return {"down": s["down"], "up": s["up"]}, time.monotonic() - t0
+
+
+def run_waypipe(rig, app, compress, tag):
+    csock = os.path.join(rig.tmp, tag + "-client.sock")
+    client = rig.start("waypipe-client-" + tag, ["waypipe", "--oneshot", "-c", compress, "-s",
+                                                 csock, "client"], rig.local_env)
+    wait_for("waypipe client's socket", lambda: os.path.exists(csock))
+    rsock = os.path.join(rig.tmp, tag + "-relay.sock")
+    relay_proc, stats = relay(rig, "relay-" + tag, rsock, csock)
+    t0 = time.monotonic()
+    server = rig.start("waypipe-server-" + tag, ["waypipe", "-c", compress, "-s", rsock,
+                                                 "server", "--", *app], rig.remote_env)
+    finish(rig, [server, relay_proc, client], 300)
+    s = read_stats(stats)
+    # Here the remote side dials the relay: its "up" goes to the local side.
+    return {"down": s["up"], "up": s["down"]}, time.monotonic() - t0
+
+
+def mb(n):
+    return "%.2f" % (n / 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workloads", default="seq,lines,egl")
+    ap.add_argument("--compress", default="lz4,zstd")
+    args = ap.parse_args()
+    rows = []
+    rig = Rig()
+    try:
+        for w in args.workloads.split(","):
+            title, app = WORKLOADS[w]
+            for c in args.compress.split(","):
+                rc_opt, wp_opt = COMPRESSIONS[c]
+                tag = "%s-%s" % (w, c)
+                rc, rc_time = run_rcomp(rig, app, rc_opt, "rc-" + tag)
+                wp, wp_time = run_waypipe(rig, app, wp_opt, "wp-" + tag)
+                rows.append((title, c, rc, rc_time, wp, wp_time))
+                print("%-36s %-5s rcomp %s MB down %s MB up (%.1f s) | waypipe %s MB down "
+                      "%s MB up (%.1f s)" % (title, c, mb(rc["down"]), mb(rc["up"]), rc_time,
+                                             mb(wp["down"]), mb(wp["up"]), wp_time),
+                      flush=True)
+    except Failure as e:
+        print("benchmark failed:", e)
+        for p in rig.procs:
+            print("---- %s ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name, 3000)))
+        return 1
+    finally:
+        rig.close()
+
+    print()
+    print("| workload | compression | rcomp to viewer (MB) | waypipe to viewer (MB) | "
+          "rcomp to app side (MB) | waypipe to app side (MB) | rcomp / waypipe (total) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for title, c, rc, rc_time, wp, wp_time in rows:
+        total_rc = rc["down"] + rc["up"]
+        total_wp = wp["down"] + wp["up"]
+        print("| %s | %s | %s | %s | %s | %s | %.2f |" % (
+            title, c, mb(rc["down"]), mb(wp["down"]), mb(rc["up"]), mb(wp["up"]),
+            total_rc / total_wp if total_wp else float("nan")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

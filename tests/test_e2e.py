@@ -1,6 +1,7 @@
 """End-to-end tests of rcomp-run and rcomp-view on the headless-sway rig with
 real apps. Run one case: python3 test_e2e.py CASE."""
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -120,6 +121,8 @@ def case_click(rig):
     r = w["rect"]
     if (r["width"], r["height"]) != (400, 300):
         raise Failure("local window is %dx%d, expected 400x300" % (r["width"], r["height"]))
+    if w.get("name") != "rcomp input test":
+        raise Failure("local window title is %r" % w.get("name"))
     pointer = VirtualPointer(rig)
     # The viewer gets its wl_pointer when the virtual pointer appears.
     time.sleep(0.5)
@@ -131,6 +134,8 @@ def case_click(rig):
     pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
     wait_for("a click on the subsurface",
              lambda: "button sub 272 released" in rig.read_log("rcomp-run"))
+    pointer.send("scroll 10")
+    wait_for("a scroll on the subsurface", lambda: "axis 0 10.00" in rig.read_log("rcomp-run"))
     pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
     wait_for("pointer on the main surface at 20,30",
              lambda: "main 20.00 30.00" in rig.read_log("rcomp-run"))
@@ -303,10 +308,68 @@ def case_local(rig):
     log("--local showed the app and shut down cleanly")
 
 
+def case_keyboard(rig):
+    server = rig.start_server([INPUT_CLIENT])
+    rig.start_viewer(server)
+    wait_for("the window to have focus",
+             lambda: (rig.window(app_id="rcomp-input-test") or {}).get("focused"))
+    remote_log = lambda: rig.read_log("rcomp-run")  # noqa: E731
+    # A keyboard that stays for a while, so that focus changes can be seen.
+    rig.start("held-keyboard", ["wtype", "-k", "Shift_L", "-s", "8000", "-k", "Shift_L"],
+              rig.local_env)
+    wait_for("keyboard focus to reach the remote app", lambda: "key-enter main" in remote_log())
+    wait_for("the local repeat info (40/s after 300 ms)", lambda: "repeat 40 300" in remote_log())
+    # Another local window takes focus: the remote app must lose it...
+    rig.start("local-client", [INPUT_CLIENT, "local-window"], rig.local_env)
+    wait_for("the local window to take focus",
+             lambda: (rig.window(app_id="local-window") or {}).get("focused"))
+    wait_for("the remote app to lose keyboard focus", lambda: "key-leave" in remote_log())
+    # ...and get it back when the user focuses the remote window again.
+    rig.swaymsg('[app_id="rcomp-input-test"] focus')
+    wait_for("focus to come back", lambda: remote_log().count("key-enter main") >= 2)
+    subprocess.run(["wtype", "-M", "ctrl", "-k", "a", "-m", "ctrl"], env=rig.local_env,
+                   check=True, timeout=20)
+    # wtype brings its own keymap, so the key code is its choice; what matters
+    # is a key press while Control (mask 4) is held.
+    wait_for("a key pressed with ctrl held",
+             lambda: re.search(r"modifiers 4 0 0 0\n(?:.*\n)*?key \d+ pressed", remote_log()))
+    keymaps = remote_log().count("keymap ")
+    if keymaps < 2:
+        raise Failure("the local keymap was not forwarded (%d keymap events)" % keymaps)
+    log("focus, repeat info, keymap and modifiers reached the remote app")
+
+
+def case_signals(rig):
+    server = rig.start_server([INPUT_CLIENT])
+    viewer = rig.start_viewer(server)
+    wait_for("the window", lambda: rig.window(app_id="rcomp-input-test"))
+    server.terminate()
+    if server.wait(timeout=20) != 0:
+        raise Failure("rcomp-run exited %s on SIGTERM" % server.returncode)
+    if viewer.wait(timeout=20) != 0 or "shutting down" not in rig.read_log("rcomp-view"):
+        raise Failure("viewer exited %s: %s" % (viewer.returncode, rig.read_log("rcomp-view")))
+    wait_for("the window to go", lambda: not rig.window(app_id="rcomp-input-test"))
+    server = rig.start_server([INPUT_CLIENT], name="killed-server")
+    viewer = rig.start_viewer(server, name="orphan-viewer")
+    wait_for("the window", lambda: rig.window(app_id="rcomp-input-test"))
+    os.killpg(server.pid, 9)
+    if viewer.wait(timeout=20) == 0:
+        raise Failure("the viewer exited 0 although its server was killed")
+    if "connection to the server was lost" not in rig.read_log("orphan-viewer"):
+        raise Failure("the viewer did not say why it ended: " + rig.read_log("orphan-viewer"))
+    log("SIGTERM: clean exit 0 on both sides; SIGKILL: the viewer said: %s"
+        % rig.read_log("orphan-viewer").strip())
+
+
+RIG_ARGS = {
+    "keyboard": {"extra": "input type:keyboard repeat_rate 40\n"
+                          "input type:keyboard repeat_delay 300\n"},
+}
+
 if __name__ == "__main__":
     case = sys.argv[1] if len(sys.argv) > 1 else ""
     body = globals().get("case_" + case)
     if not body:
         print("unknown case %r" % case)
         sys.exit(2)
-    main(body)
+    main(body, **RIG_ARGS.get(case, {}))

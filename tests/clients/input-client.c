@@ -2,7 +2,8 @@
  * A test app: a 400x300 toplevel with a 100x100 subsurface at (100,100). It
  * prints every pointer and keyboard event it receives, naming the surface
  * and the surface-local position, so tests can check where input landed. A
- * click on the main surface toggles its colour.
+ * click on the main surface toggles its colour. argv[1] optionally sets its
+ * title and app_id.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -327,8 +328,9 @@ int main(int argc, char **argv)
 	xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, &app);
 	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
 	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &app);
-	xdg_toplevel_set_title(toplevel, "rcomp input test");
-	xdg_toplevel_set_app_id(toplevel, "rcomp-input-test");
+	/* argv[1], if given, names the window (title and app_id). */
+	xdg_toplevel_set_title(toplevel, argc > 1 ? argv[1] : "rcomp input test");
+	xdg_toplevel_set_app_id(toplevel, argc > 1 ? argv[1] : "rcomp-input-test");
 	wl_surface_commit(app.main);
 
 	while (app.running && wl_display_dispatch(display) >= 0) {

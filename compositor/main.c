@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
@@ -39,11 +40,20 @@ static const char usage[] =
 	"  --stdio             speak to the viewer on stdin/stdout (for ssh)\n"
 	"  --fps N             frame clock of each window, 1-240 (default 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
+	"  --stats             print one line per second per window: app and sent fps,\n"
+	"                      codec, bytes/s, round trip, frames in flight\n"
 	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
 	"  -v, --verbose       more logging (twice for wlroots debug logs)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exits with APP's exit status once APP has exited and its windows are gone.\n";
+
+uint64_t server_time_usec(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+}
 
 uint32_t server_time_msec(void)
 {
@@ -115,6 +125,14 @@ static int handle_sigchld(int signo, void *data)
 	return 0;
 }
 
+static int handle_stats_timer(void *data)
+{
+	struct rc_server *server = data;
+	stream_print_stats(server);
+	wl_event_source_timer_update(server->stats_timer, 1000);
+	return 0;
+}
+
 static int handle_stop_signal(int signo, void *data)
 {
 	struct rc_server *server = data;
@@ -165,6 +183,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		{"fps", required_argument, NULL, 'f'},
 		{"compress", required_argument, NULL, 'c'},
 		{"dump-dir", required_argument, NULL, 'd'},
+		{"stats", no_argument, NULL, 'T'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -199,6 +218,9 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			break;
 		case 'd':
 			server->dump_dir = optarg;
+			break;
+		case 'T':
+			server->stats = true;
 			break;
 		case 'v':
 			verbose++;
@@ -297,6 +319,11 @@ int main(int argc, char **argv)
 		wl_event_loop_add_signal(server.loop, SIGHUP, handle_stop_signal, &server),
 	};
 	server.exit_check = wl_event_loop_add_timer(server.loop, handle_exit_check, &server);
+	if (server.stats) {
+		server.stats_timer =
+			wl_event_loop_add_timer(server.loop, handle_stats_timer, &server);
+		wl_event_source_timer_update(server.stats_timer, 1000);
+	}
 
 	bool ok = server.stdio ? stream_attach_stdio(&server) : stream_listen(&server);
 	if (ok) {
@@ -324,6 +351,13 @@ int main(int argc, char **argv)
 		stream_goodbye(&server, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
 	}
 	stream_finish(&server);
+	if (server.stats) {
+		struct rusage self;
+		getrusage(RUSAGE_SELF, &self);
+		log_info("stats: rcomp-run used %.3f s user, %.3f s system, max RSS %ld KiB",
+			(double)self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6,
+			(double)self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6, self.ru_maxrss);
+	}
 	if (server.app_pid > 0 && have_children()) {
 		/* Whatever the app left running belongs to this session. */
 		kill(-server.app_pid, SIGTERM);
@@ -338,6 +372,9 @@ int main(int argc, char **argv)
 		}
 	}
 	wl_event_source_remove(server.exit_check);
+	if (server.stats_timer) {
+		wl_event_source_remove(server.stats_timer);
+	}
 	wl_display_destroy(server.display);
 	wlr_renderer_destroy(server.renderer);
 	input_finish(&server);

@@ -49,6 +49,12 @@ struct rc_window {
 	int idle_ticks;
 	uint64_t ticks;
 
+	/* Statistics for --stats, reset every second. */
+	uint32_t stat_commits, stat_frames;
+	uint64_t stat_bytes;
+	uint64_t sent_at_us[16]; /* send time of frame seq, indexed by seq % 16 */
+	double rtt_ms; /* smoothed, from acks */
+
 	/* Sizes asked for by the viewer, to skip repeats. */
 	int32_t requested_width, requested_height;
 
@@ -112,6 +118,8 @@ struct rc_server {
 	const char *listen_path;
 	bool stdio;
 	const char *dump_dir;
+	bool stats;
+	struct wl_event_source *stats_timer;
 
 	/* The app. */
 	pid_t app_pid;
@@ -171,8 +179,11 @@ void input_handle_message(struct rc_server *server, const struct wire_msg *msg);
 void input_viewer_gone(struct rc_server *server);
 void input_window_gone(struct rc_server *server, struct rc_window *window);
 
+void stream_print_stats(struct rc_server *server);
+
 /* main.c */
 void server_check_exit(struct rc_server *server);
 uint32_t server_time_msec(void);
+uint64_t server_time_usec(void);
 
 #endif

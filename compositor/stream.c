@@ -233,9 +233,32 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 	}
 	wire_frame_finish(&viewer->out, start);
 	window->seq++;
+	window->stat_frames++;
+	window->stat_bytes += buffer_size(&viewer->out) - before;
+	window->sent_at_us[window->seq % 16] = server_time_usec();
 	window->need_reset = false;
 	if (server->dump_dir) {
 		capture_dump(window, server->dump_dir);
+	}
+}
+
+void stream_print_stats(struct rc_server *server)
+{
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		if (!window->mapped) {
+			continue;
+		}
+		const char *app_id = window->xdg_surface->toplevel->app_id;
+		log_info("stats window %u (%s): app %u fps, sent %u fps, lossless %s, "
+			 "%.3f MB/s, rtt %.1f ms, in flight %u",
+			window->id, app_id ? app_id : "", window->stat_commits, window->stat_frames,
+			codec_compression_name(server->compressor.kind),
+			(double)window->stat_bytes / 1e6, window->rtt_ms,
+			window->seq - window->acked);
+		window->stat_commits = window->stat_frames = 0;
+		window->stat_bytes = 0;
 	}
 }
 
@@ -259,6 +282,13 @@ static void handle_ack(struct rc_server *server, const struct wire_msg *msg)
 		return;
 	}
 	window->acked = msg->frame_ack.seq;
+	/* The ack leaves the viewer at presentation, so this is the round
+	 * trip plus the time the frame waited for the local frame callback. */
+	if (outstanding <= 16) {
+		double rtt = (double)(server_time_usec() - window->sent_at_us[window->acked % 16]) /
+			1000.0;
+		window->rtt_ms = window->rtt_ms ? window->rtt_ms * 0.8 + rtt * 0.2 : rtt;
+	}
 	if (pixman_region32_not_empty(&window->damage)) {
 		capture_start_clock(window);
 	}

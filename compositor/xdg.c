@@ -76,6 +76,9 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	if (!window || !window->mapped) {
 		return;
 	}
+	if (rs->surface == window->xdg_surface->surface) {
+		window->stat_commits++;
+	}
 	struct find_surface find = {.surface = rs->surface};
 	wlr_xdg_surface_for_each_surface(window->xdg_surface, find_surface_iter, &find);
 	if (!find.found) {

@@ -14,6 +14,7 @@
 
 #include "buffer.h"
 #include "codec.h"
+#include "flow.h"
 #include "wire.h"
 
 struct rc_server;
@@ -52,7 +53,6 @@ struct rc_window {
 	/* Statistics for --stats, reset every second. */
 	uint32_t stat_commits, stat_frames;
 	uint64_t stat_bytes;
-	uint64_t sent_at_us[16]; /* send time of frame seq, indexed by seq % 16 */
 	double rtt_ms; /* smoothed, from acks */
 
 	/* Sizes asked for by the viewer, to skip repeats. */
@@ -90,6 +90,7 @@ struct rc_viewer {
 	struct buffer in, out;
 	bool handshake_done;
 	bool closing; /* flush what is queued, then close */
+	struct flow flow;
 };
 
 struct rc_server {

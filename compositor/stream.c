@@ -25,8 +25,6 @@
 #define OUT_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY + (1u << 20))
 /* The largest viewer message is a keymap. */
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + 4 + WIRE_MAX_KEYMAP)
-/* Unacknowledged frames per window. */
-#define MAX_IN_FLIGHT 4
 /* Rectangles per frame before the damage is sent as its bounding box. */
 #define MAX_FRAME_RECTS 64
 #define READ_CHUNK (64 * 1024)
@@ -113,6 +111,9 @@ void stream_window_destroy(struct rc_server *server, struct rc_window *window)
 		return;
 	}
 	window->announced = false;
+	/* Its frames in flight will never be acked. */
+	flow_forget_window(&server->viewer->flow, window->id);
+	window->acked = window->seq;
 	struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY, .window_destroy = {window->id}};
 	send_msg(server, &msg);
 }
@@ -145,7 +146,7 @@ bool stream_ready_for_frame(struct rc_server *server, struct rc_window *window)
 	struct rc_viewer *viewer = server->viewer;
 	return viewer && viewer->handshake_done && !viewer->closing && window->announced &&
 		buffer_size(&viewer->out) < OUT_HIGH_WATER &&
-		(uint32_t)(window->seq - window->acked) < MAX_IN_FLIGHT;
+		flow_can_send(&viewer->flow, server_time_usec());
 }
 
 static bool ensure_scratch(struct rc_server *server, size_t size)
@@ -233,9 +234,10 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 	}
 	wire_frame_finish(&viewer->out, start);
 	window->seq++;
+	uint32_t bytes = (uint32_t)(buffer_size(&viewer->out) - before);
 	window->stat_frames++;
-	window->stat_bytes += buffer_size(&viewer->out) - before;
-	window->sent_at_us[window->seq % 16] = server_time_usec();
+	window->stat_bytes += bytes;
+	flow_sent(&viewer->flow, window->id, window->seq, bytes, server_time_usec());
 	window->need_reset = false;
 	if (server->dump_dir) {
 		capture_dump(window, server->dump_dir);
@@ -244,6 +246,16 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 
 void stream_print_stats(struct rc_server *server)
 {
+	struct rc_viewer *viewer = server->viewer;
+	if (viewer && viewer->handshake_done) {
+		const struct flow *flow = &viewer->flow;
+		log_info("stats link: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
+			 "KiB), "
+			 "delivery %.2f Mbit/s, min rtt %.1f ms",
+			flow->count, (double)flow->in_flight / 1024,
+			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,
+			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000);
+	}
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
@@ -284,13 +296,19 @@ static void handle_ack(struct rc_server *server, const struct wire_msg *msg)
 	window->acked = msg->frame_ack.seq;
 	/* The ack leaves the viewer at presentation, so this is the round
 	 * trip plus the time the frame waited for the local frame callback. */
-	if (outstanding <= 16) {
-		double rtt = (double)(server_time_usec() - window->sent_at_us[window->acked % 16]) /
-			1000.0;
-		window->rtt_ms = window->rtt_ms ? window->rtt_ms * 0.8 + rtt * 0.2 : rtt;
+	int64_t rtt =
+		flow_acked(&server->viewer->flow, window->id, window->acked, server_time_usec());
+	if (rtt >= 0) {
+		double ms = (double)rtt / 1000.0;
+		window->rtt_ms = window->rtt_ms ? window->rtt_ms * 0.8 + ms * 0.2 : ms;
 	}
-	if (pixman_region32_not_empty(&window->damage)) {
-		capture_start_clock(window);
+	/* Room in flight again: every window holding damage may send. */
+	struct rc_window *w;
+	wl_list_for_each(w, &server->windows, link)
+	{
+		if (w->mapped && pixman_region32_not_empty(&w->damage)) {
+			capture_start_clock(w);
+		}
 	}
 }
 
@@ -476,6 +494,7 @@ static struct rc_viewer *viewer_create(struct rc_server *server, int in_fd, int 
 	viewer->out_fd = out_fd;
 	buffer_init(&viewer->in, IN_LIMIT);
 	buffer_init(&viewer->out, OUT_LIMIT);
+	flow_init(&viewer->flow);
 	viewer->in_source = wl_event_loop_add_fd(server->loop, in_fd, WL_EVENT_READABLE,
 		handle_readable, viewer);
 	viewer->out_source = wl_event_loop_add_fd(server->loop, out_fd, 0, handle_writable, viewer);

@@ -4,6 +4,10 @@
 # clang-format check. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then
+	# The integration tests run sway as user nobody, which takes root.
+	exec sudo "$0" "$@"
+fi
 
 tools/deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
 

@@ -18,6 +18,7 @@ BUILD = os.environ.get("RCOMP_BUILD", os.path.join(os.path.dirname(__file__), ".
 RCOMP_RUN = os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))
 RCOMP_VIEW = os.path.abspath(os.path.join(BUILD, "viewer", "rcomp-view"))
 TEST_CLIENTS = os.path.abspath(os.path.join(BUILD, "tests"))
+RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "relay.py")
 
 SWAY_CONFIG = """
 output HEADLESS-1 resolution {width}x{height} position 0 0 scale {scale}
@@ -168,6 +169,21 @@ class Rig:
     def start_viewer(self, server, args=(), name="rcomp-view"):
         argv = [RCOMP_VIEW, "--socket", server.socket, *args]
         return self.start(name, argv, self.local_env)
+
+    def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay"):
+        """A simulated link (tests/relay.py) in front of a server socket;
+        returns the relay process, with .socket to connect to."""
+        listen = os.path.join(self.tmp, name + ".sock")
+        stats = os.path.join(self.tmp, name + ".json")
+        argv = [sys.executable, RELAY, "--listen", listen, "--connect", connect,
+                "--delay-ms", str(delay_ms), "--rate-mbit", str(rate_mbit),
+                "--buffer-kb", str(buffer_kb), "--stats", stats]
+        p = self.start(name, argv, self.local_env)
+        wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
+        self._check_alive(p)
+        p.socket = listen
+        p.stats = stats
+        return p
 
     def _dead(self, p):
         return p.poll() is not None

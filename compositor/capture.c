@@ -203,6 +203,32 @@ static int handle_tick(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+static long frame_interval_ns(const struct rc_window *window)
+{
+	const struct rc_server *server = window->server;
+	if (server->fps_explicit || window->refresh_mhz == 0) {
+		return 1000000000L / server->fps;
+	}
+	/* Between 1 and 240 Hz, whatever the viewer says. */
+	uint32_t mhz = window->refresh_mhz;
+	mhz = mhz < 1000 ? 1000 : (mhz > 240000 ? 240000 : mhz);
+	return (long)(1000000000000LL / mhz);
+}
+
+void capture_set_refresh(struct rc_window *window, uint32_t refresh_mhz)
+{
+	if (window->refresh_mhz == refresh_mhz) {
+		return;
+	}
+	window->refresh_mhz = refresh_mhz;
+	log_info("window %u: frame clock %.3f Hz%s", window->id, 1e9 / frame_interval_ns(window),
+		window->server->fps_explicit ? " (--fps)" : " (the viewer's output)");
+	if (window->clock_running) {
+		window->clock_running = false;
+		capture_start_clock(window);
+	}
+}
+
 void capture_start_clock(struct rc_window *window)
 {
 	window->idle_ticks = 0;
@@ -223,7 +249,7 @@ void capture_start_clock(struct rc_window *window)
 			return;
 		}
 	}
-	long interval = 1000000000L / window->server->fps;
+	long interval = frame_interval_ns(window);
 	/* First tick right away: after idle, the first change goes out at once. */
 	struct itimerspec spec = {
 		.it_interval = {.tv_sec = interval / 1000000000L,

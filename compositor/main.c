@@ -38,7 +38,8 @@ static const char usage[] =
 	"  --socket PATH       listen for the viewer on this unix socket\n"
 	"                      (default: $XDG_RUNTIME_DIR/rcomp-N.sock, printed at start)\n"
 	"  --stdio             speak to the viewer on stdin/stdout (for ssh)\n"
-	"  --fps N             frame clock of each window, 1-240 (default 60)\n"
+	"  --fps N             frame clock of each window, 1-240 (default: the refresh\n"
+	"                      of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
 	"                      codec, bytes/s, round trip, frames in flight\n"
@@ -205,6 +206,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 				return false;
 			}
 			server->fps = (int)fps;
+			server->fps_explicit = true;
 			break;
 		}
 		case 'c':

@@ -46,6 +46,7 @@ struct rc_window {
 	/* The window's own frame clock. */
 	int timer_fd;
 	struct wl_event_source *timer;
+	uint32_t refresh_mhz; /* of the viewer's output; 0: the default */
 	bool clock_running;
 	int idle_ticks;
 	uint64_t ticks;
@@ -114,6 +115,7 @@ struct rc_server {
 
 	/* Options. */
 	int fps;
+	bool fps_explicit; /* --fps given: it overrides the viewer's refresh */
 	enum wire_compression compression;
 	int compression_level;
 	const char *listen_path;
@@ -157,6 +159,7 @@ void window_damage_all(struct rc_window *window);
 /* capture.c */
 bool capture_window(struct rc_window *window);
 void capture_start_clock(struct rc_window *window);
+void capture_set_refresh(struct rc_window *window, uint32_t refresh_mhz);
 void capture_finish(struct rc_window *window);
 bool capture_dump(struct rc_window *window, const char *dir);
 

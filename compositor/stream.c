@@ -378,6 +378,13 @@ static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_FRAME_ACK:
 		handle_ack(server, msg);
 		break;
+	case WIRE_OUTPUT_INFO: {
+		struct rc_window *window = window_from_id(server, msg->output_info.window);
+		if (window) {
+			capture_set_refresh(window, msg->output_info.refresh_mhz);
+		}
+		break;
+	}
 	default:
 		input_handle_message(server, msg);
 		break;

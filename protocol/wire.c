@@ -38,6 +38,7 @@ static const struct type_info types[] = {
 	{WIRE_KEY, "key", TO_SERVER, 8, 8},
 	{WIRE_MODIFIERS, "modifiers", TO_SERVER, 16, 16},
 	{WIRE_FRAME_ACK, "frame_ack", TO_SERVER, 16, 16},
+	{WIRE_OUTPUT_INFO, "output_info", TO_SERVER, 12, 12},
 	{WIRE_WELCOME, "welcome", TO_VIEWER, 16, 16},
 	{WIRE_GOODBYE, "goodbye", TO_VIEWER, 8, 8 + WIRE_MAX_TEXT},
 	{WIRE_WINDOW_NEW, "window_new", TO_VIEWER, 20, 20 + WIRE_MAX_TITLE + WIRE_MAX_APP_ID},
@@ -371,6 +372,16 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->frame_ack.seq = get_u32(&r);
 		msg->frame_ack.recv_time_us = get_u64(&r);
 		break;
+	case WIRE_OUTPUT_INFO:
+		msg->output_info.window = get_u32(&r);
+		msg->output_info.refresh_mhz = get_u32(&r);
+		msg->output_info.scale = get_i32(&r);
+		if (msg->output_info.refresh_mhz > WIRE_MAX_REFRESH_MHZ ||
+			msg->output_info.scale < 1 || msg->output_info.scale > WIRE_MAX_SCALE) {
+			INVALID("output refresh %u mHz scale %d is out of range",
+				msg->output_info.refresh_mhz, msg->output_info.scale);
+		}
+		break;
 	case WIRE_GOODBYE:
 		msg->goodbye.status = get_i32(&r);
 		msg->goodbye.reason = get_u32(&r);
@@ -446,6 +457,7 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_WINDOW_DESTROY:
 		return 4;
 	case WIRE_POINTER_MOTION:
+	case WIRE_OUTPUT_INFO:
 		return 12;
 	case WIRE_POINTER_FRAME:
 		return 0;
@@ -552,6 +564,11 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 		put_u32(&p, msg->frame_ack.window);
 		put_u32(&p, msg->frame_ack.seq);
 		put_u64(&p, msg->frame_ack.recv_time_us);
+		break;
+	case WIRE_OUTPUT_INFO:
+		put_u32(&p, msg->output_info.window);
+		put_u32(&p, msg->output_info.refresh_mhz);
+		put_u32(&p, (uint32_t)msg->output_info.scale);
 		break;
 	case WIRE_GOODBYE:
 		put_u32(&p, (uint32_t)msg->goodbye.status);

@@ -26,6 +26,8 @@
 #define WIRE_MAX_TEXT 1024
 #define WIRE_MAX_KEYMAP (1024 * 1024)
 #define WIRE_MAX_KEYS 256
+#define WIRE_MAX_REFRESH_MHZ 1000000
+#define WIRE_MAX_SCALE 16
 #define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
 /* A frame body: fixed part, rectangles and a payload that may exceed the raw
  * size a little when data does not compress (lz4/zstd worst-case bounds). */
@@ -48,6 +50,7 @@ enum wire_type {
 	WIRE_KEY = 0x010d,
 	WIRE_MODIFIERS = 0x010e,
 	WIRE_FRAME_ACK = 0x010f,
+	WIRE_OUTPUT_INFO = 0x0110,
 	/* server to viewer */
 	WIRE_WELCOME = 0x0201,
 	WIRE_GOODBYE = 0x0202,
@@ -153,6 +156,11 @@ struct wire_msg {
 			uint32_t window, seq;
 			uint64_t recv_time_us;
 		} frame_ack;
+		struct {
+			uint32_t window;
+			uint32_t refresh_mhz; /* 0: unknown */
+			int32_t scale;
+		} output_info;
 		struct {
 			int32_t status;
 			uint32_t reason;

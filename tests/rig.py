@@ -21,7 +21,7 @@ TEST_CLIENTS = os.path.abspath(os.path.join(BUILD, "tests"))
 RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "relay.py")
 
 SWAY_CONFIG = """
-output HEADLESS-1 resolution {width}x{height} position 0 0 scale {scale}
+output HEADLESS-1 resolution {width}x{height}{refresh} position 0 0 scale {scale}
 default_border none
 default_floating_border none
 focus_follows_mouse no
@@ -56,7 +56,7 @@ def wait_for(what, predicate, timeout=15.0, interval=0.05):
 class Rig:
     """One headless sway, and the processes a test starts against it."""
 
-    def __init__(self, width=1280, height=800, scale=1, floating=True, extra=""):
+    def __init__(self, width=1280, height=800, scale=1, floating=True, extra="", refresh=None):
         self.tmp = tempfile.mkdtemp(prefix="rcomp-test-")
         os.chmod(self.tmp, 0o755)
         self.procs = []
@@ -69,7 +69,8 @@ class Rig:
         if floating:
             extra = 'for_window [title=".*"] floating enable\n' + extra
         with open(conf, "w") as f:
-            f.write(SWAY_CONFIG.format(width=width, height=height, scale=scale, extra=extra))
+            f.write(SWAY_CONFIG.format(width=width, height=height, scale=scale, extra=extra,
+                                       refresh="@%gHz" % refresh if refresh else ""))
         os.chmod(conf, 0o644)
         env = dict(os.environ)
         for key in ("WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "WAYLAND_SOCKET"):

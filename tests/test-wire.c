@@ -74,6 +74,11 @@ static struct wire_msg sample(enum wire_type type)
 		m.modifiers.locked = 4;
 		m.modifiers.group = 1;
 		break;
+	case WIRE_OUTPUT_INFO:
+		m.output_info.window = 3;
+		m.output_info.refresh_mhz = 59940;
+		m.output_info.scale = 2;
+		break;
 	case WIRE_FRAME_ACK:
 		m.frame_ack.window = 2;
 		m.frame_ack.seq = 0xffffffff;
@@ -110,7 +115,7 @@ static struct wire_msg sample(enum wire_type type)
 static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPEAT_INFO,
 	WIRE_CONFIGURE, WIRE_CLOSE, WIRE_POINTER_MOTION, WIRE_POINTER_LEAVE, WIRE_POINTER_BUTTON,
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
-	WIRE_MODIFIERS, WIRE_FRAME_ACK};
+	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY};
 
@@ -303,7 +308,7 @@ static void test_unknown(void)
 	struct buffer buf;
 	struct wire_msg m;
 	size_t used;
-	uint16_t bad_types[] = {0, 0x0100, 0x0110, 0x0200, 0x0208, 0xffff};
+	uint16_t bad_types[] = {0, 0x0100, 0x0111, 0x0200, 0x0208, 0xffff};
 	for (size_t i = 0; i < N(bad_types); i++) {
 		buffer_init(&buf, 64);
 		put_header(&buf, bad_types[i], 0, 0);
@@ -415,6 +420,12 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_GOODBYE);
 	m.goodbye.reason = 99;
+	expect_invalid(m);
+	m = sample(WIRE_OUTPUT_INFO);
+	m.output_info.scale = 0;
+	expect_invalid(m);
+	m = sample(WIRE_OUTPUT_INFO);
+	m.output_info.refresh_mhz = WIRE_MAX_REFRESH_MHZ + 1;
 	expect_invalid(m);
 
 	/* keyboard_enter whose count disagrees with its length. */

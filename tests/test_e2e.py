@@ -361,7 +361,22 @@ def case_signals(rig):
         % rig.read_log("orphan-viewer").strip())
 
 
+def case_refresh(rig):
+    server = rig.start_server(["weston-simple-egl"], ["--stats"])
+    rig.start_viewer(server)
+    wait_for("the window", lambda: rig.windows())
+    wait_for("the frame clock to follow the 30 Hz output",
+             lambda: "frame clock 30.000 Hz (the viewer's output)" in rig.read_log("rcomp-run"))
+    time.sleep(3.5)
+    rates = [int(x) for x in re.findall(r"app (\d+) fps", rig.read_log("rcomp-run"))][-2:]
+    # Loose bounds: they tell 30 Hz from 60 Hz even on a slow machine.
+    if not rates or not all(15 <= r <= 40 for r in rates):
+        raise Failure("app frame rates %s on a 30 Hz output" % rates)
+    log("frame clock followed the 30 Hz local output: app at %s fps" % rates)
+
+
 RIG_ARGS = {
+    "refresh": {"refresh": 30},
     "keyboard": {"extra": "input type:keyboard repeat_rate 40\n"
                           "input type:keyboard repeat_delay 300\n"},
 }

@@ -85,6 +85,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		viewer->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(viewer->wm_base, &wm_base_listener, viewer);
+	} else if (strcmp(interface, wl_output_interface.name) == 0) {
+		output_add(viewer, name, version);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !viewer->seat) {
 		uint32_t v = version < 5 ? version : 5;
 		struct wl_seat *seat = wl_registry_bind(registry, name, &wl_seat_interface, v);
@@ -94,6 +96,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 
 static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
 {
+	struct rv_viewer *viewer = data;
+	output_remove(viewer, name);
 }
 
 static const struct wl_registry_listener registry_listener = {
@@ -512,6 +516,7 @@ int main(int argc, char **argv)
 
 	struct rv_viewer viewer = {.in_fd = -1, .out_fd = -1, .running = true, .exit_code = 1};
 	wl_list_init(&viewer.windows);
+	wl_list_init(&viewer.outputs);
 	buffer_init(&viewer.in, IN_LIMIT);
 	buffer_init(&viewer.out, OUT_LIMIT);
 	if (!decompressor_init(&viewer.decompressor)) {
@@ -558,6 +563,11 @@ int main(int argc, char **argv)
 		/* Our end is closed: rcomp-run sees the viewer leave and ends. */
 		int status;
 		waitpid(viewer.child, &status, 0);
+	}
+	struct rv_output *output, *otmp;
+	wl_list_for_each_safe(output, otmp, &viewer.outputs, link)
+	{
+		output_destroy(output);
 	}
 	input_finish(&viewer);
 	if (viewer.wm_base) {

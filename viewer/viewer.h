@@ -21,6 +21,18 @@
 
 struct rv_viewer;
 
+/* A local output, for the refresh and scale of the windows on it. */
+struct rv_output {
+	struct rv_viewer *viewer;
+	struct wl_list link; // rv_viewer::outputs
+	struct wl_output *output;
+	uint32_t name;
+	uint32_t refresh_mhz, pending_refresh_mhz;
+	int32_t scale, pending_scale;
+};
+
+#define RV_MAX_WINDOW_OUTPUTS 8
+
 /* A wl_shm buffer of the pool, with the damage it has missed. */
 struct rv_buffer {
 	struct wl_buffer *buffer;
@@ -50,6 +62,12 @@ struct rv_window {
 	bool dirty;
 	uint32_t received_seq;
 	struct rv_buffer buffers[RV_BUFFERS];
+
+	/* The local outputs the window is on, first entered first. */
+	struct rv_output *outputs[RV_MAX_WINDOW_OUTPUTS];
+	int noutputs;
+	uint32_t reported_refresh_mhz;
+	int32_t reported_scale;
 
 	/* Local configure: the size and states the local compositor wants. */
 	int32_t configure_width, configure_height;
@@ -84,6 +102,7 @@ struct rv_viewer {
 	uint64_t image_bytes;
 
 	struct wl_list windows; // rv_window::link
+	struct wl_list outputs; // rv_output::link
 	bool running;
 	int exit_code;
 	pid_t child; /* rcomp-run started by --local */
@@ -101,6 +120,11 @@ struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);
 bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg);
 void window_present(struct rv_window *window);
+void window_report_output(struct rv_window *window);
+void window_output_gone(struct rv_window *window, struct rv_output *output);
+void output_add(struct rv_viewer *viewer, uint32_t name, uint32_t version);
+void output_remove(struct rv_viewer *viewer, uint32_t name);
+void output_destroy(struct rv_output *output);
 extern const struct xdg_wm_base_listener wm_base_listener;
 
 /* input.c */

@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 
 #include "log.h"
+#include "video.h"
 #include "server.h"
 
 /* Ticks without damage or frame callbacks before the clock stops. */
@@ -174,7 +175,7 @@ static int handle_tick(int fd, uint32_t mask, void *data)
 	bool watched = server->viewer && server->viewer->handshake_done;
 	/* Damage keeps the clock going only while someone can receive it; a
 	 * viewer that attaches damages every window and restarts its clock. */
-	bool busy = watched && pixman_region32_not_empty(&window->damage);
+	bool busy = watched && (pixman_region32_not_empty(&window->damage) || window->video);
 	if (busy && stream_ready_for_frame(server, window)) {
 		if (capture_window(window)) {
 			stream_send_frame(server, window);
@@ -274,6 +275,8 @@ void capture_finish(struct rc_window *window)
 		window->timer_fd = -1;
 	}
 	free_images(window);
+	video_encoder_destroy(window->encoder);
+	window->encoder = NULL;
 }
 
 /* Writes the window as a binary PPM: what the viewer was last sent. */

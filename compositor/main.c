@@ -41,6 +41,8 @@ static const char usage[] =
 	"  --fps N             frame clock of each window, 1-240 (default: the refresh\n"
 	"                      of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
+	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
+	"                      otherwise; lossless: never video; video: video on any change\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
 	"                      codec, bytes/s, round trip, frames in flight\n"
 	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
@@ -185,6 +187,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		{"compress", required_argument, NULL, 'c'},
 		{"dump-dir", required_argument, NULL, 'd'},
 		{"stats", no_argument, NULL, 'T'},
+		{"codec", required_argument, NULL, 'C'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -223,6 +226,19 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			break;
 		case 'T':
 			server->stats = true;
+			break;
+		case 'C':
+			if (strcmp(optarg, "auto") == 0) {
+				server->codec_mode = RC_CODEC_AUTO;
+			} else if (strcmp(optarg, "lossless") == 0) {
+				server->codec_mode = RC_CODEC_LOSSLESS;
+			} else if (strcmp(optarg, "video") == 0) {
+				server->codec_mode = RC_CODEC_VIDEO;
+			} else {
+				fprintf(stderr,
+					"rcomp-run: --codec takes auto, lossless or video\n");
+				return false;
+			}
 			break;
 		case 'v':
 			verbose++;

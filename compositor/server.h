@@ -51,6 +51,16 @@ struct rc_window {
 	int idle_ticks;
 	uint64_t ticks;
 
+	/* Video: while in motion the window is one H.264 stream. */
+	struct video_encoder *encoder;
+	bool video; /* streaming video now; the viewer's copy is lossy */
+	bool video_failed; /* no encoder could be made: stay lossless */
+	bool new_stream; /* the next video frame starts a stream */
+	int motion_frames, still_frames;
+	uint64_t last_change_us;
+	int64_t video_bitrate;
+	uint64_t bitrate_stamp_us;
+
 	/* Statistics for --stats, reset every second. */
 	uint32_t stat_commits, stat_frames;
 	uint64_t stat_bytes;
@@ -90,6 +100,7 @@ struct rc_viewer {
 	struct wl_event_source *in_source, *out_source;
 	struct buffer in, out;
 	bool handshake_done;
+	bool video; /* the viewer decodes H.264 */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
 };
@@ -116,6 +127,7 @@ struct rc_server {
 	/* Options. */
 	int fps;
 	bool fps_explicit; /* --fps given: it overrides the viewer's refresh */
+	enum rc_codec_mode { RC_CODEC_AUTO, RC_CODEC_LOSSLESS, RC_CODEC_VIDEO } codec_mode;
 	enum wire_compression compression;
 	int compression_level;
 	const char *listen_path;

@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 
 #include "log.h"
+#include "video.h"
 #include "server.h"
 
 /* Frames are encoded only while less than this is waiting to be written, so
@@ -163,7 +164,7 @@ static bool ensure_scratch(struct rc_server *server, size_t size)
 	return true;
 }
 
-void stream_send_frame(struct rc_server *server, struct rc_window *window)
+static void send_lossless(struct rc_server *server, struct rc_window *window)
 {
 	struct rc_viewer *viewer = server->viewer;
 	struct image cur = {window->pixels, window->width, window->height, window->width};
@@ -244,6 +245,201 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 	}
 }
 
+/* A window goes to video after this many frames in a row that change at
+ * least MOTION_FRACTION of it, and back to lossless after STILL_FRAMES frames
+ * that change less than STILL_FRACTION, or when nothing changed for
+ * REFRESH_AFTER_US: then a lossless refresh makes text sharp again. */
+#define MOTION_FRAMES 3
+#define MOTION_FRACTION 0.5
+#define STILL_FRAMES 10
+#define STILL_FRACTION 0.1
+#define REFRESH_AFTER_US (150 * 1000)
+#define MIN_VIDEO_PIXELS (64 * 64)
+#define INITIAL_BITRATE 4000000
+#define MIN_BITRATE 200000
+
+static double damage_fraction(struct rc_window *window)
+{
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&window->damage, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
+			(uint64_t)(boxes[i].y2 - boxes[i].y1);
+	}
+	uint64_t total = (uint64_t)window->width * (uint64_t)window->height;
+	return total ? (double)area / (double)total : 0;
+}
+
+static int window_fps(struct rc_server *server, struct rc_window *window)
+{
+	if (server->fps_explicit || window->refresh_mhz == 0) {
+		return server->fps;
+	}
+	int fps = (int)((window->refresh_mhz + 500) / 1000);
+	return fps < 1 ? 1 : (fps > 240 ? 240 : fps);
+}
+
+/* The video bit rate follows the link: it grows while round trips stay near
+ * their minimum (no queue), and drops to below the delivery rate when a
+ * queue builds. It never asks for more than the picture needs. */
+static int64_t video_bitrate(struct rc_server *server, struct rc_window *window, uint64_t now)
+{
+	const struct flow *flow = &server->viewer->flow;
+	int64_t rate = (int64_t)flow_rate(flow) * 8;
+	int64_t ceiling = (int64_t)window->width * window->height * window_fps(server, window) / 4;
+	if (ceiling < MIN_BITRATE) {
+		ceiling = MIN_BITRATE;
+	}
+	if (window->video_bitrate == 0) {
+		window->video_bitrate = rate > 0 ? rate * 8 / 10 : INITIAL_BITRATE;
+		window->bitrate_stamp_us = now;
+	} else if (now - window->bitrate_stamp_us >= 250000) {
+		window->bitrate_stamp_us = now;
+		double min_rtt = (double)flow->min_rtt_us / 1000.0;
+		bool queueing = window->rtt_ms > min_rtt * 1.5 + 10.0;
+		if (queueing && rate > 0) {
+			window->video_bitrate = rate * 8 / 10;
+		} else if (!queueing) {
+			window->video_bitrate = window->video_bitrate * 115 / 100;
+		}
+	}
+	if (window->video_bitrate > ceiling) {
+		window->video_bitrate = ceiling;
+	}
+	if (window->video_bitrate < MIN_BITRATE) {
+		window->video_bitrate = MIN_BITRATE;
+	}
+	return window->video_bitrate;
+}
+
+static void stop_video(struct rc_window *window, const char *why)
+{
+	log_debug("window %u: back to lossless (%s)", window->id, why);
+	video_encoder_destroy(window->encoder);
+	window->encoder = NULL;
+	window->video = false;
+	window->motion_frames = 0;
+	window->still_frames = 0;
+	/* The viewer's copy is lossy: refresh all of it, losslessly. */
+	window->need_reset = true;
+	pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, window->width,
+		window->height);
+}
+
+static bool start_video(struct rc_server *server, struct rc_window *window)
+{
+	char err[256];
+	uint64_t now = server_time_usec();
+	window->video_bitrate = 0;
+	window->encoder = video_encoder_create(window->width, window->height,
+		window_fps(server, window), video_bitrate(server, window, now), err, sizeof(err));
+	if (!window->encoder) {
+		log_error("window %u stays lossless: %s", window->id, err);
+		window->video_failed = true;
+		return false;
+	}
+	log_debug("window %u: video with %s", window->id, video_encoder_name(window->encoder));
+	window->video = true;
+	window->new_stream = true;
+	window->still_frames = 0;
+	window->last_change_us = now;
+	return true;
+}
+
+static void send_video(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_viewer *viewer = server->viewer;
+	uint64_t now = server_time_usec();
+	if (window->need_reset) {
+		/* A new viewer, or a new size: a new stream. */
+		video_encoder_destroy(window->encoder);
+		window->encoder = NULL;
+		window->need_reset = false;
+		if (!start_video(server, window)) {
+			window->need_reset = true;
+			send_lossless(server, window);
+			return;
+		}
+	}
+	pixman_region32_clear(&window->damage);
+	struct wire_msg msg = {.type = WIRE_FRAME};
+	msg.frame.window = window->id;
+	msg.frame.seq = window->seq + 1;
+	msg.frame.width = window->width;
+	msg.frame.height = window->height;
+	msg.frame.codec = WIRE_CODEC_H264;
+	msg.frame.compression = WIRE_COMPRESS_NONE;
+	msg.frame.flags = window->new_stream ? WIRE_FRAME_RESET : 0;
+	size_t before = buffer_size(&viewer->out), start;
+	bool produced = false;
+	if (!wire_frame_begin(&viewer->out, &msg, NULL, &start) ||
+		!video_encoder_encode(window->encoder, window->pixels, window->width,
+			video_bitrate(server, window, now), &viewer->out, &produced)) {
+		buffer_truncate(&viewer->out, before);
+		log_error("window %u: video encoding failed; back to lossless", window->id);
+		window->video_failed = true;
+		stop_video(window, "encoder failure");
+		return;
+	}
+	if (!produced) {
+		buffer_truncate(&viewer->out, before);
+		return;
+	}
+	wire_frame_finish(&viewer->out, start);
+	window->new_stream = false;
+	window->seq++;
+	uint32_t bytes = (uint32_t)(buffer_size(&viewer->out) - before);
+	window->stat_frames++;
+	window->stat_bytes += bytes;
+	flow_sent(&viewer->flow, window->id, window->seq, bytes, now);
+}
+
+/* Sends what changed in a window: as video while it is in motion, else as a
+ * lossless diff; a window leaving video gets a lossless refresh. */
+void stream_send_frame(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_viewer *viewer = server->viewer;
+	uint64_t now = server_time_usec();
+	bool damaged = pixman_region32_not_empty(&window->damage);
+	double fraction = damaged ? damage_fraction(window) : 0;
+
+	if (window->video) {
+		if (!damaged) {
+			if (now - window->last_change_us >= REFRESH_AFTER_US) {
+				stop_video(window, "motion stopped");
+				send_lossless(server, window);
+			}
+			return;
+		}
+		window->last_change_us = now;
+		window->still_frames = fraction < STILL_FRACTION ? window->still_frames + 1 : 0;
+		if (server->codec_mode == RC_CODEC_AUTO && window->still_frames >= STILL_FRAMES) {
+			stop_video(window, "little motion");
+			send_lossless(server, window);
+			return;
+		}
+		send_video(server, window);
+		return;
+	}
+	if (damaged && server->codec_mode != RC_CODEC_LOSSLESS && viewer->video &&
+		!window->video_failed &&
+		(int64_t)window->width * window->height >= MIN_VIDEO_PIXELS) {
+		window->motion_frames = fraction >= MOTION_FRACTION ? window->motion_frames + 1 : 0;
+		if (server->codec_mode == RC_CODEC_VIDEO ||
+			window->motion_frames >= MOTION_FRAMES) {
+			if (start_video(server, window)) {
+				window->need_reset = false;
+				send_video(server, window);
+				return;
+			}
+		}
+	}
+	if (damaged || window->need_reset) {
+		send_lossless(server, window);
+	}
+}
+
 void stream_print_stats(struct rc_server *server)
 {
 	struct rc_viewer *viewer = server->viewer;
@@ -263,11 +459,19 @@ void stream_print_stats(struct rc_server *server)
 			continue;
 		}
 		const char *app_id = window->xdg_surface->toplevel->app_id;
-		log_info("stats window %u (%s): app %u fps, sent %u fps, lossless %s, "
+		char codec[64];
+		if (window->video) {
+			snprintf(codec, sizeof(codec), "video %s %.2f Mbit/s",
+				video_encoder_name(window->encoder),
+				(double)window->video_bitrate / 1e6);
+		} else {
+			snprintf(codec, sizeof(codec), "lossless %s",
+				codec_compression_name(server->compressor.kind));
+		}
+		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, "
 			 "%.3f MB/s, rtt %.1f ms, in flight %u",
 			window->id, app_id ? app_id : "", window->stat_commits, window->stat_frames,
-			codec_compression_name(server->compressor.kind),
-			(double)window->stat_bytes / 1e6, window->rtt_ms,
+			codec, (double)window->stat_bytes / 1e6, window->rtt_ms,
 			window->seq - window->acked);
 		window->stat_commits = window->stat_frames = 0;
 		window->stat_bytes = 0;
@@ -343,12 +547,14 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
+				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
+					(video_available() ? WIRE_CAP_H264 : 0),
 				.flags = (uint32_t)kind,
 			},
 	};
 	send_msg(server, &welcome);
 	viewer->handshake_done = true;
+	viewer->video = (msg->hello.caps & WIRE_CAP_H264) && video_available();
 	log_info("viewer attached (protocol %u.%u, %s)", msg->hello.major, msg->hello.minor,
 		codec_compression_name(kind));
 	/* State, not history: a snapshot of every window, then deltas. */

@@ -185,7 +185,7 @@ static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, cha
 	if (!dim_ok(w, 1) || !dim_ok(h, 1) || (int64_t)w * h > WIRE_MAX_PIXELS) {
 		INVALID("frame size %dx%d is outside the limits", w, h);
 	}
-	if (msg->frame.codec != WIRE_CODEC_XOR) {
+	if (msg->frame.codec > WIRE_CODEC_H264) {
 		INVALID("frame codec %u is unknown", msg->frame.codec);
 	}
 	if (msg->frame.compression > WIRE_COMPRESS_ZSTD) {
@@ -217,6 +217,14 @@ static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, cha
 	}
 	msg->frame.payload_size = (uint32_t)r->left;
 	msg->frame.payload = get_bytes(r, r->left);
+	if (msg->frame.codec == WIRE_CODEC_H264) {
+		if (msg->frame.compression != WIRE_COMPRESS_NONE || msg->frame.nrects != 0 ||
+			msg->frame.raw_size != 0 || msg->frame.payload_size == 0) {
+			INVALID("video frame must have no rectangles, no compression and a "
+				"payload");
+		}
+		return WIRE_OK;
+	}
 	if (msg->frame.compression == WIRE_COMPRESS_NONE &&
 		msg->frame.payload_size != msg->frame.raw_size) {
 		INVALID("uncompressed frame payload is %u bytes, expected %u",

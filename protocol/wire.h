@@ -70,15 +70,19 @@ enum wire_compression {
 enum wire_caps {
 	WIRE_CAP_LZ4 = 1u << 0,
 	WIRE_CAP_ZSTD = 1u << 1,
+	WIRE_CAP_H264 = 1u << 2,
 };
 
 enum wire_codec {
 	/* Rectangles of XRGB/ARGB8888 pixels XORed with the previous frame. */
 	WIRE_CODEC_XOR = 0,
+	/* One H.264 access unit of the whole window, padded to even sizes. */
+	WIRE_CODEC_H264 = 1,
 };
 
 enum wire_frame_flags {
-	/* The viewer clears its copy first: the diff base is all zeros. */
+	/* The viewer clears its copy first: the diff base is all zeros. For
+	 * video: a new stream starts here (the viewer makes a new decoder). */
 	WIRE_FRAME_RESET = 1u << 0,
 };
 

@@ -444,7 +444,47 @@ static void test_limits(void)
 	expect_invalid_frame(1, &ok, 32, 32, WIRE_MAX_DIM + 1, 8, 0, 0);
 	expect_invalid_frame(1, &ok, 32, 32, 4096, 4097, 0, 0); /* too many pixels */
 	expect_invalid_frame(1, &ok, 32, 32, 16, 8, 3, 0); /* unknown compression */
+	{
+		/* Video frames take no rectangles, no compression, a payload. */
+		struct buffer vb;
+		struct wire_msg vm = {.type = WIRE_FRAME};
+		size_t vstart, vused;
+		static const uint8_t au[4] = {0, 0, 1, 0x65};
+		for (int variant = 0; variant < 4; variant++) {
+			buffer_init(&vb, 4096);
+			vm.frame.window = 1;
+			vm.frame.width = 16;
+			vm.frame.height = 8;
+			vm.frame.codec = WIRE_CODEC_H264;
+			vm.frame.compression =
+				variant == 1 ? WIRE_COMPRESS_LZ4 : WIRE_COMPRESS_NONE;
+			vm.frame.nrects = variant == 2 ? 1 : 0;
+			vm.frame.raw_size = variant == 2 ? 32 : 0;
+			CHECK(wire_frame_begin(&vb, &vm, &ok, &vstart));
+			if (variant != 3) {
+				CHECK(buffer_append(&vb, au, sizeof(au)));
+			}
+			wire_frame_finish(&vb, vstart);
+			enum wire_status st = decode(WIRE_FROM_SERVER, &vb, &vm, &vused);
+			CHECK(variant == 0 ? st == WIRE_OK : st == WIRE_INVALID);
+			buffer_finish(&vb);
+		}
+	}
 	expect_invalid_frame(1, &ok, 32, 32, 16, 8, 0, 2); /* unknown flag */
+	{
+		struct buffer cb;
+		struct wire_msg cm = {.type = WIRE_FRAME};
+		size_t cstart, cused;
+		buffer_init(&cb, 4096);
+		cm.frame.window = 1;
+		cm.frame.width = 16;
+		cm.frame.height = 8;
+		cm.frame.codec = 2; /* unknown codec */
+		CHECK(wire_frame_begin(&cb, &cm, &ok, &cstart));
+		wire_frame_finish(&cb, cstart);
+		CHECK(decode(WIRE_FROM_SERVER, &cb, &cm, &cused) == WIRE_INVALID);
+		buffer_finish(&cb);
+	}
 	expect_invalid_frame(1, &ok, 32, 36, 16, 8, 0, 0); /* raw size mismatch */
 	expect_invalid_frame(1, &ok, 31, 32, 16, 8, 0, 0); /* payload mismatch */
 	struct wire_rect outside[] = {{13, 0, 4, 1}, {0, 7, 1, 2}, {-1, 0, 1, 1}, {0, 0, 0, 1},

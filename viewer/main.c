@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "video.h"
 #include "viewer.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -384,7 +385,8 @@ static void run(struct rv_viewer *viewer)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD,
+				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
+					(video_available() ? WIRE_CAP_H264 : 0),
 			},
 	};
 	/* The hello goes first, before any input the roundtrips queued. */

@@ -61,6 +61,7 @@ struct rv_window {
 	pixman_region32_t pending_damage; /* changed since the last commit */
 	bool dirty;
 	uint32_t received_seq;
+	struct video_decoder *decoder; /* while the server streams video */
 	struct rv_buffer buffers[RV_BUFFERS];
 
 	/* The local outputs the window is on, first entered first. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "video.h"
 #include "viewer.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -223,6 +224,52 @@ static bool resize_image(struct rv_window *window, int32_t width, int32_t height
 	return true;
 }
 
+static void mark_all_damaged(struct rv_window *window)
+{
+	pixman_region32_union_rect(&window->pending_damage, &window->pending_damage, 0, 0,
+		(unsigned)window->width, (unsigned)window->height);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_union_rect(&window->buffers[i].damage, &window->buffers[i].damage,
+			0, 0, (unsigned)window->width, (unsigned)window->height);
+	}
+}
+
+static bool apply_video(struct rv_window *window, const struct wire_msg *msg)
+{
+	struct rv_viewer *viewer = window->viewer;
+	char err[256];
+	if (msg->frame.flags & WIRE_FRAME_RESET) {
+		video_decoder_destroy(window->decoder);
+		window->decoder = video_decoder_create(err, sizeof(err));
+		if (!window->decoder) {
+			viewer_fail(viewer, "window %u: cannot decode video: %s", window->id, err);
+			return false;
+		}
+	}
+	if (!window->decoder) {
+		viewer_fail(viewer, "video frame of window %u without a stream start", window->id);
+		return false;
+	}
+	bool decoded = false;
+	if (!video_decoder_decode(window->decoder, msg->frame.payload, msg->frame.payload_size,
+		    window->width, window->height, window->image, window->width, &decoded, err,
+		    sizeof(err))) {
+		viewer_fail(viewer, "frame %u of window %u: %s", msg->frame.seq, window->id, err);
+		return false;
+	}
+	window->received_seq = msg->frame.seq;
+	if (decoded) {
+		mark_all_damaged(window);
+		window->dirty = true;
+		window_present(window);
+	} else {
+		/* Nothing to show yet; still let the server know it arrived. */
+		window->dirty = true;
+		window_present(window);
+	}
+	return true;
+}
+
 bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
 {
 	struct rv_viewer *viewer = window->viewer;
@@ -236,8 +283,16 @@ bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
 		if (!resize_image(window, msg->frame.width, msg->frame.height)) {
 			return false;
 		}
-	} else if (reset) {
+	} else if (reset && msg->frame.codec == WIRE_CODEC_XOR) {
 		memset(window->image, 0, (size_t)window->width * window->height * 4);
+	}
+	if (msg->frame.codec == WIRE_CODEC_H264) {
+		return apply_video(window, msg);
+	}
+	if (reset && window->decoder) {
+		/* Back to lossless: the stream is over. */
+		video_decoder_destroy(window->decoder);
+		window->decoder = NULL;
 	}
 	if (viewer->raw_size < msg->frame.raw_size) {
 		uint8_t *raw = realloc(viewer->raw, msg->frame.raw_size);
@@ -608,6 +663,7 @@ void window_destroy(struct rv_window *window)
 	xdg_surface_destroy(window->xdg_surface);
 	wl_surface_destroy(window->surface);
 	pixman_region32_fini(&window->pending_damage);
+	video_decoder_destroy(window->decoder);
 	viewer->image_bytes -= (uint64_t)window->width * window->height * 4;
 	free(window->image);
 	wl_list_remove(&window->link);

@@ -1,0 +1,52 @@
+/* Builds without libavcodec (meson -Dvideo=disabled): every window stays
+ * lossless, and asking for video says why it cannot be had. */
+#include <stdio.h>
+
+#include "video.h"
+
+bool video_available(void)
+{
+	return false;
+}
+
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
+	char *err, size_t err_size)
+{
+	snprintf(err, err_size, "rcomp was built without video (meson -Dvideo=enabled)");
+	return NULL;
+}
+
+void video_encoder_destroy(struct video_encoder *enc)
+{
+}
+
+const char *video_encoder_name(const struct video_encoder *enc)
+{
+	return "none";
+}
+
+bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
+	int64_t bitrate, struct buffer *out, bool *produced)
+{
+	*produced = false;
+	return false;
+}
+
+struct video_decoder *video_decoder_create(char *err, size_t err_size)
+{
+	snprintf(err, err_size, "this rcomp-view was built without video");
+	return NULL;
+}
+
+void video_decoder_destroy(struct video_decoder *dec)
+{
+}
+
+bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,
+	int32_t width, int32_t height, uint32_t *dst, int32_t stride, bool *decoded, char *err,
+	size_t err_size)
+{
+	*decoded = false;
+	snprintf(err, err_size, "this rcomp-view was built without video");
+	return false;
+}

@@ -1,0 +1,423 @@
+/*
+ * H.264 encoding and decoding of window images with libavcodec and libswscale.
+ * The encoder prefers VAAPI (4:2:0) when a render node opens and falls back to
+ * libx264 (4:4:4);
+ * the decoder is libavcodec's software H.264 decoder, single-threaded for the
+ * lowest delay.
+ */
+#include <libavcodec/avcodec.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "video.h"
+
+#define MIN_BITRATE 100000
+#define MAX_BITRATE 200000000
+
+struct video_encoder {
+	AVCodecContext *ctx;
+	AVFrame *frame; /* software frame: YUV420P, or NV12 for VAAPI upload */
+	AVFrame *hw_frame;
+	AVBufferRef *hw_device;
+	AVPacket *packet;
+	struct SwsContext *sws;
+	int32_t width, height; /* the window's; the stream is padded to even */
+	int64_t pts;
+	int64_t bitrate;
+	bool vaapi;
+};
+
+bool video_available(void)
+{
+	return true;
+}
+
+static int64_t clamp_bitrate(int64_t bitrate)
+{
+	return bitrate < MIN_BITRATE ? MIN_BITRATE
+				     : (bitrate > MAX_BITRATE ? MAX_BITRATE : bitrate);
+}
+
+static void set_rate(AVCodecContext *ctx, int64_t bitrate, int fps)
+{
+	ctx->bit_rate = bitrate;
+	ctx->rc_max_rate = bitrate;
+	/* A buffer of about two frames: a frame never takes long to send. */
+	ctx->rc_buffer_size = (int)(bitrate * 2 / (fps > 0 ? fps : 60));
+}
+
+static const char *render_node(void)
+{
+	const char *node = getenv("RCOMP_RENDER_NODE");
+	if (node && *node) {
+		return node;
+	}
+	return access("/dev/dri/renderD128", R_OK | W_OK) == 0 ? "/dev/dri/renderD128" : NULL;
+}
+
+/* Sets up h264_vaapi, or returns false so that libx264 is used instead. */
+static bool open_vaapi(struct video_encoder *enc, int32_t w, int32_t h, int fps)
+{
+	static bool warned;
+	const char *node = render_node();
+	const AVCodec *codec = avcodec_find_encoder_by_name("h264_vaapi");
+	if (!node || !codec) {
+		return false;
+	}
+	if (av_hwdevice_ctx_create(&enc->hw_device, AV_HWDEVICE_TYPE_VAAPI, node, NULL, 0) < 0) {
+		if (!warned) {
+			log_info("VAAPI does not work on %s; encoding video with libx264", node);
+			warned = true;
+		}
+		return false;
+	}
+	AVBufferRef *frames_ref = av_hwframe_ctx_alloc(enc->hw_device);
+	if (!frames_ref) {
+		goto error;
+	}
+	AVHWFramesContext *frames = (AVHWFramesContext *)frames_ref->data;
+	frames->format = AV_PIX_FMT_VAAPI;
+	frames->sw_format = AV_PIX_FMT_NV12;
+	frames->width = w;
+	frames->height = h;
+	frames->initial_pool_size = 4;
+	if (av_hwframe_ctx_init(frames_ref) < 0) {
+		av_buffer_unref(&frames_ref);
+		goto error;
+	}
+	enc->ctx = avcodec_alloc_context3(codec);
+	if (!enc->ctx) {
+		av_buffer_unref(&frames_ref);
+		goto error;
+	}
+	enc->ctx->width = w;
+	enc->ctx->height = h;
+	enc->ctx->time_base = (AVRational){1, fps};
+	enc->ctx->framerate = (AVRational){fps, 1};
+	enc->ctx->pix_fmt = AV_PIX_FMT_VAAPI;
+	enc->ctx->max_b_frames = 0;
+	enc->ctx->gop_size = 600;
+	enc->ctx->hw_frames_ctx = frames_ref;
+	set_rate(enc->ctx, enc->bitrate, fps);
+	if (avcodec_open2(enc->ctx, codec, NULL) < 0) {
+		goto error;
+	}
+	enc->hw_frame = av_frame_alloc();
+	if (!enc->hw_frame ||
+		av_hwframe_get_buffer(enc->ctx->hw_frames_ctx, enc->hw_frame, 0) < 0) {
+		goto error;
+	}
+	enc->vaapi = true;
+	return true;
+error:
+	if (!warned) {
+		log_info("VAAPI encoding does not work on %s; encoding video with libx264", node);
+		warned = true;
+	}
+	av_frame_free(&enc->hw_frame);
+	avcodec_free_context(&enc->ctx);
+	av_buffer_unref(&enc->hw_device);
+	return false;
+}
+
+static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, char *err,
+	size_t err_size)
+{
+	const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
+	if (!codec) {
+		snprintf(err, err_size, "libavcodec has no libx264 encoder");
+		return false;
+	}
+	enc->ctx = avcodec_alloc_context3(codec);
+	if (!enc->ctx) {
+		snprintf(err, err_size, "out of memory");
+		return false;
+	}
+	enc->ctx->width = w;
+	enc->ctx->height = h;
+	enc->ctx->time_base = (AVRational){1, fps};
+	enc->ctx->framerate = (AVRational){fps, 1};
+	/* 4:4:4: windows are full of sharp colour edges (text, UI) that 4:2:0
+	 * chroma smears; measured on a test pattern, 4:2:0 conversion alone
+	 * loses blue to 30 dB, 4:4:4 keeps 51 dB. */
+	enc->ctx->pix_fmt = AV_PIX_FMT_YUV444P;
+	enc->ctx->max_b_frames = 0;
+	/* The stream is reliable and in order: one IDR at the start suffices,
+	 * with a periodic one as a safety net. */
+	enc->ctx->gop_size = 600;
+	enc->ctx->thread_count = 2;
+	set_rate(enc->ctx, enc->bitrate, fps);
+	av_opt_set(enc->ctx->priv_data, "preset", "ultrafast", 0);
+	av_opt_set(enc->ctx->priv_data, "tune", "zerolatency", 0);
+	int ret = avcodec_open2(enc->ctx, codec, NULL);
+	if (ret < 0) {
+		snprintf(err, err_size, "cannot open libx264: %s", av_err2str(ret));
+		return false;
+	}
+	return true;
+}
+
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
+	char *err, size_t err_size)
+{
+	/* libavcodec logs to stderr on its own; keep only its errors. */
+	if (log_get_level() < LOG_DEBUG) {
+		av_log_set_level(AV_LOG_ERROR);
+	}
+	struct video_encoder *enc = calloc(1, sizeof(*enc));
+	if (!enc) {
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	int32_t w = (width + 1) & ~1, h = (height + 1) & ~1;
+	enc->width = width;
+	enc->height = height;
+	enc->bitrate = clamp_bitrate(bitrate);
+	if (!open_vaapi(enc, w, h, fps) && !open_x264(enc, w, h, fps, err, err_size)) {
+		goto error;
+	}
+	enc->frame = av_frame_alloc();
+	enc->packet = av_packet_alloc();
+	if (!enc->frame || !enc->packet) {
+		snprintf(err, err_size, "out of memory");
+		goto error;
+	}
+	enc->frame->format = enc->vaapi ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV444P;
+	enc->frame->width = w;
+	enc->frame->height = h;
+	if (av_frame_get_buffer(enc->frame, 0) < 0) {
+		snprintf(err, err_size, "out of memory for a %dx%d frame", w, h);
+		goto error;
+	}
+	enc->sws = sws_getContext(width, height, AV_PIX_FMT_BGRA, width, height, enc->frame->format,
+		SWS_BILINEAR, NULL, NULL, NULL);
+	if (!enc->sws) {
+		snprintf(err, err_size, "cannot convert %dx%d BGRA for the encoder", width, height);
+		goto error;
+	}
+	return enc;
+error:
+	video_encoder_destroy(enc);
+	return NULL;
+}
+
+void video_encoder_destroy(struct video_encoder *enc)
+{
+	if (!enc) {
+		return;
+	}
+	sws_freeContext(enc->sws);
+	av_packet_free(&enc->packet);
+	av_frame_free(&enc->frame);
+	av_frame_free(&enc->hw_frame);
+	avcodec_free_context(&enc->ctx);
+	av_buffer_unref(&enc->hw_device);
+	free(enc);
+}
+
+const char *video_encoder_name(const struct video_encoder *enc)
+{
+	return enc->vaapi ? "h264_vaapi" : "libx264";
+}
+
+/* Odd sizes are padded by one row or column: fill it with the edge so the
+ * encoder does not spend bits on a seam the viewer never shows. */
+static void pad_edges(AVFrame *frame, int32_t width, int32_t height)
+{
+	bool nv12 = frame->format == AV_PIX_FMT_NV12;
+	int planes = nv12 ? 2 : 3;
+	bool sub420 = frame->format != AV_PIX_FMT_YUV444P;
+	for (int p = 0; p < planes; p++) {
+		int sub = (p == 0 || !sub420) ? 0 : 1;
+		int pw = (width + sub) >> sub, ph = (height + sub) >> sub;
+		int fw = frame->width >> sub, fh = frame->height >> sub;
+		int bpp = (nv12 && p == 1) ? 2 : 1;
+		uint8_t *data = frame->data[p];
+		int stride = frame->linesize[p];
+		if (pw < fw) {
+			for (int y = 0; y < ph; y++) {
+				memcpy(data + (size_t)y * stride + (size_t)pw * bpp,
+					data + (size_t)y * stride + (size_t)(pw - 1) * bpp,
+					(size_t)bpp);
+			}
+		}
+		if (ph < fh) {
+			memcpy(data + (size_t)ph * stride, data + (size_t)(ph - 1) * stride,
+				(size_t)fw * bpp);
+		}
+	}
+}
+
+bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
+	int64_t bitrate, struct buffer *out, bool *produced)
+{
+	*produced = false;
+	bitrate = clamp_bitrate(bitrate);
+	/* libx264 reconfigures itself when the rate changes between frames;
+	 * small changes are not worth a reconfiguration. */
+	if (bitrate > enc->bitrate * 11 / 10 || bitrate < enc->bitrate * 9 / 10) {
+		enc->bitrate = bitrate;
+		int fps = enc->ctx->framerate.num > 0 ? enc->ctx->framerate.num : 60;
+		set_rate(enc->ctx, bitrate, fps);
+	}
+	if (av_frame_make_writable(enc->frame) < 0) {
+		return false;
+	}
+	const uint8_t *src[1] = {(const uint8_t *)pixels};
+	int src_stride[1] = {stride * 4};
+	sws_scale(enc->sws, src, src_stride, 0, enc->height, enc->frame->data,
+		enc->frame->linesize);
+	pad_edges(enc->frame, enc->width, enc->height);
+	AVFrame *input = enc->frame;
+	if (enc->vaapi) {
+		if (av_hwframe_transfer_data(enc->hw_frame, enc->frame, 0) < 0) {
+			return false;
+		}
+		input = enc->hw_frame;
+	}
+	input->pts = enc->pts++;
+	int ret = avcodec_send_frame(enc->ctx, input);
+	if (ret < 0) {
+		return false;
+	}
+	for (;;) {
+		ret = avcodec_receive_packet(enc->ctx, enc->packet);
+		if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF) {
+			return true;
+		}
+		if (ret < 0) {
+			return false;
+		}
+		bool ok = buffer_append(out, enc->packet->data, (size_t)enc->packet->size);
+		av_packet_unref(enc->packet);
+		if (!ok) {
+			return false;
+		}
+		*produced = true;
+	}
+}
+
+struct video_decoder {
+	AVCodecContext *ctx;
+	AVFrame *frame;
+	AVPacket *packet;
+	struct SwsContext *sws;
+	uint8_t *padded; /* the access unit with the padding libavcodec wants */
+	size_t padded_size;
+};
+
+struct video_decoder *video_decoder_create(char *err, size_t err_size)
+{
+	if (log_get_level() < LOG_DEBUG) {
+		av_log_set_level(AV_LOG_ERROR);
+	}
+	struct video_decoder *dec = calloc(1, sizeof(*dec));
+	const AVCodec *codec = avcodec_find_decoder(AV_CODEC_ID_H264);
+	if (!dec || !codec) {
+		snprintf(err, err_size, dec ? "libavcodec has no H.264 decoder" : "out of memory");
+		free(dec);
+		return NULL;
+	}
+	dec->ctx = avcodec_alloc_context3(codec);
+	dec->frame = av_frame_alloc();
+	dec->packet = av_packet_alloc();
+	if (!dec->ctx || !dec->frame || !dec->packet) {
+		snprintf(err, err_size, "out of memory");
+		goto error;
+	}
+	/* Output each picture as soon as it is decoded. */
+	dec->ctx->flags |= AV_CODEC_FLAG_LOW_DELAY;
+	dec->ctx->thread_count = 1;
+	int ret = avcodec_open2(dec->ctx, codec, NULL);
+	if (ret < 0) {
+		snprintf(err, err_size, "cannot open the H.264 decoder: %s", av_err2str(ret));
+		goto error;
+	}
+	return dec;
+error:
+	video_decoder_destroy(dec);
+	return NULL;
+}
+
+void video_decoder_destroy(struct video_decoder *dec)
+{
+	if (!dec) {
+		return;
+	}
+	sws_freeContext(dec->sws);
+	av_packet_free(&dec->packet);
+	av_frame_free(&dec->frame);
+	avcodec_free_context(&dec->ctx);
+	free(dec->padded);
+	free(dec);
+}
+
+bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,
+	int32_t width, int32_t height, uint32_t *dst, int32_t stride, bool *decoded, char *err,
+	size_t err_size)
+{
+	*decoded = false;
+	if (size == 0 || size > INT32_MAX - AV_INPUT_BUFFER_PADDING_SIZE) {
+		snprintf(err, err_size, "empty or oversized video frame");
+		return false;
+	}
+	size_t need = size + AV_INPUT_BUFFER_PADDING_SIZE;
+	if (dec->padded_size < need) {
+		uint8_t *p = realloc(dec->padded, need);
+		if (!p) {
+			snprintf(err, err_size, "out of memory");
+			return false;
+		}
+		dec->padded = p;
+		dec->padded_size = need;
+	}
+	memcpy(dec->padded, data, size);
+	memset(dec->padded + size, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+	dec->packet->data = dec->padded;
+	dec->packet->size = (int)size;
+	int ret = avcodec_send_packet(dec->ctx, dec->packet);
+	dec->packet->data = NULL;
+	dec->packet->size = 0;
+	if (ret < 0) {
+		snprintf(err, err_size, "video frame does not decode: %s", av_err2str(ret));
+		return false;
+	}
+	for (;;) {
+		ret = avcodec_receive_frame(dec->ctx, dec->frame);
+		if (ret == AVERROR(EAGAIN)) {
+			return true;
+		}
+		if (ret < 0) {
+			snprintf(err, err_size, "video frame does not decode: %s", av_err2str(ret));
+			return false;
+		}
+		AVFrame *f = dec->frame;
+		/* The stream is the window padded to even sizes, nothing else. */
+		if (f->width != ((width + 1) & ~1) || f->height != ((height + 1) & ~1)) {
+			snprintf(err, err_size, "video picture is %dx%d, the window %dx%d",
+				f->width, f->height, width, height);
+			av_frame_unref(f);
+			return false;
+		}
+		dec->sws = sws_getCachedContext(dec->sws, width, height, f->format, width, height,
+			AV_PIX_FMT_BGRA, SWS_BILINEAR, NULL, NULL, NULL);
+		if (!dec->sws) {
+			snprintf(err, err_size, "cannot convert the decoded picture");
+			av_frame_unref(f);
+			return false;
+		}
+		uint8_t *dst_planes[1] = {(uint8_t *)dst};
+		int dst_stride[1] = {stride * 4};
+		sws_scale(dec->sws, (const uint8_t *const *)f->data, f->linesize, 0, height,
+			dst_planes, dst_stride);
+		av_frame_unref(f);
+		*decoded = true;
+	}
+}

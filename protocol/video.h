@@ -1,0 +1,40 @@
+/*
+ * The video codec: one H.264 stream per window through libavcodec, from and
+ * to 32-bit BGRA window images. libx264 with zero-latency settings and no
+ * B-frames; VAAPI where a render node works.
+ */
+#ifndef RCOMP_VIDEO_H
+#define RCOMP_VIDEO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer.h"
+
+struct video_encoder;
+struct video_decoder;
+
+/* Whether this build has video at all. */
+bool video_available(void);
+
+/* width and height are the window's; the stream is padded to even sizes. */
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
+	char *err, size_t err_size);
+void video_encoder_destroy(struct video_encoder *enc);
+const char *video_encoder_name(const struct video_encoder *enc);
+/* Encodes one image (stride in pixels) at the given bit rate and appends the
+ * access unit to out. *produced is false if the encoder held the frame back. */
+bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
+	int64_t bitrate, struct buffer *out, bool *produced);
+
+struct video_decoder *video_decoder_create(char *err, size_t err_size);
+void video_decoder_destroy(struct video_decoder *dec);
+/* Decodes one access unit into dst (width x height, stride in pixels, opaque
+ * BGRA). Returns false with a reason if the data does not decode to a picture
+ * of the stated size. *decoded is false if no picture came out yet. */
+bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,
+	int32_t width, int32_t height, uint32_t *dst, int32_t stride, bool *decoded, char *err,
+	size_t err_size);
+
+#endif

@@ -171,7 +171,8 @@ def case_resize(rig):
 
 
 def run_app_5s(rig, app):
-    server, viewer = start_with_dump(rig, app)
+    # The dump shows lossless frames: this checks the lossless path.
+    server, viewer = start_with_dump(rig, app, ["--codec", "lossless"])
     wait_for("the app's window", lambda: rig.windows())
     path = dump_path(rig)
     wait_for("a first frame", lambda: os.path.exists(path))

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -39,6 +40,8 @@ static const char usage[] =
 	"  --local             start rcomp-run --stdio -- APP here (a one-command demo)\n"
 	"  --compress ALGO     with --local: none, lz4, zstd or zstd:LEVEL\n"
 	"  --fps N             with --local: the remote frame clock\n"
+	"  --stats             print one line per second per window: frames received and\n"
+	"                      presented, bytes/s\n"
 	"  -v, --verbose       more logging\n"
 	"  -h, --help          show this help\n";
 
@@ -376,6 +379,46 @@ static bool connect_wayland(struct rv_viewer *viewer)
 	return true;
 }
 
+uint64_t viewer_time_usec(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
+}
+
+static void print_stats(struct rv_viewer *viewer)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		log_info("stats window %u: received %u fps, presented %u fps, %.3f MB/s, %s",
+			window->id, window->stat_received, window->stat_presented,
+			(double)window->stat_bytes / 1e6, window->decoder ? "video" : "lossless");
+		window->stat_received = window->stat_presented = 0;
+		window->stat_bytes = 0;
+	}
+}
+
+/* Milliseconds until the next stats line, or -1 without --stats. */
+static int stats_timeout(struct rv_viewer *viewer)
+{
+	if (!viewer->stats) {
+		return -1;
+	}
+	uint64_t now = viewer_time_usec();
+	if (viewer->stats_due_us == 0) {
+		viewer->stats_due_us = now + 1000000;
+	}
+	if (now >= viewer->stats_due_us) {
+		print_stats(viewer);
+		viewer->stats_due_us += 1000000;
+		if (viewer->stats_due_us < now) {
+			viewer->stats_due_us = now + 1000000;
+		}
+	}
+	return (int)((viewer->stats_due_us - now) / 1000) + 1;
+}
+
 static void run(struct rv_viewer *viewer)
 {
 	struct wire_msg hello = {
@@ -421,7 +464,7 @@ static void run(struct rv_viewer *viewer)
 		if (nfds == 2 && buffer_size(&viewer->out)) {
 			fds[1].events |= POLLOUT;
 		}
-		if (poll(fds, (nfds_t)nfds, -1) < 0) {
+		if (poll(fds, (nfds_t)nfds, stats_timeout(viewer)) < 0) {
 			wl_display_cancel_read(viewer->display);
 			if (errno == EINTR) {
 				continue;
@@ -469,8 +512,10 @@ int main(int argc, char **argv)
 		{"fps", required_argument, NULL, 'f'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"stats", no_argument, NULL, 'T'},
 		{0},
 	};
+	bool stats = false;
 	const char *socket_path = NULL, *compress = NULL, *fps = NULL;
 	bool use_stdio = false, local = false;
 	int verbose = 0, opt;
@@ -494,6 +539,9 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose++;
 			break;
+		case 'T':
+			stats = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -516,7 +564,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	struct rv_viewer viewer = {.in_fd = -1, .out_fd = -1, .running = true, .exit_code = 1};
+	struct rv_viewer viewer = {.in_fd = -1,
+		.out_fd = -1,
+		.running = true,
+		.exit_code = 1,
+		.stats = stats};
 	wl_list_init(&viewer.windows);
 	wl_list_init(&viewer.outputs);
 	buffer_init(&viewer.in, IN_LIMIT);

@@ -62,6 +62,9 @@ struct rv_window {
 	bool dirty;
 	uint32_t received_seq;
 	struct video_decoder *decoder; /* while the server streams video */
+	/* For --stats, per second. */
+	uint32_t stat_received, stat_presented;
+	uint64_t stat_bytes;
 	struct rv_buffer buffers[RV_BUFFERS];
 
 	/* The local outputs the window is on, first entered first. */
@@ -107,9 +110,12 @@ struct rv_viewer {
 	bool running;
 	int exit_code;
 	pid_t child; /* rcomp-run started by --local */
+	bool stats;
+	uint64_t stats_due_us;
 };
 
 /* main.c */
+uint64_t viewer_time_usec(void);
 void viewer_send(struct rv_viewer *viewer, const struct wire_msg *msg);
 void viewer_fail(struct rv_viewer *viewer, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -192,6 +192,7 @@ void window_present(struct rv_window *window)
 	buf->busy = true;
 	window->has_content = true;
 	window->dirty = false;
+	window->stat_presented++;
 	send_ack(window);
 }
 
@@ -273,6 +274,8 @@ static bool apply_video(struct rv_window *window, const struct wire_msg *msg)
 bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
 {
 	struct rv_viewer *viewer = window->viewer;
+	window->stat_received++;
+	window->stat_bytes += msg->frame.payload_size;
 	bool reset = msg->frame.flags & WIRE_FRAME_RESET;
 	if (msg->frame.width != window->width || msg->frame.height != window->height) {
 		if (!reset) {

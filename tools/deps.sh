@@ -7,6 +7,7 @@ packages=(
 	build-essential meson ninja-build pkg-config python3
 	libwlroots-dev libwayland-dev wayland-protocols libpixman-1-dev
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
+	libavcodec-dev libavutil-dev libswscale-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston xkb-data fonts-dejavu-core util-linux clang-format
 )

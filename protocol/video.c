@@ -307,6 +307,8 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 struct video_decoder {
 	AVCodecContext *ctx;
 	AVFrame *frame;
+	AVFrame *sw_frame; /* a hardware picture copied to memory */
+	AVBufferRef *hw_device;
 	AVPacket *packet;
 	struct SwsContext *sws;
 	uint8_t *padded; /* the access unit with the padding libavcodec wants */
@@ -335,6 +337,15 @@ struct video_decoder *video_decoder_create(char *err, size_t err_size)
 	/* Output each picture as soon as it is decoded. */
 	dec->ctx->flags |= AV_CODEC_FLAG_LOW_DELAY;
 	dec->ctx->thread_count = 1;
+	/* Hardware decoding where a render node works; libavcodec falls back
+	 * to software by itself when the stream is beyond the hardware (VAAPI
+	 * has no 4:4:4 H.264, which libx264 streams are). */
+	const char *node = render_node();
+	if (node && av_hwdevice_ctx_create(&dec->hw_device, AV_HWDEVICE_TYPE_VAAPI, node, NULL,
+			    0) == 0) {
+		dec->ctx->hw_device_ctx = av_buffer_ref(dec->hw_device);
+		dec->sw_frame = av_frame_alloc();
+	}
 	int ret = avcodec_open2(dec->ctx, codec, NULL);
 	if (ret < 0) {
 		snprintf(err, err_size, "cannot open the H.264 decoder: %s", av_err2str(ret));
@@ -354,7 +365,9 @@ void video_decoder_destroy(struct video_decoder *dec)
 	sws_freeContext(dec->sws);
 	av_packet_free(&dec->packet);
 	av_frame_free(&dec->frame);
+	av_frame_free(&dec->sw_frame);
 	avcodec_free_context(&dec->ctx);
+	av_buffer_unref(&dec->hw_device);
 	free(dec->padded);
 	free(dec);
 }
@@ -399,6 +412,16 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 			return false;
 		}
 		AVFrame *f = dec->frame;
+		if (f->format == AV_PIX_FMT_VAAPI && dec->sw_frame) {
+			av_frame_unref(dec->sw_frame);
+			if (av_hwframe_transfer_data(dec->sw_frame, f, 0) < 0) {
+				snprintf(err, err_size, "cannot read a hardware-decoded picture");
+				av_frame_unref(f);
+				return false;
+			}
+			av_frame_unref(f);
+			f = dec->sw_frame;
+		}
 		/* The stream is the window padded to even sizes, nothing else. */
 		if (f->width != ((width + 1) & ~1) || f->height != ((height + 1) & ~1)) {
 			snprintf(err, err_size, "video picture is %dx%d, the window %dx%d",

@@ -59,8 +59,9 @@ def read_stats(path):
 
 def run_rcomp(rig, app, compress, tag):
     sock = os.path.join(rig.remote_rt, tag + ".sock")
+    # Lossless, to compare like with like; video is tools/bench_link.py's.
     server = rig.start("rcomp-run-" + tag, [RCOMP_RUN, "--socket", sock, "--compress", compress,
-                                           "--", *app], rig.remote_env)
+                                           "--codec", "lossless", "--", *app], rig.remote_env)
     wait_for("rcomp-run's socket", lambda: os.path.exists(sock))
     rsock = os.path.join(rig.tmp, tag + "-relay.sock")
     relay_proc, stats = relay(rig, "relay-" + tag, rsock, sock)

@@ -106,6 +106,16 @@ def run_waypipe(rig, tag, app, delay, rate):
             "cpu": float("nan"), "rss": float("nan")}
 
 
+def run_direct(rig, tag, app):
+    """The app straight on the local desktop: the rate to keep."""
+    env = dict(rig.local_env)
+    if app[0] != "glmark2-es2-wayland":
+        env["WAYLAND_DEBUG"] = "client"
+    p = rig.start("direct-" + tag, ["timeout", str(DURATION), *app], env)
+    p.wait(timeout=DURATION + 60)
+    return app_fps(rig.read_log("direct-" + tag), app, DURATION)
+
+
 def read_json(path):
     import json
     wait_for("relay stats", lambda: os.path.exists(path), timeout=10)
@@ -196,13 +206,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer conditions")
     ap.add_argument("--soak", action="store_true", help="5 minutes at 1 Mbit/s")
+    ap.add_argument("--direct-only", action="store_true", help="only the apps run directly")
     args = ap.parse_args()
     rtts = [0, 100] if args.quick else [0, 20, 50, 100]
     rates = [0, 10] if args.quick else [0, 50, 10]
     apps = [("weston-simple-egl", egl_app()), ("glmark2 800x600", glmark_app())]
     rig = Rig()
     rows = []
+    direct = {}
     try:
+        for name, app in apps:
+            direct[name] = run_direct(rig, name.split()[0], app)
+            print("%s directly on the local desktop: %.0f fps" % (name, direct[name]), flush=True)
+        if args.direct_only:
+            return 0
         for name, app in apps:
             for rtt in rtts:
                 for rate in rates:
@@ -226,6 +243,8 @@ def main():
     finally:
         rig.close()
 
+    print("\nDirectly on the local desktop: " + ", ".join(
+        "%s %.0f fps" % (name, fps) for name, fps in direct.items()))
     print("\n| app | RTT ms | link | rcomp app fps | rcomp shown fps | rcomp MB/s | "
           "rcomp-run CPU % | rcomp-run RSS MB | waypipe app fps | waypipe MB/s |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -341,8 +341,9 @@ struct video_decoder *video_decoder_create(char *err, size_t err_size)
 	 * to software by itself when the stream is beyond the hardware (VAAPI
 	 * has no 4:4:4 H.264, which libx264 streams are). */
 	const char *node = render_node();
-	if (node && av_hwdevice_ctx_create(&dec->hw_device, AV_HWDEVICE_TYPE_VAAPI, node, NULL,
-			    0) == 0) {
+	if (node &&
+		av_hwdevice_ctx_create(&dec->hw_device, AV_HWDEVICE_TYPE_VAAPI, node, NULL, 0) ==
+			0) {
 		dec->ctx->hw_device_ctx = av_buffer_ref(dec->hw_device);
 		dec->sw_frame = av_frame_alloc();
 	}

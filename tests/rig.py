@@ -275,6 +275,28 @@ def count_differences(a, b):
     return diff
 
 
+def wait_screen_matches(rig, app_id, path, timeout=20):
+    """Waits until a screenshot of the local window equals the capture that
+    rcomp-run dumped to path; returns (screenshot, capture, window)."""
+    state = {}
+
+    def attempt():
+        w = rig.window(app_id=app_id)
+        if not w or not os.path.exists(path):
+            return None
+        shot = rig.screenshot(w["rect"])
+        dump = read_ppm(path)
+        diff = count_differences(shot, dump)
+        state["last"] = "screen %dx%d, capture %dx%d, %s pixels differ" % (
+            shot[0], shot[1], dump[0], dump[1], diff)
+        return (shot, dump, w) if diff == 0 else None
+
+    try:
+        return wait_for("the local window to match the capture", attempt, timeout, 0.3)
+    except Failure as e:
+        raise Failure("%s: %s" % (e, state.get("last")))
+
+
 def run_test(body, **rig_args):
     """Runs body(rig) and reports; exit status 0 on success, 1 on failure."""
     rig = None

@@ -9,8 +9,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, TEST_CLIENTS, RCOMP_RUN, RCOMP_VIEW, count_differences, log, main,  # noqa: E402
-                 read_ppm, wait_for)
+from rig import (Failure, TEST_CLIENTS, RCOMP_RUN, RCOMP_VIEW, log, main,  # noqa: E402
+                 read_ppm, wait_for, wait_screen_matches)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
@@ -29,24 +29,7 @@ def start_with_dump(rig, app, args=()):
 
 
 def wait_pixels_match(rig, app_id, path, timeout=20):
-    """Waits until a screenshot of the local window equals the capture."""
-    state = {}
-
-    def attempt():
-        w = rig.window(app_id=app_id)
-        if not w or not os.path.exists(path):
-            return None
-        shot = rig.screenshot(w["rect"])
-        dump = read_ppm(path)
-        diff = count_differences(shot, dump)
-        state["last"] = "screen %dx%d, capture %dx%d, %s pixels differ" % (
-            shot[0], shot[1], dump[0], dump[1], diff)
-        return (shot, dump, w) if diff == 0 else None
-
-    try:
-        return wait_for("the local window to match the capture", attempt, timeout, 0.3)
-    except Failure as e:
-        raise Failure("%s: %s" % (e, state.get("last")))
+    return wait_screen_matches(rig, app_id, path, timeout)
 
 
 def colours(image):

@@ -8,8 +8,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, RCOMP_VIEW, TEST_CLIENTS, count_differences, log, main,  # noqa: E402
-                 read_ppm, wait_for)
+from rig import (Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, read_ppm,  # noqa: E402
+                 wait_for, wait_screen_matches)
 
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
 
@@ -89,24 +89,6 @@ def case_slow_link(rig):
             most, limit, rss_start, rss_end, len(frames)))
 
 
-def wait_exact(rig, app_id, dump_path, timeout=30):
-    state = {}
-
-    def attempt():
-        w = rig.window(app_id=app_id)
-        if not w or not os.path.exists(dump_path):
-            return None
-        shot = rig.screenshot(w["rect"])
-        diff = count_differences(shot, read_ppm(dump_path))
-        state["last"] = diff
-        return shot if diff == 0 else None
-
-    try:
-        return wait_for("the screen to equal the capture", attempt, timeout, 0.3)
-    except Failure as e:
-        raise Failure("%s (%s pixels differ)" % (e, state.get("last")))
-
-
 def codec_switch(rig, codec, **link):
     dump = os.path.join(rig.tmp, "dump")
     os.makedirs(dump)
@@ -119,7 +101,8 @@ def codec_switch(rig, codec, **link):
     wait_for("the app to stop moving", lambda: "still after" in rig.read_log("rcomp-run"))
     wait_for("the lossless refresh",
              lambda: "back to lossless (motion stopped)" in rig.read_log("rcomp-run"))
-    shot = wait_exact(rig, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"))
+    shot, _, _ = wait_screen_matches(rig, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"),
+                                     timeout=30)
     # The still picture has one-pixel black and white checks at the top: a
     # lossy picture would have greys there.
     w, h, p = shot

@@ -778,6 +778,23 @@ static void refuse(int fd)
 	close(fd);
 }
 
+/* Whether the attached viewer has gone already: its close may be queued
+ * behind the new connection in the same round of events. Reads what it sent
+ * up to its end. Sockets only; stdio never accepts. */
+static bool viewer_gone(struct rc_server *server)
+{
+	for (int i = 0; i < 64 && server->viewer; i++) {
+		struct rc_viewer *viewer = server->viewer;
+		char byte;
+		ssize_t n = recv(viewer->in_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			return false;
+		}
+		handle_readable(viewer->in_fd, WL_EVENT_READABLE, viewer);
+	}
+	return server->viewer == NULL;
+}
+
 static int handle_accept(int fd, uint32_t mask, void *data)
 {
 	struct rc_server *server = data;
@@ -788,7 +805,7 @@ static int handle_accept(int fd, uint32_t mask, void *data)
 		}
 		return 0;
 	}
-	if (server->viewer) {
+	if (server->viewer && !viewer_gone(server)) {
 		log_info("refused a second viewer: one is already attached");
 		refuse(conn);
 		return 0;

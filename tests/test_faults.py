@@ -1,0 +1,172 @@
+"""Faults: rcomp-run keeps serving, memory stays bounded, one clear log line
+says what happened, and other windows are unaffected. Run one case:
+python3 test_faults.py CASE."""
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rig import Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, wait_for  # noqa: E402
+
+INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
+ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Failure("no VmRSS for %d" % pid)
+
+
+def alive(proc):
+    if proc.poll() is not None:
+        raise Failure("%s exited with %s" % (proc.rcomp_name, proc.returncode))
+
+
+def hello():
+    return struct.pack("<HHI", 0x0101, 0, 16) + struct.pack("<IHHII", 0x504D4352, 1, 0, 7, 0)
+
+
+def attach_again(rig, server, app_id, name):
+    """A new, well-behaved viewer gets the session's windows."""
+    viewer = rig.start_viewer(server, name=name)
+    wait_for("%s's window for the next viewer" % app_id, lambda: rig.window(app_id=app_id))
+    return viewer
+
+
+def case_viewer_killed(rig):
+    """kill -9 of the viewer while frames stream."""
+    server = rig.start_server([ANIM_CLIENT, "1000"], ["--codec", "lossless"])
+    viewer = rig.start_viewer(server)
+    wait_for("the window", lambda: rig.window(app_id="rcomp-anim-test"))
+    time.sleep(1)
+    os.killpg(viewer.pid, signal.SIGKILL)
+    viewer.wait()
+    wait_for("the server to notice", lambda: "viewer disconnected" in rig.read_log("rcomp-run")
+             or "viewer connection" in rig.read_log("rcomp-run"))
+    time.sleep(1)
+    alive(server)
+    attach_again(rig, server, "rcomp-anim-test", "second-viewer")
+    said = [line for line in rig.read_log("rcomp-run").splitlines()
+            if "viewer disconnected" in line or "viewer connection" in line]
+    if len(said) != 1:
+        raise Failure("expected one line about the lost viewer, got %r" % said)
+    log("viewer killed mid-stream; server said: %s" % said[0])
+
+
+def case_app_killed(rig):
+    """One app of two is killed: its window goes, the other stays."""
+    server = rig.start_server(["sh", "-c", "%s & exec %s 1000" % (INPUT_CLIENT, ANIM_CLIENT)])
+    rig.start_viewer(server)
+    wait_for("both windows", lambda: rig.window(app_id="rcomp-anim-test")
+             and rig.window(app_id="rcomp-input-test"))
+    subprocess.run(["pkill", "-9", "-f", "^" + ANIM_CLIENT], check=False)
+    wait_for("the killed app's window to go",
+             lambda: not rig.window(app_id="rcomp-anim-test"))
+    time.sleep(1)
+    alive(server)
+    if not rig.window(app_id="rcomp-input-test"):
+        raise Failure("the other app's window went too")
+    log("killed app's window went; the other stayed; rcomp-run serves on")
+
+
+def case_random_bytes(rig):
+    """64 KiB of random bytes on the socket."""
+    server = rig.start_server([INPUT_CLIENT])
+    rng = random.Random(1234)
+    for with_hello in (False, True):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(server.socket)
+        data = (hello() if with_hello else b"") + bytes(rng.getrandbits(8) for _ in range(65536))
+        try:
+            s.sendall(data)
+        except OSError:
+            pass  # the server may close before reading it all: that is the point
+        s.settimeout(10)
+        try:
+            while s.recv(65536):
+                pass
+        except OSError:
+            pass
+        s.close()
+    alive(server)
+    errors = [line for line in rig.read_log("rcomp-run").splitlines() if "bad data" in line]
+    if len(errors) != 2:
+        raise Failure("expected one log line per bad peer, got %r" % errors)
+    attach_again(rig, server, "rcomp-input-test", "viewer")
+    log("random bytes dropped each peer with one line: %s" % errors[0])
+
+
+def case_many_connects(rig):
+    """100 connects in a row, with and without a viewer attached."""
+    server = rig.start_server([INPUT_CLIENT])
+    time.sleep(0.5)
+    before = rss_kib(server.pid)
+    for i in range(100):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(server.socket)
+        if i % 2:
+            s.sendall(hello())
+        s.close()
+    viewer = rig.start_viewer(server)
+    wait_for("the window", lambda: rig.window(app_id="rcomp-input-test"))
+    refused = 0
+    for i in range(100):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(server.socket)
+        s.settimeout(10)
+        if s.recv(64)[:2] == struct.pack("<H", 0x0202):
+            refused += 1
+        s.close()
+    time.sleep(0.5)
+    alive(server)
+    alive(viewer)
+    after = rss_kib(server.pid)
+    if refused != 100:
+        raise Failure("%d of 100 extra viewers were refused with a goodbye" % refused)
+    if after - before > 4096 and os.environ.get("RCOMP_SANITIZED") != "1":
+        raise Failure("rcomp-run grew from %d to %d KiB over 200 connects" % (before, after))
+    if not rig.window(app_id="rcomp-input-test"):
+        raise Failure("the attached viewer's window is gone")
+    log("200 connects: RSS %d -> %d KiB, 100 refused while a viewer was attached" % (
+        before, after))
+
+
+def case_stalled_viewer(rig):
+    """A viewer that says hello and then never reads, while the app animates."""
+    server = rig.start_server([ANIM_CLIENT, "1000"], ["--codec", "lossless"])
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(server.socket)
+    s.sendall(hello())
+    time.sleep(2)
+    first = rss_kib(server.pid)
+    time.sleep(6)
+    last = rss_kib(server.pid)
+    alive(server)
+    limit = 200 * 1024 if os.environ.get("RCOMP_SANITIZED") == "1" else 64 * 1024
+    if last > limit or (last - first > 4096 and os.environ.get("RCOMP_SANITIZED") != "1"):
+        raise Failure("rcomp-run grew from %d to %d KiB with a viewer that does not read" % (
+            first, last))
+    s.close()
+    wait_for("the server to drop the stalled viewer",
+             lambda: "disconnected" in rig.read_log("rcomp-run")
+             or "lost" in rig.read_log("rcomp-run"))
+    attach_again(rig, server, "rcomp-anim-test", "viewer")
+    log("a viewer that never read: RSS %d -> %d KiB, then the next viewer attached" % (
+        first, last))
+
+
+if __name__ == "__main__":
+    case = sys.argv[1] if len(sys.argv) > 1 else ""
+    body = globals().get("case_" + case)
+    if not body:
+        print("unknown case %r" % case)
+        sys.exit(2)
+    main(body)

@@ -10,6 +10,8 @@ packages=(
 	libavcodec-dev libavutil-dev libswscale-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston xkb-data fonts-dejavu-core util-linux clang-format
+	# fuzzing
+	clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Sets up a Debian 12 machine and runs the whole test suite: the unit and
-# integration tests in a normal build, again in an ASan+UBSan build, and a
-# clang-format check. Ends with "N passed, N failed".
+# integration tests in a normal build, again in an ASan+UBSan build, a
+# bounded libFuzzer pass over each decoder, and a clang-format check. Ends
+# with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then
@@ -62,6 +63,15 @@ else
 	echo "sanitizer build failed"
 	step failed
 fi
+
+# A bounded fuzz pass over each decoder (tools/fuzz.sh runs longer ones).
+for h in wire frame video; do
+	if tools/fuzz.sh "${FUZZ_SECONDS:-60}" "$h"; then
+		step ok
+	else
+		step failed
+	fi
+done
 
 echo "== clang-format"
 format_log=$(mktemp)

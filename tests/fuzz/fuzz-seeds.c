@@ -1,0 +1,145 @@
+/* Writes the seed corpus of the fuzz harnesses: one valid message of each
+ * kind, frames under every compression, and an H.264 stream start.
+ * Usage: fuzz-seeds DIR (creates DIR/wire, DIR/frame, DIR/video). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "codec.h"
+#include "video.h"
+#include "wire.h"
+
+static void save(const char *dir, const char *sub, const char *name, const struct buffer *buf,
+	const uint8_t *prefix, size_t prefix_len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fwrite(prefix, 1, prefix_len, f);
+	fwrite(buffer_head(buf), 1, buffer_size(buf), f);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: fuzz-seeds DIR\n");
+		return 2;
+	}
+	const char *dir = argv[1];
+	mkdir(dir, 0755);
+	struct buffer buf;
+	buffer_init(&buf, 1 << 24);
+
+	/* A viewer's opening, and a server's, as one stream each. */
+	uint32_t keys[2] = {30, 42};
+	struct wire_msg m = {.type = WIRE_HELLO};
+	m.hello.magic = WIRE_MAGIC;
+	m.hello.major = 1;
+	m.hello.caps = 7;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_KEYMAP};
+	m.keymap.format = 1;
+	m.keymap.data = "xkb_keymap { xkb_keycodes { include \"evdev\" }; };";
+	m.keymap.size = (uint32_t)strlen(m.keymap.data);
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_KEYBOARD_ENTER};
+	m.keyboard_enter.window = 1;
+	m.keyboard_enter.nkeys = 2;
+	m.keyboard_enter.keys = keys;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_POINTER_MOTION};
+	m.pointer_motion.window = 1;
+	m.pointer_motion.x = 256 * 10;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_CONFIGURE};
+	m.configure.window = 1;
+	m.configure.width = 640;
+	m.configure.height = 480;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_FRAME_ACK};
+	m.frame_ack.window = 1;
+	m.frame_ack.seq = 3;
+	wire_encode(&buf, &m);
+	save(dir, "wire", "viewer-stream", &buf, NULL, 0);
+	buffer_consume(&buf, buffer_size(&buf));
+
+	m = (struct wire_msg){.type = WIRE_WELCOME};
+	m.welcome.magic = WIRE_MAGIC;
+	m.welcome.major = 1;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_WINDOW_NEW};
+	m.window_new.window = 1;
+	m.window_new.width = 64;
+	m.window_new.height = 48;
+	m.window_new.title = "foot";
+	m.window_new.title_len = 4;
+	m.window_new.app_id = "foot";
+	m.window_new.app_id_len = 4;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_GOODBYE};
+	m.goodbye.text = "bye";
+	m.goodbye.text_len = 3;
+	wire_encode(&buf, &m);
+	save(dir, "wire", "server-stream", &buf, NULL, 0);
+	buffer_consume(&buf, buffer_size(&buf));
+
+	/* Frames: a text-like 64x48 image as diffs under each compression. */
+	uint32_t prev[64 * 48] = {0}, next[64 * 48];
+	for (int i = 0; i < 64 * 48; i++) {
+		next[i] = (i % 7 < 3) ? 0xffd0d0d0 : 0xff101010;
+	}
+	const char *names[] = {"none", "lz4", "zstd"};
+	for (int c = 0; c < 3; c++) {
+		struct compressor comp;
+		compressor_init(&comp, (enum wire_compression)c, 3);
+		uint32_t base[64 * 48];
+		memcpy(base, prev, sizeof(base));
+		struct image cur = {next, 64, 48, 64}, b = {base, 64, 48, 64};
+		struct wire_rect rects[2] = {{0, 0, 64, 20}, {8, 20, 40, 28}};
+		uint8_t raw[64 * 48 * 4];
+		size_t n = codec_diff_encode(&cur, &b, rects, 2, raw);
+		m = (struct wire_msg){.type = WIRE_FRAME};
+		m.frame.window = 1;
+		m.frame.seq = 1;
+		m.frame.width = 64;
+		m.frame.height = 48;
+		m.frame.compression = (uint8_t)c;
+		m.frame.flags = WIRE_FRAME_RESET;
+		m.frame.nrects = 2;
+		m.frame.raw_size = (uint32_t)n;
+		size_t start;
+		wire_frame_begin(&buf, &m, rects, &start);
+		compressor_compress(&comp, raw, n, &buf);
+		wire_frame_finish(&buf, start);
+		char name[32];
+		snprintf(name, sizeof(name), "frame-%s", names[c]);
+		save(dir, "frame", name, &buf, NULL, 0);
+		buffer_consume(&buf, buffer_size(&buf));
+		compressor_finish(&comp);
+	}
+
+	/* The start of an H.264 stream of a 64x48 window. */
+	char err[256];
+	struct video_encoder *enc = video_encoder_create(64, 48, 60, 1000000, err, sizeof(err));
+	if (enc) {
+		bool produced;
+		video_encoder_encode(enc, next, 64, 1000000, &buf, &produced);
+		const uint8_t start_stream = 1;
+		save(dir, "video", "idr", &buf, &start_stream, 1);
+		buffer_consume(&buf, buffer_size(&buf));
+		video_encoder_encode(enc, prev, 64, 1000000, &buf, &produced);
+		const uint8_t same_stream = 0;
+		save(dir, "video", "p-frame", &buf, &same_stream, 1);
+		video_encoder_destroy(enc);
+	}
+	buffer_finish(&buf);
+	return 0;
+}

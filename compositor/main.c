@@ -326,6 +326,21 @@ int main(int argc, char **argv)
 	if (!compressor_init(&server.compressor, server.compression, server.compression_level)) {
 		return 1;
 	}
+	/* A plain ssh login may have no runtime directory: make a private one,
+	 * for our Wayland socket and the app's. */
+	char runtime_dir[] = "/tmp/rcomp-run-XXXXXX";
+	bool own_runtime_dir = false;
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	if (!xdg || !*xdg) {
+		if (!mkdtemp(runtime_dir)) {
+			log_error("XDG_RUNTIME_DIR is not set and no private one can be made: %s",
+				strerror(errno));
+			return 1;
+		}
+		setenv("XDG_RUNTIME_DIR", runtime_dir, 1);
+		own_runtime_dir = true;
+		log_info("XDG_RUNTIME_DIR is not set; using %s", runtime_dir);
+	}
 	if (!create_compositor(&server)) {
 		log_error("cannot start the compositor");
 		return 1;
@@ -396,5 +411,8 @@ int main(int argc, char **argv)
 	wl_display_destroy(server.display);
 	wlr_renderer_destroy(server.renderer);
 	input_finish(&server);
+	if (own_runtime_dir) {
+		rmdir(runtime_dir); /* empty now: the display removed its socket */
+	}
 	return server.exit_code;
 }

@@ -11,7 +11,7 @@ packages=(
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston xkb-data fonts-dejavu-core util-linux clang-format
 	# fuzzing
-	clang libclang-rt-14-dev valgrind
+	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )
 
 missing=()

@@ -31,6 +31,7 @@
 static const char usage[] =
 	"usage: rcomp-view [options] [--socket PATH | --stdio]\n"
 	"       rcomp-view [options] --local -- APP [ARGS...]\n"
+	"       rcomp-view [options] ssh [ssh options] HOST -- APP [ARGS...]\n"
 	"\n"
 	"Shows the windows of a remote rcomp-run session as local windows.\n"
 	"\n"
@@ -38,8 +39,9 @@ static const char usage[] =
 	"                      (default: $XDG_RUNTIME_DIR/rcomp-0.sock)\n"
 	"  --stdio             speak to rcomp-run on stdin/stdout\n"
 	"  --local             start rcomp-run --stdio -- APP here (a one-command demo)\n"
-	"  --compress ALGO     with --local: none, lz4, zstd or zstd:LEVEL\n"
-	"  --fps N             with --local: the remote frame clock\n"
+	"  --compress ALGO     with --local or ssh: none, lz4, zstd or zstd:LEVEL\n"
+	"  --fps N             with --local or ssh: the remote frame clock\n"
+	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s\n"
 	"  -v, --verbose       more logging\n"
@@ -306,58 +308,124 @@ static void find_rcomp_run(char *out, size_t size)
 	snprintf(out, size, "rcomp-run");
 }
 
-static int start_local(struct rv_viewer *viewer, char **app, const char *compress, const char *fps,
-	int verbose)
+/* Runs argv with a socket pair on its stdin and stdout; returns our end. */
+static int start_child(struct rv_viewer *viewer, char **argv)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		log_error("cannot create a socket pair: %s", strerror(errno));
 		return -1;
 	}
-	char path[PATH_MAX];
-	find_rcomp_run(path, sizeof(path));
 	pid_t pid = fork();
 	if (pid < 0) {
-		log_error("cannot start rcomp-run: %s", strerror(errno));
+		log_error("cannot start %s: %s", argv[0], strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
 		return -1;
 	}
 	if (pid == 0) {
 		dup2(sv[1], STDIN_FILENO);
 		dup2(sv[1], STDOUT_FILENO);
 		signal(SIGPIPE, SIG_DFL);
-		int nargs = 0;
-		while (app[nargs]) {
-			nargs++;
-		}
-		char **argv = calloc((size_t)nargs + 12, sizeof(char *));
-		if (!argv) {
-			_exit(127);
-		}
-		int i = 0;
-		argv[i++] = path;
-		argv[i++] = "--stdio";
-		if (compress) {
-			argv[i++] = "--compress";
-			argv[i++] = (char *)compress;
-		}
-		if (fps) {
-			argv[i++] = "--fps";
-			argv[i++] = (char *)fps;
-		}
-		if (verbose) {
-			argv[i++] = "-v";
-		}
-		argv[i++] = "--";
-		for (int j = 0; j < nargs; j++) {
-			argv[i++] = app[j];
-		}
-		execvp(path, argv);
-		fprintf(stderr, "rcomp-view: cannot run %s: %s\n", path, strerror(errno));
+		execvp(argv[0], argv);
+		fprintf(stderr, "rcomp-view: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(sv[1]);
 	viewer->child = pid;
 	return sv[0];
+}
+
+/* rcomp-run --stdio's options and the app, after `head` (which the caller
+ * fills) in a NULL-terminated array; NULL when out of memory. */
+static char **run_argv(char **head, int nhead, char **app, const char *compress, const char *fps,
+	int verbose)
+{
+	int nargs = 0;
+	while (app[nargs]) {
+		nargs++;
+	}
+	char **argv = calloc((size_t)(nhead + nargs + 10), sizeof(char *));
+	if (!argv) {
+		return NULL;
+	}
+	int i = 0;
+	for (int j = 0; j < nhead; j++) {
+		argv[i++] = head[j];
+	}
+	argv[i++] = "--stdio";
+	if (compress) {
+		argv[i++] = "--compress";
+		argv[i++] = (char *)compress;
+	}
+	if (fps) {
+		argv[i++] = "--fps";
+		argv[i++] = (char *)fps;
+	}
+	if (verbose) {
+		argv[i++] = "-v";
+	}
+	argv[i++] = "--";
+	for (int j = 0; j < nargs; j++) {
+		argv[i++] = app[j];
+	}
+	return argv;
+}
+
+static int start_local(struct rv_viewer *viewer, char **app, const char *compress, const char *fps,
+	int verbose)
+{
+	char path[PATH_MAX];
+	find_rcomp_run(path, sizeof(path));
+	char *head[] = {path};
+	char **argv = run_argv(head, 1, app, compress, fps, verbose);
+	int fd = argv ? start_child(viewer, argv) : -1;
+	free(argv);
+	return fd;
+}
+
+/* Quotes s for a POSIX shell: ssh hands the remote command to one. */
+static bool shell_quote(struct buffer *out, const char *s)
+{
+	bool ok = buffer_append(out, "'", 1);
+	for (; *s && ok; s++) {
+		ok = *s == '\'' ? buffer_append(out, "'\\''", 4) : buffer_append(out, s, 1);
+	}
+	return ok && buffer_append(out, "' ", 2);
+}
+
+/* rcomp-view ssh [ssh options] HOST -- APP: rcomp-run --stdio on HOST, over
+ * ssh's own stdin and stdout, so no port is opened anywhere. */
+static int start_ssh(struct rv_viewer *viewer, char **ssh_args, int nssh, char **app,
+	const char *compress, const char *fps, const char *remote_bin, int verbose)
+{
+	char *head[] = {(char *)remote_bin};
+	char **remote = run_argv(head, 1, app, compress, fps, verbose);
+	struct buffer command;
+	buffer_init(&command, 1 << 20);
+	bool ok = remote != NULL;
+	for (int i = 0; ok && remote[i]; i++) {
+		ok = shell_quote(&command, remote[i]);
+	}
+	ok = ok && buffer_append(&command, "", 1);
+	char **argv = calloc((size_t)nssh + 4, sizeof(char *));
+	int fd = -1;
+	if (ok && argv) {
+		int i = 0;
+		argv[i++] = "ssh";
+		argv[i++] = "-T"; /* no terminal: the stream is binary */
+		for (int j = 0; j < nssh; j++) {
+			argv[i++] = ssh_args[j];
+		}
+		argv[i++] = (char *)buffer_head(&command);
+		fd = start_child(viewer, argv);
+	} else {
+		log_error("the remote command is too long");
+	}
+	free(argv);
+	free(remote);
+	buffer_finish(&command);
+	return fd;
 }
 
 static bool connect_wayland(struct rv_viewer *viewer)
@@ -513,8 +581,10 @@ int main(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"stats", no_argument, NULL, 'T'},
+		{"remote-bin", required_argument, NULL, 'R'},
 		{0},
 	};
+	const char *remote_bin = "rcomp-run";
 	bool stats = false;
 	const char *socket_path = NULL, *compress = NULL, *fps = NULL;
 	bool use_stdio = false, local = false;
@@ -542,6 +612,9 @@ int main(int argc, char **argv)
 		case 'T':
 			stats = true;
 			break;
+		case 'R':
+			remote_bin = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -555,11 +628,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rcomp-view: choose one of --socket, --stdio and --local\n");
 		return 2;
 	}
+	/* rcomp-view ssh [ssh options] HOST -- APP [ARGS] */
+	bool ssh = !local && optind < argc && strcmp(argv[optind], "ssh") == 0;
+	int ssh_first = optind + 1, ssh_end = ssh_first;
+	if (ssh) {
+		while (ssh_end < argc && strcmp(argv[ssh_end], "--") != 0) {
+			ssh_end++;
+		}
+		if (ssh_end == ssh_first || ssh_end + 1 >= argc || socket_path || use_stdio) {
+			fprintf(stderr,
+				"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
+				"[ARGS...]\n");
+			return 2;
+		}
+	}
 	if (local && optind >= argc) {
 		fprintf(stderr, "rcomp-view: --local needs an app: rcomp-view --local -- APP\n");
 		return 2;
 	}
-	if (!local && optind < argc) {
+	if (!local && !ssh && optind < argc) {
 		fprintf(stderr, "rcomp-view: unexpected argument %s\n", argv[optind]);
 		return 2;
 	}
@@ -584,7 +671,11 @@ int main(int argc, char **argv)
 	if (!connect_wayland(&viewer)) {
 		return 1;
 	}
-	if (local) {
+	if (ssh) {
+		viewer.in_fd = viewer.out_fd =
+			start_ssh(&viewer, argv + ssh_first, ssh_end - ssh_first,
+				argv + ssh_end + 1, compress, fps, remote_bin, verbose);
+	} else if (local) {
 		viewer.in_fd = viewer.out_fd =
 			start_local(&viewer, argv + optind, compress, fps, verbose);
 	} else if (use_stdio) {

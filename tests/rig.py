@@ -237,6 +237,15 @@ class Rig:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def rss_kib(pid):
+    """Resident memory of a process, in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Failure("no VmRSS for %d" % pid)
+
+
 def read_ppm(path):
     with open(path, "rb") as f:
         data = f.read()

@@ -11,19 +11,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, wait_for,  # noqa: E402
+from rig import (rss_kib, Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, wait_for,  # noqa: E402
                  wait_screen_matches)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise Failure("no VmRSS for %d" % pid)
 
 
 def alive(proc):

@@ -8,18 +8,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, read_ppm,  # noqa: E402
+from rig import (rss_kib, Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, read_ppm,  # noqa: E402
                  wait_for, wait_screen_matches)
 
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise Failure("no VmRSS for %d" % pid)
 
 
 def link_stats(text):

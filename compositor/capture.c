@@ -204,7 +204,7 @@ static int handle_tick(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-static long frame_interval_ns(const struct rc_window *window)
+long capture_frame_interval_ns(const struct rc_window *window)
 {
 	const struct rc_server *server = window->server;
 	if (server->fps_explicit || window->refresh_mhz == 0) {
@@ -222,7 +222,8 @@ void capture_set_refresh(struct rc_window *window, uint32_t refresh_mhz)
 		return;
 	}
 	window->refresh_mhz = refresh_mhz;
-	log_info("window %u: frame clock %.3f Hz%s", window->id, 1e9 / frame_interval_ns(window),
+	log_info("window %u: frame clock %.3f Hz%s", window->id,
+		1e9 / capture_frame_interval_ns(window),
 		window->server->fps_explicit ? " (--fps)" : " (the viewer's output)");
 	if (window->clock_running) {
 		window->clock_running = false;
@@ -250,7 +251,7 @@ void capture_start_clock(struct rc_window *window)
 			return;
 		}
 	}
-	long interval = frame_interval_ns(window);
+	long interval = capture_frame_interval_ns(window);
 	/* First tick right away: after idle, the first change goes out at once. */
 	struct itimerspec spec = {
 		.it_interval = {.tv_sec = interval / 1000000000L,

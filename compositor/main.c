@@ -83,10 +83,7 @@ void server_check_exit(struct rc_server *server)
 	if (!server->app_exited || !server->running) {
 		return;
 	}
-	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link)
-	{
-		(void)window;
+	if (!wl_list_empty(&server->windows)) {
 		server->exit_idle_checks = 0;
 		return;
 	}

@@ -103,6 +103,7 @@ struct rc_viewer {
 	bool video; /* the viewer decodes H.264 */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
+	bool writable_armed; /* out_source waits for WL_EVENT_WRITABLE */
 };
 
 struct rc_server {
@@ -172,6 +173,7 @@ void window_damage_all(struct rc_window *window);
 bool capture_window(struct rc_window *window);
 void capture_start_clock(struct rc_window *window);
 void capture_set_refresh(struct rc_window *window, uint32_t refresh_mhz);
+long capture_frame_interval_ns(const struct rc_window *window);
 void capture_finish(struct rc_window *window);
 bool capture_dump(struct rc_window *window, const char *dir);
 

@@ -164,6 +164,18 @@ static bool ensure_scratch(struct rc_server *server, size_t size)
 	return true;
 }
 
+/* Books a frame just written after `before` bytes of the output buffer. */
+static void frame_queued(struct rc_server *server, struct rc_window *window, size_t before,
+	uint64_t now)
+{
+	struct rc_viewer *viewer = server->viewer;
+	uint32_t bytes = (uint32_t)(buffer_size(&viewer->out) - before);
+	window->seq++;
+	window->stat_frames++;
+	window->stat_bytes += bytes;
+	flow_sent(&viewer->flow, window->id, window->seq, bytes, now);
+}
+
 static void send_lossless(struct rc_server *server, struct rc_window *window)
 {
 	struct rc_viewer *viewer = server->viewer;
@@ -234,11 +246,7 @@ static void send_lossless(struct rc_server *server, struct rc_window *window)
 		return;
 	}
 	wire_frame_finish(&viewer->out, start);
-	window->seq++;
-	uint32_t bytes = (uint32_t)(buffer_size(&viewer->out) - before);
-	window->stat_frames++;
-	window->stat_bytes += bytes;
-	flow_sent(&viewer->flow, window->id, window->seq, bytes, server_time_usec());
+	frame_queued(server, window, before, server_time_usec());
 	window->need_reset = false;
 	if (server->dump_dir) {
 		capture_dump(window, server->dump_dir);
@@ -271,13 +279,10 @@ static double damage_fraction(struct rc_window *window)
 	return total ? (double)area / (double)total : 0;
 }
 
-static int window_fps(struct rc_server *server, struct rc_window *window)
+static int window_fps(struct rc_window *window)
 {
-	if (server->fps_explicit || window->refresh_mhz == 0) {
-		return server->fps;
-	}
-	int fps = (int)((window->refresh_mhz + 500) / 1000);
-	return fps < 1 ? 1 : (fps > 240 ? 240 : fps);
+	long interval = capture_frame_interval_ns(window);
+	return (int)((1000000000L + interval / 2) / interval);
 }
 
 /* The video bit rate follows the link: it grows while round trips stay near
@@ -287,7 +292,7 @@ static int64_t video_bitrate(struct rc_server *server, struct rc_window *window,
 {
 	const struct flow *flow = &server->viewer->flow;
 	int64_t rate = (int64_t)flow_rate(flow) * 8;
-	int64_t ceiling = (int64_t)window->width * window->height * window_fps(server, window) / 4;
+	int64_t ceiling = (int64_t)window->width * window->height * window_fps(window) / 4;
 	if (ceiling < MIN_BITRATE) {
 		ceiling = MIN_BITRATE;
 	}
@@ -332,8 +337,8 @@ static bool start_video(struct rc_server *server, struct rc_window *window)
 	char err[256];
 	uint64_t now = server_time_usec();
 	window->video_bitrate = 0;
-	window->encoder = video_encoder_create(window->width, window->height,
-		window_fps(server, window), video_bitrate(server, window, now), err, sizeof(err));
+	window->encoder = video_encoder_create(window->width, window->height, window_fps(window),
+		video_bitrate(server, window, now), err, sizeof(err));
 	if (!window->encoder) {
 		log_error("window %u stays lossless: %s", window->id, err);
 		window->video_failed = true;
@@ -388,11 +393,7 @@ static void send_video(struct rc_server *server, struct rc_window *window)
 	}
 	wire_frame_finish(&viewer->out, start);
 	window->new_stream = false;
-	window->seq++;
-	uint32_t bytes = (uint32_t)(buffer_size(&viewer->out) - before);
-	window->stat_frames++;
-	window->stat_bytes += bytes;
-	flow_sent(&viewer->flow, window->id, window->seq, bytes, now);
+	frame_queued(server, window, before, now);
 }
 
 /* Sends what changed in a window: as video while it is in motion, else as a
@@ -402,7 +403,6 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 	struct rc_viewer *viewer = server->viewer;
 	uint64_t now = server_time_usec();
 	bool damaged = pixman_region32_not_empty(&window->damage);
-	double fraction = damaged ? damage_fraction(window) : 0;
 
 	if (window->video) {
 		if (!damaged) {
@@ -413,7 +413,8 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 			return;
 		}
 		window->last_change_us = now;
-		window->still_frames = fraction < STILL_FRACTION ? window->still_frames + 1 : 0;
+		bool still = damage_fraction(window) < STILL_FRACTION;
+		window->still_frames = still ? window->still_frames + 1 : 0;
 		if (server->codec_mode == RC_CODEC_AUTO && window->still_frames >= STILL_FRAMES) {
 			stop_video(window, "little motion");
 			send_lossless(server, window);
@@ -425,7 +426,8 @@ void stream_send_frame(struct rc_server *server, struct rc_window *window)
 	if (damaged && server->codec_mode != RC_CODEC_LOSSLESS && viewer->video &&
 		!window->video_failed &&
 		(int64_t)window->width * window->height >= MIN_VIDEO_PIXELS) {
-		window->motion_frames = fraction >= MOTION_FRACTION ? window->motion_frames + 1 : 0;
+		bool moving = damage_fraction(window) >= MOTION_FRACTION;
+		window->motion_frames = moving ? window->motion_frames + 1 : 0;
 		if (server->codec_mode == RC_CODEC_VIDEO ||
 			window->motion_frames >= MOTION_FRAMES) {
 			if (start_video(server, window)) {
@@ -505,14 +507,6 @@ static void handle_ack(struct rc_server *server, const struct wire_msg *msg)
 	if (rtt >= 0) {
 		double ms = (double)rtt / 1000.0;
 		window->rtt_ms = window->rtt_ms ? window->rtt_ms * 0.8 + ms * 0.2 : ms;
-	}
-	/* Room in flight again: every window holding damage may send. */
-	struct rc_window *w;
-	wl_list_for_each(w, &server->windows, link)
-	{
-		if (w->mapped && pixman_region32_not_empty(&w->damage)) {
-			capture_start_clock(w);
-		}
 	}
 }
 
@@ -746,17 +740,15 @@ void stream_flush(struct rc_server *server)
 		viewer_destroy(viewer);
 		return;
 	}
-	wl_event_source_fd_update(viewer->out_source,
-		buffer_size(&viewer->out) > 0 ? WL_EVENT_WRITABLE : 0);
-	/* Room again: windows holding damage may send now. */
-	if (buffer_size(&viewer->out) < OUT_HIGH_WATER) {
-		struct rc_window *window;
-		wl_list_for_each(window, &server->windows, link)
-		{
-			if (window->mapped && pixman_region32_not_empty(&window->damage)) {
-				capture_start_clock(window);
-			}
-		}
+	/* Ask for writability only while bytes wait: an epoll change is a
+	 * syscall, and this runs on every turn of the event loop. A window
+	 * that could not send keeps its damage and its clock keeps ticking, so
+	 * nothing needs waking here. */
+	bool want_writable = buffer_size(&viewer->out) > 0;
+	if (want_writable != viewer->writable_armed) {
+		viewer->writable_armed = want_writable;
+		wl_event_source_fd_update(viewer->out_source,
+			want_writable ? WL_EVENT_WRITABLE : 0);
 	}
 }
 

@@ -163,7 +163,7 @@ class Rig:
         argv = [RCOMP_RUN, "--socket", sock, *args, "--", *app]
         p = self.start(name, argv, self.remote_env)
         wait_for("rcomp-run's socket", lambda: os.path.exists(sock) or self._dead(p))
-        self._check_alive(p)
+        self.check_alive(p)
         p.socket = sock
         return p
 
@@ -181,7 +181,7 @@ class Rig:
                 "--buffer-kb", str(buffer_kb), "--stats", stats]
         p = self.start(name, argv, self.local_env)
         wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
-        self._check_alive(p)
+        self.check_alive(p)
         p.socket = listen
         p.stats = stats
         return p
@@ -189,7 +189,7 @@ class Rig:
     def _dead(self, p):
         return p.poll() is not None
 
-    def _check_alive(self, p):
+    def check_alive(self, p):
         if p.poll() is not None:
             raise Failure("%s exited with %s; log:\n%s" % (p.rcomp_name, p.returncode,
                                                            self.read_log(p.rcomp_name, 6000)))

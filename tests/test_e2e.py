@@ -10,7 +10,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rig import (Failure, TEST_CLIENTS, RCOMP_RUN, RCOMP_VIEW, log, main,  # noqa: E402
-                 read_ppm, wait_for, wait_screen_matches)
+                 wait_for, wait_screen_matches)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
@@ -28,10 +28,6 @@ def start_with_dump(rig, app, args=()):
     return server, viewer
 
 
-def wait_pixels_match(rig, app_id, path, timeout=20):
-    return wait_screen_matches(rig, app_id, path, timeout)
-
-
 def colours(image):
     w, h, p = image
     return len(set(p[i:i + 3] for i in range(0, len(p), 3 * 7)))
@@ -43,22 +39,17 @@ def pixel(image, x, y):
     return tuple(p[i:i + 3])
 
 
-def alive(rig, proc):
-    if proc.poll() is not None:
-        raise Failure("%s exited with %s" % (proc.rcomp_name, proc.returncode))
-
-
 def case_foot_pixels(rig):
     server, viewer = start_with_dump(rig, ["foot"])
     w = wait_for("a local window with app_id foot", lambda: rig.window(app_id="foot"))
     log("local window:", w["rect"], "title:", w.get("name"))
-    shot, dump, w = wait_pixels_match(rig, "foot", dump_path(rig))
+    shot, dump, w = wait_screen_matches(rig, "foot", dump_path(rig))
     if colours(shot) < 3:
         raise Failure("the window shows only %d colours: no real content" % colours(shot))
     log("screenshot %dx%d equals the capture pixel for pixel (%d colours)" % (
         shot[0], shot[1], colours(shot)))
-    alive(rig, server)
-    alive(rig, viewer)
+    rig.check_alive(server)
+    rig.check_alive(viewer)
 
 
 def case_typing(rig):
@@ -91,10 +82,6 @@ class VirtualPointer:
         self.proc.stdin.flush()
         if self.proc.stdout.readline().strip() != "ok":
             raise Failure("the virtual pointer did not answer")
-
-
-def read_log(rig, name):
-    return rig.read_log(name + ".log")
 
 
 def case_click(rig):
@@ -139,7 +126,7 @@ def case_click(rig):
 def case_resize(rig):
     server, viewer = start_with_dump(rig, ["foot"])
     wait_for("the foot window", lambda: rig.window(app_id="foot"))
-    wait_pixels_match(rig, "foot", dump_path(rig))
+    wait_screen_matches(rig, "foot", dump_path(rig))
     rig.swaymsg('[app_id="foot"] resize set width 500 px height 400 px')
 
     def resized():
@@ -147,7 +134,7 @@ def case_resize(rig):
         return w and (w["rect"]["width"], w["rect"]["height"]) == (500, 400)
 
     wait_for("the local window to become 500x400", resized)
-    shot, dump, w = wait_pixels_match(rig, "foot", dump_path(rig))
+    shot, dump, w = wait_screen_matches(rig, "foot", dump_path(rig))
     if (dump[0], dump[1]) != (500, 400):
         raise Failure("remote capture is %dx%d, expected 500x400" % (dump[0], dump[1]))
     log("remote foot resized to 500x400 and its new content arrived")
@@ -168,8 +155,8 @@ def run_app_5s(rig, app):
         except OSError:
             pass
         time.sleep(0.25)
-    alive(rig, server)
-    alive(rig, viewer)
+    rig.check_alive(server)
+    rig.check_alive(viewer)
     if not rig.windows():
         raise Failure("the app's window is gone")
     if len(seen) < 5:
@@ -199,8 +186,8 @@ def case_second_viewer(rig):
     if code == 0 or "another viewer is attached" not in text:
         raise Failure("second viewer exited %d with: %s" % (code, text))
     time.sleep(0.5)
-    alive(rig, first)
-    alive(rig, server)
+    rig.check_alive(first)
+    rig.check_alive(server)
     if not rig.window(app_id="rcomp-input-test"):
         raise Failure("the first viewer's window is gone")
     log("second viewer refused with: %s" % text.strip())
@@ -245,11 +232,11 @@ def case_malformed(rig):
         if reason != 3:
             raise Failure("after %s the server answered %r %r" % (what, reason, text))
         log("%s -> goodbye: %s" % (what, text))
-    alive(rig, server)
+    rig.check_alive(server)
     viewer = rig.start_viewer(server)
     wait_for("a window for the next, well-behaved viewer",
              lambda: rig.window(app_id="rcomp-input-test"))
-    alive(rig, viewer)
+    rig.check_alive(viewer)
     if rig.read_log("rcomp-run").count("viewer sent bad data") != len(bad_inputs):
         raise Failure("expected one log line per bad viewer:\n" + rig.read_log("rcomp-run"))
 

@@ -11,16 +11,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (rss_kib, Failure, RCOMP_VIEW, TEST_CLIENTS, log, main, wait_for,  # noqa: E402
+from rig import (rss_kib, Failure, TEST_CLIENTS, log, main, wait_for,  # noqa: E402
                  wait_screen_matches)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
-
-
-def alive(proc):
-    if proc.poll() is not None:
-        raise Failure("%s exited with %s" % (proc.rcomp_name, proc.returncode))
 
 
 def hello():
@@ -45,7 +40,7 @@ def case_viewer_killed(rig):
     wait_for("the server to notice", lambda: "viewer disconnected" in rig.read_log("rcomp-run")
              or "viewer connection" in rig.read_log("rcomp-run"))
     time.sleep(1)
-    alive(server)
+    rig.check_alive(server)
     attach_again(rig, server, "rcomp-anim-test", "second-viewer")
     said = [line for line in rig.read_log("rcomp-run").splitlines()
             if "viewer disconnected" in line or "viewer connection" in line]
@@ -64,7 +59,7 @@ def case_app_killed(rig):
     wait_for("the killed app's window to go",
              lambda: not rig.window(app_id="rcomp-anim-test"))
     time.sleep(1)
-    alive(server)
+    rig.check_alive(server)
     if not rig.window(app_id="rcomp-input-test"):
         raise Failure("the other app's window went too")
     log("killed app's window went; the other stayed; rcomp-run serves on")
@@ -89,7 +84,7 @@ def case_random_bytes(rig):
         except OSError:
             pass
         s.close()
-    alive(server)
+    rig.check_alive(server)
     errors = [line for line in rig.read_log("rcomp-run").splitlines() if "bad data" in line]
     if len(errors) != 2:
         raise Failure("expected one log line per bad peer, got %r" % errors)
@@ -119,8 +114,8 @@ def case_many_connects(rig):
             refused += 1
         s.close()
     time.sleep(0.5)
-    alive(server)
-    alive(viewer)
+    rig.check_alive(server)
+    rig.check_alive(viewer)
     after = rss_kib(server.pid)
     if refused != 100:
         raise Failure("%d of 100 extra viewers were refused with a goodbye" % refused)
@@ -142,7 +137,7 @@ def case_stalled_viewer(rig):
     first = rss_kib(server.pid)
     time.sleep(6)
     last = rss_kib(server.pid)
-    alive(server)
+    rig.check_alive(server)
     limit = 200 * 1024 if os.environ.get("RCOMP_SANITIZED") == "1" else 64 * 1024
     if last > limit or (last - first > 4096 and os.environ.get("RCOMP_SANITIZED") != "1"):
         raise Failure("rcomp-run grew from %d to %d KiB with a viewer that does not read" % (
@@ -170,7 +165,7 @@ def case_reattach(rig):
     # Detached: the app keeps animating, then stops, with nobody watching.
     wait_for("the app to finish moving unwatched", lambda: "still after" in
              rig.read_log("rcomp-run"), timeout=30)
-    alive(server)
+    rig.check_alive(server)
     t0 = time.monotonic()
     rig.start_viewer(server, name="second-viewer")
     shot, _, w = wait_screen_matches(rig, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"))

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -143,18 +142,10 @@ static const struct wl_callback_listener frame_listener = {
 
 static void send_ack(struct rv_window *window)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	struct wire_msg msg = {
-		.type = WIRE_FRAME_ACK,
-		.frame_ack =
-			{
-				.window = window->id,
-				.seq = window->received_seq,
-				.recv_time_us = (uint64_t)now.tv_sec * 1000000 +
-					(uint64_t)now.tv_nsec / 1000,
-			},
-	};
+	struct wire_msg msg = {.type = WIRE_FRAME_ACK};
+	msg.frame_ack.window = window->id;
+	msg.frame_ack.seq = window->received_seq;
+	msg.frame_ack.recv_time_us = viewer_time_usec();
 	viewer_send(window->viewer, &msg);
 }
 
@@ -261,13 +252,10 @@ static bool apply_video(struct rv_window *window, const struct wire_msg *msg)
 	window->received_seq = msg->frame.seq;
 	if (decoded) {
 		mark_all_damaged(window);
-		window->dirty = true;
-		window_present(window);
-	} else {
-		/* Nothing to show yet; still let the server know it arrived. */
-		window->dirty = true;
-		window_present(window);
 	}
+	/* Even with no picture yet, presenting acks the frame's arrival. */
+	window->dirty = true;
+	window_present(window);
 	return true;
 }
 

@@ -111,6 +111,14 @@ bool capture_window(struct rc_window *window)
 		return false;
 	}
 	/* Windows past the wire limits are cropped, never refused. */
+	if ((geo.width > WIRE_MAX_DIM || geo.height > WIRE_MAX_DIM ||
+		    (int64_t)geo.width * geo.height > WIRE_MAX_PIXELS) &&
+		!window->crop_logged) {
+		log_error("window %u is %dx%d, past the %dx%d limit of the stream: showing its "
+			  "top-left part",
+			window->id, geo.width, geo.height, 4096, 4096);
+		window->crop_logged = true;
+	}
 	if (geo.width > WIRE_MAX_DIM) {
 		geo.width = WIRE_MAX_DIM;
 	}

@@ -32,12 +32,27 @@
 
 static const char usage[] =
 	"usage: rcomp-run [options] -- APP [ARGS...]\n"
+	"       rcomp-run --list\n"
+	"       rcomp-run --attach [SESSION]\n"
 	"\n"
 	"Runs APP in a headless Wayland compositor and streams its windows to rcomp-view.\n"
+	"The session outlives its viewers: a viewer that attaches later gets every\n"
+	"window as it is now, and a new viewer takes the session over.\n"
 	"\n"
-	"  --socket PATH       listen for the viewer on this unix socket\n"
-	"                      (default: $XDG_RUNTIME_DIR/rcomp-N.sock, printed at start)\n"
-	"  --stdio             speak to the viewer on stdin/stdout (for ssh)\n"
+	"  --name NAME         name the session (default: the first free number)\n"
+	"  --socket PATH       listen for viewers on this unix socket (default:\n"
+	"                      $RCOMP_DIR or /tmp/rcomp-UID, then SESSION.sock)\n"
+	"  --listen-tcp ADDR:PORT  also listen on TCP (not encrypted). Viewers must\n"
+	"                      give a token: a new one is written to SESSION.token\n"
+	"                      (mode 0600) in the session directory\n"
+	"  --token-file FILE   with --listen-tcp: the token is the first line of FILE\n"
+	"  --stdio             speak to one viewer on stdin/stdout; the session ends\n"
+	"                      with it\n"
+	"  --persist           with --stdio: the session runs on in the background when\n"
+	"                      stdio closes (what rcomp-view ssh uses)\n"
+	"  --list              list this user's sessions\n"
+	"  --attach [SESSION]  connect stdin/stdout to a running session (the only\n"
+	"                      one, or the only detached one, if not named)\n"
 	"  --fps N             frame clock of each window, 1-240 (default: the refresh\n"
 	"                      of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
@@ -175,7 +190,7 @@ static bool start_app(struct rc_server *server, char **argv)
 	return true;
 }
 
-static bool parse_args(struct rc_server *server, int argc, char **argv, int *app_index)
+static bool parse_args(struct rc_server *server, int argc, char **argv, int *app_index, int *mode)
 {
 	static const struct option options[] = {
 		{"socket", required_argument, NULL, 's'},
@@ -187,6 +202,12 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		{"codec", required_argument, NULL, 'C'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"name", required_argument, NULL, 'n'},
+		{"persist", no_argument, NULL, 'P'},
+		{"list", no_argument, NULL, 'L'},
+		{"attach", no_argument, NULL, 'A'},
+		{"listen-tcp", required_argument, NULL, 't'},
+		{"token-file", required_argument, NULL, 'k'},
 		{0},
 	};
 	int verbose = 0, opt;
@@ -240,6 +261,30 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		case 'v':
 			verbose++;
 			break;
+		case 'n':
+			if (!wire_session_name_ok(optarg, strlen(optarg))) {
+				fprintf(stderr, "rcomp-run: --name takes 1 to %d of A-Z a-z 0-9 . _ "
+						"- (not starting with a dot)\n",
+					WIRE_MAX_SESSION_NAME);
+				return false;
+			}
+			server->name = optarg;
+			break;
+		case 'P':
+			server->persist = true;
+			break;
+		case 'L':
+			*mode = 'L';
+			break;
+		case 'A':
+			*mode = 'A';
+			break;
+		case 't':
+			server->tcp_addr = optarg;
+			break;
+		case 'k':
+			server->token_file = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -248,16 +293,34 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			return false;
 		}
 	}
+	log_init("rcomp-run", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
+	if (*mode) {
+		if (argc - optind > (*mode == 'A' ? 1 : 0)) {
+			fprintf(stderr, "rcomp-run: unexpected argument %s\n", argv[optind]);
+			return false;
+		}
+		*app_index = optind;
+		return true;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "rcomp-run: no app given\n\n%s", usage);
 		return false;
 	}
-	if (server->stdio && server->listen_path) {
-		fprintf(stderr, "rcomp-run: --stdio and --socket exclude each other\n");
+	if (server->stdio && (server->listen_path || server->tcp_addr)) {
+		fprintf(stderr,
+			"rcomp-run: --stdio excludes --socket and --listen-tcp; with --persist "
+			"the session listens on its own socket\n");
+		return false;
+	}
+	if (server->persist && !server->stdio) {
+		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
+		return false;
+	}
+	if (server->token_file && !server->tcp_addr) {
+		fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
 		return false;
 	}
 	*app_index = optind;
-	log_init("rcomp-run", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
 	wlr_log_init(verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
 	return true;
 }
@@ -311,12 +374,27 @@ int main(int argc, char **argv)
 		.fps = 60,
 		.compression = WIRE_COMPRESS_LZ4,
 		.listen_fd = -1,
+		.tcp_fd = -1,
 		.exit_code = 1,
 	};
-	int app_index;
+	int app_index, mode = 0, ready_fd = -1;
+	wl_list_init(&server.pending);
 	log_init("rcomp-run", LOG_INFO);
-	if (!parse_args(&server, argc, argv, &app_index)) {
+	if (!parse_args(&server, argc, argv, &app_index, &mode)) {
 		return 2;
+	}
+	if (mode == 'L') {
+		return session_main_list();
+	}
+	if (mode == 'A') {
+		return session_main_attach(app_index < argc ? argv[app_index] : NULL);
+	}
+	if (!session_prepare(&server, argv + app_index)) {
+		return 1;
+	}
+	if (server.persist && !session_daemonize(&server, &ready_fd)) {
+		session_finish(&server);
+		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -360,6 +438,14 @@ int main(int argc, char **argv)
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
 		ok = start_app(&server, argv + app_index);
 	}
+	if (ready_fd >= 0) {
+		/* The bridge that started us connects now, or says we failed. */
+		if (ok) {
+			ssize_t n = write(ready_fd, server.session_name, strlen(server.session_name));
+			(void)n;
+		}
+		close(ready_fd);
+	}
 	server.running = ok;
 	while (server.running) {
 		wl_display_flush_clients(server.display);
@@ -381,6 +467,7 @@ int main(int argc, char **argv)
 		stream_goodbye(&server, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
 	}
 	stream_finish(&server);
+	session_finish(&server);
 	if (server.stats) {
 		struct rusage self;
 		getrusage(RUSAGE_SELF, &self);

@@ -15,6 +15,7 @@
 #include "buffer.h"
 #include "codec.h"
 #include "flow.h"
+#include "session.h"
 #include "wire.h"
 
 struct rc_server;
@@ -61,6 +62,11 @@ struct rc_window {
 	int64_t video_bitrate;
 	uint64_t bitrate_stamp_us;
 
+	/* Commit rate, to name an app that floods; crops said once. */
+	uint32_t rate_commits;
+	uint64_t rate_start_us;
+	bool flood_logged, crop_logged;
+
 	/* Statistics for --stats, reset every second. */
 	uint32_t stat_commits, stat_frames;
 	uint64_t stat_bytes;
@@ -93,6 +99,19 @@ struct rc_subsurface {
 	struct wl_listener destroy;
 };
 
+/* A connection that has not finished its hello yet. It reads the hello
+ * exactly, so whatever follows stays in the socket for the viewer. */
+struct rc_pending {
+	struct rc_server *server;
+	struct wl_list link; // rc_server::pending
+	int fd;
+	bool tcp;
+	char peer[64];
+	struct wl_event_source *source, *timeout;
+	size_t len;
+	uint8_t data[WIRE_HEADER_SIZE + 20 + WIRE_MAX_TOKEN];
+};
+
 /* The connection to the one viewer. */
 struct rc_viewer {
 	struct rc_server *server;
@@ -104,6 +123,7 @@ struct rc_viewer {
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
 	bool writable_armed; /* out_source waits for WL_EVENT_WRITABLE */
+	bool tcp;
 };
 
 struct rc_server {
@@ -152,9 +172,27 @@ struct rc_server {
 	uint32_t keys_down[WIRE_MAX_KEYS];
 	uint32_t nkeys_down;
 
+	/* The session. */
+	char session_dir[SESSION_PATH_MAX];
+	char session_name[WIRE_MAX_SESSION_NAME + 1];
+	uint64_t session_id;
+	int64_t started;
+	char app_desc[256];
+	const char *name; /* --name */
+	bool persist; /* --persist */
+	const char *tcp_addr; /* --listen-tcp */
+	const char *token_file; /* --token-file */
+	char token[WIRE_MAX_TOKEN + 1];
+	size_t token_len;
+
 	/* Viewer transport. */
-	int listen_fd;
-	struct wl_event_source *listen_source;
+	int listen_fd, tcp_fd;
+	struct wl_event_source *listen_source, *tcp_source;
+	struct wl_list pending; // rc_pending::link
+	int npending;
+	uint64_t refused_log_us; /* rate limit for refusal log lines */
+	double refusal_credit;
+	int refused_unlogged;
 	struct rc_viewer *viewer;
 	struct compressor compressor;
 	uint8_t *scratch; /* raw diff bytes of one frame */
@@ -189,6 +227,15 @@ void stream_window_destroy(struct rc_server *server, struct rc_window *window);
 void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
 	const char *text);
 void stream_flush(struct rc_server *server);
+
+/* session.c */
+int session_main_list(void);
+int session_main_attach(const char *name);
+bool session_prepare(struct rc_server *server, char **app);
+bool session_daemonize(struct rc_server *server, int *ready);
+void session_update(struct rc_server *server);
+void session_finish(struct rc_server *server);
+bool session_check_token(const struct rc_server *server, const char *token, size_t len);
 
 /* input.c */
 bool input_init(struct rc_server *server);

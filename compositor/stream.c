@@ -12,6 +12,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_xdg_shell.h>
@@ -544,6 +548,9 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
 					(video_available() ? WIRE_CAP_H264 : 0),
 				.flags = (uint32_t)kind,
+				.session_id = server->session_id,
+				.name_len = (uint32_t)strlen(server->session_name),
+				.name = server->session_name,
 			},
 	};
 	send_msg(server, &welcome);
@@ -558,6 +565,8 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 		window->announced = false;
 		stream_window_new(server, window);
 	}
+	send_msg(server, &(struct wire_msg){.type = WIRE_SYNC});
+	session_update(server);
 }
 
 static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
@@ -683,6 +692,7 @@ static void viewer_destroy(struct rc_viewer *viewer)
 		window->announced = false;
 	}
 	input_viewer_gone(server);
+	session_update(server);
 	if (server->stdio) {
 		/* stdin/stdout carried the only viewer this session can have. */
 		log_info("the viewer on stdio is gone; ending the session");
@@ -752,60 +762,227 @@ void stream_flush(struct rc_server *server)
 	}
 }
 
-static void refuse(int fd)
+/* At most this many connections may be in the handshake at once, each for
+ * at most PENDING_TIMEOUT_MS: idle or hostile connections cost a bounded few
+ * kilobytes and never disturb the attached viewer. */
+#define MAX_PENDING 16
+#define PENDING_TIMEOUT_MS 10000
+
+/* One log line per second at most for refused connections, with a count of
+ * those not logged, so a flood cannot fill the log. */
+static void log_refusal(struct rc_server *server, const char *peer, const char *why)
 {
-	static const char text[] = "another viewer is attached to this session";
+	/* A burst of 10 lines, then one a second: a flood cannot fill the log. */
+	uint64_t now = server_time_usec();
+	server->refusal_credit += (double)(now - server->refused_log_us) / 1e6;
+	server->refused_log_us = now;
+	if (server->refusal_credit > 10) {
+		server->refusal_credit = 10;
+	}
+	if (server->refusal_credit < 1) {
+		server->refused_unlogged++;
+		return;
+	}
+	server->refusal_credit -= 1;
+	if (server->refused_unlogged) {
+		log_error("refused a viewer%s%s: %s (%d more refused and not logged)",
+			peer[0] ? " from " : "", peer, why, server->refused_unlogged);
+	} else {
+		log_error("refused a viewer%s%s: %s", peer[0] ? " from " : "", peer, why);
+	}
+	server->refused_unlogged = 0;
+}
+
+static void pending_destroy(struct rc_pending *pending, bool close_fd)
+{
+	struct rc_server *server = pending->server;
+	wl_list_remove(&pending->link);
+	server->npending--;
+	wl_event_source_remove(pending->source);
+	wl_event_source_remove(pending->timeout);
+	if (close_fd) {
+		close(pending->fd);
+	}
+	free(pending);
+}
+
+/* Says why on fd (a small write to a fresh socket fits its buffer), closes. */
+static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, const char *text)
+{
 	struct buffer out;
 	buffer_init(&out, 4096);
 	struct wire_msg msg = {
 		.type = WIRE_GOODBYE,
-		.goodbye = {.reason = WIRE_BYE_BUSY, .text_len = sizeof(text) - 1, .text = text},
+		.goodbye = {.reason = reason,
+			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
+			.text = text},
 	};
 	if (wire_encode(&out, &msg)) {
-		/* A small write to a new socket: it fits in the socket buffer. */
-		ssize_t n = write(fd, buffer_head(&out), buffer_size(&out));
+		ssize_t n = send(pending->fd, buffer_head(&out), buffer_size(&out), MSG_NOSIGNAL);
 		(void)n;
 	}
 	buffer_finish(&out);
-	close(fd);
-}
-
-/* Whether the attached viewer has gone already: its close may be queued
- * behind the new connection in the same round of events. Reads what it sent
- * up to its end. Sockets only; stdio never accepts. */
-static bool viewer_gone(struct rc_server *server)
-{
-	for (int i = 0; i < 64 && server->viewer; i++) {
-		struct rc_viewer *viewer = server->viewer;
-		char byte;
-		ssize_t n = recv(viewer->in_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			return false;
-		}
-		handle_readable(viewer->in_fd, WL_EVENT_READABLE, viewer);
+	/* Unread bytes would turn our close into a reset that can overtake the
+	 * goodbye: drain what has arrived (bounded) first. */
+	uint8_t sink[4096];
+	for (int i = 0; i < 16 && recv(pending->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
 	}
-	return server->viewer == NULL;
+	shutdown(pending->fd, SHUT_WR);
+	log_refusal(pending->server, pending->peer, text);
+	pending_destroy(pending, true);
 }
 
-static int handle_accept(int fd, uint32_t mask, void *data)
+/* A valid hello arrived: this connection becomes the viewer, taking the
+ * session over from any viewer attached now. */
+static void pending_promote(struct rc_pending *pending, const struct wire_msg *hello)
 {
-	struct rc_server *server = data;
-	int conn = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct rc_server *server = pending->server;
+	int fd = pending->fd;
+	bool tcp = pending->tcp;
+	char peer[sizeof(pending->peer)];
+	memcpy(peer, pending->peer, sizeof(peer));
+	if (server->viewer) {
+		log_info("a new viewer%s%s takes the session over; disconnecting the attached "
+			 "one",
+			peer[0] ? " from " : "", peer);
+		stream_goodbye(server, WIRE_BYE_TAKEN_OVER, 0,
+			"another viewer took this session over");
+		stream_flush(server);
+		viewer_destroy(server->viewer);
+	}
+	pending_destroy(pending, false);
+	struct rc_viewer *viewer = viewer_create(server, fd, fd);
+	if (!viewer) {
+		log_error("out of memory accepting a viewer");
+		close(fd);
+		return;
+	}
+	viewer->tcp = tcp;
+	handle_hello(viewer, hello);
+}
+
+static int handle_pending_readable(int fd, uint32_t mask, void *data)
+{
+	struct rc_pending *pending = data;
+	struct rc_server *server = pending->server;
+	/* Read exactly what the hello still needs: a header, then its body. */
+	struct wire_msg msg;
+	for (;;) {
+		size_t want = WIRE_HEADER_SIZE, used = 0;
+		if (pending->len >= WIRE_HEADER_SIZE) {
+			char err[256];
+			enum wire_status status = wire_decode(WIRE_FROM_VIEWER, pending->data,
+				pending->len, &msg, &used, err, sizeof(err));
+			if (status == WIRE_INVALID) {
+				refuse(pending, WIRE_BYE_PROTOCOL_ERROR, err);
+				return 0;
+			}
+			if (status == WIRE_OK) {
+				break;
+			}
+			const uint8_t *h = pending->data;
+			uint16_t type = (uint16_t)(h[0] | h[1] << 8);
+			uint32_t body = (uint32_t)h[4] | (uint32_t)h[5] << 8 |
+				(uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+			want = WIRE_HEADER_SIZE + (size_t)body;
+			if (type != WIRE_HELLO || want > sizeof(pending->data)) {
+				refuse(pending, WIRE_BYE_PROTOCOL_ERROR,
+					"the first message must be hello");
+				return 0;
+			}
+		}
+		ssize_t n = read(fd, pending->data + pending->len, want - pending->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			return 0;
+		}
+		if (n <= 0) {
+			log_debug("a connection closed before its hello");
+			pending_destroy(pending, true);
+			return 0;
+		}
+		pending->len += (size_t)n;
+	}
+	if (msg.type != WIRE_HELLO) {
+		refuse(pending, WIRE_BYE_PROTOCOL_ERROR, "the first message must be hello");
+		return 0;
+	}
+	if (pending->tcp && !session_check_token(server, msg.hello.token, msg.hello.token_len)) {
+		refuse(pending, WIRE_BYE_UNAUTHORIZED,
+			msg.hello.token_len ? "wrong token" : "no token given");
+		return 0;
+	}
+	pending_promote(pending, &msg);
+	return 0;
+}
+
+static int handle_pending_timeout(void *data)
+{
+	struct rc_pending *pending = data;
+	refuse(pending, WIRE_BYE_PROTOCOL_ERROR, "no hello within 10 seconds");
+	return 0;
+}
+
+static void accept_one(struct rc_server *server, int fd, bool tcp)
+{
+	struct sockaddr_storage addr;
+	socklen_t addr_len = sizeof(addr);
+	int conn = accept4(fd, (struct sockaddr *)&addr, &addr_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (conn < 0) {
 		if (errno != EAGAIN && errno != EINTR) {
 			log_error("accepting a viewer failed: %s", strerror(errno));
 		}
-		return 0;
+		return;
 	}
-	if (server->viewer && !viewer_gone(server)) {
-		log_info("refused a second viewer: one is already attached");
-		refuse(conn);
-		return 0;
+	char peer[64] = "";
+	if (tcp) {
+		char host[48], port[8];
+		if (getnameinfo((struct sockaddr *)&addr, addr_len, host, sizeof(host), port,
+			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+			snprintf(peer, sizeof(peer), "%s port %s", host, port);
+		}
+		int one = 1;
+		setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	if (!viewer_create(server, conn, conn)) {
-		log_error("out of memory accepting a viewer");
+	struct rc_pending *pending =
+		server->npending < MAX_PENDING ? calloc(1, sizeof(*pending)) : NULL;
+	if (!pending) {
+		log_refusal(server, peer, "too many connections in the handshake");
 		close(conn);
+		return;
 	}
+	pending->server = server;
+	pending->fd = conn;
+	pending->tcp = tcp;
+	memcpy(pending->peer, peer, sizeof(peer));
+	pending->source = wl_event_loop_add_fd(server->loop, conn, WL_EVENT_READABLE,
+		handle_pending_readable, pending);
+	pending->timeout = wl_event_loop_add_timer(server->loop, handle_pending_timeout, pending);
+	if (!pending->source || !pending->timeout) {
+		log_error("cannot watch a new connection");
+		if (pending->source) {
+			wl_event_source_remove(pending->source);
+		}
+		if (pending->timeout) {
+			wl_event_source_remove(pending->timeout);
+		}
+		close(conn);
+		free(pending);
+		return;
+	}
+	wl_list_insert(&server->pending, &pending->link);
+	server->npending++;
+	wl_event_source_timer_update(pending->timeout, PENDING_TIMEOUT_MS);
+}
+
+static int handle_accept(int fd, uint32_t mask, void *data)
+{
+	accept_one(data, fd, false);
+	return 0;
+}
+
+static int handle_accept_tcp(int fd, uint32_t mask, void *data)
+{
+	accept_one(data, fd, true);
 	return 0;
 }
 
@@ -862,33 +1039,88 @@ static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_
 	return server->listen_source != NULL;
 }
 
+/* ADDR:PORT, [V6ADDR]:PORT or :PORT (every address). */
+static bool listen_tcp(struct rc_server *server)
+{
+	char host[256];
+	const char *spec = server->tcp_addr;
+	const char *colon = strrchr(spec, ':');
+	if (!colon || !colon[1] || (size_t)(colon - spec) >= sizeof(host)) {
+		log_error("--listen-tcp takes ADDR:PORT, [ADDR]:PORT or :PORT, not %s", spec);
+		return false;
+	}
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	char *h = host;
+	if (h[0] == '[' && h[strlen(h) - 1] == ']') {
+		h[strlen(h) - 1] = '\0';
+		h++;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *res;
+	int err = getaddrinfo(*h ? h : NULL, colon + 1, &hints, &res);
+	if (err) {
+		log_error("--listen-tcp %s: %s", spec, gai_strerror(err));
+		return false;
+	}
+	int fd = -1;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int one = 1;
+		if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+				       bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+				       listen(fd, 8) < 0)) {
+			err = errno;
+			close(fd);
+			fd = -1;
+			errno = err;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		log_error("cannot listen on TCP %s: %s", spec, strerror(errno));
+		return false;
+	}
+	server->tcp_fd = fd;
+	server->tcp_source =
+		wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE, handle_accept_tcp, server);
+	log_info("listening on TCP %s", spec);
+	log_error("warning: TCP streams are not encrypted: anyone on the network path can see "
+		  "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "
+		  "an encrypted link.");
+	return server->tcp_source != NULL;
+}
+
 bool stream_listen(struct rc_server *server)
 {
+	char path[SESSION_PATH_MAX];
 	if (server->listen_path) {
-		const char *path = server->listen_path;
+		const char *given = server->listen_path;
 		server->listen_path = NULL;
-		if (!bind_path(server, path, false)) {
+		if (!bind_path(server, given, false)) {
 			return false;
+		}
+		/* Listed and attachable by name like any other session. */
+		char real[PATH_MAX];
+		if (realpath(server->listen_path, real) &&
+			session_path(path, sizeof(path), server->session_dir, server->session_name,
+				"sock")) {
+			unlink(path);
+			if (symlink(real, path) < 0) {
+				log_error("cannot link %s to %s: %s", path, real, strerror(errno));
+			}
 		}
 	} else {
-		const char *dir = getenv("XDG_RUNTIME_DIR");
-		if (!dir || !*dir) {
-			log_error("XDG_RUNTIME_DIR is not set; give a path with --socket PATH");
-			return false;
-		}
-		bool ok = false;
-		for (int i = 0; i < 32 && !ok; i++) {
-			char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-			snprintf(path, sizeof(path), "%s/rcomp-%d.sock", dir, i);
-			ok = bind_path(server, path, true);
-		}
-		if (!ok) {
-			log_error("no free rcomp socket in %s; give one with --socket PATH", dir);
+		if (!session_path(path, sizeof(path), server->session_dir, server->session_name,
+			    "sock") ||
+			!bind_path(server, path, false)) {
 			return false;
 		}
 	}
-	log_info("listening on %s", server->listen_path);
-	return true;
+	log_info("session %s: listening on %s", server->session_name, server->listen_path);
+	return !server->tcp_addr || listen_tcp(server);
 }
 
 bool stream_attach_stdio(struct rc_server *server)
@@ -931,6 +1163,19 @@ void stream_finish(struct rc_server *server)
 		unlink(server->listen_path);
 		free((char *)server->listen_path);
 		server->listen_path = NULL;
+	}
+	if (server->tcp_source) {
+		wl_event_source_remove(server->tcp_source);
+		server->tcp_source = NULL;
+	}
+	if (server->tcp_fd >= 0) {
+		close(server->tcp_fd);
+		server->tcp_fd = -1;
+	}
+	struct rc_pending *pending, *tmp;
+	wl_list_for_each_safe(pending, tmp, &server->pending, link)
+	{
+		pending_destroy(pending, true);
 	}
 	compressor_finish(&server->compressor);
 	free(server->scratch);

@@ -69,6 +69,28 @@ static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void 
 	}
 }
 
+/* Commits per second above which an app is said to flood. Each commit only
+ * adds damage, so flooding costs the app's own CPU and a little of ours;
+ * frames still go out at the window's clock with the newest pixels. */
+#define FLOOD_COMMITS_PER_SECOND 1000
+
+static void note_commit_rate(struct rc_window *window)
+{
+	uint64_t now = server_time_usec();
+	if (now - window->rate_start_us >= 1000000) {
+		if (window->rate_commits > FLOOD_COMMITS_PER_SECOND && !window->flood_logged) {
+			const char *app_id = window->xdg_surface->toplevel->app_id;
+			log_error("window %u (%s) commits %u times a second without waiting for "
+				  "frame callbacks; only its newest content is sent",
+				window->id, app_id ? app_id : "no app id", window->rate_commits);
+			window->flood_logged = true;
+		}
+		window->rate_commits = 0;
+		window->rate_start_us = now;
+	}
+	window->rate_commits++;
+}
+
 static void handle_surface_commit(struct wl_listener *listener, void *data)
 {
 	struct rc_surface *rs = wl_container_of(listener, rs, commit);
@@ -78,6 +100,7 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	}
 	if (rs->surface == window->xdg_surface->surface) {
 		window->stat_commits++;
+		note_commit_rate(window);
 	}
 	struct find_surface find = {.surface = rs->surface};
 	wlr_xdg_surface_for_each_surface(window->xdg_surface, find_surface_iter, &find);

@@ -23,7 +23,7 @@ struct type_info {
 #define RECT_SIZE 16u
 
 static const struct type_info types[] = {
-	{WIRE_HELLO, "hello", TO_SERVER, 16, 16},
+	{WIRE_HELLO, "hello", TO_SERVER, 20, 20 + WIRE_MAX_TOKEN},
 	{WIRE_KEYMAP, "keymap", TO_SERVER, 5, 4 + WIRE_MAX_KEYMAP},
 	{WIRE_REPEAT_INFO, "repeat_info", TO_SERVER, 8, 8},
 	{WIRE_CONFIGURE, "configure", TO_SERVER, 16, 16},
@@ -39,13 +39,14 @@ static const struct type_info types[] = {
 	{WIRE_MODIFIERS, "modifiers", TO_SERVER, 16, 16},
 	{WIRE_FRAME_ACK, "frame_ack", TO_SERVER, 16, 16},
 	{WIRE_OUTPUT_INFO, "output_info", TO_SERVER, 12, 12},
-	{WIRE_WELCOME, "welcome", TO_VIEWER, 16, 16},
+	{WIRE_WELCOME, "welcome", TO_VIEWER, 28, 28 + WIRE_MAX_SESSION_NAME},
 	{WIRE_GOODBYE, "goodbye", TO_VIEWER, 8, 8 + WIRE_MAX_TEXT},
 	{WIRE_WINDOW_NEW, "window_new", TO_VIEWER, 20, 20 + WIRE_MAX_TITLE + WIRE_MAX_APP_ID},
 	{WIRE_WINDOW_TITLE, "window_title", TO_VIEWER, 4, 4 + WIRE_MAX_TITLE},
 	{WIRE_WINDOW_APP_ID, "window_app_id", TO_VIEWER, 4, 4 + WIRE_MAX_APP_ID},
 	{WIRE_WINDOW_DESTROY, "window_destroy", TO_VIEWER, 4, 4},
 	{WIRE_FRAME, "frame", TO_VIEWER, FRAME_FIXED, WIRE_MAX_BODY},
+	{WIRE_SYNC, "sync", TO_VIEWER, 0, 0},
 };
 
 static const struct type_info *find_type(uint32_t type)
@@ -155,6 +156,21 @@ uint32_t wire_get_key(const uint32_t *keys, uint32_t i)
 {
 	struct reader r = {(const uint8_t *)keys + (size_t)i * 4, 4};
 	return get_u32(&r);
+}
+
+bool wire_session_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > WIRE_MAX_SESSION_NAME || name[0] == '.') {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '.' || c == '_' || c == '-')) {
+			return false;
+		}
+	}
+	return true;
 }
 
 #define INVALID(...) \
@@ -269,16 +285,44 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 	struct reader r = {data + WIRE_HEADER_SIZE, body};
 	switch (type) {
 	case WIRE_HELLO:
-	case WIRE_WELCOME:
 		msg->hello.magic = get_u32(&r);
 		msg->hello.major = get_u16(&r);
 		msg->hello.minor = get_u16(&r);
 		msg->hello.caps = get_u32(&r);
 		msg->hello.flags = get_u32(&r);
 		if (msg->hello.magic != WIRE_MAGIC) {
-			INVALID("%s has bad magic 0x%08x: the peer does not speak rcomp",
-				info->name, msg->hello.magic);
+			INVALID("hello has bad magic 0x%08x: the peer does not speak rcomp",
+				msg->hello.magic);
 		}
+		msg->hello.token_len = get_u32(&r);
+		if (msg->hello.token_len != r.left) {
+			INVALID("hello token length %u does not match the message",
+				msg->hello.token_len);
+		}
+		msg->hello.token = (const char *)get_bytes(&r, r.left);
+		break;
+	case WIRE_WELCOME:
+		msg->welcome.magic = get_u32(&r);
+		msg->welcome.major = get_u16(&r);
+		msg->welcome.minor = get_u16(&r);
+		msg->welcome.caps = get_u32(&r);
+		msg->welcome.flags = get_u32(&r);
+		if (msg->welcome.magic != WIRE_MAGIC) {
+			INVALID("welcome has bad magic 0x%08x: the peer does not speak rcomp",
+				msg->welcome.magic);
+		}
+		msg->welcome.session_id = get_u64(&r);
+		msg->welcome.name_len = get_u32(&r);
+		if (msg->welcome.name_len != r.left) {
+			INVALID("welcome session name length %u does not match the message",
+				msg->welcome.name_len);
+		}
+		msg->welcome.name = (const char *)get_bytes(&r, r.left);
+		if (!wire_session_name_ok(msg->welcome.name, msg->welcome.name_len)) {
+			INVALID("welcome has a session name that is empty or not [A-Za-z0-9._-]");
+		}
+		break;
+	case WIRE_SYNC:
 		break;
 	case WIRE_KEYMAP:
 		msg->keymap.format = get_u32(&r);
@@ -395,7 +439,7 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		msg->goodbye.reason = get_u32(&r);
 		msg->goodbye.text_len = (uint32_t)r.left;
 		msg->goodbye.text = (const char *)get_bytes(&r, r.left);
-		if (msg->goodbye.reason > WIRE_BYE_VERSION) {
+		if (msg->goodbye.reason > WIRE_BYE_NO_SESSION) {
 			INVALID("goodbye reason %u is unknown", msg->goodbye.reason);
 		}
 		break;
@@ -447,7 +491,11 @@ static size_t body_size(const struct wire_msg *msg)
 {
 	switch (msg->type) {
 	case WIRE_HELLO:
+		return 20 + (size_t)msg->hello.token_len;
 	case WIRE_WELCOME:
+		return 28 + (size_t)msg->welcome.name_len;
+	case WIRE_SYNC:
+		return 0;
 	case WIRE_CONFIGURE:
 	case WIRE_POINTER_AXIS:
 	case WIRE_MODIFIERS:
@@ -507,12 +555,25 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	put_header(&p, (uint16_t)msg->type, (uint32_t)body);
 	switch (msg->type) {
 	case WIRE_HELLO:
-	case WIRE_WELCOME:
 		put_u32(&p, msg->hello.magic);
 		put_u16(&p, msg->hello.major);
 		put_u16(&p, msg->hello.minor);
 		put_u32(&p, msg->hello.caps);
 		put_u32(&p, msg->hello.flags);
+		put_u32(&p, msg->hello.token_len);
+		put_bytes(&p, msg->hello.token, msg->hello.token_len);
+		break;
+	case WIRE_WELCOME:
+		put_u32(&p, msg->welcome.magic);
+		put_u16(&p, msg->welcome.major);
+		put_u16(&p, msg->welcome.minor);
+		put_u32(&p, msg->welcome.caps);
+		put_u32(&p, msg->welcome.flags);
+		put_u64(&p, msg->welcome.session_id);
+		put_u32(&p, msg->welcome.name_len);
+		put_bytes(&p, msg->welcome.name, msg->welcome.name_len);
+		break;
+	case WIRE_SYNC:
 		break;
 	case WIRE_KEYMAP:
 		put_u32(&p, msg->keymap.format);

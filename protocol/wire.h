@@ -26,6 +26,8 @@
 #define WIRE_MAX_TEXT 1024
 #define WIRE_MAX_KEYMAP (1024 * 1024)
 #define WIRE_MAX_KEYS 256
+#define WIRE_MAX_TOKEN 128
+#define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16
 #define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
@@ -59,6 +61,7 @@ enum wire_type {
 	WIRE_WINDOW_APP_ID = 0x0205,
 	WIRE_WINDOW_DESTROY = 0x0206,
 	WIRE_FRAME = 0x0207,
+	WIRE_SYNC = 0x0208,
 };
 
 enum wire_compression {
@@ -92,6 +95,9 @@ enum wire_goodbye_reason {
 	WIRE_BYE_BUSY = 2,
 	WIRE_BYE_PROTOCOL_ERROR = 3,
 	WIRE_BYE_VERSION = 4,
+	WIRE_BYE_TAKEN_OVER = 5,
+	WIRE_BYE_UNAUTHORIZED = 6,
+	WIRE_BYE_NO_SESSION = 7,
 };
 
 enum wire_toplevel_state {
@@ -115,7 +121,18 @@ struct wire_msg {
 			uint16_t major, minor;
 			uint32_t caps;
 			uint32_t flags;
-		} hello, welcome;
+			uint32_t token_len; /* 0 on unix sockets and stdio */
+			const char *token;
+		} hello;
+		struct {
+			uint32_t magic;
+			uint16_t major, minor;
+			uint32_t caps;
+			uint32_t flags; /* the compression frames use */
+			uint64_t session_id; /* random, fixed for the session's life */
+			uint32_t name_len;
+			const char *name; /* what rcomp-run --attach takes */
+		} welcome;
 		struct {
 			uint32_t format;
 			uint32_t size;
@@ -229,5 +246,9 @@ struct wire_rect wire_get_rect(const uint8_t *rects, uint32_t i);
 uint32_t wire_get_key(const uint32_t *keys, uint32_t i);
 
 const char *wire_type_name(uint32_t type);
+
+/* Session names are 1 to WIRE_MAX_SESSION_NAME of [A-Za-z0-9._-], not
+ * starting with a dot: safe as a file name and in a shell. */
+bool wire_session_name_ok(const char *name, size_t len);
 
 #endif

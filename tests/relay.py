@@ -9,7 +9,11 @@ on a real link.
     python3 relay.py --listen A.sock --connect B.sock [--delay-ms 25]
                      [--rate-mbit 10] [--buffer-kb 256] [--stats FILE]
 
-Each accepted connection on A is paired with a new connection to B. On exit
+Each accepted connection on A is paired with a new connection to B.
+SIGUSR1 breaks the link the way a network does: every connection's A side is
+cut (the viewer sees its connection end) while the B side stays open and
+silent (the server learns nothing), and new connections are closed at once.
+SIGUSR2 mends it: new connections work again. On exit
 (SIGTERM/SIGINT, or after --once when the pair closes) it writes JSON stats:
 bytes up (listen side to connect side) and down.
 """
@@ -93,12 +97,15 @@ class Direction:
                     self.cond.notify_all()
         except OSError:
             pass
+        if self.cut is not None and self.cut.is_set():
+            return  # a broken link tells the far side nothing
         try:
             self.dst.shutdown(socket.SHUT_WR)
         except OSError:
             pass
 
     counter_lock = threading.Lock()
+    cut = None
 
 
 def main():
@@ -128,8 +135,22 @@ def main():
     def finish(*_):
         done.set()
 
+    pairs = []
+    down = threading.Event()
+    Direction.cut = down
+
+    def link_down(*_):
+        down.set()
+        for a, _b in pairs:
+            try:
+                a.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     signal.signal(signal.SIGTERM, finish)
     signal.signal(signal.SIGINT, finish)
+    signal.signal(signal.SIGUSR1, link_down)
+    signal.signal(signal.SIGUSR2, lambda *_: down.clear())
 
     def serve():
         while not done.is_set():
@@ -137,6 +158,9 @@ def main():
                 a, _ = listener.accept()
             except OSError:
                 return
+            if down.is_set():
+                a.close()
+                continue
             b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 b.connect(args.connect)
@@ -145,12 +169,13 @@ def main():
                 a.close()
                 continue
             counter["connections"] += 1
+            pairs.append((a, b))
             up = Direction(a, b, delay, rate, limit, counter, "up")
-            down = Direction(b, a, delay, rate, limit, counter, "down")
+            back = Direction(b, a, delay, rate, limit, counter, "down")
             up.start()
-            down.start()
+            back.start()
             if args.once:
-                for t in up.threads + down.threads:
+                for t in up.threads + back.threads:
                     t.join()
                 done.set()
                 return

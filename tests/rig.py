@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,8 @@ class Rig:
         os.chown(self.sway_rt, 65534, 65534)
         self.remote_rt = os.path.join(self.tmp, "remote-rt")
         os.mkdir(self.remote_rt, 0o700)
+        # Sessions of this test only (rcomp-run --list, --attach).
+        self.session_dir = os.path.join(self.tmp, "sessions")
         conf = os.path.join(self.tmp, "sway.conf")
         if floating:
             extra = 'for_window [title=".*"] floating enable\n' + extra
@@ -92,7 +95,9 @@ class Rig:
         self.remote_env = dict(os.environ)
         for key in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK"):
             self.remote_env.pop(key, None)
-        self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp)
+        self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp,
+                               RCOMP_DIR=self.session_dir)
+        self.local_env["RCOMP_DIR"] = self.session_dir
         wait_for("sway's outputs", lambda: self.swaymsg("-t", "get_outputs", check=False))
 
     def _sockets(self):
@@ -235,6 +240,12 @@ class Rig:
             log("kept", self.tmp)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def hello(token=b""):
+    """A viewer's hello message, as bytes."""
+    body = struct.pack("<IHHIII", 0x504D4352, 1, 0, 7, 0, len(token)) + token
+    return struct.pack("<HHI", 0x0101, 0, len(body)) + body
 
 
 def rss_kib(pid):

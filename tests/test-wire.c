@@ -14,12 +14,23 @@ static struct wire_msg sample(enum wire_type type)
 	struct wire_msg m = {.type = type};
 	switch (type) {
 	case WIRE_HELLO:
-	case WIRE_WELCOME:
 		m.hello.magic = WIRE_MAGIC;
 		m.hello.major = 1;
 		m.hello.minor = 7;
 		m.hello.caps = 3;
 		m.hello.flags = 2;
+		m.hello.token = "0123456789abcdef";
+		m.hello.token_len = 16;
+		break;
+	case WIRE_WELCOME:
+		m.welcome.magic = WIRE_MAGIC;
+		m.welcome.major = 1;
+		m.welcome.minor = 7;
+		m.welcome.caps = 3;
+		m.welcome.flags = 2;
+		m.welcome.session_id = 0x0123456789abcdefull;
+		m.welcome.name = "work-1.x_Y";
+		m.welcome.name_len = 10;
 		break;
 	case WIRE_KEYMAP:
 		m.keymap.format = 1;
@@ -35,6 +46,8 @@ static struct wire_msg sample(enum wire_type type)
 		m.configure.width = WIRE_MAX_DIM;
 		m.configure.height = 0;
 		m.configure.states = WIRE_STATE_MAXIMIZED | WIRE_STATE_ACTIVATED;
+		break;
+	case WIRE_SYNC:
 		break;
 	case WIRE_CLOSE:
 	case WIRE_POINTER_LEAVE:
@@ -117,7 +130,7 @@ static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPE
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
 	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
-	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY};
+	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -186,6 +199,21 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 		CHECK(memcmp(a->window_new.app_id, b->window_new.app_id,
 			      a->window_new.app_id_len) == 0);
 		break;
+	case WIRE_HELLO:
+		CHECK(a->hello.magic == b->hello.magic && a->hello.major == b->hello.major);
+		CHECK(a->hello.minor == b->hello.minor && a->hello.caps == b->hello.caps);
+		CHECK(a->hello.flags == b->hello.flags);
+		CHECK(a->hello.token_len == b->hello.token_len);
+		CHECK(memcmp(a->hello.token, b->hello.token, a->hello.token_len) == 0);
+		break;
+	case WIRE_WELCOME:
+		CHECK(a->welcome.magic == b->welcome.magic && a->welcome.major == b->welcome.major);
+		CHECK(a->welcome.minor == b->welcome.minor && a->welcome.caps == b->welcome.caps);
+		CHECK(a->welcome.flags == b->welcome.flags);
+		CHECK(a->welcome.session_id == b->welcome.session_id);
+		CHECK(a->welcome.name_len == b->welcome.name_len);
+		CHECK(memcmp(a->welcome.name, b->welcome.name, a->welcome.name_len) == 0);
+		break;
 	case WIRE_WINDOW_TITLE:
 	case WIRE_WINDOW_APP_ID:
 		CHECK(a->window_text.window == b->window_text.window);
@@ -194,7 +222,7 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 		break;
 	default:
 		/* Fixed-size messages: every field is in the union's first bytes. */
-		CHECK(memcmp(&a->hello, &b->hello, sizeof(a->frame_ack)) == 0);
+		CHECK(memcmp(&a->frame_ack, &b->frame_ack, sizeof(a->frame_ack)) == 0);
 		break;
 	}
 }
@@ -308,7 +336,7 @@ static void test_unknown(void)
 	struct buffer buf;
 	struct wire_msg m;
 	size_t used;
-	uint16_t bad_types[] = {0, 0x0100, 0x0111, 0x0200, 0x0208, 0xffff};
+	uint16_t bad_types[] = {0, 0x0100, 0x0111, 0x0200, 0x0209, 0xffff};
 	for (size_t i = 0; i < N(bad_types); i++) {
 		buffer_init(&buf, 64);
 		put_header(&buf, bad_types[i], 0, 0);
@@ -382,6 +410,21 @@ static void expect_invalid_frame(uint32_t nrects, const struct wire_rect *rects,
 static void test_limits(void)
 {
 	struct wire_msg m;
+	/* Tokens and session names. */
+	static const char long_text[WIRE_MAX_TOKEN + 2] = {0};
+	m = sample(WIRE_HELLO);
+	m.hello.token = long_text;
+	m.hello.token_len = WIRE_MAX_TOKEN + 1;
+	expect_invalid(m);
+	const char *bad_names[] = {"", ".hidden", "a/b", "a b", "x;rm", "\xc3\xa9"};
+	for (size_t i = 0; i < N(bad_names); i++) {
+		m = sample(WIRE_WELCOME);
+		m.welcome.name = bad_names[i];
+		m.welcome.name_len = (uint32_t)strlen(bad_names[i]);
+		expect_invalid(m);
+	}
+	CHECK(wire_session_name_ok("0", 1) && wire_session_name_ok("work-2.b_c", 10));
+	CHECK(!wire_session_name_ok("..", 2));
 	m = sample(WIRE_CONFIGURE);
 	m.configure.width = WIRE_MAX_DIM + 1;
 	expect_invalid(m);

@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, TEST_CLIENTS, RCOMP_RUN, RCOMP_VIEW, log, main,  # noqa: E402
+from rig import (hello, Failure, TEST_CLIENTS, RCOMP_RUN, RCOMP_VIEW, log, main,  # noqa: E402
                  wait_for, wait_screen_matches)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
@@ -176,25 +176,27 @@ def case_simple_egl(rig):
     run_app_5s(rig, ["weston-simple-egl"])
 
 
-def case_second_viewer(rig):
+def case_takeover(rig):
+    """A second viewer takes the session over; the first is told why and ends."""
     server = rig.start_server([INPUT_CLIENT])
     first = rig.start_viewer(server)
-    wait_for("the first viewer's window", lambda: rig.window(app_id="rcomp-input-test"))
+    w1 = wait_for("the first viewer's window", lambda: rig.window(app_id="rcomp-input-test"))
     second = rig.start_viewer(server, name="second-viewer")
-    code = second.wait(timeout=20)
-    text = rig.read_log("second-viewer")
-    if code == 0 or "another viewer is attached" not in text:
-        raise Failure("second viewer exited %d with: %s" % (code, text))
-    time.sleep(0.5)
-    rig.check_alive(first)
+    code = first.wait(timeout=20)
+    text = rig.read_log("rcomp-view")
+    if code != 0 or "another viewer took this session over" not in text:
+        raise Failure("the first viewer exited %d with: %s" % (code, text))
+    w2 = wait_for("the second viewer's window",
+                  lambda: [w for w in rig.windows() if w["app_id"] == "rcomp-input-test"
+                           and w["pid"] == second.pid])
+    rig.check_alive(second)
     rig.check_alive(server)
-    if not rig.window(app_id="rcomp-input-test"):
-        raise Failure("the first viewer's window is gone")
-    log("second viewer refused with: %s" % text.strip())
-
-
-def hello():
-    return struct.pack("<HHI", 0x0101, 0, 16) + struct.pack("<IHHII", 0x504D4352, 1, 0, 3, 0)
+    if len([w for w in rig.windows() if w["app_id"] == "rcomp-input-test"]) != 1:
+        raise Failure("expected exactly one window after the takeover")
+    if "takes the session over" not in rig.read_log("rcomp-run"):
+        raise Failure("rcomp-run did not log the takeover")
+    log("takeover: the first viewer (pid %d, window %d) said: %s; the second shows window %d"
+        % (first.pid, w1["id"], text.strip().splitlines()[-1], w2[0]["id"]))
 
 
 def read_goodbye(sock):
@@ -237,7 +239,8 @@ def case_malformed(rig):
     wait_for("a window for the next, well-behaved viewer",
              lambda: rig.window(app_id="rcomp-input-test"))
     rig.check_alive(viewer)
-    if rig.read_log("rcomp-run").count("viewer sent bad data") != len(bad_inputs):
+    text = rig.read_log("rcomp-run")
+    if text.count("viewer sent bad data") + text.count("refused a viewer") != len(bad_inputs):
         raise Failure("expected one log line per bad viewer:\n" + rig.read_log("rcomp-run"))
 
 

@@ -168,16 +168,56 @@ static void keyboard_keymap(void *data, struct wl_keyboard *keyboard, uint32_t f
 		log_error("cannot read the local keymap");
 		return;
 	}
-	/* The text ends with a NUL that the server does not need. */
+	/* The text ends with a NUL that the server does not need. Kept, to
+	 * send again on each reconnection. */
 	uint32_t len = (uint32_t)strnlen(map, size);
-	if (len > 0) {
+	char *copy = len > 0 ? malloc(len) : NULL;
+	if (copy) {
+		memcpy(copy, map, len);
+		free(viewer->keymap);
+		viewer->keymap = copy;
+		viewer->keymap_size = len;
 		struct wire_msg msg = {
 			.type = WIRE_KEYMAP,
-			.keymap = {.format = 1, .size = len, .data = map},
+			.keymap = {.format = 1, .size = len, .data = copy},
 		};
 		viewer_send(viewer, &msg);
 	}
 	munmap(map, size);
+}
+
+/* What the server must know of the local keyboard, on a new connection.
+ * Keys held now are not sent: a press from before the link broke must not
+ * reach the app late. */
+void input_send_state(struct rv_viewer *viewer)
+{
+	if (viewer->keymap) {
+		struct wire_msg msg = {
+			.type = WIRE_KEYMAP,
+			.keymap = {.format = 1, .size = viewer->keymap_size, .data = viewer->keymap},
+		};
+		viewer_send(viewer, &msg);
+	}
+	if (viewer->have_repeat) {
+		struct wire_msg msg = {
+			.type = WIRE_REPEAT_INFO,
+			.repeat_info = {.rate = viewer->repeat_rate, .delay = viewer->repeat_delay},
+		};
+		viewer_send(viewer, &msg);
+	}
+	struct wire_msg mods = {
+		.type = WIRE_MODIFIERS,
+		.modifiers = {viewer->modifiers[0], viewer->modifiers[1], viewer->modifiers[2],
+			viewer->modifiers[3]},
+	};
+	viewer_send(viewer, &mods);
+	if (viewer->keyboard_focus) {
+		struct wire_msg msg = {
+			.type = WIRE_KEYBOARD_ENTER,
+			.keyboard_enter = {.window = viewer->keyboard_focus->id, .nkeys = 0},
+		};
+		viewer_send(viewer, &msg);
+	}
 }
 
 static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t serial,
@@ -237,6 +277,10 @@ static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard, uint32_
 	uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
 {
 	struct rv_viewer *viewer = data;
+	viewer->modifiers[0] = depressed;
+	viewer->modifiers[1] = latched;
+	viewer->modifiers[2] = locked;
+	viewer->modifiers[3] = group;
 	struct wire_msg msg = {
 		.type = WIRE_MODIFIERS,
 		.modifiers = {depressed, latched, locked, group},
@@ -248,13 +292,12 @@ static void keyboard_repeat_info(void *data, struct wl_keyboard *keyboard, int32
 	int32_t delay)
 {
 	struct rv_viewer *viewer = data;
+	viewer->repeat_rate = rate < 0 ? 0 : (rate > 1000 ? 1000 : rate);
+	viewer->repeat_delay = delay < 0 ? 0 : (delay > 60000 ? 60000 : delay);
+	viewer->have_repeat = true;
 	struct wire_msg msg = {
 		.type = WIRE_REPEAT_INFO,
-		.repeat_info =
-			{
-				.rate = rate < 0 ? 0 : (rate > 1000 ? 1000 : rate),
-				.delay = delay < 0 ? 0 : (delay > 60000 ? 60000 : delay),
-			},
+		.repeat_info = {.rate = viewer->repeat_rate, .delay = viewer->repeat_delay},
 	};
 	viewer_send(viewer, &msg);
 }
@@ -331,6 +374,8 @@ void input_finish(struct rv_viewer *viewer)
 	if (viewer->seat) {
 		wl_seat_destroy(viewer->seat);
 	}
+	free(viewer->keymap);
+	viewer->keymap = NULL;
 }
 
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window)

@@ -14,12 +14,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "session.h"
 #include "video.h"
 #include "viewer.h"
 #include "xdg-shell-client-protocol.h"
@@ -29,14 +33,21 @@
 #define READ_CHUNK (256 * 1024)
 
 static const char usage[] =
-	"usage: rcomp-view [options] [--socket PATH | --stdio]\n"
+	"usage: rcomp-view [options] [--attach SESSION | --socket PATH | --tcp HOST:PORT |\n"
+	"                  --stdio]\n"
 	"       rcomp-view [options] --local -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST -- APP [ARGS...]\n"
+	"       rcomp-view [options] ssh [ssh options] HOST --attach [SESSION]\n"
 	"\n"
-	"Shows the windows of a remote rcomp-run session as local windows.\n"
+	"Shows the windows of a remote rcomp-run session as local windows. If the link\n"
+	"breaks, the windows stay, marked as disconnected, while rcomp-view reconnects\n"
+	"with backoff; close one of them to give up.\n"
 	"\n"
+	"  --attach SESSION    a session on this host (default: the only one, or the\n"
+	"                      only detached one; see rcomp-run --list)\n"
 	"  --socket PATH       connect to rcomp-run on this unix socket\n"
-	"                      (default: $XDG_RUNTIME_DIR/rcomp-0.sock)\n"
+	"  --tcp HOST:PORT     connect over TCP (not encrypted; prefer ssh)\n"
+	"  --token-file FILE   with --tcp: the session's token (else $RCOMP_TOKEN)\n"
 	"  --stdio             speak to rcomp-run on stdin/stdout\n"
 	"  --local             start rcomp-run --stdio -- APP here (a one-command demo)\n"
 	"  --compress ALGO     with --local or ssh: none, lz4, zstd or zstd:LEVEL\n"
@@ -68,7 +79,9 @@ void viewer_fail(struct rv_viewer *viewer, const char *fmt, ...)
 
 void viewer_send(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
-	if (!viewer->running) {
+	/* Nothing is queued while the link is down: input from then must never
+	 * reach the app late. */
+	if (!viewer->running || !viewer->connected) {
 		return;
 	}
 	if (!wire_encode(&viewer->out, msg)) {
@@ -128,11 +141,62 @@ static void handle_goodbye(struct rv_viewer *viewer, const struct wire_msg *msg)
 		log_info("session ended: %s", text);
 		viewer->exit_code = 0;
 		break;
+	case WIRE_BYE_TAKEN_OVER:
+		log_info("disconnected: %s", text);
+		viewer->exit_code = 0;
+		break;
+	case WIRE_BYE_NO_SESSION:
+		log_error("%s", text);
+		viewer->exit_code = 1;
+		break;
 	default:
 		log_error("the server refused this viewer: %s", text);
 		viewer->exit_code = 1;
 		break;
 	}
+}
+
+static void handle_welcome(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	char name[WIRE_MAX_SESSION_NAME + 1];
+	memcpy(name, msg->welcome.name, msg->welcome.name_len);
+	name[msg->welcome.name_len] = '\0';
+	if (viewer->ever_welcomed && msg->welcome.session_id != viewer->session_id) {
+		log_error("the session is gone: a different session answers now");
+		viewer->running = false;
+		viewer->exit_code = 1;
+		return;
+	}
+	bool reattach = viewer->ever_welcomed;
+	viewer->welcomed = viewer->ever_welcomed = true;
+	viewer->session_id = msg->welcome.session_id;
+	memcpy(viewer->session_name, name, sizeof(name));
+	viewer->retry_ms = 0;
+	log_info("%s session %s (protocol %u.%u, %s)", reattach ? "reattached to" : "attached to",
+		name, msg->welcome.major, msg->welcome.minor,
+		codec_compression_name(msg->welcome.flags));
+	/* State, not history: the snapshot says which windows still exist. */
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		window->stale = true;
+	}
+	viewer->resyncing = true;
+}
+
+static void handle_sync(struct rv_viewer *viewer)
+{
+	struct rv_window *window, *tmp;
+	wl_list_for_each_safe(window, tmp, &viewer->windows, link)
+	{
+		if (window->stale) {
+			window_destroy(window);
+		} else {
+			window_set_disconnected(window, false);
+		}
+	}
+	viewer->resyncing = false;
+	log_debug("snapshot complete");
 }
 
 static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
@@ -153,15 +217,21 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 				msg->welcome.major, WIRE_VERSION_MAJOR);
 			return;
 		}
-		viewer->welcomed = true;
-		log_debug("attached: protocol %u.%u, %s", msg->welcome.major, msg->welcome.minor,
-			codec_compression_name(msg->welcome.flags));
+		handle_welcome(viewer, msg);
+		return;
+	case WIRE_SYNC:
+		handle_sync(viewer);
 		return;
 	case WIRE_GOODBYE:
 		handle_goodbye(viewer, msg);
 		return;
 	case WIRE_WINDOW_NEW:
-		if (window_from_id(viewer, msg->window_new.window)) {
+		window = window_from_id(viewer, msg->window_new.window);
+		if (window && window->stale) {
+			window_reattach(window, msg);
+			return;
+		}
+		if (window) {
 			viewer_fail(viewer, "window %u created twice", msg->window_new.window);
 			return;
 		}
@@ -196,6 +266,8 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 	}
 }
 
+static void link_lost(struct rv_viewer *viewer, const char *why);
+
 static void read_server(struct rv_viewer *viewer)
 {
 	uint8_t *dst = buffer_reserve(&viewer->in, READ_CHUNK);
@@ -208,14 +280,11 @@ static void read_server(struct rv_viewer *viewer)
 		return;
 	}
 	if (n <= 0) {
-		log_error("the connection to the server was lost%s%s", n < 0 ? ": " : "",
-			n < 0 ? strerror(errno) : "");
-		viewer->running = false;
-		viewer->exit_code = 1;
+		link_lost(viewer, n < 0 ? strerror(errno) : "closed");
 		return;
 	}
 	buffer_commit(&viewer->in, (size_t)n);
-	while (viewer->running) {
+	while (viewer->running && viewer->connected) {
 		struct wire_msg msg;
 		size_t used;
 		char err[256];
@@ -233,11 +302,11 @@ static void read_server(struct rv_viewer *viewer)
 	}
 }
 
-static bool flush_server(struct rv_viewer *viewer)
+static void flush_server(struct rv_viewer *viewer)
 {
 	if (viewer->write_failed) {
 		buffer_consume(&viewer->out, buffer_size(&viewer->out));
-		return true;
+		return;
 	}
 	while (buffer_size(&viewer->out) > 0) {
 		ssize_t n =
@@ -246,7 +315,7 @@ static bool flush_server(struct rv_viewer *viewer)
 			continue;
 		}
 		if (n < 0 && errno == EAGAIN) {
-			return true;
+			return;
 		}
 		if (n <= 0) {
 			/* The server may have closed after saying why (a goodbye
@@ -255,14 +324,13 @@ static bool flush_server(struct rv_viewer *viewer)
 				n < 0 ? strerror(errno) : "closed");
 			viewer->write_failed = true;
 			buffer_consume(&viewer->out, buffer_size(&viewer->out));
-			return true;
+			return;
 		}
 		buffer_consume(&viewer->out, (size_t)n);
 	}
-	return true;
 }
 
-static int connect_socket(const char *path)
+static int connect_socket(const char *path, bool quiet)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(addr.sun_path)) {
@@ -272,11 +340,59 @@ static int connect_socket(const char *path)
 	strcpy(addr.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		log_error("cannot connect to rcomp-run at %s: %s", path, strerror(errno));
+		int err = errno;
+		if (quiet) {
+			log_debug("cannot connect to rcomp-run at %s: %s", path, strerror(errno));
+		} else {
+			log_error("cannot connect to rcomp-run at %s: %s", path, strerror(errno));
+		}
 		if (fd >= 0) {
 			close(fd);
 		}
+		errno = err;
 		return -1;
+	}
+	return fd;
+}
+
+/* Starts a nonblocking TCP connect to HOST:PORT or [HOST]:PORT; the event
+ * loop finishes it, so a dead host never freezes the windows. */
+static int connect_tcp(const char *spec, bool quiet)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	if (!colon || !colon[1] || colon == spec || (size_t)(colon - spec) >= sizeof(host)) {
+		log_error("--tcp takes HOST:PORT, not %s", spec);
+		return -1;
+	}
+	memcpy(host, spec, (size_t)(colon - spec));
+	host[colon - spec] = '\0';
+	char *h = host;
+	if (h[0] == '[' && h[strlen(h) - 1] == ']') {
+		h[strlen(h) - 1] = '\0';
+		h++;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res;
+	int err = getaddrinfo(h, colon + 1, &hints, &res);
+	if (err) {
+		if (quiet) {
+			log_debug("cannot resolve %s: %s", spec, gai_strerror(err));
+		} else {
+			log_error("cannot resolve %s: %s", spec, gai_strerror(err));
+		}
+		return -1;
+	}
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		log_debug("cannot connect to %s: %s", spec, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0) {
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	return fd;
 }
@@ -336,49 +452,57 @@ static int start_child(struct rv_viewer *viewer, char **argv)
 	return sv[0];
 }
 
-/* rcomp-run --stdio's options and the app, after `head` (which the caller
- * fills) in a NULL-terminated array; NULL when out of memory. */
-static char **run_argv(char **head, int nhead, char **app, const char *compress, const char *fps,
-	int verbose)
+/* The rcomp-run command line: `bin --stdio [--persist] options -- APP` for a
+ * new session, `bin --attach [SESSION]` to reattach. NULL-terminated; NULL
+ * when out of memory. */
+static char **run_argv(struct rv_viewer *viewer, const char *bin, bool persist)
 {
 	int nargs = 0;
-	while (app[nargs]) {
+	while (viewer->app && viewer->app[nargs]) {
 		nargs++;
 	}
-	char **argv = calloc((size_t)(nhead + nargs + 10), sizeof(char *));
+	char **argv = calloc((size_t)nargs + 12, sizeof(char *));
 	if (!argv) {
 		return NULL;
 	}
 	int i = 0;
-	for (int j = 0; j < nhead; j++) {
-		argv[i++] = head[j];
+	argv[i++] = (char *)bin;
+	if (viewer->verbose) {
+		argv[i++] = "-v";
+	}
+	if (!viewer->app) {
+		argv[i++] = "--attach";
+		const char *name = viewer->ever_welcomed ? viewer->session_name
+							 : viewer->attach_name;
+		if (name) {
+			argv[i++] = (char *)name;
+		}
+		return argv;
 	}
 	argv[i++] = "--stdio";
-	if (compress) {
+	if (persist) {
+		argv[i++] = "--persist";
+	}
+	if (viewer->compress) {
 		argv[i++] = "--compress";
-		argv[i++] = (char *)compress;
+		argv[i++] = (char *)viewer->compress;
 	}
-	if (fps) {
+	if (viewer->fps) {
 		argv[i++] = "--fps";
-		argv[i++] = (char *)fps;
-	}
-	if (verbose) {
-		argv[i++] = "-v";
+		argv[i++] = (char *)viewer->fps;
 	}
 	argv[i++] = "--";
 	for (int j = 0; j < nargs; j++) {
-		argv[i++] = app[j];
+		argv[i++] = viewer->app[j];
 	}
 	return argv;
 }
 
-static int start_local(struct rv_viewer *viewer, char **app, const char *compress, const char *fps,
-	int verbose)
+static int start_local(struct rv_viewer *viewer)
 {
 	char path[PATH_MAX];
 	find_rcomp_run(path, sizeof(path));
-	char *head[] = {path};
-	char **argv = run_argv(head, 1, app, compress, fps, verbose);
+	char **argv = run_argv(viewer, path, false);
 	int fd = argv ? start_child(viewer, argv) : -1;
 	free(argv);
 	return fd;
@@ -394,13 +518,15 @@ static bool shell_quote(struct buffer *out, const char *s)
 	return ok && buffer_append(out, "' ", 2);
 }
 
-/* rcomp-view ssh [ssh options] HOST -- APP: rcomp-run --stdio on HOST, over
- * ssh's own stdin and stdout, so no port is opened anywhere. */
-static int start_ssh(struct rv_viewer *viewer, char **ssh_args, int nssh, char **app,
-	const char *compress, const char *fps, const char *remote_bin, int verbose)
+/* rcomp-view ssh [ssh options] HOST -- APP: rcomp-run --stdio --persist on
+ * HOST over ssh's own stdin and stdout, so no port is opened anywhere. Once
+ * the session has a name, reconnecting runs rcomp-run --attach NAME. */
+static int start_ssh(struct rv_viewer *viewer)
 {
-	char *head[] = {(char *)remote_bin};
-	char **remote = run_argv(head, 1, app, compress, fps, verbose);
+	if (viewer->ever_welcomed) {
+		viewer->app = NULL; /* from now on: reattach to this session */
+	}
+	char **remote = run_argv(viewer, viewer->remote_bin, true);
 	struct buffer command;
 	buffer_init(&command, 1 << 20);
 	bool ok = remote != NULL;
@@ -408,14 +534,14 @@ static int start_ssh(struct rv_viewer *viewer, char **ssh_args, int nssh, char *
 		ok = shell_quote(&command, remote[i]);
 	}
 	ok = ok && buffer_append(&command, "", 1);
-	char **argv = calloc((size_t)nssh + 4, sizeof(char *));
+	char **argv = calloc((size_t)viewer->nssh + 4, sizeof(char *));
 	int fd = -1;
 	if (ok && argv) {
 		int i = 0;
 		argv[i++] = "ssh";
 		argv[i++] = "-T"; /* no terminal: the stream is binary */
-		for (int j = 0; j < nssh; j++) {
-			argv[i++] = ssh_args[j];
+		for (int j = 0; j < viewer->nssh; j++) {
+			argv[i++] = viewer->ssh_args[j];
 		}
 		argv[i++] = (char *)buffer_head(&command);
 		fd = start_child(viewer, argv);
@@ -426,6 +552,187 @@ static int start_ssh(struct rv_viewer *viewer, char **ssh_args, int nssh, char *
 	free(remote);
 	buffer_finish(&command);
 	return fd;
+}
+
+/* A local session's socket: the named one, or the only one, or the only
+ * detached one. */
+static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size)
+{
+	char dir[SESSION_PATH_MAX];
+	struct session_info infos[256];
+	int n = session_dir(dir, sizeof(dir), false) ? session_list(dir, infos, 256) : -1;
+	const char *name = viewer->ever_welcomed ? viewer->session_name : viewer->attach_name;
+	if (n < 0) {
+		return false;
+	}
+	if (name && !viewer->ever_welcomed) {
+		bool found = false;
+		for (int i = 0; i < n; i++) {
+			found = found || strcmp(infos[i].name, name) == 0;
+		}
+		if (!found) {
+			log_error("no session named %s here (rcomp-run --list)", name);
+			return false;
+		}
+	}
+	if (!name) {
+		int detached = 0;
+		for (int i = 0; i < n; i++) {
+			if (!infos[i].attached) {
+				detached++;
+				name = infos[i].name;
+			}
+		}
+		if (n == 1) {
+			name = infos[0].name;
+		} else if (detached != 1) {
+			log_error(n == 0 ? "no rcomp session is running here"
+					 : "several rcomp sessions are running: choose one with "
+					   "--attach (rcomp-run --list)");
+			return false;
+		}
+	}
+	return session_path(path, size, dir, name, "sock");
+}
+
+static void send_hello(struct rv_viewer *viewer)
+{
+	struct wire_msg hello = {
+		.type = WIRE_HELLO,
+		.hello =
+			{
+				.magic = WIRE_MAGIC,
+				.major = WIRE_VERSION_MAJOR,
+				.minor = WIRE_VERSION_MINOR,
+				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
+					(video_available() ? WIRE_CAP_H264 : 0),
+				.token_len = (uint32_t)viewer->token_len,
+				.token = viewer->token,
+			},
+	};
+	viewer_send(viewer, &hello);
+	input_send_state(viewer);
+}
+
+/* Opens the link to rcomp-run. Returns false if it cannot be started now. */
+static bool link_open(struct rv_viewer *viewer)
+{
+	bool retry = viewer->ever_welcomed || viewer->retry_ms > 0;
+	int fd = -1;
+	switch (viewer->transport) {
+	case RV_SOCKET: {
+		char path[PATH_MAX];
+		const char *target = viewer->target;
+		if (!target) {
+			if (!find_local_session(viewer, path, sizeof(path))) {
+				if (retry) {
+					log_error("the session is gone");
+					viewer->running = false;
+				}
+				return false;
+			}
+			target = path;
+		}
+		fd = connect_socket(target, retry);
+		if (fd < 0 && retry && (errno == ECONNREFUSED || errno == ENOENT)) {
+			/* Nothing listens on a local socket: no link to wait for,
+			 * the session itself has ended. */
+			log_error("the session is gone: nothing listens on %s", target);
+			viewer->running = false;
+			return false;
+		}
+		break;
+	}
+	case RV_TCP:
+		fd = connect_tcp(viewer->target, retry);
+		viewer->connecting = fd >= 0;
+		break;
+	case RV_SSH:
+		fd = start_ssh(viewer);
+		break;
+	case RV_LOCAL:
+		fd = start_local(viewer);
+		break;
+	case RV_STDIO:
+		viewer->in_fd = STDIN_FILENO;
+		viewer->out_fd = STDOUT_FILENO;
+		fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+		fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+		viewer->connected = true;
+		send_hello(viewer);
+		return true;
+	}
+	if (fd < 0) {
+		return false;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	viewer->in_fd = viewer->out_fd = fd;
+	viewer->connected = true;
+	viewer->write_failed = false;
+	send_hello(viewer);
+	return true;
+}
+
+static void link_close(struct rv_viewer *viewer)
+{
+	if (viewer->connected && viewer->transport != RV_STDIO) {
+		close(viewer->in_fd);
+	}
+	viewer->connected = viewer->connecting = viewer->welcomed = false;
+	viewer->in_fd = viewer->out_fd = -1;
+	buffer_consume(&viewer->in, buffer_size(&viewer->in));
+	buffer_consume(&viewer->out, buffer_size(&viewer->out));
+	if (viewer->child > 0) {
+		/* ssh or rcomp-run: our end is closed, and a broken link may
+		 * leave ssh waiting for its timeout. */
+		if (viewer->transport == RV_SSH) {
+			kill(viewer->child, SIGTERM);
+		}
+		int status;
+		waitpid(viewer->child, &status, 0);
+		viewer->child = 0;
+	}
+}
+
+#define RETRY_FIRST_MS 250
+#define RETRY_MAX_MS 8000
+
+static void schedule_retry(struct rv_viewer *viewer)
+{
+	viewer->retry_ms = viewer->retry_ms ? viewer->retry_ms * 2 : RETRY_FIRST_MS;
+	if (viewer->retry_ms > RETRY_MAX_MS) {
+		viewer->retry_ms = RETRY_MAX_MS;
+	}
+	viewer->retry_at_us = viewer_time_usec() + (uint64_t)viewer->retry_ms * 1000;
+	log_info("reconnecting in %.2f s", viewer->retry_ms / 1000.0);
+}
+
+/* The link broke without a goodbye: keep the windows, marked, and try
+ * again with backoff where the transport allows it. */
+static void link_lost(struct rv_viewer *viewer, const char *why)
+{
+	bool was_welcomed = viewer->welcomed;
+	link_close(viewer);
+	bool can_retry = viewer->transport == RV_SOCKET || viewer->transport == RV_TCP ||
+		(viewer->transport == RV_SSH && viewer->ever_welcomed);
+	if (!can_retry) {
+		log_error("the connection to the server was lost: %s", why);
+		viewer->running = false;
+		viewer->exit_code = 1;
+		return;
+	}
+	if (was_welcomed || !viewer->retry_ms) {
+		log_error("the connection to the server was lost (%s); windows stay until it "
+			  "returns",
+			why);
+	}
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		window_set_disconnected(window, true);
+	}
+	viewer->resyncing = false;
+	schedule_retry(viewer);
 }
 
 static bool connect_wayland(struct rv_viewer *viewer)
@@ -487,26 +794,44 @@ static int stats_timeout(struct rv_viewer *viewer)
 	return (int)((viewer->stats_due_us - now) / 1000) + 1;
 }
 
+
+static int poll_timeout(struct rv_viewer *viewer)
+{
+	int timeout = stats_timeout(viewer);
+	if (viewer->retry_at_us) {
+		uint64_t now = viewer_time_usec();
+		int retry = now >= viewer->retry_at_us
+			? 0
+			: (int)((viewer->retry_at_us - now) / 1000) + 1;
+		timeout = timeout < 0 || retry < timeout ? retry : timeout;
+	}
+	return timeout;
+}
+
+static void maybe_retry(struct rv_viewer *viewer)
+{
+	if (!viewer->retry_at_us || viewer_time_usec() < viewer->retry_at_us) {
+		return;
+	}
+	viewer->retry_at_us = 0;
+	if (!link_open(viewer) && viewer->running) {
+		schedule_retry(viewer);
+	}
+}
+
+/* A TCP connect finished: it worked or it did not. */
+static void finish_connect(struct rv_viewer *viewer)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+	viewer->connecting = false;
+	if (getsockopt(viewer->in_fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+		link_lost(viewer, strerror(err ? err : errno));
+	}
+}
+
 static void run(struct rv_viewer *viewer)
 {
-	struct wire_msg hello = {
-		.type = WIRE_HELLO,
-		.hello =
-			{
-				.magic = WIRE_MAGIC,
-				.major = WIRE_VERSION_MAJOR,
-				.minor = WIRE_VERSION_MINOR,
-				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
-					(video_available() ? WIRE_CAP_H264 : 0),
-			},
-	};
-	/* The hello goes first, before any input the roundtrips queued. */
-	struct buffer queued = viewer->out;
-	buffer_init(&viewer->out, OUT_LIMIT);
-	viewer_send(viewer, &hello);
-	buffer_append(&viewer->out, buffer_head(&queued), buffer_size(&queued));
-	buffer_finish(&queued);
-
 	while (viewer->running && !stop_signal) {
 		while (wl_display_prepare_read(viewer->display) != 0) {
 			if (wl_display_dispatch_pending(viewer->display) < 0) {
@@ -519,20 +844,26 @@ static void run(struct rv_viewer *viewer)
 			viewer->exit_code = 1;
 			break;
 		}
-		if (!flush_server(viewer) || !viewer->running) {
+		if (viewer->connected && !viewer->connecting) {
+			flush_server(viewer);
+		}
+		if (!viewer->running) {
 			wl_display_cancel_read(viewer->display);
 			break;
 		}
+		bool up = viewer->connected;
+		bool want_out = up && (viewer->connecting || buffer_size(&viewer->out));
 		struct pollfd fds[3] = {
 			{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
-			{.fd = viewer->in_fd, .events = POLLIN},
-			{.fd = viewer->out_fd, .events = buffer_size(&viewer->out) ? POLLOUT : 0},
+			{.fd = up ? viewer->in_fd : -1,
+				.events = viewer->connecting ? 0 : POLLIN},
+			{.fd = up ? viewer->out_fd : -1, .events = want_out ? POLLOUT : 0},
 		};
 		int nfds = viewer->out_fd == viewer->in_fd ? 2 : 3;
-		if (nfds == 2 && buffer_size(&viewer->out)) {
+		if (nfds == 2 && want_out) {
 			fds[1].events |= POLLOUT;
 		}
-		if (poll(fds, (nfds_t)nfds, stats_timeout(viewer)) < 0) {
+		if (poll(fds, (nfds_t)nfds, poll_timeout(viewer)) < 0) {
 			wl_display_cancel_read(viewer->display);
 			if (errno == EINTR) {
 				continue;
@@ -560,14 +891,49 @@ static void run(struct rv_viewer *viewer)
 			viewer->exit_code = 1;
 			break;
 		}
-		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+		if (up && viewer->connected && viewer->connecting &&
+			(fds[1].revents & (POLLOUT | POLLHUP | POLLERR))) {
+			finish_connect(viewer);
+		} else if (up && viewer->connected && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			read_server(viewer);
 		}
+		maybe_retry(viewer);
 	}
 	if (stop_signal) {
 		log_info("%s: closing", strsignal(stop_signal));
 		viewer->exit_code = 0;
 	}
+}
+
+static bool read_token(struct rv_viewer *viewer, const char *file)
+{
+	char line[WIRE_MAX_TOKEN + 2] = "";
+	const char *env = getenv("RCOMP_TOKEN");
+	if (file) {
+		FILE *f = fopen(file, "re");
+		if (!f || !fgets(line, sizeof(line), f)) {
+			log_error("cannot read the token file %s: %s", file,
+				f ? "it is empty" : strerror(errno));
+			if (f) {
+				fclose(f);
+			}
+			return false;
+		}
+		fclose(f);
+	} else if (env) {
+		snprintf(line, sizeof(line), "%s", env);
+	} else {
+		log_error("--tcp needs the session's token: --token-file FILE or $RCOMP_TOKEN");
+		return false;
+	}
+	size_t len = strcspn(line, "\r\n");
+	if (len == 0 || len > WIRE_MAX_TOKEN) {
+		log_error("the token must be 1 to %d characters", WIRE_MAX_TOKEN);
+		return false;
+	}
+	memcpy(viewer->token, line, len);
+	viewer->token_len = len;
+	return true;
 }
 
 int main(int argc, char **argv)
@@ -582,38 +948,63 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"stats", no_argument, NULL, 'T'},
 		{"remote-bin", required_argument, NULL, 'R'},
+		{"attach", required_argument, NULL, 'a'},
+		{"tcp", required_argument, NULL, 't'},
+		{"token-file", required_argument, NULL, 'k'},
 		{0},
 	};
-	const char *remote_bin = "rcomp-run";
-	bool stats = false;
-	const char *socket_path = NULL, *compress = NULL, *fps = NULL;
+	struct rv_viewer viewer = {.in_fd = -1,
+		.out_fd = -1,
+		.running = true,
+		.exit_code = 1,
+		.remote_bin = "rcomp-run",
+		.transport = RV_SOCKET};
+	const char *token_file = NULL, *tcp = NULL;
 	bool use_stdio = false, local = false;
-	int verbose = 0, opt;
+	int opt, nmodes = 0;
 	while ((opt = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			socket_path = optarg;
+			viewer.target = optarg;
+			nmodes++;
 			break;
 		case 'S':
 			use_stdio = true;
+			nmodes++;
 			break;
 		case 'l':
 			local = true;
+			nmodes++;
+			break;
+		case 'a':
+			if (!wire_session_name_ok(optarg, strlen(optarg))) {
+				fprintf(stderr, "rcomp-view: %s is not a session name\n", optarg);
+				return 2;
+			}
+			viewer.attach_name = optarg;
+			nmodes++;
+			break;
+		case 't':
+			tcp = optarg;
+			nmodes++;
+			break;
+		case 'k':
+			token_file = optarg;
 			break;
 		case 'c':
-			compress = optarg;
+			viewer.compress = optarg;
 			break;
 		case 'f':
-			fps = optarg;
+			viewer.fps = optarg;
 			break;
 		case 'v':
-			verbose++;
+			viewer.verbose++;
 			break;
 		case 'T':
-			stats = true;
+			viewer.stats = true;
 			break;
 		case 'R':
-			remote_bin = optarg;
+			viewer.remote_bin = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -623,39 +1014,70 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	log_init("rcomp-view", verbose ? LOG_DEBUG : LOG_INFO);
-	if ((socket_path != NULL) + use_stdio + local > 1) {
-		fprintf(stderr, "rcomp-view: choose one of --socket, --stdio and --local\n");
+	log_init("rcomp-view", viewer.verbose ? LOG_DEBUG : LOG_INFO);
+	if (nmodes > 1) {
+		fprintf(stderr, "rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
+				"--local\n");
 		return 2;
 	}
-	/* rcomp-view ssh [ssh options] HOST -- APP [ARGS] */
-	bool ssh = !local && optind < argc && strcmp(argv[optind], "ssh") == 0;
-	int ssh_first = optind + 1, ssh_end = ssh_first;
+	/* rcomp-view ssh [ssh options] HOST -- APP [ARGS]
+	 * rcomp-view ssh [ssh options] HOST --attach [SESSION] */
+	bool ssh = nmodes == 0 && optind < argc && strcmp(argv[optind], "ssh") == 0;
 	if (ssh) {
-		while (ssh_end < argc && strcmp(argv[ssh_end], "--") != 0) {
-			ssh_end++;
+		int first = optind + 1, end = first;
+		while (end < argc && strcmp(argv[end], "--") != 0 &&
+			strcmp(argv[end], "--attach") != 0) {
+			end++;
 		}
-		if (ssh_end == ssh_first || ssh_end + 1 >= argc || socket_path || use_stdio) {
+		bool attach = end < argc && strcmp(argv[end], "--attach") == 0;
+		bool ok = end > first && end < argc &&
+			(attach ? argc - end <= 2 : end + 1 < argc);
+		if (ok && attach && end + 1 < argc &&
+			!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
+			ok = false;
+		}
+		if (!ok) {
 			fprintf(stderr,
 				"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
-				"[ARGS...]\n");
+				"[ARGS...]\n"
+				"       or: rcomp-view ssh [ssh options] HOST --attach [SESSION]\n");
 			return 2;
 		}
-	}
-	if (local && optind >= argc) {
-		fprintf(stderr, "rcomp-view: --local needs an app: rcomp-view --local -- APP\n");
-		return 2;
-	}
-	if (!local && !ssh && optind < argc) {
+		viewer.transport = RV_SSH;
+		viewer.ssh_args = argv + first;
+		viewer.nssh = end - first;
+		if (attach) {
+			viewer.attach_name = end + 1 < argc ? argv[end + 1] : NULL;
+		} else {
+			viewer.app = argv + end + 1;
+		}
+	} else if (local) {
+		if (optind >= argc) {
+			fprintf(stderr,
+				"rcomp-view: --local needs an app: rcomp-view --local -- APP\n");
+			return 2;
+		}
+		viewer.transport = RV_LOCAL;
+		viewer.app = argv + optind;
+	} else if (optind < argc) {
 		fprintf(stderr, "rcomp-view: unexpected argument %s\n", argv[optind]);
+		return 2;
+	} else if (use_stdio) {
+		viewer.transport = RV_STDIO;
+	} else if (tcp) {
+		viewer.transport = RV_TCP;
+		viewer.target = tcp;
+		if (!read_token(&viewer, token_file)) {
+			return 2;
+		}
+		log_error("warning: TCP is not encrypted: anyone on the network path can see "
+			  "these windows and what you type. ssh is the encrypted path.");
+	}
+	if (token_file && !tcp) {
+		fprintf(stderr, "rcomp-view: --token-file goes with --tcp\n");
 		return 2;
 	}
 
-	struct rv_viewer viewer = {.in_fd = -1,
-		.out_fd = -1,
-		.running = true,
-		.exit_code = 1,
-		.stats = stats};
 	wl_list_init(&viewer.windows);
 	wl_list_init(&viewer.outputs);
 	buffer_init(&viewer.in, IN_LIMIT);
@@ -668,31 +1090,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (!connect_wayland(&viewer)) {
-		return 1;
-	}
-	if (ssh) {
-		viewer.in_fd = viewer.out_fd =
-			start_ssh(&viewer, argv + ssh_first, ssh_end - ssh_first,
-				argv + ssh_end + 1, compress, fps, remote_bin, verbose);
-	} else if (local) {
-		viewer.in_fd = viewer.out_fd =
-			start_local(&viewer, argv + optind, compress, fps, verbose);
-	} else if (use_stdio) {
-		viewer.in_fd = STDIN_FILENO;
-		viewer.out_fd = STDOUT_FILENO;
-	} else {
-		char path[PATH_MAX];
-		if (!socket_path) {
-			const char *dir = getenv("XDG_RUNTIME_DIR");
-			snprintf(path, sizeof(path), "%s/rcomp-0.sock", dir ? dir : "/tmp");
-			socket_path = path;
-		}
-		viewer.in_fd = viewer.out_fd = connect_socket(socket_path);
-	}
-	if (viewer.in_fd >= 0) {
-		fcntl(viewer.in_fd, F_SETFL, fcntl(viewer.in_fd, F_GETFL) | O_NONBLOCK);
-		fcntl(viewer.out_fd, F_SETFL, fcntl(viewer.out_fd, F_GETFL) | O_NONBLOCK);
+	if (connect_wayland(&viewer) && link_open(&viewer)) {
 		run(&viewer);
 	}
 
@@ -701,14 +1099,9 @@ int main(int argc, char **argv)
 	{
 		window_destroy(window);
 	}
-	if (viewer.in_fd >= 0 && !use_stdio) {
-		close(viewer.in_fd);
-	}
-	if (viewer.child > 0) {
-		/* Our end is closed: rcomp-run sees the viewer leave and ends. */
-		int status;
-		waitpid(viewer.child, &status, 0);
-	}
+	/* Our end closes: rcomp-run (--local) or the remote bridge sees the
+	 * viewer leave; a persistent session runs on. */
+	link_close(&viewer);
 	struct rv_output *output, *otmp;
 	wl_list_for_each_safe(output, otmp, &viewer.outputs, link)
 	{

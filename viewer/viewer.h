@@ -78,6 +78,19 @@ struct rv_window {
 	uint32_t configure_states;
 	int32_t requested_width, requested_height;
 	uint32_t requested_states;
+
+	char *title; /* as the server last sent it */
+	bool disconnected; /* the link is down: shown dimmed, title marked */
+	bool stale; /* reattaching: closed at sync unless the snapshot has it */
+};
+
+/* How rcomp-view reaches rcomp-run, and so how it reconnects. */
+enum rv_transport {
+	RV_SOCKET, /* a unix socket; reconnects to it */
+	RV_TCP, /* reconnects */
+	RV_SSH, /* reconnects with ssh HOST rcomp-run --attach SESSION */
+	RV_STDIO, /* stdin/stdout: no reconnection */
+	RV_LOCAL, /* rcomp-run --stdio started here: ends with it */
 };
 
 struct rv_viewer {
@@ -95,6 +108,33 @@ struct rv_viewer {
 	struct rv_window *keyboard_focus;
 	int32_t axis_discrete[2];
 	uint32_t axis_source;
+
+	/* The link to rcomp-run. */
+	enum rv_transport transport;
+	const char *target; /* socket path or HOST:PORT */
+	char **ssh_args;
+	int nssh;
+	char **app; /* NULL with --attach */
+	const char *attach_name; /* NULL: let rcomp-run choose */
+	const char *compress, *fps, *remote_bin;
+	int verbose;
+	char token[WIRE_MAX_TOKEN + 1];
+	size_t token_len;
+	bool connected; /* in_fd/out_fd are open */
+	bool connecting; /* a TCP connect is under way */
+	bool ever_welcomed;
+	uint64_t retry_at_us; /* 0: no retry pending */
+	int retry_ms;
+	uint64_t session_id;
+	char session_name[WIRE_MAX_SESSION_NAME + 1];
+	bool resyncing; /* between welcome and sync of a reattach */
+
+	/* Local keyboard state, sent again on each (re)connection. */
+	char *keymap;
+	uint32_t keymap_size;
+	int32_t repeat_rate, repeat_delay;
+	bool have_repeat;
+	uint32_t modifiers[4];
 
 	int in_fd, out_fd;
 	struct buffer in, out;
@@ -125,6 +165,8 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 void window_destroy(struct rv_window *window);
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);
+void window_reattach(struct rv_window *window, const struct wire_msg *msg);
+void window_set_disconnected(struct rv_window *window, bool disconnected);
 bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg);
 void window_present(struct rv_window *window);
 void window_report_output(struct rv_window *window);
@@ -138,5 +180,6 @@ extern const struct xdg_wm_base_listener wm_base_listener;
 void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t version);
 void input_finish(struct rv_viewer *viewer);
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
+void input_send_state(struct rv_viewer *viewer);
 
 #endif

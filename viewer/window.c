@@ -149,6 +149,29 @@ static void send_ack(struct rv_window *window)
 	viewer_send(window->viewer, &msg);
 }
 
+/* Darkens a buffer to show the window is disconnected; the buffer then
+ * differs from the image everywhere, so it is marked for a full copy. */
+static void dim(struct rv_buffer *buf)
+{
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, buf->width,
+		buf->height, buf->data, buf->width * 4);
+	pixman_image_t *shade = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0x9000});
+	if (dst && shade) {
+		pixman_image_composite32(PIXMAN_OP_ATOP, shade, NULL, dst, 0, 0, 0, 0, 0, 0,
+			buf->width, buf->height);
+	}
+	if (shade) {
+		pixman_image_unref(shade);
+	}
+	if (dst) {
+		pixman_image_unref(dst);
+	}
+	pixman_region32_union_rect(&buf->damage, &buf->damage, 0, 0, (unsigned)buf->width,
+		(unsigned)buf->height);
+}
+
+static void mark_all_damaged(struct rv_window *window);
+
 void window_present(struct rv_window *window)
 {
 	if (!window->configured || !window->dirty || window->frame_callback || !window->image) {
@@ -169,6 +192,11 @@ void window_present(struct rv_window *window)
 		}
 	}
 	pixman_region32_clear(&buf->damage);
+	if (window->disconnected) {
+		dim(buf);
+		pixman_region32_union_rect(&window->pending_damage, &window->pending_damage, 0, 0,
+			(unsigned)buf->width, (unsigned)buf->height);
+	}
 
 	wl_surface_attach(window->surface, buf->buffer, 0, 0);
 	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
@@ -561,6 +589,12 @@ static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_
 static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
 {
 	struct rv_window *window = data;
+	if (window->disconnected) {
+		log_info("window closed while disconnected: giving up on the session");
+		window->viewer->running = false;
+		window->viewer->exit_code = 1;
+		return;
+	}
 	struct wire_msg msg = {.type = WIRE_CLOSE, .close = {window->id}};
 	viewer_send(window->viewer, &msg);
 }
@@ -580,18 +614,82 @@ static char *copy_text(const char *text, uint32_t len)
 	return s;
 }
 
-void window_set_text(struct rv_window *window, const struct wire_msg *msg)
+static void show_title(struct rv_window *window)
 {
-	char *text = copy_text(msg->window_text.text, msg->window_text.len);
-	if (!text) {
+	const char *title = window->title ? window->title : "";
+	if (!window->disconnected) {
+		xdg_toplevel_set_title(window->xdg_toplevel, title);
 		return;
 	}
-	if (msg->type == WIRE_WINDOW_TITLE) {
-		xdg_toplevel_set_title(window->xdg_toplevel, text);
-	} else {
-		xdg_toplevel_set_app_id(window->xdg_toplevel, text);
+	static const char mark[] = "[disconnected] ";
+	char *marked = malloc(sizeof(mark) + strlen(title));
+	if (marked) {
+		memcpy(marked, mark, sizeof(mark) - 1);
+		strcpy(marked + sizeof(mark) - 1, title);
+		xdg_toplevel_set_title(window->xdg_toplevel, marked);
+		free(marked);
 	}
-	free(text);
+}
+
+static void set_title(struct rv_window *window, const char *text, uint32_t len)
+{
+	char *title = copy_text(text, len);
+	if (title) {
+		free(window->title);
+		window->title = title;
+		show_title(window);
+	}
+}
+
+void window_set_text(struct rv_window *window, const struct wire_msg *msg)
+{
+	if (msg->type == WIRE_WINDOW_TITLE) {
+		set_title(window, msg->window_text.text, msg->window_text.len);
+		return;
+	}
+	char *text = copy_text(msg->window_text.text, msg->window_text.len);
+	if (text) {
+		xdg_toplevel_set_app_id(window->xdg_toplevel, text);
+		free(text);
+	}
+}
+
+/* While the link is down the window stays, dimmed and marked in its title,
+ * so the user sees at once that it does not answer. */
+void window_set_disconnected(struct rv_window *window, bool disconnected)
+{
+	if (window->disconnected == disconnected) {
+		return;
+	}
+	window->disconnected = disconnected;
+	show_title(window);
+	if (window->image) {
+		mark_all_damaged(window);
+		window->dirty = true;
+		window_present(window);
+	}
+}
+
+/* The window is in a reattach's snapshot: the same remote window. */
+void window_reattach(struct rv_window *window, const struct wire_msg *msg)
+{
+	window->stale = false;
+	set_title(window, msg->window_new.title, msg->window_new.title_len);
+	char *app_id = copy_text(msg->window_new.app_id, msg->window_new.app_id_len);
+	if (app_id) {
+		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
+		free(app_id);
+	}
+	/* A new stream follows; what the server knew of us is gone. */
+	video_decoder_destroy(window->decoder);
+	window->decoder = NULL;
+	window->received_seq = 0;
+	window->reported_refresh_mhz = 0;
+	window->reported_scale = 0;
+	window->requested_width = msg->window_new.width;
+	window->requested_height = msg->window_new.height;
+	window->requested_states = 0;
+	window_report_output(window);
 }
 
 struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg)
@@ -618,15 +716,11 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 	window->xdg_toplevel = xdg_surface_get_toplevel(window->xdg_surface);
 	xdg_toplevel_add_listener(window->xdg_toplevel, &toplevel_listener, window);
 
-	char *title = copy_text(msg->window_new.title, msg->window_new.title_len);
+	set_title(window, msg->window_new.title, msg->window_new.title_len);
 	char *app_id = copy_text(msg->window_new.app_id, msg->window_new.app_id_len);
-	if (title) {
-		xdg_toplevel_set_title(window->xdg_toplevel, title);
-	}
 	if (app_id) {
 		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
 	}
-	free(title);
 	free(app_id);
 	/* The remote size until the first frame says otherwise. */
 	window->requested_width = msg->window_new.width;
@@ -657,6 +751,7 @@ void window_destroy(struct rv_window *window)
 	video_decoder_destroy(window->decoder);
 	viewer->image_bytes -= (uint64_t)window->width * window->height * 4;
 	free(window->image);
+	free(window->title);
 	wl_list_remove(&window->link);
 	free(window);
 }

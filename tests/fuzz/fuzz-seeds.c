@@ -44,6 +44,8 @@ int main(int argc, char **argv)
 	m.hello.magic = WIRE_MAGIC;
 	m.hello.major = 1;
 	m.hello.caps = 7;
+	m.hello.token = "0123456789abcdef0123456789abcdef";
+	m.hello.token_len = 32;
 	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_KEYMAP};
 	m.keymap.format = 1;
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
 	m = (struct wire_msg){.type = WIRE_WELCOME};
 	m.welcome.magic = WIRE_MAGIC;
 	m.welcome.major = 1;
+	m.welcome.name = "0";
+	m.welcome.name_len = 1;
 	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_WINDOW_NEW};
 	m.window_new.window = 1;

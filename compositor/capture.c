@@ -111,14 +111,7 @@ bool capture_window(struct rc_window *window)
 		return false;
 	}
 	/* Windows past the wire limits are cropped, never refused. */
-	if ((geo.width > WIRE_MAX_DIM || geo.height > WIRE_MAX_DIM ||
-		    (int64_t)geo.width * geo.height > WIRE_MAX_PIXELS) &&
-		!window->crop_logged) {
-		log_error("window %u is %dx%d, past the %dx%d limit of the stream: showing its "
-			  "top-left part",
-			window->id, geo.width, geo.height, 4096, 4096);
-		window->crop_logged = true;
-	}
+	struct wlr_box full = geo;
 	if (geo.width > WIRE_MAX_DIM) {
 		geo.width = WIRE_MAX_DIM;
 	}
@@ -127,6 +120,13 @@ bool capture_window(struct rc_window *window)
 	}
 	if ((int64_t)geo.width * geo.height > WIRE_MAX_PIXELS) {
 		geo.height = WIRE_MAX_PIXELS / geo.width;
+	}
+	if ((geo.width != full.width || geo.height != full.height) && !window->crop_logged) {
+		log_error("window %u is %dx%d, past the stream's limits (%d per side, %d pixels): "
+			  "showing its top-left %dx%d",
+			window->id, full.width, full.height, WIRE_MAX_DIM, WIRE_MAX_PIXELS,
+			geo.width, geo.height);
+		window->crop_logged = true;
 	}
 	if (geo.x != window->geometry.x || geo.y != window->geometry.y ||
 		geo.width != window->geometry.width || geo.height != window->geometry.height) {

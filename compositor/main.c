@@ -263,8 +263,9 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			break;
 		case 'n':
 			if (!wire_session_name_ok(optarg, strlen(optarg))) {
-				fprintf(stderr, "rcomp-run: --name takes 1 to %d of A-Z a-z 0-9 . _ "
-						"- (not starting with a dot)\n",
+				fprintf(stderr,
+					"rcomp-run: --name takes 1 to %d of A-Z a-z 0-9 . _ "
+					"- (not starting with a dot)\n",
 					WIRE_MAX_SESSION_NAME);
 				return false;
 			}
@@ -441,7 +442,8 @@ int main(int argc, char **argv)
 	if (ready_fd >= 0) {
 		/* The bridge that started us connects now, or says we failed. */
 		if (ok) {
-			ssize_t n = write(ready_fd, server.session_name, strlen(server.session_name));
+			ssize_t n =
+				write(ready_fd, server.session_name, strlen(server.session_name));
 			(void)n;
 		}
 		close(ready_fd);

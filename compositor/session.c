@@ -267,8 +267,7 @@ static bool make_token(struct rc_server *server)
 	}
 	server->token_len = 2 * sizeof(random);
 	char path[SESSION_PATH_MAX];
-	if (!session_path(path, sizeof(path), server->session_dir, server->session_name,
-		    "token")) {
+	if (!session_path(path, sizeof(path), server->session_dir, server->session_name, "token")) {
 		return false;
 	}
 	unlink(path);
@@ -430,8 +429,8 @@ bool session_daemonize(struct rc_server *server, int *ready)
 	setsid();
 	char path[SESSION_PATH_MAX];
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int logfd = session_path(path, sizeof(path), server->session_dir, server->session_name,
-			    "log")
+	int logfd =
+		session_path(path, sizeof(path), server->session_dir, server->session_name, "log")
 		? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
 		: -1;
 	if (null >= 0) {

@@ -1069,9 +1069,9 @@ static bool listen_tcp(struct rc_server *server)
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		int one = 1;
-		if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-				       bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
-				       listen(fd, 8) < 0)) {
+		if (fd >= 0 &&
+			(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+				bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 8) < 0)) {
 			err = errno;
 			close(fd);
 			fd = -1;
@@ -1084,8 +1084,8 @@ static bool listen_tcp(struct rc_server *server)
 		return false;
 	}
 	server->tcp_fd = fd;
-	server->tcp_source =
-		wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE, handle_accept_tcp, server);
+	server->tcp_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
+		handle_accept_tcp, server);
 	log_info("listening on TCP %s", spec);
 	log_error("warning: TCP streams are not encrypted: anyone on the network path can see "
 		  "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "

@@ -21,8 +21,8 @@ bool session_dir(char *out, size_t size, bool create)
 	const char *env = getenv("RCOMP_DIR");
 	int n = env && *env ? snprintf(out, size, "%s", env)
 			    : snprintf(out, size, "/tmp/rcomp-%u", (unsigned)getuid());
-	if (n < 0 || (size_t)n >= size || (size_t)n + 1 + WIRE_MAX_SESSION_NAME + 6 >=
-		    SESSION_PATH_MAX) {
+	if (n < 0 || (size_t)n >= size ||
+		(size_t)n + 1 + WIRE_MAX_SESSION_NAME + 6 >= SESSION_PATH_MAX) {
 		log_error("session directory path is too long: %s", out);
 		return false;
 	}

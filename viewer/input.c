@@ -194,7 +194,9 @@ void input_send_state(struct rv_viewer *viewer)
 	if (viewer->keymap) {
 		struct wire_msg msg = {
 			.type = WIRE_KEYMAP,
-			.keymap = {.format = 1, .size = viewer->keymap_size, .data = viewer->keymap},
+			.keymap = {.format = 1,
+				.size = viewer->keymap_size,
+				.data = viewer->keymap},
 		};
 		viewer_send(viewer, &msg);
 	}

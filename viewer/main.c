@@ -472,8 +472,8 @@ static char **run_argv(struct rv_viewer *viewer, const char *bin, bool persist)
 	}
 	if (!viewer->app) {
 		argv[i++] = "--attach";
-		const char *name = viewer->ever_welcomed ? viewer->session_name
-							 : viewer->attach_name;
+		const char *name =
+			viewer->ever_welcomed ? viewer->session_name : viewer->attach_name;
 		if (name) {
 			argv[i++] = (char *)name;
 		}
@@ -794,7 +794,6 @@ static int stats_timeout(struct rv_viewer *viewer)
 	return (int)((viewer->stats_due_us - now) / 1000) + 1;
 }
 
-
 static int poll_timeout(struct rv_viewer *viewer)
 {
 	int timeout = stats_timeout(viewer);
@@ -855,8 +854,7 @@ static void run(struct rv_viewer *viewer)
 		bool want_out = up && (viewer->connecting || buffer_size(&viewer->out));
 		struct pollfd fds[3] = {
 			{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
-			{.fd = up ? viewer->in_fd : -1,
-				.events = viewer->connecting ? 0 : POLLIN},
+			{.fd = up ? viewer->in_fd : -1, .events = viewer->connecting ? 0 : POLLIN},
 			{.fd = up ? viewer->out_fd : -1, .events = want_out ? POLLOUT : 0},
 		};
 		int nfds = viewer->out_fd == viewer->in_fd ? 2 : 3;
@@ -894,7 +892,8 @@ static void run(struct rv_viewer *viewer)
 		if (up && viewer->connected && viewer->connecting &&
 			(fds[1].revents & (POLLOUT | POLLHUP | POLLERR))) {
 			finish_connect(viewer);
-		} else if (up && viewer->connected && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		} else if (up && viewer->connected &&
+			(fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			read_server(viewer);
 		}
 		maybe_retry(viewer);
@@ -1016,8 +1015,9 @@ int main(int argc, char **argv)
 	}
 	log_init("rcomp-view", viewer.verbose ? LOG_DEBUG : LOG_INFO);
 	if (nmodes > 1) {
-		fprintf(stderr, "rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
-				"--local\n");
+		fprintf(stderr,
+			"rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
+			"--local\n");
 		return 2;
 	}
 	/* rcomp-view ssh [ssh options] HOST -- APP [ARGS]
@@ -1030,8 +1030,7 @@ int main(int argc, char **argv)
 			end++;
 		}
 		bool attach = end < argc && strcmp(argv[end], "--attach") == 0;
-		bool ok = end > first && end < argc &&
-			(attach ? argc - end <= 2 : end + 1 < argc);
+		bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
 		if (ok && attach && end + 1 < argc &&
 			!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
 			ok = false;
@@ -1040,7 +1039,8 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
 				"[ARGS...]\n"
-				"       or: rcomp-view ssh [ssh options] HOST --attach [SESSION]\n");
+				"       or: rcomp-view ssh [ssh options] HOST --attach "
+				"[SESSION]\n");
 			return 2;
 		}
 		viewer.transport = RV_SSH;

@@ -149,7 +149,7 @@ bool capture_window(struct rc_window *window)
 		geo.width, geo.height);
 	pixman_image_unref(clear);
 	struct compose c = {.window = window, .dst = window->image};
-	wlr_xdg_surface_for_each_surface(window->xdg_surface, compose_surface, &c);
+	wlr_surface_for_each_surface(window->xdg_surface->surface, compose_surface, &c);
 	pixman_image_set_clip_region32(window->image, NULL);
 	return true;
 }
@@ -191,14 +191,14 @@ static int handle_tick(int fd, uint32_t mask, void *data)
 	}
 
 	bool callbacks = false;
-	wlr_xdg_surface_for_each_surface(window->xdg_surface, has_callbacks_iter, &callbacks);
+	wlr_surface_for_each_surface(window->xdg_surface->surface, has_callbacks_iter, &callbacks);
 	if (callbacks) {
 		/* Nobody watching: a trickle keeps apps alive at little cost. */
 		if (watched || window->ticks % UNWATCHED_DIVISOR == 0) {
 			struct timespec now;
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			wlr_xdg_surface_for_each_surface(window->xdg_surface, send_frame_done_iter,
-				&now);
+			wlr_surface_for_each_surface(window->xdg_surface->surface,
+				send_frame_done_iter, &now);
 		}
 	}
 

@@ -68,15 +68,20 @@ static void release_all(struct rc_server *server)
 	wlr_seat_keyboard_notify_clear_focus(server->seat);
 }
 
+static void set_activated(struct rc_window *window, bool activated)
+{
+	if (!window->popup && window->xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+		wlr_xdg_toplevel_set_activated(window->xdg_surface, activated);
+	}
+}
+
 void input_viewer_gone(struct rc_server *server)
 {
 	release_all(server);
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
-		if (window->xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-			wlr_xdg_toplevel_set_activated(window->xdg_surface, false);
-		}
+		set_activated(window, false);
 	}
 }
 
@@ -131,12 +136,14 @@ static void keyboard_enter(struct rc_server *server, const struct wire_msg *msg)
 	struct rc_window *other;
 	wl_list_for_each(other, &server->windows, link)
 	{
-		if (other != window && other->mapped) {
-			wlr_xdg_toplevel_set_activated(other->xdg_surface, false);
+		if (other != window && other->mapped && other->id != window->parent_id) {
+			set_activated(other, false);
 		}
 	}
-	wlr_xdg_toplevel_set_activated(window->xdg_surface, true);
-	wlr_seat_keyboard_notify_enter(server->seat, window->xdg_surface->surface, keys,
+	set_activated(window, true);
+	/* The local compositor already decided focus, grabs included: enter
+	 * directly, past any popup grab of our own seat (which would drop it). */
+	wlr_seat_keyboard_enter(server->seat, window->xdg_surface->surface, keys,
 		msg->keyboard_enter.nkeys, &server->keyboard->keyboard->modifiers);
 }
 
@@ -150,7 +157,7 @@ static void keyboard_leave(struct rc_server *server, const struct wire_msg *msg)
 	if (focused == window->xdg_surface->surface) {
 		release_all(server);
 	}
-	wlr_xdg_toplevel_set_activated(window->xdg_surface, false);
+	set_activated(window, false);
 }
 
 static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
@@ -170,8 +177,9 @@ static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
 	server->pointer_window = window->id;
 	double sx = wx + window->geometry.x, sy = wy + window->geometry.y;
 	double subx = 0, suby = 0;
+	/* The window's own tree: its popups are windows of their own. */
 	struct wlr_surface *surface =
-		wlr_xdg_surface_surface_at(window->xdg_surface, sx, sy, &subx, &suby);
+		wlr_surface_surface_at(window->xdg_surface->surface, sx, sy, &subx, &suby);
 	if (!surface) {
 		wlr_seat_pointer_notify_clear_focus(server->seat);
 		return;
@@ -205,7 +213,7 @@ static void pointer_button(struct rc_server *server, const struct wire_msg *msg)
 static void configure(struct rc_server *server, const struct wire_msg *msg)
 {
 	struct rc_window *window = window_from_id(server, msg->configure.window);
-	if (!window || !window->mapped) {
+	if (!window || !window->mapped || window->popup) {
 		return;
 	}
 	struct wlr_xdg_surface *xdg = window->xdg_surface;
@@ -279,8 +287,16 @@ void input_handle_message(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_CLOSE: {
 		struct rc_window *window = window_from_id(server, msg->close.window);
-		if (window && window->mapped) {
+		if (window && window->mapped && !window->popup) {
 			wlr_xdg_toplevel_send_close(window->xdg_surface);
+		}
+		break;
+	}
+	case WIRE_POPUP_DONE: {
+		/* Dismissed locally (a click outside): dismiss it here too. */
+		struct rc_window *window = window_from_id(server, msg->popup_done.window);
+		if (window && window->popup) {
+			wlr_xdg_popup_destroy(window->xdg_surface);
 		}
 		break;
 	}

@@ -27,6 +27,8 @@ struct rc_window {
 	uint32_t id;
 	struct wlr_xdg_surface *xdg_surface;
 	bool mapped;
+	bool popup; /* an xdg_popup: shown as a local popup of parent */
+	uint32_t parent_id; /* the popup's parent window, at map */
 
 	/* Window geometry in surface coordinates at the last capture; the
 	 * captured image covers exactly this box, so CSD shadows are cut off. */

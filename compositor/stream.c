@@ -45,6 +45,13 @@ static void viewer_error(struct rc_viewer *viewer, const char *text)
 	stream_goodbye(server, WIRE_BYE_PROTOCOL_ERROR, 0, text);
 }
 
+static int32_t clamp_dim(int32_t v, int32_t min)
+{
+	return v < min ? min : (v > WIRE_MAX_DIM ? WIRE_MAX_DIM : v);
+}
+
+static void stream_popup_new(struct rc_server *server, struct rc_window *window);
+
 static void send_msg(struct rc_server *server, const struct wire_msg *msg)
 {
 	struct rc_viewer *viewer = server->viewer;
@@ -61,6 +68,10 @@ static void send_msg(struct rc_server *server, const struct wire_msg *msg)
 void stream_window_new(struct rc_server *server, struct rc_window *window)
 {
 	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
+		return;
+	}
+	if (window->popup) {
+		stream_popup_new(server, window);
 		return;
 	}
 	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
@@ -80,6 +91,43 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 				.app_id_len = (uint32_t)app_id_len,
 				.title = title,
 				.app_id = app_id,
+			},
+	};
+	send_msg(server, &msg);
+	window->announced = true;
+	window->need_reset = true;
+	window->acked = window->seq;
+	window_damage_all(window);
+}
+
+static void stream_popup_new(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_window *parent = window_from_id(server, window->parent_id);
+	if (!parent || !parent->announced) {
+		return; /* its parent is not shown: neither is it */
+	}
+	struct wlr_xdg_popup *popup = window->xdg_surface->popup;
+	const struct wlr_xdg_positioner *pos = &popup->positioner;
+	/* The local popup's parent frame starts at the parent's window geometry,
+	 * as the positioner's anchor rectangle does. */
+	struct wire_msg msg = {
+		.type = WIRE_POPUP_NEW,
+		.popup_new =
+			{
+				.window = window->id,
+				.parent = parent->id,
+				.anchor_x = clamp_dim(pos->anchor_rect.x, -WIRE_MAX_DIM),
+				.anchor_y = clamp_dim(pos->anchor_rect.y, -WIRE_MAX_DIM),
+				.anchor_width = clamp_dim(pos->anchor_rect.width, 0),
+				.anchor_height = clamp_dim(pos->anchor_rect.height, 0),
+				.width = clamp_dim(pos->size.width, 1),
+				.height = clamp_dim(pos->size.height, 1),
+				.anchor = pos->anchor <= 8 ? (uint32_t)pos->anchor : 0,
+				.gravity = pos->gravity <= 8 ? (uint32_t)pos->gravity : 0,
+				.constraint_adjustment = (uint32_t)pos->constraint_adjustment & 63,
+				.offset_x = clamp_dim(pos->offset.x, -WIRE_MAX_DIM),
+				.offset_y = clamp_dim(pos->offset.y, -WIRE_MAX_DIM),
+				.flags = popup->seat ? WIRE_POPUP_GRAB : 0,
 			},
 	};
 	send_msg(server, &msg);

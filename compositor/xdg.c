@@ -30,27 +30,16 @@ void window_damage_all(struct rc_window *window)
 	capture_start_clock(window);
 }
 
-/* The window a surface belongs to: walk up subsurfaces and popup parents. */
+/* The window a surface belongs to: its root's toplevel or popup. Each popup
+ * is a window of its own, shown as a local popup. */
 static struct rc_window *window_of_surface(struct wlr_surface *surface)
 {
-	for (int depth = 0; surface && depth < 64; depth++) {
-		struct wlr_surface *root = wlr_surface_get_root_surface(surface);
-		if (!root || !wlr_surface_is_xdg_surface(root)) {
-			return NULL;
-		}
-		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
-		if (!xdg) {
-			return NULL;
-		}
-		if (xdg->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-			return xdg->data;
-		}
-		if (xdg->role != WLR_XDG_SURFACE_ROLE_POPUP || !xdg->popup) {
-			return NULL;
-		}
-		surface = xdg->popup->parent;
+	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;
+	if (!root || !wlr_surface_is_xdg_surface(root)) {
+		return NULL;
 	}
-	return NULL;
+	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
+	return xdg ? xdg->data : NULL;
 }
 
 struct find_surface {
@@ -79,7 +68,8 @@ static void note_commit_rate(struct rc_window *window)
 	uint64_t now = server_time_usec();
 	if (now - window->rate_start_us >= 1000000) {
 		if (window->rate_commits > FLOOD_COMMITS_PER_SECOND && !window->flood_logged) {
-			const char *app_id = window->xdg_surface->toplevel->app_id;
+			const char *app_id =
+				window->popup ? "a popup" : window->xdg_surface->toplevel->app_id;
 			log_error("window %u (%s) commits %u times a second without waiting for "
 				  "frame callbacks; only its newest content is sent",
 				window->id, app_id ? app_id : "no app id", window->rate_commits);
@@ -103,7 +93,7 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 		note_commit_rate(window);
 	}
 	struct find_surface find = {.surface = rs->surface};
-	wlr_xdg_surface_for_each_surface(window->xdg_surface, find_surface_iter, &find);
+	wlr_surface_for_each_surface(window->xdg_surface->surface, find_surface_iter, &find);
 	if (!find.found) {
 		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
 		return;
@@ -200,6 +190,10 @@ static void handle_map(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, map);
 	window->mapped = true;
+	if (window->popup) {
+		struct rc_window *parent = window_of_surface(window->xdg_surface->popup->parent);
+		window->parent_id = parent ? parent->id : 0;
+	}
 	wlr_xdg_surface_get_geometry(window->xdg_surface, &window->geometry);
 	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
 		window->geometry.height);
@@ -254,8 +248,8 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 {
 	struct rc_server *server = wl_container_of(listener, server, new_xdg_surface);
 	struct wlr_xdg_surface *xdg_surface = data;
-	if (xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-		/* Popups are composited into their toplevel's capture. */
+	if (xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL &&
+		xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP) {
 		return;
 	}
 	struct rc_window *window = calloc(1, sizeof(*window));
@@ -276,12 +270,18 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 	wl_signal_add(&xdg_surface->events.unmap, &window->unmap);
 	window->destroy.notify = handle_destroy;
 	wl_signal_add(&xdg_surface->events.destroy, &window->destroy);
-	window->set_title.notify = handle_set_title;
-	wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
-	window->set_app_id.notify = handle_set_app_id;
-	wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
+	window->popup = xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP;
+	if (window->popup) {
+		wl_list_init(&window->set_title.link);
+		wl_list_init(&window->set_app_id.link);
+	} else {
+		window->set_title.notify = handle_set_title;
+		wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
+		window->set_app_id.notify = handle_set_app_id;
+		wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
+	}
 	wl_list_insert(server->windows.prev, &window->link);
-	log_debug("new toplevel, window %u", window->id);
+	log_debug("new %s, window %u", window->popup ? "popup" : "toplevel", window->id);
 }
 
 void xdg_init(struct rc_server *server)

@@ -39,6 +39,7 @@ static const struct type_info types[] = {
 	{WIRE_MODIFIERS, "modifiers", TO_SERVER, 16, 16},
 	{WIRE_FRAME_ACK, "frame_ack", TO_SERVER, 16, 16},
 	{WIRE_OUTPUT_INFO, "output_info", TO_SERVER, 12, 12},
+	{WIRE_POPUP_DONE, "popup_done", TO_SERVER, 4, 4},
 	{WIRE_WELCOME, "welcome", TO_VIEWER, 28, 28 + WIRE_MAX_SESSION_NAME},
 	{WIRE_GOODBYE, "goodbye", TO_VIEWER, 8, 8 + WIRE_MAX_TEXT},
 	{WIRE_WINDOW_NEW, "window_new", TO_VIEWER, 20, 20 + WIRE_MAX_TITLE + WIRE_MAX_APP_ID},
@@ -47,6 +48,7 @@ static const struct type_info types[] = {
 	{WIRE_WINDOW_DESTROY, "window_destroy", TO_VIEWER, 4, 4},
 	{WIRE_FRAME, "frame", TO_VIEWER, FRAME_FIXED, WIRE_MAX_BODY},
 	{WIRE_SYNC, "sync", TO_VIEWER, 0, 0},
+	{WIRE_POPUP_NEW, "popup_new", TO_VIEWER, 56, 56},
 };
 
 static const struct type_info *find_type(uint32_t type)
@@ -182,6 +184,11 @@ bool wire_session_name_ok(const char *name, size_t len)
 static bool dim_ok(int32_t v, int32_t min)
 {
 	return v >= min && v <= WIRE_MAX_DIM;
+}
+
+static bool coord_ok(int32_t v)
+{
+	return v >= -WIRE_MAX_DIM && v <= WIRE_MAX_DIM;
 }
 
 static enum wire_status decode_frame(struct reader *r, struct wire_msg *msg, char *err,
@@ -358,8 +365,44 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 	case WIRE_POINTER_LEAVE:
 	case WIRE_KEYBOARD_LEAVE:
 	case WIRE_WINDOW_DESTROY:
+	case WIRE_POPUP_DONE:
 		msg->close.window = get_u32(&r);
 		break;
+	case WIRE_POPUP_NEW: {
+		msg->popup_new.window = get_u32(&r);
+		msg->popup_new.parent = get_u32(&r);
+		msg->popup_new.anchor_x = get_i32(&r);
+		msg->popup_new.anchor_y = get_i32(&r);
+		msg->popup_new.anchor_width = get_i32(&r);
+		msg->popup_new.anchor_height = get_i32(&r);
+		msg->popup_new.width = get_i32(&r);
+		msg->popup_new.height = get_i32(&r);
+		msg->popup_new.anchor = get_u32(&r);
+		msg->popup_new.gravity = get_u32(&r);
+		msg->popup_new.constraint_adjustment = get_u32(&r);
+		msg->popup_new.offset_x = get_i32(&r);
+		msg->popup_new.offset_y = get_i32(&r);
+		msg->popup_new.flags = get_u32(&r);
+		bool coords_ok = coord_ok(msg->popup_new.anchor_x) &&
+			coord_ok(msg->popup_new.anchor_y) && coord_ok(msg->popup_new.offset_x) &&
+			coord_ok(msg->popup_new.offset_y);
+		if (msg->popup_new.window == 0 || msg->popup_new.parent == 0 ||
+			msg->popup_new.window == msg->popup_new.parent) {
+			INVALID("popup %u has parent %u", msg->popup_new.window,
+				msg->popup_new.parent);
+		}
+		if (!coords_ok || !dim_ok(msg->popup_new.anchor_width, 0) ||
+			!dim_ok(msg->popup_new.anchor_height, 0) ||
+			!dim_ok(msg->popup_new.width, 1) || !dim_ok(msg->popup_new.height, 1)) {
+			INVALID("popup %u geometry is outside the limits", msg->popup_new.window);
+		}
+		if (msg->popup_new.anchor > 8 || msg->popup_new.gravity > 8 ||
+			msg->popup_new.constraint_adjustment > 63 ||
+			msg->popup_new.flags & ~(uint32_t)WIRE_POPUP_GRAB) {
+			INVALID("popup %u positioner values are unknown", msg->popup_new.window);
+		}
+		break;
+	}
 	case WIRE_POINTER_MOTION:
 		msg->pointer_motion.window = get_u32(&r);
 		msg->pointer_motion.x = get_i32(&r);
@@ -511,7 +554,10 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_POINTER_LEAVE:
 	case WIRE_KEYBOARD_LEAVE:
 	case WIRE_WINDOW_DESTROY:
+	case WIRE_POPUP_DONE:
 		return 4;
+	case WIRE_POPUP_NEW:
+		return 56;
 	case WIRE_POINTER_MOTION:
 	case WIRE_OUTPUT_INFO:
 		return 12;
@@ -593,8 +639,23 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	case WIRE_POINTER_LEAVE:
 	case WIRE_KEYBOARD_LEAVE:
 	case WIRE_WINDOW_DESTROY:
+	case WIRE_POPUP_DONE:
 		put_u32(&p, msg->close.window);
 		break;
+	case WIRE_POPUP_NEW: {
+		const struct wire_msg *m = msg;
+		uint32_t fields[] = {m->popup_new.window, m->popup_new.parent,
+			(uint32_t)m->popup_new.anchor_x, (uint32_t)m->popup_new.anchor_y,
+			(uint32_t)m->popup_new.anchor_width, (uint32_t)m->popup_new.anchor_height,
+			(uint32_t)m->popup_new.width, (uint32_t)m->popup_new.height,
+			m->popup_new.anchor, m->popup_new.gravity,
+			m->popup_new.constraint_adjustment, (uint32_t)m->popup_new.offset_x,
+			(uint32_t)m->popup_new.offset_y, m->popup_new.flags};
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			put_u32(&p, fields[i]);
+		}
+		break;
+	}
 	case WIRE_POINTER_MOTION:
 		put_u32(&p, msg->pointer_motion.window);
 		put_u32(&p, (uint32_t)msg->pointer_motion.x);

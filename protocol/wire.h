@@ -53,6 +53,7 @@ enum wire_type {
 	WIRE_MODIFIERS = 0x010e,
 	WIRE_FRAME_ACK = 0x010f,
 	WIRE_OUTPUT_INFO = 0x0110,
+	WIRE_POPUP_DONE = 0x0111,
 	/* server to viewer */
 	WIRE_WELCOME = 0x0201,
 	WIRE_GOODBYE = 0x0202,
@@ -62,6 +63,7 @@ enum wire_type {
 	WIRE_WINDOW_DESTROY = 0x0206,
 	WIRE_FRAME = 0x0207,
 	WIRE_SYNC = 0x0208,
+	WIRE_POPUP_NEW = 0x0209,
 };
 
 enum wire_compression {
@@ -98,6 +100,11 @@ enum wire_goodbye_reason {
 	WIRE_BYE_TAKEN_OVER = 5,
 	WIRE_BYE_UNAUTHORIZED = 6,
 	WIRE_BYE_NO_SESSION = 7,
+};
+
+enum wire_popup_flags {
+	/* The app asked for an explicit grab: the local popup takes one. */
+	WIRE_POPUP_GRAB = 1u << 0,
 };
 
 enum wire_toplevel_state {
@@ -148,7 +155,17 @@ struct wire_msg {
 		} configure;
 		struct {
 			uint32_t window;
-		} close, pointer_leave, keyboard_leave, window_destroy;
+		} close, pointer_leave, keyboard_leave, window_destroy, popup_done;
+		struct {
+			uint32_t window, parent;
+			/* As the app's xdg_positioner, relative to the parent
+			 * window's geometry (which is its frame's origin). */
+			int32_t anchor_x, anchor_y, anchor_width, anchor_height;
+			int32_t width, height;
+			uint32_t anchor, gravity, constraint_adjustment;
+			int32_t offset_x, offset_y;
+			uint32_t flags; /* WIRE_POPUP_GRAB */
+		} popup_new;
 		struct {
 			uint32_t window;
 			int32_t x, y; /* 24.8 fixed point, window-geometry coordinates */

@@ -49,6 +49,25 @@ static struct wire_msg sample(enum wire_type type)
 		break;
 	case WIRE_SYNC:
 		break;
+	case WIRE_POPUP_DONE:
+		m.popup_done.window = 9;
+		break;
+	case WIRE_POPUP_NEW:
+		m.popup_new.window = 9;
+		m.popup_new.parent = 4;
+		m.popup_new.anchor_x = -20;
+		m.popup_new.anchor_y = 30;
+		m.popup_new.anchor_width = 0;
+		m.popup_new.anchor_height = 12;
+		m.popup_new.width = 120;
+		m.popup_new.height = WIRE_MAX_DIM;
+		m.popup_new.anchor = 8;
+		m.popup_new.gravity = 4;
+		m.popup_new.constraint_adjustment = 63;
+		m.popup_new.offset_x = -WIRE_MAX_DIM;
+		m.popup_new.offset_y = 7;
+		m.popup_new.flags = WIRE_POPUP_GRAB;
+		break;
 	case WIRE_CLOSE:
 	case WIRE_POINTER_LEAVE:
 	case WIRE_KEYBOARD_LEAVE:
@@ -128,9 +147,9 @@ static struct wire_msg sample(enum wire_type type)
 static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPEAT_INFO,
 	WIRE_CONFIGURE, WIRE_CLOSE, WIRE_POINTER_MOTION, WIRE_POINTER_LEAVE, WIRE_POINTER_BUTTON,
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
-	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO};
+	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
-	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC};
+	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -198,6 +217,9 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 			0);
 		CHECK(memcmp(a->window_new.app_id, b->window_new.app_id,
 			      a->window_new.app_id_len) == 0);
+		break;
+	case WIRE_POPUP_NEW:
+		CHECK(memcmp(&a->popup_new, &b->popup_new, sizeof(a->popup_new)) == 0);
 		break;
 	case WIRE_HELLO:
 		CHECK(a->hello.magic == b->hello.magic && a->hello.major == b->hello.major);
@@ -336,7 +358,7 @@ static void test_unknown(void)
 	struct buffer buf;
 	struct wire_msg m;
 	size_t used;
-	uint16_t bad_types[] = {0, 0x0100, 0x0111, 0x0200, 0x0209, 0xffff};
+	uint16_t bad_types[] = {0, 0x0100, 0x0112, 0x0200, 0x020a, 0xffff};
 	for (size_t i = 0; i < N(bad_types); i++) {
 		buffer_init(&buf, 64);
 		put_header(&buf, bad_types[i], 0, 0);
@@ -425,6 +447,22 @@ static void test_limits(void)
 	}
 	CHECK(wire_session_name_ok("0", 1) && wire_session_name_ok("work-2.b_c", 10));
 	CHECK(!wire_session_name_ok("..", 2));
+	/* Popups. */
+	m = sample(WIRE_POPUP_NEW);
+	m.popup_new.parent = m.popup_new.window;
+	expect_invalid(m);
+	m = sample(WIRE_POPUP_NEW);
+	m.popup_new.width = 0;
+	expect_invalid(m);
+	m = sample(WIRE_POPUP_NEW);
+	m.popup_new.anchor_x = WIRE_MAX_DIM + 1;
+	expect_invalid(m);
+	m = sample(WIRE_POPUP_NEW);
+	m.popup_new.gravity = 9;
+	expect_invalid(m);
+	m = sample(WIRE_POPUP_NEW);
+	m.popup_new.flags = 2;
+	expect_invalid(m);
 	m = sample(WIRE_CONFIGURE);
 	m.configure.width = WIRE_MAX_DIM + 1;
 	expect_invalid(m);

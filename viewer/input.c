@@ -82,6 +82,9 @@ static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t seri
 	uint32_t button, uint32_t state)
 {
 	struct rv_viewer *viewer = data;
+	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
+		viewer->input_serial = serial;
+	}
 	if (!viewer->pointer_focus || button > 0xffff) {
 		return;
 	}
@@ -265,6 +268,9 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t seri
 	uint32_t key, uint32_t state)
 {
 	struct rv_viewer *viewer = data;
+	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+		viewer->input_serial = serial;
+	}
 	if (!viewer->keyboard_focus || key > 0xffff) {
 		return;
 	}

@@ -222,6 +222,13 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_SYNC:
 		handle_sync(viewer);
 		return;
+	case WIRE_POPUP_NEW:
+		if (window_from_id(viewer, msg->popup_new.window)) {
+			viewer_fail(viewer, "window %u created twice", msg->popup_new.window);
+			return;
+		}
+		window_create_popup(viewer, msg);
+		return;
 	case WIRE_GOODBYE:
 		handle_goodbye(viewer, msg);
 		return;
@@ -726,7 +733,21 @@ static void link_lost(struct rv_viewer *viewer, const char *why)
 			  "returns",
 			why);
 	}
+	/* Popups are fleeting: they go now, and come back with the snapshot if
+	 * the app still shows them. */
 	struct rv_window *window;
+	bool found = true;
+	while (found) {
+		found = false;
+		wl_list_for_each(window, &viewer->windows, link)
+		{
+			if (window->parent) {
+				window_destroy(window);
+				found = true;
+				break;
+			}
+		}
+	}
 	wl_list_for_each(window, &viewer->windows, link)
 	{
 		window_set_disconnected(window, true);

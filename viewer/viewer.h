@@ -50,7 +50,10 @@ struct rv_window {
 
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *xdg_toplevel;
+	struct xdg_toplevel *xdg_toplevel; /* or, for a popup: */
+	struct xdg_popup *xdg_popup;
+	struct rv_window *parent; /* a popup's parent window */
+	bool dismissed; /* the local compositor dismissed the popup */
 	struct wl_callback *frame_callback;
 	bool configured;
 	bool has_content; /* a buffer is attached */
@@ -104,6 +107,7 @@ struct rv_viewer {
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
 
+	uint32_t input_serial; /* of the last button or key press, for popup grabs */
 	struct rv_window *pointer_focus;
 	struct rv_window *keyboard_focus;
 	int32_t axis_discrete[2];
@@ -162,6 +166,7 @@ void viewer_fail(struct rv_viewer *viewer, const char *fmt, ...)
 
 /* window.c */
 struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg);
+struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wire_msg *msg);
 void window_destroy(struct rv_window *window);
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);

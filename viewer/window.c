@@ -174,7 +174,8 @@ static void mark_all_damaged(struct rv_window *window);
 
 void window_present(struct rv_window *window)
 {
-	if (!window->configured || !window->dirty || window->frame_callback || !window->image) {
+	if (window->dismissed || !window->configured || !window->dirty || window->frame_callback ||
+		!window->image) {
 		return;
 	}
 	struct rv_buffer *buf = next_buffer(window);
@@ -547,7 +548,9 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 	struct rv_window *window = data;
 	xdg_surface_ack_configure(xdg_surface, serial);
 	window->configured = true;
-	send_configure(window);
+	if (window->xdg_toplevel) {
+		send_configure(window);
+	}
 	if (window->dirty) {
 		window_present(window);
 	} else if (window->has_content) {
@@ -616,6 +619,9 @@ static char *copy_text(const char *text, uint32_t len)
 
 static void show_title(struct rv_window *window)
 {
+	if (!window->xdg_toplevel) {
+		return;
+	}
 	const char *title = window->title ? window->title : "";
 	if (!window->disconnected) {
 		xdg_toplevel_set_title(window->xdg_toplevel, title);
@@ -648,10 +654,10 @@ void window_set_text(struct rv_window *window, const struct wire_msg *msg)
 		return;
 	}
 	char *text = copy_text(msg->window_text.text, msg->window_text.len);
-	if (text) {
+	if (text && window->xdg_toplevel) {
 		xdg_toplevel_set_app_id(window->xdg_toplevel, text);
-		free(text);
 	}
+	free(text);
 }
 
 /* While the link is down the window stays, dimmed and marked in its title,
@@ -692,27 +698,14 @@ void window_reattach(struct rv_window *window, const struct wire_msg *msg)
 	window_report_output(window);
 }
 
+static struct rv_window *window_alloc(struct rv_viewer *viewer, uint32_t id);
+
 struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
-	if (wl_list_length(&viewer->windows) >= RV_MAX_WINDOWS) {
-		viewer_fail(viewer, "the server opened more than %d windows", RV_MAX_WINDOWS);
-		return NULL;
-	}
-	struct rv_window *window = calloc(1, sizeof(*window));
+	struct rv_window *window = window_alloc(viewer, msg->window_new.window);
 	if (!window) {
-		viewer_fail(viewer, "out of memory creating a window");
 		return NULL;
 	}
-	window->viewer = viewer;
-	window->id = msg->window_new.window;
-	pixman_region32_init(&window->pending_damage);
-	for (int i = 0; i < RV_BUFFERS; i++) {
-		pixman_region32_init(&window->buffers[i].damage);
-	}
-	window->surface = wl_compositor_create_surface(viewer->compositor);
-	wl_surface_add_listener(window->surface, &surface_listener, window);
-	window->xdg_surface = xdg_wm_base_get_xdg_surface(viewer->wm_base, window->surface);
-	xdg_surface_add_listener(window->xdg_surface, &xdg_surface_listener, window);
 	window->xdg_toplevel = xdg_surface_get_toplevel(window->xdg_surface);
 	xdg_toplevel_add_listener(window->xdg_toplevel, &toplevel_listener, window);
 
@@ -730,12 +723,135 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 	return window;
 }
 
+static void drop_role(struct rv_window *window)
+{
+	if (window->xdg_popup) {
+		xdg_popup_destroy(window->xdg_popup);
+		window->xdg_popup = NULL;
+	}
+	if (window->xdg_toplevel) {
+		xdg_toplevel_destroy(window->xdg_toplevel);
+		window->xdg_toplevel = NULL;
+	}
+	if (window->xdg_surface) {
+		xdg_surface_destroy(window->xdg_surface);
+		window->xdg_surface = NULL;
+	}
+}
+
+static void popup_configure(void *data, struct xdg_popup *popup, int32_t x, int32_t y,
+	int32_t width, int32_t height)
+{
+}
+
+/* The local compositor dismissed the popup (a click outside): the app is
+ * told through the server, and its popup_done makes the window go. */
+static void popup_done(void *data, struct xdg_popup *popup)
+{
+	struct rv_window *window = data;
+	if (window->dismissed) {
+		return;
+	}
+	window->dismissed = true;
+	log_debug("popup %u dismissed here", window->id);
+	struct wire_msg msg = {.type = WIRE_POPUP_DONE, .popup_done = {window->id}};
+	viewer_send(window->viewer, &msg);
+}
+
+static void popup_repositioned(void *data, struct xdg_popup *popup, uint32_t token)
+{
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+	.repositioned = popup_repositioned,
+};
+
+static struct rv_window *window_alloc(struct rv_viewer *viewer, uint32_t id)
+{
+	if (wl_list_length(&viewer->windows) >= RV_MAX_WINDOWS) {
+		viewer_fail(viewer, "the server opened more than %d windows", RV_MAX_WINDOWS);
+		return NULL;
+	}
+	struct rv_window *window = calloc(1, sizeof(*window));
+	if (!window) {
+		viewer_fail(viewer, "out of memory creating a window");
+		return NULL;
+	}
+	window->viewer = viewer;
+	window->id = id;
+	pixman_region32_init(&window->pending_damage);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_init(&window->buffers[i].damage);
+	}
+	window->surface = wl_compositor_create_surface(viewer->compositor);
+	wl_surface_add_listener(window->surface, &surface_listener, window);
+	window->xdg_surface = xdg_wm_base_get_xdg_surface(viewer->wm_base, window->surface);
+	xdg_surface_add_listener(window->xdg_surface, &xdg_surface_listener, window);
+	return window;
+}
+
+struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_window *parent = window_from_id(viewer, msg->popup_new.parent);
+	if (!parent || parent->stale || !parent->xdg_surface) {
+		/* Its parent was dismissed here already: dismiss it too. */
+		if (parent && parent->dismissed) {
+			struct wire_msg done = {.type = WIRE_POPUP_DONE,
+				.popup_done = {msg->popup_new.window}};
+			viewer_send(viewer, &done);
+			return NULL;
+		}
+		viewer_fail(viewer, "popup %u has no parent window %u", msg->popup_new.window,
+			msg->popup_new.parent);
+		return NULL;
+	}
+	struct rv_window *window = window_alloc(viewer, msg->popup_new.window);
+	if (!window) {
+		return NULL;
+	}
+	window->parent = parent;
+	struct xdg_positioner *pos = xdg_wm_base_create_positioner(viewer->wm_base);
+	xdg_positioner_set_size(pos, msg->popup_new.width, msg->popup_new.height);
+	xdg_positioner_set_anchor_rect(pos, msg->popup_new.anchor_x, msg->popup_new.anchor_y,
+		msg->popup_new.anchor_width > 0 ? msg->popup_new.anchor_width : 1,
+		msg->popup_new.anchor_height > 0 ? msg->popup_new.anchor_height : 1);
+	xdg_positioner_set_anchor(pos, msg->popup_new.anchor);
+	xdg_positioner_set_gravity(pos, msg->popup_new.gravity);
+	xdg_positioner_set_constraint_adjustment(pos, msg->popup_new.constraint_adjustment);
+	xdg_positioner_set_offset(pos, msg->popup_new.offset_x, msg->popup_new.offset_y);
+	window->xdg_popup = xdg_surface_get_popup(window->xdg_surface, parent->xdg_surface, pos);
+	xdg_positioner_destroy(pos);
+	xdg_popup_add_listener(window->xdg_popup, &popup_listener, window);
+	if ((msg->popup_new.flags & WIRE_POPUP_GRAB) && viewer->seat && viewer->input_serial) {
+		xdg_popup_grab(window->xdg_popup, viewer->seat, viewer->input_serial);
+	}
+	window->requested_width = msg->popup_new.width;
+	window->requested_height = msg->popup_new.height;
+	log_debug("popup %u of window %u: %dx%d at anchor %d,%d%s", window->id, parent->id,
+		msg->popup_new.width, msg->popup_new.height, msg->popup_new.anchor_x,
+		msg->popup_new.anchor_y,
+		msg->popup_new.flags & WIRE_POPUP_GRAB ? ", with a grab" : "");
+	wl_surface_commit(window->surface);
+	wl_list_insert(viewer->windows.prev, &window->link);
+	return window;
+}
+
 void window_destroy(struct rv_window *window)
 {
 	if (!window) {
 		return;
 	}
 	struct rv_viewer *viewer = window->viewer;
+	/* Popups go first, topmost first, as xdg-shell demands. */
+	struct rv_window *child, *tmp;
+	wl_list_for_each_safe(child, tmp, &viewer->windows, link)
+	{
+		if (child->parent == window) {
+			window_destroy(child);
+		}
+	}
 	input_window_gone(viewer, window);
 	if (window->frame_callback) {
 		wl_callback_destroy(window->frame_callback);
@@ -744,8 +860,7 @@ void window_destroy(struct rv_window *window)
 		buffer_drop(&window->buffers[i]);
 		pixman_region32_fini(&window->buffers[i].damage);
 	}
-	xdg_toplevel_destroy(window->xdg_toplevel);
-	xdg_surface_destroy(window->xdg_surface);
+	drop_role(window);
 	wl_surface_destroy(window->surface);
 	pixman_region32_fini(&window->pending_damage);
 	video_decoder_destroy(window->decoder);

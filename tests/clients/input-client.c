@@ -2,8 +2,14 @@
  * A test app: a 400x300 toplevel with a 100x100 subsurface at (100,100). It
  * prints every pointer and keyboard event it receives, naming the surface
  * and the surface-local position, so tests can check where input landed. A
- * click on the main surface toggles its colour. argv[1] optionally sets its
- * title and app_id.
+ * left click on the main surface toggles its colour. argv[1] optionally sets
+ * its title and app_id.
+ *
+ * A right click opens a 120x80 blue popup with a grab, its top-left corner at
+ * the pointer; a right click in a popup opens a nested 100x60 orange one.
+ * A middle click (or Escape) closes the topmost popup from the app's side. Popups print
+ * "popup-open N", "popup-done N" (dismissed by the compositor) and
+ * "popup-closed N" (closed by the app).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +28,8 @@ struct app {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wl_seat *seat;
+	struct wl_display *display;
+	struct xdg_surface *xdg_surface;
 	struct wl_surface *main, *sub;
 	struct wl_surface *pointer_surface;
 	struct wl_pointer *pointer;
@@ -29,10 +37,28 @@ struct app {
 	int width, height;
 	uint32_t colour;
 	bool configured, running;
+	double px, py; /* the pointer, surface-local */
+	struct popup {
+		struct wl_surface *surface;
+		struct xdg_surface *xdg_surface;
+		struct xdg_popup *xdg_popup;
+		int width, height;
+		uint32_t colour;
+		bool configured;
+	} popups[4];
+	int npopups;
 };
+
+static void close_popups_from(struct app *app, int first, const char *why);
 
 static const char *surface_name(struct app *app, struct wl_surface *surface)
 {
+	static const char *const names[] = {"popup0", "popup1", "popup2", "popup3"};
+	for (int i = 0; i < app->npopups; i++) {
+		if (surface == app->popups[i].surface) {
+			return names[i];
+		}
+	}
 	return surface == app->main ? "main" : surface == app->sub ? "sub" : "other";
 }
 
@@ -85,6 +111,8 @@ static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
 {
 	struct app *app = data;
 	app->pointer_surface = surface;
+	app->px = wl_fixed_to_double(x);
+	app->py = wl_fixed_to_double(y);
 	printf("enter %s %.2f %.2f\n", surface_name(app, surface), wl_fixed_to_double(x),
 		wl_fixed_to_double(y));
 }
@@ -101,8 +129,116 @@ static void pointer_motion(void *data, struct wl_pointer *p, uint32_t time, wl_f
 	wl_fixed_t y)
 {
 	struct app *app = data;
+	app->px = wl_fixed_to_double(x);
+	app->py = wl_fixed_to_double(y);
 	printf("motion %s %.2f %.2f\n", surface_name(app, app->pointer_surface),
 		wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void popup_xdg_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct popup *popup = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	popup->configured = true;
+}
+
+static const struct xdg_surface_listener popup_surface_listener = {
+	.configure = popup_xdg_configure,
+};
+
+static void popup_configure(void *data, struct xdg_popup *xdg_popup, int32_t x, int32_t y,
+	int32_t w, int32_t h)
+{
+}
+
+static struct app *the_app;
+
+static void popup_done(void *data, struct xdg_popup *xdg_popup)
+{
+	struct app *app = the_app;
+	for (int i = 0; i < app->npopups; i++) {
+		if (app->popups[i].xdg_popup == xdg_popup) {
+			close_popups_from(app, i, "done");
+			return;
+		}
+	}
+}
+
+static void popup_repositioned(void *data, struct xdg_popup *xdg_popup, uint32_t token)
+{
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+	.repositioned = popup_repositioned,
+};
+
+/* Topmost first, as xdg-shell demands. */
+static void close_popups_from(struct app *app, int first, const char *why)
+{
+	while (app->npopups > first) {
+		struct popup *popup = &app->popups[--app->npopups];
+		printf("popup-%s %d\n", why, app->npopups);
+		if (app->pointer_surface == popup->surface) {
+			app->pointer_surface = NULL;
+		}
+		xdg_popup_destroy(popup->xdg_popup);
+		xdg_surface_destroy(popup->xdg_surface);
+		wl_surface_destroy(popup->surface);
+		memset(popup, 0, sizeof(*popup));
+	}
+	fflush(stdout);
+}
+
+static void open_popup(struct app *app, uint32_t serial)
+{
+	struct xdg_surface *parent = NULL;
+	int depth = -1;
+	if (app->pointer_surface == app->main) {
+		close_popups_from(app, 0, "closed");
+		parent = app->xdg_surface;
+	}
+	for (int i = 0; i < app->npopups; i++) {
+		if (app->pointer_surface == app->popups[i].surface) {
+			depth = i;
+		}
+	}
+	if (depth >= 0 && depth + 1 < 4) {
+		close_popups_from(app, depth + 1, "closed");
+		parent = app->popups[depth].xdg_surface;
+	}
+	if (!parent) {
+		return;
+	}
+	struct popup *popup = &app->popups[app->npopups];
+	bool nested = app->npopups > 0;
+	popup->width = nested ? 100 : 120;
+	popup->height = nested ? 60 : 80;
+	popup->colour = nested ? 0xffe08020 : 0xff2040e0;
+	struct xdg_positioner *pos = xdg_wm_base_create_positioner(app->wm_base);
+	xdg_positioner_set_size(pos, popup->width, popup->height);
+	xdg_positioner_set_anchor_rect(pos, (int32_t)app->px, (int32_t)app->py, 1, 1);
+	xdg_positioner_set_anchor(pos, XDG_POSITIONER_ANCHOR_TOP_LEFT);
+	xdg_positioner_set_gravity(pos, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+	popup->surface = wl_compositor_create_surface(app->compositor);
+	popup->xdg_surface = xdg_wm_base_get_xdg_surface(app->wm_base, popup->surface);
+	xdg_surface_add_listener(popup->xdg_surface, &popup_surface_listener, popup);
+	popup->xdg_popup = xdg_surface_get_popup(popup->xdg_surface, parent, pos);
+	xdg_positioner_destroy(pos);
+	xdg_popup_add_listener(popup->xdg_popup, &popup_listener, popup);
+	xdg_popup_grab(popup->xdg_popup, app->seat, serial);
+	wl_surface_commit(popup->surface);
+	app->npopups++;
+	while (!popup->configured && wl_display_roundtrip(app->display) >= 0 && popup->xdg_popup) {
+	}
+	if (!popup->xdg_popup) {
+		return; /* dismissed at once */
+	}
+	fill(app, popup->surface, popup->width, popup->height, popup->colour);
+	wl_surface_commit(popup->surface);
+	printf("popup-open %d\n", app->npopups - 1);
+	fflush(stdout);
 }
 
 static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
@@ -111,6 +247,14 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 	struct app *app = data;
 	printf("button %s %u %s\n", surface_name(app, app->pointer_surface), button,
 		state ? "pressed" : "released");
+	if (state && button == 0x111 /* BTN_RIGHT */) {
+		open_popup(app, serial);
+		return;
+	}
+	if (state && button == 0x112 /* BTN_MIDDLE */ && app->npopups > 0) {
+		close_popups_from(app, app->npopups - 1, "closed");
+		return;
+	}
 	if (state && app->pointer_surface == app->main) {
 		app->colour = app->colour == 0xff404040 ? 0xffc03030 : 0xff404040;
 		fill(app, app->main, app->width, app->height, app->colour);
@@ -179,8 +323,12 @@ static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
 static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
 	uint32_t key, uint32_t state)
 {
+	struct app *app = data;
 	printf("key %u %s\n", key, state ? "pressed" : "released");
 	fflush(stdout);
+	if (state && key == 1 /* KEY_ESC */ && app->npopups > 0) {
+		close_popups_from(app, app->npopups - 1, "closed");
+	}
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
@@ -304,6 +452,8 @@ int main(int argc, char **argv)
 	struct app app = {.width = 400, .height = 300, .colour = 0xff404040, .running = true};
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct wl_display *display = wl_display_connect(NULL);
+	app.display = display;
+	the_app = &app;
 	if (!display) {
 		fprintf(stderr, "input-client: cannot connect to a Wayland display\n");
 		return 1;
@@ -325,6 +475,7 @@ int main(int argc, char **argv)
 	wl_surface_commit(app.sub);
 
 	struct xdg_surface *xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base, app.main);
+	app.xdg_surface = xdg_surface;
 	xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, &app);
 	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
 	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &app);

@@ -25,8 +25,8 @@ def case_popups(rig):
     """A right click opens the app's popup, which appears as a local popup
     reaching past its parent's edges (so it cannot be clipped into the
     parent's picture); a nested one opens from it; the app closes the nested
-    one from the app's side (on a middle click); a click outside dismisses the first locally and
-    the app hears popup_done."""
+    one itself (on a middle click); a click outside dismisses the first
+    locally and the app hears popup_done."""
     server = rig.start_server([INPUT_CLIENT])
     rig.start_viewer(server)
     w = wait_for("the window", lambda: rig.window(app_id="rcomp-input-test"))

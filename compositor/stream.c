@@ -197,9 +197,12 @@ void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, i
 bool stream_ready_for_frame(struct rc_server *server, struct rc_window *window)
 {
 	struct rc_viewer *viewer = server->viewer;
+	/* A window with nothing in flight may always send one frame: else a
+	 * window whose clock ticks just after a busy one's could find the
+	 * budget spent at every tick and starve. */
 	return viewer && viewer->handshake_done && !viewer->closing && window->announced &&
 		buffer_size(&viewer->out) < OUT_HIGH_WATER &&
-		flow_can_send(&viewer->flow, server_time_usec());
+		(window->acked == window->seq || flow_can_send(&viewer->flow, server_time_usec()));
 }
 
 static bool ensure_scratch(struct rc_server *server, size_t size)

@@ -384,6 +384,8 @@ int main(int argc, char **argv)
 	if (!parse_args(&server, argc, argv, &app_index, &mode)) {
 		return 2;
 	}
+	/* A peer that goes away is an error return, never a signal. */
+	signal(SIGPIPE, SIG_IGN);
 	if (mode == 'L') {
 		return session_main_list();
 	}
@@ -397,7 +399,6 @@ int main(int argc, char **argv)
 		session_finish(&server);
 		return 1;
 	}
-	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (!compressor_init(&server.compressor, server.compression, server.compression_level)) {
 		return 1;

@@ -232,6 +232,8 @@ void stream_flush(struct rc_server *server);
 
 /* session.c */
 int session_main_list(void);
+/* Writes one goodbye on fd: why a connection ends before it is a viewer. */
+void session_write_goodbye(int fd, enum wire_goodbye_reason reason, int status, const char *text);
 int session_main_attach(const char *name);
 bool session_prepare(struct rc_server *server, char **app);
 bool session_daemonize(struct rc_server *server, int *ready);

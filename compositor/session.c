@@ -25,19 +25,19 @@
 
 #define BRIDGE_BUFFER (256 * 1024)
 
-/* Writes a goodbye on fd: how --attach explains itself to a viewer. */
-static void say_goodbye(int fd, enum wire_goodbye_reason reason, const char *text)
+void session_write_goodbye(int fd, enum wire_goodbye_reason reason, int status, const char *text)
 {
 	struct buffer out;
 	buffer_init(&out, 4096);
 	struct wire_msg msg = {
 		.type = WIRE_GOODBYE,
 		.goodbye = {.reason = reason,
-			.status = 1,
+			.status = status,
 			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
 			.text = text},
 	};
 	if (wire_encode(&out, &msg)) {
+		/* Small and first on its stream: it fits the pipe or socket. */
 		ssize_t n = write(fd, buffer_head(&out), buffer_size(&out));
 		(void)n;
 	}
@@ -163,40 +163,13 @@ int session_main_attach(const char *name)
 {
 	char dir[SESSION_PATH_MAX], text[WIRE_MAX_TEXT];
 	struct session_info infos[256];
-	signal(SIGPIPE, SIG_IGN);
 	int n = session_dir(dir, sizeof(dir), false) ? session_list(dir, infos, 256) : -1;
 	const char *chosen = NULL;
 	if (n < 0) {
 		snprintf(text, sizeof(text), "cannot read the session directory");
-	} else if (name) {
-		for (int i = 0; i < n; i++) {
-			if (strcmp(infos[i].name, name) == 0) {
-				chosen = name;
-			}
-		}
-		if (!chosen) {
-			snprintf(text, sizeof(text), "no session named %s (rcomp-run --list)",
-				name);
-		}
 	} else {
-		/* The only session, or else the only detached one. */
-		int detached = 0, last_detached = -1;
-		for (int i = 0; i < n; i++) {
-			if (!infos[i].attached) {
-				detached++;
-				last_detached = i;
-			}
-		}
-		if (n == 1) {
-			chosen = infos[0].name;
-		} else if (detached == 1) {
-			chosen = infos[last_detached].name;
-		} else {
-			snprintf(text, sizeof(text),
-				n == 0 ? "no session is running"
-				       : "%d sessions are running: name one (rcomp-run --list)",
-				n);
-		}
+		int i = session_choose(infos, n, name, text, sizeof(text));
+		chosen = i >= 0 ? infos[i].name : NULL;
 	}
 	int sock = chosen ? connect_session(dir, chosen) : -1;
 	if (chosen && sock < 0) {
@@ -205,7 +178,7 @@ int session_main_attach(const char *name)
 	}
 	if (sock < 0) {
 		log_error("%s", text);
-		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, text);
+		session_write_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, 1, text);
 		return 1;
 	}
 	log_debug("attached to session %s", chosen);
@@ -235,22 +208,13 @@ static void describe_app(char *out, size_t size, char **argv)
 
 static bool read_token_file(struct rc_server *server, const char *path)
 {
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		log_error("cannot read the token file %s: %s", path, strerror(errno));
+	if (!session_read_token(path, server->token, &server->token_len)) {
 		return false;
 	}
-	char line[WIRE_MAX_TOKEN + 2] = "";
-	bool got = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	size_t len = got ? strcspn(line, "\r\n") : 0;
-	if (len < 16 || len > WIRE_MAX_TOKEN) {
-		log_error("the token in %s must be one line of 16 to %d characters", path,
-			WIRE_MAX_TOKEN);
+	if (server->token_len < 16) {
+		log_error("the token in %s is shorter than 16 characters", path);
 		return false;
 	}
-	memcpy(server->token, line, len);
-	server->token_len = len;
 	return true;
 }
 
@@ -296,16 +260,16 @@ bool session_check_token(const struct rc_server *server, const char *token, size
 	return server->token_len > 0 && diff == 0;
 }
 
-static bool name_taken(const char *dir, const char *name)
+/* Whether a session NAME runs (among the n listed) or its socket path is in
+ * use by anything else. */
+static bool name_taken(const char *dir, const struct session_info *infos, int n, const char *name)
 {
-	char path[SESSION_PATH_MAX];
-	struct session_info infos[256];
-	int n = session_list(dir, infos, 256); /* clears dead sessions first */
 	for (int i = 0; i < n; i++) {
 		if (strcmp(infos[i].name, name) == 0) {
 			return true;
 		}
 	}
+	char path[SESSION_PATH_MAX];
 	struct stat st;
 	return !session_path(path, sizeof(path), dir, name, "sock") || lstat(path, &st) == 0;
 }
@@ -348,8 +312,11 @@ bool session_prepare(struct rc_server *server, char **app)
 		server->session_dir[0] = '\0';
 		return false;
 	}
+	/* Listing first also clears the records of sessions that died. */
+	struct session_info infos[256];
+	int n = session_list(server->session_dir, infos, 256);
 	if (server->name) {
-		if (name_taken(server->session_dir, server->name)) {
+		if (name_taken(server->session_dir, infos, n, server->name)) {
 			log_error("a session named %s is running already (rcomp-run --list)",
 				server->name);
 			return false;
@@ -359,7 +326,8 @@ bool session_prepare(struct rc_server *server, char **app)
 		int i = 0;
 		do {
 			snprintf(server->session_name, sizeof(server->session_name), "%d", i);
-		} while (name_taken(server->session_dir, server->session_name) && ++i < 1000);
+		} while (name_taken(server->session_dir, infos, n, server->session_name) &&
+			++i < 1000);
 	}
 	if (server->tcp_addr) {
 		if (server->token_file ? !read_token_file(server, server->token_file)
@@ -419,10 +387,9 @@ bool session_daemonize(struct rc_server *server, int *ready)
 			snprintf(text, sizeof(text), "the session did not start; see %s/%s.log",
 				server->session_dir, server->session_name);
 			log_error("%s", text);
-			say_goodbye(STDOUT_FILENO, WIRE_BYE_SHUTDOWN, text);
+			session_write_goodbye(STDOUT_FILENO, WIRE_BYE_SHUTDOWN, 1, text);
 			exit(1);
 		}
-		signal(SIGPIPE, SIG_IGN);
 		exit(bridge(sock));
 	}
 	close(fds[0]);

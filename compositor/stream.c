@@ -50,8 +50,6 @@ static int32_t clamp_dim(int32_t v, int32_t min)
 	return v < min ? min : (v > WIRE_MAX_DIM ? WIRE_MAX_DIM : v);
 }
 
-static void stream_popup_new(struct rc_server *server, struct rc_window *window);
-
 static void send_msg(struct rc_server *server, const struct wire_msg *msg)
 {
 	struct rc_viewer *viewer = server->viewer;
@@ -65,52 +63,19 @@ static void send_msg(struct rc_server *server, const struct wire_msg *msg)
 	}
 }
 
-void stream_window_new(struct rc_server *server, struct rc_window *window)
-{
-	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
-		return;
-	}
-	if (window->popup) {
-		stream_popup_new(server, window);
-		return;
-	}
-	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-	const char *title = toplevel->title ? toplevel->title : "";
-	const char *app_id = toplevel->app_id ? toplevel->app_id : "";
-	size_t title_len = strnlen(title, WIRE_MAX_TITLE);
-	size_t app_id_len = strnlen(app_id, WIRE_MAX_APP_ID);
-	int32_t w = window->geometry.width, h = window->geometry.height;
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_NEW,
-		.window_new =
-			{
-				.window = window->id,
-				.width = w < 0 ? 0 : (w > WIRE_MAX_DIM ? WIRE_MAX_DIM : w),
-				.height = h < 0 ? 0 : (h > WIRE_MAX_DIM ? WIRE_MAX_DIM : h),
-				.title_len = (uint32_t)title_len,
-				.app_id_len = (uint32_t)app_id_len,
-				.title = title,
-				.app_id = app_id,
-			},
-	};
-	send_msg(server, &msg);
-	window->announced = true;
-	window->need_reset = true;
-	window->acked = window->seq;
-	window_damage_all(window);
-}
-
-static void stream_popup_new(struct rc_server *server, struct rc_window *window)
+/* The message that announces a popup; false while its parent is not shown
+ * (then neither is it). */
+static bool popup_msg(struct rc_server *server, struct rc_window *window, struct wire_msg *msg)
 {
 	struct rc_window *parent = window_from_id(server, window->parent_id);
 	if (!parent || !parent->announced) {
-		return; /* its parent is not shown: neither is it */
+		return false;
 	}
 	struct wlr_xdg_popup *popup = window->xdg_surface->popup;
 	const struct wlr_xdg_positioner *pos = &popup->positioner;
 	/* The local popup's parent frame starts at the parent's window geometry,
 	 * as the positioner's anchor rectangle does. */
-	struct wire_msg msg = {
+	*msg = (struct wire_msg){
 		.type = WIRE_POPUP_NEW,
 		.popup_new =
 			{
@@ -130,6 +95,37 @@ static void stream_popup_new(struct rc_server *server, struct rc_window *window)
 				.flags = popup->seat ? WIRE_POPUP_GRAB : 0,
 			},
 	};
+	return true;
+}
+
+void stream_window_new(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
+		return;
+	}
+	struct wire_msg msg;
+	if (window->popup) {
+		if (!popup_msg(server, window, &msg)) {
+			return;
+		}
+	} else {
+		struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+		const char *title = toplevel->title ? toplevel->title : "";
+		const char *app_id = toplevel->app_id ? toplevel->app_id : "";
+		msg = (struct wire_msg){
+			.type = WIRE_WINDOW_NEW,
+			.window_new =
+				{
+					.window = window->id,
+					.width = clamp_dim(window->geometry.width, 0),
+					.height = clamp_dim(window->geometry.height, 0),
+					.title_len = (uint32_t)strnlen(title, WIRE_MAX_TITLE),
+					.app_id_len = (uint32_t)strnlen(app_id, WIRE_MAX_APP_ID),
+					.title = title,
+					.app_id = app_id,
+				},
+		};
+	}
 	send_msg(server, &msg);
 	window->announced = true;
 	window->need_reset = true;
@@ -860,19 +856,7 @@ static void pending_destroy(struct rc_pending *pending, bool close_fd)
 /* Says why on fd (a small write to a fresh socket fits its buffer), closes. */
 static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, const char *text)
 {
-	struct buffer out;
-	buffer_init(&out, 4096);
-	struct wire_msg msg = {
-		.type = WIRE_GOODBYE,
-		.goodbye = {.reason = reason,
-			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT),
-			.text = text},
-	};
-	if (wire_encode(&out, &msg)) {
-		ssize_t n = send(pending->fd, buffer_head(&out), buffer_size(&out), MSG_NOSIGNAL);
-		(void)n;
-	}
-	buffer_finish(&out);
+	session_write_goodbye(pending->fd, reason, 0, text);
 	/* Unread bytes would turn our close into a reset that can overtake the
 	 * goodbye: drain what has arrived (bounded) first. */
 	uint8_t sink[4096];
@@ -1094,24 +1078,16 @@ static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_
 static bool listen_tcp(struct rc_server *server)
 {
 	char host[256];
-	const char *spec = server->tcp_addr;
-	const char *colon = strrchr(spec, ':');
-	if (!colon || !colon[1] || (size_t)(colon - spec) >= sizeof(host)) {
+	const char *spec = server->tcp_addr, *port;
+	if (!session_split_host_port(spec, host, sizeof(host), &port)) {
 		log_error("--listen-tcp takes ADDR:PORT, [ADDR]:PORT or :PORT, not %s", spec);
 		return false;
-	}
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = '\0';
-	char *h = host;
-	if (h[0] == '[' && h[strlen(h) - 1] == ']') {
-		h[strlen(h) - 1] = '\0';
-		h++;
 	}
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM,
 		.ai_flags = AI_PASSIVE | AI_NUMERICSERV};
 	struct addrinfo *res;
-	int err = getaddrinfo(*h ? h : NULL, colon + 1, &hints, &res);
+	int err = getaddrinfo(*host ? host : NULL, port, &hints, &res);
 	if (err) {
 		log_error("--listen-tcp %s: %s", spec, gai_strerror(err));
 		return false;

@@ -163,3 +163,75 @@ int session_list(const char *dir, struct session_info *out, int max)
 	qsort(out, (size_t)n, sizeof(*out), by_start);
 	return n;
 }
+
+int session_choose(const struct session_info *infos, int n, const char *name, char *err,
+	size_t err_size)
+{
+	if (name) {
+		for (int i = 0; i < n; i++) {
+			if (strcmp(infos[i].name, name) == 0) {
+				return i;
+			}
+		}
+		snprintf(err, err_size, "no session named %s (rcomp-run --list)", name);
+		return -1;
+	}
+	int detached = 0, chosen = -1;
+	for (int i = 0; i < n; i++) {
+		if (!infos[i].attached) {
+			detached++;
+			chosen = i;
+		}
+	}
+	if (n == 1) {
+		return 0;
+	}
+	if (detached == 1) {
+		return chosen;
+	}
+	if (n == 0) {
+		snprintf(err, err_size, "no session is running");
+	} else {
+		snprintf(err, err_size, "%d sessions are running: name one (rcomp-run --list)", n);
+	}
+	return -1;
+}
+
+bool session_split_host_port(const char *spec, char *host, size_t host_size, const char **port)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : 0;
+	if (!colon || !colon[1] || len >= host_size) {
+		return false;
+	}
+	if (len >= 2 && spec[0] == '[' && spec[len - 1] == ']') {
+		spec++;
+		len -= 2;
+	}
+	memcpy(host, spec, len);
+	host[len] = '\0';
+	*port = colon + 1;
+	return true;
+}
+
+bool session_read_token(const char *path, char *token, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		log_error("cannot read the token file %s: %s", path, strerror(errno));
+		return false;
+	}
+	char line[WIRE_MAX_TOKEN + 2] = "";
+	bool got = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	size_t n = got ? strcspn(line, "\r\n") : 0;
+	if (n == 0 || n > WIRE_MAX_TOKEN) {
+		log_error("the token file %s must start with a line of 1 to %d characters", path,
+			WIRE_MAX_TOKEN);
+		return false;
+	}
+	memcpy(token, line, n);
+	token[n] = '\0';
+	*len = n;
+	return true;
+}

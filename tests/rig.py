@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -207,6 +208,15 @@ class Rig:
                        check=True, capture_output=True, timeout=20)
         return read_ppm(path)
 
+    def pixel(self, x, y, window=None):
+        """The colour of one screen pixel: layout coordinates, or relative to
+        a window's rectangle if one is given."""
+        if window:
+            x, y = x + window["rect"]["x"], y + window["rect"]["y"]
+        _, _, p = self.screenshot({"x": x, "y": y, "width": 1, "height": 1},
+                                  os.path.join(self.tmp, "pixel.ppm"))
+        return tuple(p[0:3])
+
     def close(self):
         for p in reversed(self.procs):
             if p.poll() is None:
@@ -240,6 +250,15 @@ class Rig:
             log("kept", self.tmp)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def free_port():
+    """A TCP port on loopback that nothing listens on now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def hello(token=b""):

@@ -11,8 +11,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (hello, rss_kib, Failure, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, log,  # noqa: E402
-                 main, read_ppm, wait_for)
+from rig import (free_port, hello, rss_kib, Failure, RCOMP_RUN, RCOMP_VIEW,  # noqa: E402
+                 TEST_CLIENTS, log, main, wait_for)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ABUSE_CLIENT = os.path.join(TEST_CLIENTS, "abuse-client")
@@ -20,11 +20,7 @@ GREEN = (0x20, 0xc0, 0x20)
 
 
 def pixel(rig, w, x=150, y=150):
-    path = os.path.join(rig.tmp, "shot.ppm")
-    rig.screenshot(w["rect"], path)
-    width, height, p = read_ppm(path)
-    i = (y * width + x) * 3
-    return tuple(p[i:i + 3])
+    return rig.pixel(x, y, w)
 
 
 def key_events(rig, name="rcomp-run"):
@@ -129,14 +125,6 @@ def case_list_attach(rig):
     if gone.returncode == 0:
         raise Failure("attaching to a missing session succeeded")
     log("--list:\n%s--attach nosuch: %s" % (out, gone.stderr.strip().splitlines()[-1]))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def case_tcp(rig):

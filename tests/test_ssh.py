@@ -11,18 +11,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import (Failure, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, log, main,  # noqa: E402
-                 read_ppm, wait_for)
+from rig import (Failure, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, free_port, log,  # noqa: E402
+                 main, wait_for)
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def start_sshd(rig):
@@ -72,15 +64,8 @@ def case_ssh(rig):
                        rig.local_env)
     title = "it's \"quoted\""
     w = wait_for("the remote window over ssh", lambda: rig.window(app_id=title), timeout=30)
-    path = os.path.join(rig.tmp, "shot.ppm")
-
-    def green():
-        rig.screenshot(w["rect"], path)
-        width, height, p = read_ppm(path)
-        i = (150 * width + 150) * 3
-        return tuple(p[i:i + 3]) == (0x20, 0xc0, 0x20)
-
-    wait_for("the app's pixels over ssh", green, interval=0.2)
+    wait_for("the app's pixels over ssh",
+             lambda: rig.pixel(150, 150, w) == (0x20, 0xc0, 0x20), interval=0.2)
     session_log = os.path.join(rig.session_dir, "0.log")
     if "XDG_RUNTIME_DIR is not set" not in rig.read_log(session_log):
         raise Failure("expected rcomp-run to make its own runtime dir under a bare ssh login")
@@ -101,13 +86,8 @@ def case_ssh_reattach(rig):
                                       "root@127.0.0.1", "--", INPUT_CLIENT, title],
                        rig.local_env)
     w = wait_for("the remote window over ssh", lambda: rig.window(app_id=title), timeout=30)
-    path = os.path.join(rig.tmp, "shot.ppm")
-
     def shows(color):
-        rig.screenshot(w["rect"], path)
-        width, height, p = read_ppm(path)
-        i = (150 * width + 150) * 3
-        return tuple(p[i:i + 3]) == color
+        return rig.pixel(150, 150, w) == color
 
     wait_for("the app's pixels over ssh", lambda: shows((0x20, 0xc0, 0x20)), interval=0.2)
     ssh = subprocess.run(["pgrep", "-P", str(viewer.pid), "-x", "ssh"], capture_output=True,

@@ -5,20 +5,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import Failure, TEST_CLIENTS, log, main, read_ppm, wait_for  # noqa: E402
+from rig import Failure, TEST_CLIENTS, log, main, wait_for  # noqa: E402
 from test_e2e import VirtualPointer  # noqa: E402
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274
 BLUE, ORANGE = (0x20, 0x40, 0xe0), (0xe0, 0x80, 0x20)
-
-
-def pixel_at(rig, x, y):
-    """The colour of one pixel of the screen, in layout coordinates."""
-    path = os.path.join(rig.tmp, "px.ppm")
-    rig.screenshot({"x": x, "y": y, "width": 1, "height": 1}, path)
-    _, _, p = read_ppm(path)
-    return tuple(p[0:3])
 
 
 def case_popups(rig):
@@ -45,7 +37,7 @@ def case_popups(rig):
     outside = (ox + 440, oy + 320)
     inside = (ox + 380, oy + 270)
     wait_for("the popup's pixels past the parent's edge",
-             lambda: pixel_at(rig, *outside) == BLUE and pixel_at(rig, *inside) == BLUE,
+             lambda: rig.pixel(*outside) == BLUE and rig.pixel(*inside) == BLUE,
              interval=0.2)
     if len([x for x in rig.windows() if x["app_id"] == "rcomp-input-test"]) != 1:
         raise Failure("the popup became a toplevel window")
@@ -57,16 +49,16 @@ def case_popups(rig):
     pointer.send("press %d" % BTN_RIGHT, "release %d" % BTN_RIGHT)
     wait_for("the nested popup", lambda: "popup-open 1" in rig.read_log("rcomp-run"))
     nested = (ox + 500, oy + 340)  # (410,290) + 100x60, past both popups' edges
-    wait_for("the nested popup's pixels", lambda: pixel_at(rig, *nested) == ORANGE,
+    wait_for("the nested popup's pixels", lambda: rig.pixel(*nested) == ORANGE,
              interval=0.2)
 
     # The app closes the nested one (on a middle click): the local popup goes.
     pointer.send("press %d" % BTN_MIDDLE, "release %d" % BTN_MIDDLE)
     wait_for("the app to close its nested popup",
              lambda: "popup-closed 1" in rig.read_log("rcomp-run"))
-    wait_for("the nested popup to vanish", lambda: pixel_at(rig, *nested) != ORANGE,
+    wait_for("the nested popup to vanish", lambda: rig.pixel(*nested) != ORANGE,
              interval=0.2)
-    if pixel_at(rig, *outside) != BLUE:
+    if rig.pixel(*outside) != BLUE:
         raise Failure("the first popup went with the nested one")
 
     # A click outside every window dismisses the popup here, and there.
@@ -74,7 +66,7 @@ def case_popups(rig):
     time.sleep(0.3)
     pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
     wait_for("the app to hear popup_done", lambda: "popup-done 0" in rig.read_log("rcomp-run"))
-    wait_for("the popup to vanish", lambda: pixel_at(rig, *outside) != BLUE, interval=0.2)
+    wait_for("the popup to vanish", lambda: rig.pixel(*outside) != BLUE, interval=0.2)
     rig.check_alive(server)
     log("popup at (350,250) 120x80 drawn past the parent's edge at %s; nested popup drawn at "
         "%s; the app closed the nested one; a click outside dismissed the "

@@ -367,21 +367,14 @@ static int connect_socket(const char *path, bool quiet)
 static int connect_tcp(const char *spec, bool quiet)
 {
 	char host[256];
-	const char *colon = strrchr(spec, ':');
-	if (!colon || !colon[1] || colon == spec || (size_t)(colon - spec) >= sizeof(host)) {
+	const char *port;
+	if (!session_split_host_port(spec, host, sizeof(host), &port) || !host[0]) {
 		log_error("--tcp takes HOST:PORT, not %s", spec);
 		return -1;
 	}
-	memcpy(host, spec, (size_t)(colon - spec));
-	host[colon - spec] = '\0';
-	char *h = host;
-	if (h[0] == '[' && h[strlen(h) - 1] == ']') {
-		h[strlen(h) - 1] = '\0';
-		h++;
-	}
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	struct addrinfo *res;
-	int err = getaddrinfo(h, colon + 1, &hints, &res);
+	int err = getaddrinfo(host, port, &hints, &res);
 	if (err) {
 		if (quiet) {
 			log_debug("cannot resolve %s: %s", spec, gai_strerror(err));
@@ -566,40 +559,22 @@ static int start_ssh(struct rv_viewer *viewer)
 static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size)
 {
 	char dir[SESSION_PATH_MAX];
-	struct session_info infos[256];
-	int n = session_dir(dir, sizeof(dir), false) ? session_list(dir, infos, 256) : -1;
-	const char *name = viewer->ever_welcomed ? viewer->session_name : viewer->attach_name;
-	if (n < 0) {
+	if (!session_dir(dir, sizeof(dir), false)) {
 		return false;
 	}
-	if (name && !viewer->ever_welcomed) {
-		bool found = false;
-		for (int i = 0; i < n; i++) {
-			found = found || strcmp(infos[i].name, name) == 0;
-		}
-		if (!found) {
-			log_error("no session named %s here (rcomp-run --list)", name);
-			return false;
-		}
+	if (viewer->ever_welcomed) {
+		/* The same session again; connecting tells whether it lives. */
+		return session_path(path, size, dir, viewer->session_name, "sock");
 	}
-	if (!name) {
-		int detached = 0;
-		for (int i = 0; i < n; i++) {
-			if (!infos[i].attached) {
-				detached++;
-				name = infos[i].name;
-			}
-		}
-		if (n == 1) {
-			name = infos[0].name;
-		} else if (detached != 1) {
-			log_error(n == 0 ? "no rcomp session is running here"
-					 : "several rcomp sessions are running: choose one with "
-					   "--attach (rcomp-run --list)");
-			return false;
-		}
+	struct session_info infos[256];
+	char err[256];
+	int n = session_list(dir, infos, 256);
+	int i = n >= 0 ? session_choose(infos, n, viewer->attach_name, err, sizeof(err)) : -1;
+	if (i < 0) {
+		log_error("%s", n >= 0 ? err : "cannot read the session directory");
+		return false;
 	}
-	return session_path(path, size, dir, name, "sock");
+	return session_path(path, size, dir, infos[i].name, "sock");
 }
 
 static void send_hello(struct rv_viewer *viewer)
@@ -927,31 +902,20 @@ static void run(struct rv_viewer *viewer)
 
 static bool read_token(struct rv_viewer *viewer, const char *file)
 {
-	char line[WIRE_MAX_TOKEN + 2] = "";
-	const char *env = getenv("RCOMP_TOKEN");
 	if (file) {
-		FILE *f = fopen(file, "re");
-		if (!f || !fgets(line, sizeof(line), f)) {
-			log_error("cannot read the token file %s: %s", file,
-				f ? "it is empty" : strerror(errno));
-			if (f) {
-				fclose(f);
-			}
-			return false;
-		}
-		fclose(f);
-	} else if (env) {
-		snprintf(line, sizeof(line), "%s", env);
-	} else {
+		return session_read_token(file, viewer->token, &viewer->token_len);
+	}
+	const char *env = getenv("RCOMP_TOKEN");
+	if (!env) {
 		log_error("--tcp needs the session's token: --token-file FILE or $RCOMP_TOKEN");
 		return false;
 	}
-	size_t len = strcspn(line, "\r\n");
+	size_t len = strcspn(env, "\r\n");
 	if (len == 0 || len > WIRE_MAX_TOKEN) {
 		log_error("the token must be 1 to %d characters", WIRE_MAX_TOKEN);
 		return false;
 	}
-	memcpy(viewer->token, line, len);
+	memcpy(viewer->token, env, len);
 	viewer->token_len = len;
 	return true;
 }

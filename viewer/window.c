@@ -647,17 +647,22 @@ static void set_title(struct rv_window *window, const char *text, uint32_t len)
 	}
 }
 
+static void set_app_id(struct rv_window *window, const char *text, uint32_t len)
+{
+	char *app_id = copy_text(text, len);
+	if (app_id && window->xdg_toplevel) {
+		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
+	}
+	free(app_id);
+}
+
 void window_set_text(struct rv_window *window, const struct wire_msg *msg)
 {
 	if (msg->type == WIRE_WINDOW_TITLE) {
 		set_title(window, msg->window_text.text, msg->window_text.len);
 		return;
 	}
-	char *text = copy_text(msg->window_text.text, msg->window_text.len);
-	if (text && window->xdg_toplevel) {
-		xdg_toplevel_set_app_id(window->xdg_toplevel, text);
-	}
-	free(text);
+	set_app_id(window, msg->window_text.text, msg->window_text.len);
 }
 
 /* While the link is down the window stays, dimmed and marked in its title,
@@ -681,11 +686,7 @@ void window_reattach(struct rv_window *window, const struct wire_msg *msg)
 {
 	window->stale = false;
 	set_title(window, msg->window_new.title, msg->window_new.title_len);
-	char *app_id = copy_text(msg->window_new.app_id, msg->window_new.app_id_len);
-	if (app_id) {
-		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
-		free(app_id);
-	}
+	set_app_id(window, msg->window_new.app_id, msg->window_new.app_id_len);
 	/* A new stream follows; what the server knew of us is gone. */
 	video_decoder_destroy(window->decoder);
 	window->decoder = NULL;
@@ -710,11 +711,7 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 	xdg_toplevel_add_listener(window->xdg_toplevel, &toplevel_listener, window);
 
 	set_title(window, msg->window_new.title, msg->window_new.title_len);
-	char *app_id = copy_text(msg->window_new.app_id, msg->window_new.app_id_len);
-	if (app_id) {
-		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
-	}
-	free(app_id);
+	set_app_id(window, msg->window_new.app_id, msg->window_new.app_id_len);
 	/* The remote size until the first frame says otherwise. */
 	window->requested_width = msg->window_new.width;
 	window->requested_height = msg->window_new.height;

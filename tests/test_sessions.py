@@ -17,6 +17,8 @@ from rig import (free_port, hello, rss_kib, Failure, RCOMP_RUN, RCOMP_VIEW,  # n
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ABUSE_CLIENT = os.path.join(TEST_CLIENTS, "abuse-client")
 GREEN = (0x20, 0xc0, 0x20)
+# abuse-client flood ends on this colour, unlike any input-client draws.
+FLOOD_GREEN = (0x20, 0xe0, 0x20)
 
 
 def pixel(rig, w, x=150, y=150):
@@ -218,11 +220,15 @@ def case_huge_buffer(rig):
 def case_commit_flood(rig):
     """An app commits as fast as it can for 8 s next to a well-behaved one."""
     server = rig.start_server(["sh", "-c", "%s & exec %s flood 8" % (INPUT_CLIENT,
-                                                                   ABUSE_CLIENT)])
+                                                                   ABUSE_CLIENT)], args=["--stats"])
     rig.start_viewer(server)
     w = check_other_window_works(rig)
     wait_for("the flooding window", lambda: rig.window(app_id="rcomp-abuse"))
     time.sleep(2)
+    a, b = w["rect"], rig.window(app_id="rcomp-abuse")["rect"]
+    if a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+            a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]:
+        raise Failure("the flooding window %r covers the other one %r" % (b, a))
     first = rss_kib(server.pid)
     # The other window still answers input while the flood goes on.
     rig.swaymsg("[app_id=rcomp-input-test] focus")
@@ -233,8 +239,8 @@ def case_commit_flood(rig):
                                                        rig.read_log("rcomp-run"), re.M), timeout=30)
     last = rss_kib(server.pid)
     flood = rig.window(app_id="rcomp-abuse")
-    wait_for("the flooder's last (green) frame", lambda: pixel(rig, flood, 100, 100) == GREEN,
-             interval=0.2)
+    wait_for("the flooder's last (green) frame",
+             lambda: pixel(rig, flood, 100, 100) == FLOOD_GREEN, interval=0.2)
     rig.check_alive(server)
     text = rig.read_log("rcomp-run")
     lines = [l for l in text.splitlines() if "times a second" in l]
@@ -252,7 +258,12 @@ if __name__ == "__main__":
     if not body:
         print("unknown case %r" % case)
         sys.exit(2)
-    # sway 1.7 does not clip a tiled surface to its tile: keep the huge
-    # window on a workspace of its own, so it cannot cover the other one.
-    extra = 'for_window [app_id="rcomp-abuse"] move container to workspace 2\n'
-    main(body, **({"extra": extra} if case == "huge_buffer" else {}))
+    # The abusive window must never cover the well-behaved one, whose
+    # pixels the cases check: both float centred, so move the flooder to the
+    # corner. sway 1.7 does not clip a huge surface to its rectangle, so the
+    # huge window goes to a workspace of its own.
+    extra = {
+        "huge_buffer": 'for_window [app_id="rcomp-abuse"] move container to workspace 2\n',
+        "commit_flood": 'for_window [app_id="rcomp-abuse"] move position 0 0\n',
+    }
+    main(body, **({"extra": extra[case]} if case in extra else {}))

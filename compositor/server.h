@@ -82,6 +82,7 @@ struct rc_window {
 	struct wl_listener destroy;
 	struct wl_listener set_title;
 	struct wl_listener set_app_id;
+	struct wl_listener set_parent;
 };
 
 /* Every wl_surface, so that commits anywhere in a window's tree damage it. */
@@ -225,6 +226,7 @@ bool stream_ready_for_frame(struct rc_server *server, struct rc_window *window);
 void stream_send_frame(struct rc_server *server, struct rc_window *window);
 void stream_window_new(struct rc_server *server, struct rc_window *window);
 void stream_window_title(struct rc_server *server, struct rc_window *window, bool app_id);
+void stream_window_parent(struct rc_server *server, struct rc_window *window);
 void stream_window_destroy(struct rc_server *server, struct rc_window *window);
 void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
 	const char *text);

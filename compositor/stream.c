@@ -98,6 +98,27 @@ static bool popup_msg(struct rc_server *server, struct rc_window *window, struct
 	return true;
 }
 
+/* The toplevel's parent as the viewer knows it: 0 while the parent is not
+ * announced (stream_window_new names it once it is). */
+static uint32_t toplevel_parent_id(const struct rc_window *window)
+{
+	struct wlr_xdg_surface *parent = window->xdg_surface->toplevel->parent;
+	const struct rc_window *p = parent ? parent->data : NULL;
+	return p && p->announced ? p->id : 0;
+}
+
+void stream_window_parent(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !window->announced || window->popup) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_PARENT,
+		.window_parent = {.window = window->id, .parent = toplevel_parent_id(window)},
+	};
+	send_msg(server, &msg);
+}
+
 void stream_window_new(struct rc_server *server, struct rc_window *window)
 {
 	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
@@ -117,6 +138,7 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 			.window_new =
 				{
 					.window = window->id,
+					.parent = toplevel_parent_id(window),
 					.width = clamp_dim(window->geometry.width, 0),
 					.height = clamp_dim(window->geometry.height, 0),
 					.title_len = (uint32_t)strnlen(title, WIRE_MAX_TITLE),
@@ -131,6 +153,18 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	window->need_reset = true;
 	window->acked = window->seq;
 	window_damage_all(window);
+	if (window->popup) {
+		return;
+	}
+	/* Children announced before their parent get it now. */
+	struct rc_window *child;
+	wl_list_for_each(child, &server->windows, link)
+	{
+		if (!child->popup && child->announced &&
+			child->xdg_surface->toplevel->parent == window->xdg_surface) {
+			stream_window_parent(server, child);
+		}
+	}
 }
 
 void stream_window_title(struct rc_server *server, struct rc_window *window, bool app_id)

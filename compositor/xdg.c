@@ -227,6 +227,12 @@ static void handle_set_app_id(struct wl_listener *listener, void *data)
 	stream_window_title(window->server, window, true);
 }
 
+static void handle_set_parent(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, set_parent);
+	stream_window_parent(window->server, window);
+}
+
 static void handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, destroy);
@@ -240,6 +246,7 @@ static void handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&window->destroy.link);
 	wl_list_remove(&window->set_title.link);
 	wl_list_remove(&window->set_app_id.link);
+	wl_list_remove(&window->set_parent.link);
 	wl_list_remove(&window->link);
 	window->xdg_surface->data = NULL;
 	capture_finish(window);
@@ -278,11 +285,14 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 	if (window->popup) {
 		wl_list_init(&window->set_title.link);
 		wl_list_init(&window->set_app_id.link);
+		wl_list_init(&window->set_parent.link);
 	} else {
 		window->set_title.notify = handle_set_title;
 		wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
 		window->set_app_id.notify = handle_set_app_id;
 		wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
+		window->set_parent.notify = handle_set_parent;
+		wl_signal_add(&xdg_surface->toplevel->events.set_parent, &window->set_parent);
 	}
 	wl_list_insert(server->windows.prev, &window->link);
 	log_debug("new %s, window %u", window->popup ? "popup" : "toplevel", window->id);

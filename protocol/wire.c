@@ -49,6 +49,7 @@ static const struct type_info types[] = {
 	{WIRE_FRAME, "frame", TO_VIEWER, FRAME_FIXED, WIRE_MAX_BODY},
 	{WIRE_SYNC, "sync", TO_VIEWER, 0, 0},
 	{WIRE_POPUP_NEW, "popup_new", TO_VIEWER, 56, 56},
+	{WIRE_WINDOW_PARENT, "window_parent", TO_VIEWER, 8, 8},
 };
 
 static const struct type_info *find_type(uint32_t type)
@@ -368,6 +369,15 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 	case WIRE_POPUP_DONE:
 		msg->close.window = get_u32(&r);
 		break;
+	case WIRE_WINDOW_PARENT:
+		msg->window_parent.window = get_u32(&r);
+		msg->window_parent.parent = get_u32(&r);
+		if (msg->window_parent.window == 0 ||
+			msg->window_parent.parent == msg->window_parent.window) {
+			INVALID("window %u cannot have parent %u", msg->window_parent.window,
+				msg->window_parent.parent);
+		}
+		break;
 	case WIRE_POPUP_NEW: {
 		msg->popup_new.window = get_u32(&r);
 		msg->popup_new.parent = get_u32(&r);
@@ -556,6 +566,8 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_WINDOW_DESTROY:
 	case WIRE_POPUP_DONE:
 		return 4;
+	case WIRE_WINDOW_PARENT:
+		return 8;
 	case WIRE_POPUP_NEW:
 		return 56;
 	case WIRE_POINTER_MOTION:
@@ -641,6 +653,10 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	case WIRE_WINDOW_DESTROY:
 	case WIRE_POPUP_DONE:
 		put_u32(&p, msg->close.window);
+		break;
+	case WIRE_WINDOW_PARENT:
+		put_u32(&p, msg->window_parent.window);
+		put_u32(&p, msg->window_parent.parent);
 		break;
 	case WIRE_POPUP_NEW: {
 		const struct wire_msg *m = msg;

@@ -64,6 +64,7 @@ enum wire_type {
 	WIRE_FRAME = 0x0207,
 	WIRE_SYNC = 0x0208,
 	WIRE_POPUP_NEW = 0x0209,
+	WIRE_WINDOW_PARENT = 0x020a,
 };
 
 enum wire_compression {
@@ -156,6 +157,9 @@ struct wire_msg {
 		struct {
 			uint32_t window;
 		} close, pointer_leave, keyboard_leave, window_destroy, popup_done;
+		struct {
+			uint32_t window, parent; /* parent 0: none */
+		} window_parent;
 		struct {
 			uint32_t window, parent;
 			/* As the app's xdg_positioner, relative to the parent

@@ -276,6 +276,23 @@ def rss_kib(pid):
     raise Failure("no VmRSS for %d" % pid)
 
 
+def descendant(pid, comm):
+    """The pid of the first process below pid whose name is comm, or None."""
+    todo = [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            with open("/proc/%d/comm" % p) as f:
+                if p != pid and f.read().strip() == comm[:15]:
+                    return p
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return None
+
+
 def read_ppm(path):
     with open(path, "rb") as f:
         data = f.read()

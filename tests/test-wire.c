@@ -52,6 +52,10 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_POPUP_DONE:
 		m.popup_done.window = 9;
 		break;
+	case WIRE_WINDOW_PARENT:
+		m.window_parent.window = 9;
+		m.window_parent.parent = 2;
+		break;
 	case WIRE_POPUP_NEW:
 		m.popup_new.window = 9;
 		m.popup_new.parent = 4;
@@ -149,7 +153,8 @@ static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPE
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
 	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
-	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW};
+	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
+	WIRE_WINDOW_PARENT};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -450,6 +455,12 @@ static void test_limits(void)
 	/* Popups. */
 	m = sample(WIRE_POPUP_NEW);
 	m.popup_new.parent = m.popup_new.window;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_PARENT);
+	m.window_parent.parent = m.window_parent.window;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_PARENT);
+	m.window_parent.window = 0;
 	expect_invalid(m);
 	m = sample(WIRE_POPUP_NEW);
 	m.popup_new.width = 0;

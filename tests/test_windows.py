@@ -1,16 +1,99 @@
 """A faithful window model: popups as local popups, nested, with grabs and
 dismissal both ways. Run one case: python3 test_windows.py CASE."""
 import os
+import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import Failure, TEST_CLIENTS, log, main, wait_for  # noqa: E402
+from rig import Failure, TEST_CLIENTS, descendant, log, main, wait_for  # noqa: E402
 from test_e2e import VirtualPointer  # noqa: E402
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
+MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274
 BLUE, ORANGE = (0x20, 0x40, 0xe0), (0xe0, 0x80, 0x20)
+GREY, RED, MAGENTA = (0x80, 0x80, 0x80), (0xe0, 0x20, 0x20), (0xe0, 0x20, 0xe0)
+YELLOW, CYAN, GREEN = (0xe0, 0xe0, 0x20), (0x20, 0xe0, 0xe0), (0x20, 0xc0, 0x20)
+
+
+def step(rig, server, n):
+    """Moves model-client on to step n and waits until it has done it."""
+    pid = wait_for("model-client's process", lambda: descendant(server.pid, "model-client"))
+    os.kill(pid, signal.SIGUSR1)
+    wait_for("model-client's step %d" % n,
+             lambda: "step %d" % n in rig.read_log("rcomp-run").split("\n"))
+
+
+def pixels_are(rig, w, expected):
+    """True when every window-relative point in expected has its colour."""
+    return all(rig.pixel(x, y, w) == c for (x, y), c in expected.items())
+
+
+def wait_window(rig, title, width, height):
+    def sized():
+        w = rig.window(title=title)
+        return w if w and (w["rect"]["width"], w["rect"]["height"]) == (width, height) else None
+    return wait_for("%s at %dx%d" % (title, width, height), sized)
+
+
+def case_subsurfaces(rig):
+    """Subsurfaces are composited in order, nested, below the parent and
+    past its edge; synchronized changes land with the parent's commit and a
+    desynchronized one's unmapping at once."""
+    server = rig.start_server([MODEL_CLIENT, "subsurfaces"])
+    rig.start_viewer(server)
+    # B (80x80 at 160,110) reaches past the 200x150 toplevel: 240x190.
+    w = wait_window(rig, "model subsurfaces", 240, 190)
+    first = {(5, 5): GREY, (25, 25): RED, (35, 35): MAGENTA, (55, 55): RED,
+             (200, 170): YELLOW, (170, 120): GREY, (199, 149): GREY}
+    wait_for("the composited subsurfaces", lambda: pixels_are(rig, w, first), interval=0.2)
+    step(rig, server, 1)
+    # A moved to (100,40), C turned cyan, B unmapped: 200x150 again.
+    w = wait_window(rig, "model subsurfaces", 200, 150)
+    second = {(25, 25): GREY, (105, 45): RED, (115, 55): CYAN, (125, 65): CYAN,
+              (155, 95): RED, (5, 5): GREY, (170, 120): GREY}
+    wait_for("the moved subsurface and the new colour", lambda: pixels_are(rig, w, second),
+             interval=0.2)
+    rig.check_alive(server)
+    log("subsurfaces: nested, below the parent and past its edge (240x190), then moved, "
+        "recoloured and unmapped (200x150): every checked pixel right")
+
+
+def case_windows(rig):
+    """One app's several toplevels are several local windows; a dialog keeps
+    its parent (headless sway floats a toplevel that has one, and tiles the
+    others); windows come and go with the app's; a second app under the same
+    rcomp-run gets its own window."""
+    server = rig.start_server(["sh", "-c", "%s & exec %s windows" % (INPUT_CLIENT,
+                                                                    MODEL_CLIENT)])
+    rig.start_viewer(server)
+    main_w = wait_for("the main window", lambda: rig.window(title="model main"))
+    wait_for("the other app's window", lambda: rig.window(app_id="rcomp-input-test"))
+    step(rig, server, 1)
+    dialog = wait_for("the dialog", lambda: rig.window(title="model dialog"))
+    step(rig, server, 2)
+    other = wait_for("the second toplevel", lambda: rig.window(title="model other"))
+    main_w = rig.window(title="model main")
+    kinds = {t: rig.window(title=t)["type"] for t in ("model main", "model dialog",
+                                                      "model other")}
+    if kinds != {"model main": "con", "model dialog": "floating_con", "model other": "con"}:
+        raise Failure("only the dialog should float above its parent: %r" % kinds)
+    wait_for("the dialog's pixels", lambda: rig.pixel(80, 50, dialog) == GREEN, interval=0.2)
+    wait_for("the main window's pixels", lambda: rig.pixel(20, 20, main_w) == BLUE,
+             interval=0.2)
+    wait_for("the second toplevel's pixels", lambda: rig.pixel(20, 20, other) == ORANGE,
+             interval=0.2)
+    step(rig, server, 3)
+    wait_for("the dialog to go", lambda: rig.window(title="model dialog") is None)
+    step(rig, server, 4)
+    wait_for("the second toplevel to go", lambda: rig.window(title="model other") is None)
+    if not rig.window(title="model main") or not rig.window(app_id="rcomp-input-test"):
+        raise Failure("a window that should stay went")
+    rig.check_alive(server)
+    log("windows: main, a dialog with a parent (floated by sway, as for a local dialog), "
+        "a second toplevel and a second app's window appeared; the dialog and the "
+        "second toplevel went when the app destroyed them")
 
 
 def case_popups(rig):
@@ -79,4 +162,5 @@ if __name__ == "__main__":
     if not body:
         print("unknown case %r" % case)
         sys.exit(2)
-    main(body, floating=True)
+    # Tiled, so that sway's floating of a dialog shows that it has a parent.
+    main(body, floating=case != "windows")

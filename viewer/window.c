@@ -665,6 +665,19 @@ void window_set_text(struct rv_window *window, const struct wire_msg *msg)
 	set_app_id(window, msg->window_text.text, msg->window_text.len);
 }
 
+/* The local toplevel's parent follows the remote one's (0: none), so
+ * dialogs stay with their parents. */
+void window_set_parent(struct rv_window *window, uint32_t parent_id)
+{
+	struct rv_window *parent = parent_id ? window_from_id(window->viewer, parent_id) : NULL;
+	if (!window->xdg_toplevel || (parent_id && (!parent || !parent->xdg_toplevel))) {
+		viewer_fail(window->viewer, "window %u cannot have parent %u", window->id,
+			parent_id);
+		return;
+	}
+	xdg_toplevel_set_parent(window->xdg_toplevel, parent ? parent->xdg_toplevel : NULL);
+}
+
 /* While the link is down the window stays, dimmed and marked in its title,
  * so the user sees at once that it does not answer. */
 void window_set_disconnected(struct rv_window *window, bool disconnected)
@@ -685,6 +698,7 @@ void window_set_disconnected(struct rv_window *window, bool disconnected)
 void window_reattach(struct rv_window *window, const struct wire_msg *msg)
 {
 	window->stale = false;
+	window_set_parent(window, msg->window_new.parent);
 	set_title(window, msg->window_new.title, msg->window_new.title_len);
 	set_app_id(window, msg->window_new.app_id, msg->window_new.app_id_len);
 	/* A new stream follows; what the server knew of us is gone. */
@@ -715,8 +729,11 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 	/* The remote size until the first frame says otherwise. */
 	window->requested_width = msg->window_new.width;
 	window->requested_height = msg->window_new.height;
-	wl_surface_commit(window->surface);
 	wl_list_insert(viewer->windows.prev, &window->link);
+	if (msg->window_new.parent) {
+		window_set_parent(window, msg->window_new.parent);
+	}
+	wl_surface_commit(window->surface);
 	return window;
 }
 

@@ -1,0 +1,353 @@
+/*
+ * A test app for the window-model tests. Each SIGUSR1 moves it one step on;
+ * it prints "step N" once the step's requests are flushed.
+ *
+ *   model-client subsurfaces
+ *     A 200x150 grey toplevel with three subsurfaces: A, red 60x60 at
+ *     (20,20), synchronized; C, magenta 20x20 at (10,10) of A, synchronized;
+ *     B, yellow 80x80 at (160,110) placed below the toplevel's surface and
+ *     desynchronized, so the window is 240x190 and B shows only outside the
+ *     grey. Step 1 moves A to (100,40), turns C cyan and unmaps B.
+ *
+ *   model-client windows
+ *     A 300x200 blue toplevel "model main". Step 1 opens a 160x100 green
+ *     dialog "model dialog" whose parent is the main window; step 2 opens a
+ *     second 200x120 orange toplevel "model other" with no parent; step 3
+ *     destroys the dialog; step 4 destroys "model other".
+ *
+ * Every window has app_id rcomp-model and takes the size a configure gives.
+ * Closing the main window ends the app.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "xdg-shell-client-protocol.h"
+
+struct app;
+
+struct toplevel {
+	struct app *app;
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *xdg_toplevel;
+	int width, height;
+	uint32_t colour;
+	int pending_width, pending_height; /* from the last configure; 0: ours */
+	bool configured;
+};
+
+struct app {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_subcompositor *subcompositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	bool running;
+	int step;
+	struct toplevel *main, *dialog, *other;
+	/* subsurfaces mode */
+	struct wl_surface *a, *b, *c;
+	struct wl_subsurface *sub_a, *sub_b, *sub_c;
+};
+
+static void buffer_release(void *data, struct wl_buffer *buffer)
+{
+	wl_buffer_destroy(buffer);
+}
+
+static const struct wl_buffer_listener buffer_listener = {.release = buffer_release};
+
+/* Attaches a new w x h buffer of one colour to surface (not committed). */
+static void fill(struct app *app, struct wl_surface *surface, int w, int h, uint32_t colour)
+{
+	size_t size = (size_t)w * h * 4;
+	int fd = memfd_create("model-client", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		perror("model-client: buffer");
+		exit(1);
+	}
+	uint32_t *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		perror("model-client: mmap");
+		exit(1);
+	}
+	for (size_t i = 0; i < (size_t)w * h; i++) {
+		data[i] = colour;
+	}
+	munmap(data, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
+	struct wl_buffer *buffer =
+		wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, w, h);
+}
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
+{
+	struct toplevel *t = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	bool resized = t->pending_width > 0 && t->pending_height > 0 &&
+		(t->pending_width != t->width || t->pending_height != t->height);
+	if (resized) {
+		t->width = t->pending_width;
+		t->height = t->pending_height;
+	}
+	if (!t->configured || resized) {
+		t->configured = true;
+		fill(t->app, t->surface, t->width, t->height, t->colour);
+		wl_surface_commit(t->surface);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *xdg_toplevel, int32_t w, int32_t h,
+	struct wl_array *states)
+{
+	struct toplevel *t = data;
+	t->pending_width = w;
+	t->pending_height = h;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *xdg_toplevel)
+{
+	struct toplevel *t = data;
+	printf("close %s\n", t == t->app->main ? "main" : t == t->app->dialog ? "dialog" : "other");
+	if (t == t->app->main) {
+		t->app->running = false;
+	}
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static struct toplevel *toplevel_create(struct app *app, const char *title, int w, int h,
+	uint32_t colour, struct toplevel *parent)
+{
+	struct toplevel *t = calloc(1, sizeof(*t));
+	if (!t) {
+		exit(1);
+	}
+	t->app = app;
+	t->width = w;
+	t->height = h;
+	t->colour = colour;
+	t->surface = wl_compositor_create_surface(app->compositor);
+	t->xdg_surface = xdg_wm_base_get_xdg_surface(app->wm_base, t->surface);
+	xdg_surface_add_listener(t->xdg_surface, &xdg_surface_listener, t);
+	t->xdg_toplevel = xdg_surface_get_toplevel(t->xdg_surface);
+	xdg_toplevel_add_listener(t->xdg_toplevel, &toplevel_listener, t);
+	xdg_toplevel_set_title(t->xdg_toplevel, title);
+	xdg_toplevel_set_app_id(t->xdg_toplevel, "rcomp-model");
+	if (parent) {
+		xdg_toplevel_set_parent(t->xdg_toplevel, parent->xdg_toplevel);
+	}
+	wl_surface_commit(t->surface);
+	return t;
+}
+
+static void toplevel_destroy(struct toplevel *t)
+{
+	if (!t) {
+		return;
+	}
+	xdg_toplevel_destroy(t->xdg_toplevel);
+	xdg_surface_destroy(t->xdg_surface);
+	wl_surface_destroy(t->surface);
+	free(t);
+}
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {.ping = wm_base_ping};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+	const char *interface, uint32_t version)
+{
+	struct app *app = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
+		app->subcompositor =
+			wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static struct wl_subsurface *subsurface_create(struct app *app, struct wl_surface *surface,
+	struct wl_surface *parent, int x, int y)
+{
+	struct wl_subsurface *sub =
+		wl_subcompositor_get_subsurface(app->subcompositor, surface, parent);
+	wl_subsurface_set_position(sub, x, y);
+	return sub;
+}
+
+static void subsurfaces_start(struct app *app)
+{
+	app->main = toplevel_create(app, "model subsurfaces", 200, 150, 0xff808080, NULL);
+	app->a = wl_compositor_create_surface(app->compositor);
+	app->b = wl_compositor_create_surface(app->compositor);
+	app->c = wl_compositor_create_surface(app->compositor);
+	app->sub_a = subsurface_create(app, app->a, app->main->surface, 20, 20);
+	app->sub_c = subsurface_create(app, app->c, app->a, 10, 10);
+	app->sub_b = subsurface_create(app, app->b, app->main->surface, 160, 110);
+	wl_subsurface_place_below(app->sub_b, app->main->surface);
+	wl_subsurface_set_desync(app->sub_b);
+	/* Synchronized: these apply with the toplevel's first commit. */
+	fill(app, app->c, 20, 20, 0xffe020e0);
+	wl_surface_commit(app->c);
+	fill(app, app->a, 60, 60, 0xffe02020);
+	wl_surface_commit(app->a);
+	fill(app, app->b, 80, 80, 0xffe0e020);
+	wl_surface_commit(app->b);
+}
+
+static void subsurfaces_step(struct app *app)
+{
+	if (app->step != 1) {
+		return;
+	}
+	/* A's move and C's colour wait for the toplevel's commit. */
+	wl_subsurface_set_position(app->sub_a, 100, 40);
+	fill(app, app->c, 20, 20, 0xff20e0e0);
+	wl_surface_commit(app->c);
+	wl_surface_commit(app->a);
+	/* B is desynchronized: unmapped at once. */
+	wl_surface_attach(app->b, NULL, 0, 0);
+	wl_surface_commit(app->b);
+	wl_surface_commit(app->main->surface);
+}
+
+static void windows_step(struct app *app)
+{
+	switch (app->step) {
+	case 1:
+		app->dialog = toplevel_create(app, "model dialog", 160, 100, 0xff20c020, app->main);
+		break;
+	case 2:
+		app->other = toplevel_create(app, "model other", 200, 120, 0xffe08020, NULL);
+		break;
+	case 3:
+		toplevel_destroy(app->dialog);
+		app->dialog = NULL;
+		break;
+	case 4:
+		toplevel_destroy(app->other);
+		app->other = NULL;
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct app app = {.running = true};
+	bool subsurfaces = argc == 2 && strcmp(argv[1], "subsurfaces") == 0;
+	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
+	if (!subsurfaces && !windows) {
+		fprintf(stderr, "usage: model-client subsurfaces | windows\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	app.display = wl_display_connect(NULL);
+	if (!app.display || sfd < 0) {
+		fprintf(stderr, "model-client: cannot connect to a Wayland display\n");
+		return 1;
+	}
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &registry_listener, &app);
+	wl_display_roundtrip(app.display);
+	if (!app.compositor || !app.subcompositor || !app.shm || !app.wm_base) {
+		fprintf(stderr, "model-client: missing globals\n");
+		return 1;
+	}
+	if (subsurfaces) {
+		subsurfaces_start(&app);
+	} else {
+		app.main = toplevel_create(&app, "model main", 300, 200, 0xff2040e0, NULL);
+	}
+	printf("ready\n");
+
+	struct pollfd fds[2] = {
+		{.fd = wl_display_get_fd(app.display), .events = POLLIN},
+		{.fd = sfd, .events = POLLIN},
+	};
+	while (app.running) {
+		while (wl_display_prepare_read(app.display) != 0) {
+			wl_display_dispatch_pending(app.display);
+		}
+		wl_display_flush(app.display);
+		if (poll(fds, 2, -1) < 0 && errno != EINTR) {
+			wl_display_cancel_read(app.display);
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			if (wl_display_read_events(app.display) < 0) {
+				break;
+			}
+		} else {
+			wl_display_cancel_read(app.display);
+		}
+		if (wl_display_dispatch_pending(app.display) < 0) {
+			break;
+		}
+		if (fds[1].revents & POLLIN) {
+			struct signalfd_siginfo info;
+			if (read(sfd, &info, sizeof(info)) == sizeof(info)) {
+				app.step++;
+				if (subsurfaces) {
+					subsurfaces_step(&app);
+				} else {
+					windows_step(&app);
+				}
+				wl_display_roundtrip(app.display);
+				printf("step %d\n", app.step);
+			}
+		}
+		if (fds[0].revents & (POLLHUP | POLLERR)) {
+			break;
+		}
+	}
+	toplevel_destroy(app.other);
+	toplevel_destroy(app.dialog);
+	toplevel_destroy(app.main);
+	wl_display_disconnect(app.display);
+	return 0;
+}

@@ -1,7 +1,9 @@
 """A faithful window model: popups as local popups, nested, with grabs and
 dismissal both ways. Run one case: python3 test_windows.py CASE."""
 import os
+import re
 import signal
+import subprocess
 import sys
 import time
 
@@ -11,6 +13,27 @@ from test_e2e import VirtualPointer  # noqa: E402
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
+VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
+KEY_2, KEY_MINUS, KEY_Y, KEY_A, KEY_Z, KEY_LEFTSHIFT = 3, 12, 21, 30, 44, 42
+
+
+class VirtualKeyboard:
+    """tests/clients/vkeyboard: a local keyboard with the layout we choose."""
+    def __init__(self, rig):
+        self.proc = rig.start("vkeyboard", [VKEYBOARD], rig.local_env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def send(self, *lines):
+        for line in lines:
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.write("sync\n")
+        self.proc.stdin.flush()
+        if self.proc.stdout.readline().strip() != "ok":
+            raise Failure("the virtual keyboard did not answer")
+
+
+def keysyms(rig):
+    return re.findall(r"^keysym (\S+)$", rig.read_log("rcomp-run"), re.M)
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274
 BLUE, ORANGE = (0x20, 0x40, 0xe0), (0xe0, 0x80, 0x20)
 GREY, RED, MAGENTA = (0x80, 0x80, 0x80), (0xe0, 0x20, 0x20), (0xe0, 0x20, 0xe0)
@@ -154,6 +177,57 @@ def case_popups(rig):
     log("popup at (350,250) 120x80 drawn past the parent's edge at %s; nested popup drawn at "
         "%s; the app closed the nested one; a click outside dismissed the "
         "first (app printed popup-done)" % (outside, nested))
+
+
+def case_keyboard_layout(rig):
+    """The local keymap is forwarded at connect and whenever it changes: a
+    German layout types German characters in the remote app, a switch to US
+    takes effect at once; a key held when focus leaves never sticks."""
+    server = rig.start_server([INPUT_CLIENT])
+    rig.start_viewer(server)
+    wait_for("the window to have focus",
+             lambda: (rig.window(app_id="rcomp-input-test") or {}).get("focused"))
+    kb = VirtualKeyboard(rig)
+    kb.send("layout de")
+    # The first key of a new keyboard makes it (and its keymap) the seat's.
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    wait_for("the first key", lambda: keysyms(rig))
+    keymaps = rig.read_log("rcomp-run").count("keymap ")
+    n = len(keysyms(rig))
+    kb.send("tap %d" % KEY_Y, "tap %d" % KEY_Z, "tap %d" % KEY_MINUS,
+            "press %d" % KEY_LEFTSHIFT, "tap %d" % KEY_2, "release %d" % KEY_LEFTSHIFT)
+    german = ["z", "y", "ssharp", "Shift_L", "quotedbl"]
+    wait_for("German characters in the remote app %s" % german,
+             lambda: keysyms(rig)[n:] == german)
+    kb.send("layout us")
+    n = len(keysyms(rig))
+    kb.send("tap %d" % KEY_Y, "press %d" % KEY_LEFTSHIFT, "tap %d" % KEY_2,
+            "release %d" % KEY_LEFTSHIFT)
+    us = ["y", "Shift_L", "at"]
+    wait_for("US characters after the layout switch %s" % us,
+             lambda: keysyms(rig)[n:] == us)
+    if rig.read_log("rcomp-run").count("keymap ") <= keymaps:
+        raise Failure("the new keymap never reached the remote app")
+
+    # Hold A, move focus to a local window, let A go there, come back.
+    kb.send("press %d" % KEY_A)
+    wait_for("A held in the remote app", lambda: "key %d pressed" % KEY_A
+             in rig.read_log("rcomp-run"))
+    rig.start("local-client", [INPUT_CLIENT, "local-window"], rig.local_env)
+    wait_for("the local window to take focus",
+             lambda: (rig.window(app_id="local-window") or {}).get("focused"))
+    wait_for("the remote app to lose focus", lambda: "key-leave" in rig.read_log("rcomp-run"))
+    kb.send("release %d" % KEY_A)
+    rig.swaymsg('[app_id="rcomp-input-test"] focus')
+    enters = lambda: re.findall(r"^key-enter main held:(.*)$",  # noqa: E731
+                                rig.read_log("rcomp-run"), re.M)
+    wait_for("focus to come back", lambda: len(enters()) >= 2)
+    if enters()[-1].strip():
+        raise Failure("keys %s stuck down in the remote app after focus came back"
+                      % enters()[-1].strip())
+    rig.check_alive(server)
+    log("keymap: de typed %s, then us typed %s; a key held while focus left was not "
+        "held when it came back" % (" ".join(german), " ".join(us)))
 
 
 if __name__ == "__main__":

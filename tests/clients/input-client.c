@@ -10,6 +10,9 @@
  * A middle click (or Escape) closes the topmost popup from the app's side. Popups print
  * "popup-open N", "popup-done N" (dismissed by the compositor) and
  * "popup-closed N" (closed by the app).
+ *
+ * Keys print "key CODE pressed|released" and, for a press, "keysym NAME":
+ * what the key types under the keymap and modifiers the compositor sent.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include <xkbcommon/xkbcommon.h>
 
 #include "xdg-shell-client-protocol.h"
 
@@ -34,6 +38,9 @@ struct app {
 	struct wl_surface *pointer_surface;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
+	struct xkb_context *xkb;
+	struct xkb_keymap *keymap;
+	struct xkb_state *xkb_state;
 	int width, height;
 	uint32_t colour;
 	bool configured, running;
@@ -300,16 +307,41 @@ static const struct wl_pointer_listener pointer_listener = {
 static void keyboard_keymap(void *data, struct wl_keyboard *k, uint32_t format, int32_t fd,
 	uint32_t size)
 {
+	struct app *app = data;
 	printf("keymap %u bytes\n", size);
 	fflush(stdout);
+	char *text = format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1
+		? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)
+		: MAP_FAILED;
 	close(fd);
+	if (text == MAP_FAILED) {
+		return;
+	}
+	struct xkb_keymap *keymap = xkb_keymap_new_from_buffer(app->xkb, text, strnlen(text, size),
+		XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	munmap(text, size);
+	if (!keymap) {
+		printf("keymap-invalid\n");
+		return;
+	}
+	xkb_state_unref(app->xkb_state);
+	xkb_keymap_unref(app->keymap);
+	app->keymap = keymap;
+	app->xkb_state = xkb_state_new(keymap);
 }
 
 static void keyboard_enter(void *data, struct wl_keyboard *k, uint32_t serial,
 	struct wl_surface *surface, struct wl_array *keys)
 {
 	struct app *app = data;
-	printf("key-enter %s\n", surface_name(app, surface));
+	/* The keys the compositor says are already held. */
+	printf("key-enter %s held:", surface_name(app, surface));
+	uint32_t *key;
+	wl_array_for_each(key, keys)
+	{
+		printf(" %u", *key);
+	}
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -325,6 +357,13 @@ static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uin
 {
 	struct app *app = data;
 	printf("key %u %s\n", key, state ? "pressed" : "released");
+	if (state && app->xkb_state) {
+		/* What the key types under the keymap and modifiers we were given. */
+		char name[64];
+		xkb_keysym_t sym = xkb_state_key_get_one_sym(app->xkb_state, key + 8);
+		xkb_keysym_get_name(sym, name, sizeof(name));
+		printf("keysym %s\n", name);
+	}
 	fflush(stdout);
 	if (state && key == 1 /* KEY_ESC */ && app->npopups > 0) {
 		close_popups_from(app, app->npopups - 1, "closed");
@@ -334,6 +373,10 @@ static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uin
 static void keyboard_modifiers(void *data, struct wl_keyboard *k, uint32_t serial,
 	uint32_t depressed, uint32_t latched, uint32_t locked, uint32_t group)
 {
+	struct app *app = data;
+	if (app->xkb_state) {
+		xkb_state_update_mask(app->xkb_state, depressed, latched, locked, 0, 0, group);
+	}
 	printf("modifiers %u %u %u %u\n", depressed, latched, locked, group);
 	fflush(stdout);
 }
@@ -453,6 +496,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct wl_display *display = wl_display_connect(NULL);
 	app.display = display;
+	app.xkb = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
 	the_app = &app;
 	if (!display) {
 		fprintf(stderr, "input-client: cannot connect to a Wayland display\n");
@@ -511,5 +555,8 @@ int main(int argc, char **argv)
 	wl_compositor_destroy(app.compositor);
 	wl_registry_destroy(registry);
 	wl_display_disconnect(display);
+	xkb_state_unref(app.xkb_state);
+	xkb_keymap_unref(app.keymap);
+	xkb_context_unref(app.xkb);
 	return 0;
 }

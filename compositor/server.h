@@ -102,6 +102,20 @@ struct rc_subsurface {
 	struct wl_listener destroy;
 };
 
+/* The cursor the app under the pointer set (cursor.c). */
+struct rc_cursor {
+	struct rc_server *server;
+	bool set; /* an app has set a cursor (or hidden it) */
+	struct wlr_surface *surface; /* NULL: hidden */
+	int32_t hotspot_x, hotspot_y;
+	bool size_logged;
+	uint32_t *pixels; /* WIRE_MAX_CURSOR^2, for the message */
+	struct wl_event_source *frame_timer;
+	struct wl_listener request_set_cursor;
+	struct wl_listener surface_commit;
+	struct wl_listener surface_destroy;
+};
+
 /* A connection that has not finished its hello yet. It reads the hello
  * exactly, so whatever follows stays in the socket for the viewer. */
 struct rc_pending {
@@ -140,6 +154,7 @@ struct rc_server {
 	struct wlr_seat *seat;
 	struct wlr_input_device *keyboard;
 	struct xkb_context *xkb;
+	struct rc_cursor cursor;
 	const char *socket_name;
 
 	struct wl_listener new_surface;
@@ -231,6 +246,14 @@ void stream_window_destroy(struct rc_server *server, struct rc_window *window);
 void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
 	const char *text);
 void stream_flush(struct rc_server *server);
+/* Queues one message for the viewer, if one is attached. */
+void stream_send(struct rc_server *server, const struct wire_msg *msg);
+
+/* cursor.c */
+bool cursor_init(struct rc_server *server);
+void cursor_finish(struct rc_server *server);
+/* Tells the viewer the current cursor (after a change, or in a snapshot). */
+void cursor_send(struct rc_server *server);
 
 /* session.c */
 int session_main_list(void);

@@ -50,7 +50,7 @@ static int32_t clamp_dim(int32_t v, int32_t min)
 	return v < min ? min : (v > WIRE_MAX_DIM ? WIRE_MAX_DIM : v);
 }
 
-static void send_msg(struct rc_server *server, const struct wire_msg *msg)
+void stream_send(struct rc_server *server, const struct wire_msg *msg)
 {
 	struct rc_viewer *viewer = server->viewer;
 	if (!viewer || viewer->closing) {
@@ -116,7 +116,7 @@ void stream_window_parent(struct rc_server *server, struct rc_window *window)
 		.type = WIRE_WINDOW_PARENT,
 		.window_parent = {.window = window->id, .parent = toplevel_parent_id(window)},
 	};
-	send_msg(server, &msg);
+	stream_send(server, &msg);
 }
 
 void stream_window_new(struct rc_server *server, struct rc_window *window)
@@ -148,7 +148,7 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 				},
 		};
 	}
-	send_msg(server, &msg);
+	stream_send(server, &msg);
 	window->announced = true;
 	window->need_reset = true;
 	window->acked = window->seq;
@@ -185,7 +185,7 @@ void stream_window_title(struct rc_server *server, struct rc_window *window, boo
 				.text = text,
 			},
 	};
-	send_msg(server, &msg);
+	stream_send(server, &msg);
 }
 
 void stream_window_destroy(struct rc_server *server, struct rc_window *window)
@@ -198,7 +198,7 @@ void stream_window_destroy(struct rc_server *server, struct rc_window *window)
 	flow_forget_window(&server->viewer->flow, window->id);
 	window->acked = window->seq;
 	struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY, .window_destroy = {window->id}};
-	send_msg(server, &msg);
+	stream_send(server, &msg);
 }
 
 void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int status,
@@ -218,7 +218,7 @@ void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, i
 				.text = text,
 			},
 	};
-	send_msg(server, &msg);
+	stream_send(server, &msg);
 	if (server->viewer) {
 		server->viewer->closing = true;
 	}
@@ -634,7 +634,7 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 				.name = server->session_name,
 			},
 	};
-	send_msg(server, &welcome);
+	stream_send(server, &welcome);
 	viewer->handshake_done = true;
 	viewer->video = (msg->hello.caps & WIRE_CAP_H264) && video_available();
 	log_info("viewer attached (protocol %u.%u, %s)", msg->hello.major, msg->hello.minor,
@@ -646,7 +646,8 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 		window->announced = false;
 		stream_window_new(server, window);
 	}
-	send_msg(server, &(struct wire_msg){.type = WIRE_SYNC});
+	cursor_send(server);
+	stream_send(server, &(struct wire_msg){.type = WIRE_SYNC});
 	session_update(server);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wire.h"
@@ -50,6 +51,7 @@ static const struct type_info types[] = {
 	{WIRE_SYNC, "sync", TO_VIEWER, 0, 0},
 	{WIRE_POPUP_NEW, "popup_new", TO_VIEWER, 56, 56},
 	{WIRE_WINDOW_PARENT, "window_parent", TO_VIEWER, 8, 8},
+	{WIRE_CURSOR, "cursor", TO_VIEWER, 20, 20 + WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4},
 };
 
 static const struct type_info *find_type(uint32_t type)
@@ -369,6 +371,33 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 	case WIRE_POPUP_DONE:
 		msg->close.window = get_u32(&r);
 		break;
+	case WIRE_CURSOR:
+		msg->cursor.hotspot_x = get_i32(&r);
+		msg->cursor.hotspot_y = get_i32(&r);
+		msg->cursor.width = get_i32(&r);
+		msg->cursor.height = get_i32(&r);
+		msg->cursor.scale = get_i32(&r);
+		if (msg->cursor.width < 0 || msg->cursor.width > WIRE_MAX_CURSOR ||
+			msg->cursor.height < 0 || msg->cursor.height > WIRE_MAX_CURSOR ||
+			(msg->cursor.width == 0) != (msg->cursor.height == 0)) {
+			INVALID("cursor size %dx%d is outside the limits", msg->cursor.width,
+				msg->cursor.height);
+		}
+		if (msg->cursor.scale < 1 || msg->cursor.scale > WIRE_MAX_SCALE) {
+			INVALID("cursor scale %d is outside 1-%d", msg->cursor.scale,
+				WIRE_MAX_SCALE);
+		}
+		if (abs(msg->cursor.hotspot_x) > WIRE_MAX_CURSOR * WIRE_MAX_SCALE ||
+			abs(msg->cursor.hotspot_y) > WIRE_MAX_CURSOR * WIRE_MAX_SCALE) {
+			INVALID("cursor hotspot %d,%d is outside the limits", msg->cursor.hotspot_x,
+				msg->cursor.hotspot_y);
+		}
+		if (r.left != (size_t)msg->cursor.width * (size_t)msg->cursor.height * 4) {
+			INVALID("cursor pixels are %zu bytes, not %dx%dx4", r.left,
+				msg->cursor.width, msg->cursor.height);
+		}
+		msg->cursor.pixels = get_bytes(&r, r.left);
+		break;
 	case WIRE_WINDOW_PARENT:
 		msg->window_parent.window = get_u32(&r);
 		msg->window_parent.parent = get_u32(&r);
@@ -568,6 +597,8 @@ static size_t body_size(const struct wire_msg *msg)
 		return 4;
 	case WIRE_WINDOW_PARENT:
 		return 8;
+	case WIRE_CURSOR:
+		return 20 + (size_t)msg->cursor.width * (size_t)msg->cursor.height * 4;
 	case WIRE_POPUP_NEW:
 		return 56;
 	case WIRE_POINTER_MOTION:
@@ -653,6 +684,15 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	case WIRE_WINDOW_DESTROY:
 	case WIRE_POPUP_DONE:
 		put_u32(&p, msg->close.window);
+		break;
+	case WIRE_CURSOR:
+		put_u32(&p, (uint32_t)msg->cursor.hotspot_x);
+		put_u32(&p, (uint32_t)msg->cursor.hotspot_y);
+		put_u32(&p, (uint32_t)msg->cursor.width);
+		put_u32(&p, (uint32_t)msg->cursor.height);
+		put_u32(&p, (uint32_t)msg->cursor.scale);
+		put_bytes(&p, msg->cursor.pixels,
+			(size_t)msg->cursor.width * msg->cursor.height * 4);
 		break;
 	case WIRE_WINDOW_PARENT:
 		put_u32(&p, msg->window_parent.window);

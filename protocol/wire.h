@@ -30,6 +30,7 @@
 #define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16
+#define WIRE_MAX_CURSOR 256 /* cursor image side, in buffer pixels */
 #define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
 /* A frame body: fixed part, rectangles and a payload that may exceed the raw
  * size a little when data does not compress (lz4/zstd worst-case bounds). */
@@ -65,6 +66,7 @@ enum wire_type {
 	WIRE_SYNC = 0x0208,
 	WIRE_POPUP_NEW = 0x0209,
 	WIRE_WINDOW_PARENT = 0x020a,
+	WIRE_CURSOR = 0x020b,
 };
 
 enum wire_compression {
@@ -160,6 +162,12 @@ struct wire_msg {
 		struct {
 			uint32_t window, parent; /* parent 0: none */
 		} window_parent;
+		struct {
+			int32_t hotspot_x, hotspot_y; /* surface-local */
+			int32_t width, height; /* buffer pixels; 0x0: hidden */
+			int32_t scale; /* the cursor buffer's scale */
+			const uint8_t *pixels; /* width*height ARGB8888, premultiplied */
+		} cursor;
 		struct {
 			uint32_t window, parent;
 			/* As the app's xdg_positioner, relative to the parent

@@ -52,6 +52,14 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_POPUP_DONE:
 		m.popup_done.window = 9;
 		break;
+	case WIRE_CURSOR:
+		m.cursor.hotspot_x = -3;
+		m.cursor.hotspot_y = 4;
+		m.cursor.width = 2;
+		m.cursor.height = 1;
+		m.cursor.scale = 2;
+		m.cursor.pixels = (const uint8_t *)"\xff\x00\x00\x80\x01\x02\x03\x04";
+		break;
 	case WIRE_WINDOW_PARENT:
 		m.window_parent.window = 9;
 		m.window_parent.parent = 2;
@@ -154,7 +162,7 @@ static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPE
 	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
-	WIRE_WINDOW_PARENT};
+	WIRE_WINDOW_PARENT, WIRE_CURSOR};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -461,6 +469,16 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_PARENT);
 	m.window_parent.window = 0;
+	expect_invalid(m);
+	/* Cursors. */
+	m = sample(WIRE_CURSOR);
+	m.cursor.scale = 0;
+	expect_invalid(m);
+	m = sample(WIRE_CURSOR);
+	m.cursor.hotspot_x = -WIRE_MAX_CURSOR * WIRE_MAX_SCALE - 1;
+	expect_invalid(m);
+	m = sample(WIRE_CURSOR);
+	m.cursor.width = 0;
 	expect_invalid(m);
 	m = sample(WIRE_POPUP_NEW);
 	m.popup_new.width = 0;

@@ -179,6 +179,45 @@ def case_popups(rig):
         "first (app printed popup-done)" % (outside, nested))
 
 
+def case_cursor(rig):
+    """The cursor the app sets becomes the local cursor over its window, with
+    its hotspot; a change follows; a hidden cursor stays hidden. (Headless
+    sway draws the cursor into its screenshots.)"""
+    server = rig.start_server([MODEL_CLIENT, "cursor"])
+    rig.start_viewer(server)
+    w = wait_for("the window", lambda: rig.window(title="model cursor"))
+    pointer = VirtualPointer(rig)
+    time.sleep(0.5)
+    r = w["rect"]
+    pointer.send("move %d %d" % (r["x"] + 10, r["y"] + 10))
+    px, py = r["x"] + 150, r["y"] + 100
+    pointer.send("move %d %d" % (px, py))
+    wait_for("the pointer to enter the remote app",
+             lambda: "pointer-enter" in rig.read_log("rcomp-run"))
+    at = lambda points: all(rig.pixel(px + dx, py + dy) == c  # noqa: E731
+                            for (dx, dy), c in points.items())
+    # 16x16 magenta, hotspot (8,8): from (px-8,py-8) to (px+7,py+7).
+    magenta = {(-8, -8): MAGENTA, (7, 7): MAGENTA, (0, 0): MAGENTA, (9, 9): BLUE,
+               (-9, -9): BLUE}
+    wait_for("the app's cursor under the pointer", lambda: at(magenta), interval=0.2)
+    step(rig, server, 1)
+    # 24x24 cyan, hotspot (0,0): from (px,py) to (px+23,py+23).
+    cyan = {(0, 0): CYAN, (23, 23): CYAN, (-2, -2): BLUE, (24, 24): BLUE}
+    wait_for("the changed cursor", lambda: at(cyan), interval=0.2)
+    step(rig, server, 2)
+    hidden = {(0, 0): BLUE, (5, 5): BLUE, (20, 20): BLUE, (-5, -5): BLUE}
+    wait_for("the cursor to hide", lambda: at(hidden), interval=0.2)
+    # Still hidden after the pointer moves within the window.
+    pointer.send("move %d %d" % (px + 30, py + 20))
+    px, py = px + 30, py + 20
+    time.sleep(0.5)
+    if not at(hidden):
+        raise Failure("the hidden cursor came back when the pointer moved")
+    rig.check_alive(server)
+    log("cursor: the app's 16x16 cursor drawn with its (8,8) hotspot, its change to "
+        "24x24 with (0,0), and hiding it, all followed locally")
+
+
 def case_keyboard_layout(rig):
     """The local keymap is forwarded at connect and whenever it changes: a
     German layout types German characters in the remote app, a switch to US

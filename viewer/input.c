@@ -46,11 +46,94 @@ static void pointer_frame_if_old(struct rv_viewer *viewer)
 	}
 }
 
+/* Shows the remote cursor while the pointer is over one of our windows. */
+static void apply_cursor(struct rv_viewer *viewer)
+{
+	if (!viewer->pointer || !viewer->pointer_focus || !viewer->cursor_set) {
+		return;
+	}
+	wl_pointer_set_cursor(viewer->pointer, viewer->pointer_serial,
+		viewer->cursor_hidden ? NULL : viewer->cursor_surface, viewer->cursor_hotspot_x,
+		viewer->cursor_hotspot_y);
+}
+
+static void cursor_buffer_release(void *data, struct wl_buffer *buffer)
+{
+	struct rv_viewer *viewer = data;
+	if (buffer == viewer->cursor_old_buffer) {
+		wl_buffer_destroy(buffer);
+		viewer->cursor_old_buffer = NULL;
+	}
+}
+
+static const struct wl_buffer_listener cursor_buffer_listener = {
+	.release = cursor_buffer_release,
+};
+
+static struct wl_buffer *cursor_buffer(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	int32_t w = msg->cursor.width, h = msg->cursor.height;
+	size_t size = (size_t)w * (size_t)h * 4;
+	int fd = memfd_create("rcomp-cursor", MFD_CLOEXEC);
+	if (fd < 0) {
+		return NULL;
+	}
+	struct wl_buffer *buffer = NULL;
+	if (ftruncate(fd, (off_t)size) == 0) {
+		void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (data != MAP_FAILED) {
+			memcpy(data, msg->cursor.pixels, size);
+			munmap(data, size);
+			struct wl_shm_pool *pool =
+				wl_shm_create_pool(viewer->shm, fd, (int32_t)size);
+			buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
+				WL_SHM_FORMAT_ARGB8888);
+			wl_shm_pool_destroy(pool);
+			wl_buffer_add_listener(buffer, &cursor_buffer_listener, viewer);
+		}
+	}
+	close(fd);
+	return buffer;
+}
+
+void input_set_cursor(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	viewer->cursor_set = true;
+	viewer->cursor_hidden = msg->cursor.width == 0;
+	viewer->cursor_hotspot_x = msg->cursor.hotspot_x;
+	viewer->cursor_hotspot_y = msg->cursor.hotspot_y;
+	if (!viewer->cursor_hidden) {
+		if (!viewer->cursor_surface) {
+			viewer->cursor_surface = wl_compositor_create_surface(viewer->compositor);
+		}
+		struct wl_buffer *buffer = cursor_buffer(viewer, msg);
+		if (!buffer) {
+			log_error("no memory for a %dx%d cursor", msg->cursor.width,
+				msg->cursor.height);
+			return;
+		}
+		/* The old buffer goes when the compositor releases it; one older
+		 * still is surely unused by now. */
+		if (viewer->cursor_old_buffer) {
+			wl_buffer_destroy(viewer->cursor_old_buffer);
+		}
+		viewer->cursor_old_buffer = viewer->cursor_buffer;
+		viewer->cursor_buffer = buffer;
+		wl_surface_attach(viewer->cursor_surface, buffer, 0, 0);
+		wl_surface_set_buffer_scale(viewer->cursor_surface, msg->cursor.scale);
+		wl_surface_damage_buffer(viewer->cursor_surface, 0, 0, INT32_MAX, INT32_MAX);
+		wl_surface_commit(viewer->cursor_surface);
+	}
+	apply_cursor(viewer);
+}
+
 static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t serial,
 	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
 {
 	struct rv_viewer *viewer = data;
 	viewer->pointer_focus = window_of(viewer, surface);
+	viewer->pointer_serial = serial;
+	apply_cursor(viewer);
 	send_motion(viewer, x, y);
 	pointer_frame_if_old(viewer);
 }
@@ -384,6 +467,15 @@ void input_finish(struct rv_viewer *viewer)
 	}
 	free(viewer->keymap);
 	viewer->keymap = NULL;
+	if (viewer->cursor_buffer) {
+		wl_buffer_destroy(viewer->cursor_buffer);
+	}
+	if (viewer->cursor_old_buffer) {
+		wl_buffer_destroy(viewer->cursor_old_buffer);
+	}
+	if (viewer->cursor_surface) {
+		wl_surface_destroy(viewer->cursor_surface);
+	}
 }
 
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window)

@@ -222,6 +222,9 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_SYNC:
 		handle_sync(viewer);
 		return;
+	case WIRE_CURSOR:
+		input_set_cursor(viewer, msg);
+		return;
 	case WIRE_POPUP_NEW:
 		if (window_from_id(viewer, msg->popup_new.window)) {
 			viewer_fail(viewer, "window %u created twice", msg->popup_new.window);

@@ -108,7 +108,13 @@ struct rv_viewer {
 	struct wl_keyboard *keyboard;
 
 	uint32_t input_serial; /* of the last button or key press, for popup grabs */
+	uint32_t pointer_serial; /* of the last pointer enter, for set_cursor */
 	struct rv_window *pointer_focus;
+	/* The remote app's cursor, shown over our windows once it set one. */
+	struct wl_surface *cursor_surface;
+	struct wl_buffer *cursor_buffer, *cursor_old_buffer; /* old: not released yet */
+	bool cursor_set, cursor_hidden;
+	int32_t cursor_hotspot_x, cursor_hotspot_y;
 	struct rv_window *keyboard_focus;
 	int32_t axis_discrete[2];
 	uint32_t axis_source;
@@ -187,5 +193,6 @@ void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t ve
 void input_finish(struct rv_viewer *viewer);
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
 void input_send_state(struct rv_viewer *viewer);
+void input_set_cursor(struct rv_viewer *viewer, const struct wire_msg *msg);
 
 #endif

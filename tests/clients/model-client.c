@@ -15,6 +15,11 @@
  *     second 200x120 orange toplevel "model other" with no parent; step 3
  *     destroys the dialog; step 4 destroys "model other".
  *
+ *   model-client cursor
+ *     A 300x200 blue toplevel "model cursor" that sets a 16x16 magenta cursor
+ *     with its hotspot at (8,8) whenever the pointer enters. Step 1 changes
+ *     it to a 24x24 cyan one with the hotspot at (0,0); step 2 hides it.
+ *
  * Every window has app_id rcomp-model and takes the size a configure gives.
  * Closing the main window ends the app.
  */
@@ -51,12 +56,17 @@ struct app {
 	struct wl_subcompositor *subcompositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
+	struct wl_seat *seat;
+	struct wl_pointer *pointer;
 	bool running;
 	int step;
 	struct toplevel *main, *dialog, *other;
 	/* subsurfaces mode */
 	struct wl_surface *a, *b, *c;
 	struct wl_subsurface *sub_a, *sub_b, *sub_c;
+	/* cursor mode */
+	struct wl_surface *cursor;
+	uint32_t enter_serial;
 };
 
 static void buffer_release(void *data, struct wl_buffer *buffer)
@@ -173,6 +183,65 @@ static void toplevel_destroy(struct toplevel *t)
 	free(t);
 }
 
+static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t serial,
+	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
+{
+	struct app *app = data;
+	app->enter_serial = serial;
+	if (app->cursor && app->step == 0) {
+		fill(app, app->cursor, 16, 16, 0xffe020e0);
+		wl_surface_commit(app->cursor);
+		wl_pointer_set_cursor(pointer, serial, app->cursor, 8, 8);
+	}
+	printf("pointer-enter\n");
+}
+
+static void pointer_leave(void *data, struct wl_pointer *pointer, uint32_t serial,
+	struct wl_surface *surface)
+{
+}
+
+static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time, wl_fixed_t x,
+	wl_fixed_t y)
+{
+}
+
+static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial, uint32_t time,
+	uint32_t button, uint32_t state)
+{
+}
+
+static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time, uint32_t axis,
+	wl_fixed_t value)
+{
+}
+
+static const struct wl_pointer_listener pointer_listener = {
+	.enter = pointer_enter,
+	.leave = pointer_leave,
+	.motion = pointer_motion,
+	.button = pointer_button,
+	.axis = pointer_axis,
+};
+
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct app *app = data;
+	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !app->pointer) {
+		app->pointer = wl_seat_get_pointer(seat);
+		wl_pointer_add_listener(app->pointer, &pointer_listener, app);
+	}
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
 static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
 {
 	xdg_wm_base_pong(wm_base, serial);
@@ -194,6 +263,9 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !app->seat) {
+		app->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+		wl_seat_add_listener(app->seat, &seat_listener, app);
 	}
 }
 
@@ -271,13 +343,28 @@ static void windows_step(struct app *app)
 	}
 }
 
+static void cursor_step(struct app *app)
+{
+	if (!app->pointer) {
+		return;
+	}
+	if (app->step == 1) {
+		fill(app, app->cursor, 24, 24, 0xff20e0e0);
+		wl_surface_commit(app->cursor);
+		wl_pointer_set_cursor(app->pointer, app->enter_serial, app->cursor, 0, 0);
+	} else if (app->step == 2) {
+		wl_pointer_set_cursor(app->pointer, app->enter_serial, NULL, 0, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct app app = {.running = true};
 	bool subsurfaces = argc == 2 && strcmp(argv[1], "subsurfaces") == 0;
 	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
-	if (!subsurfaces && !windows) {
-		fprintf(stderr, "usage: model-client subsurfaces | windows\n");
+	bool cursor = argc == 2 && strcmp(argv[1], "cursor") == 0;
+	if (!subsurfaces && !windows && !cursor) {
+		fprintf(stderr, "usage: model-client subsurfaces | windows | cursor\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -300,6 +387,9 @@ int main(int argc, char **argv)
 	}
 	if (subsurfaces) {
 		subsurfaces_start(&app);
+	} else if (cursor) {
+		app.main = toplevel_create(&app, "model cursor", 300, 200, 0xff2040e0, NULL);
+		app.cursor = wl_compositor_create_surface(app.compositor);
 	} else {
 		app.main = toplevel_create(&app, "model main", 300, 200, 0xff2040e0, NULL);
 	}
@@ -334,6 +424,8 @@ int main(int argc, char **argv)
 				app.step++;
 				if (subsurfaces) {
 					subsurfaces_step(&app);
+				} else if (cursor) {
+					cursor_step(&app);
 				} else {
 					windows_step(&app);
 				}

@@ -1,0 +1,165 @@
+/*
+ * The cursor: the surface an app under the pointer sets with
+ * wl_pointer.set_cursor, and each of its commits, goes to the viewer as the
+ * local cursor over our windows. No surface means a hidden cursor.
+ */
+#include <stdlib.h>
+#include <time.h>
+#include <wlr/render/pixman.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_surface.h>
+
+#include "log.h"
+#include "server.h"
+
+/* Animated cursors wait for frame callbacks: answer them at this pace. */
+#define CURSOR_FRAME_MS 16
+
+static void cursor_forget_surface(struct rc_cursor *cursor)
+{
+	if (cursor->surface) {
+		wl_list_remove(&cursor->surface_commit.link);
+		wl_list_remove(&cursor->surface_destroy.link);
+		cursor->surface = NULL;
+	}
+}
+
+/* The cursor as a message: its pixels in a8r8g8b8, whatever the app's
+ * buffer format. pixels must hold WIRE_MAX_CURSOR^2 words. */
+static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t *pixels)
+{
+	*msg = (struct wire_msg){.type = WIRE_CURSOR, .cursor = {.scale = 1}};
+	struct wlr_surface *surface = cursor->surface;
+	struct wlr_texture *texture = surface ? wlr_surface_get_texture(surface) : NULL;
+	pixman_image_t *src = texture && wlr_texture_is_pixman(texture)
+		? wlr_pixman_texture_get_image(texture)
+		: NULL;
+	if (!src) {
+		return; /* hidden */
+	}
+	int w = pixman_image_get_width(src), h = pixman_image_get_height(src);
+	if (w > WIRE_MAX_CURSOR || h > WIRE_MAX_CURSOR) {
+		if (!cursor->size_logged) {
+			log_error("an app set a %dx%d cursor, larger than %dx%d; the cursor "
+				  "is hidden instead",
+				w, h, WIRE_MAX_CURSOR, WIRE_MAX_CURSOR);
+			cursor->size_logged = true;
+		}
+		return;
+	}
+	pixman_image_t *dst =
+		pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
+	if (!dst) {
+		return;
+	}
+	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0, w, h);
+	pixman_image_unref(dst);
+	int32_t scale = surface->current.scale;
+	/* Any hotspot an app gives stays within what the wire allows. */
+	const int32_t limit = WIRE_MAX_CURSOR * WIRE_MAX_SCALE;
+	msg->cursor.hotspot_x = cursor->hotspot_x < -limit ? -limit
+		: cursor->hotspot_x > limit		   ? limit
+							   : cursor->hotspot_x;
+	msg->cursor.hotspot_y = cursor->hotspot_y < -limit ? -limit
+		: cursor->hotspot_y > limit		   ? limit
+							   : cursor->hotspot_y;
+	msg->cursor.width = w;
+	msg->cursor.height = h;
+	msg->cursor.scale = scale >= 1 && scale <= WIRE_MAX_SCALE ? scale : 1;
+	msg->cursor.pixels = (const uint8_t *)pixels;
+}
+
+void cursor_send(struct rc_server *server)
+{
+	struct rc_cursor *cursor = &server->cursor;
+	if (!cursor->set) {
+		return; /* no app has set one: the viewer keeps its own */
+	}
+	struct wire_msg msg;
+	cursor_msg(cursor, &msg, cursor->pixels);
+	stream_send(server, &msg);
+}
+
+static int handle_frame_timer(void *data)
+{
+	struct rc_cursor *cursor = data;
+	if (cursor->surface) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		wlr_surface_send_frame_done(cursor->surface, &now);
+	}
+	return 0;
+}
+
+static void handle_surface_commit(struct wl_listener *listener, void *data)
+{
+	struct rc_cursor *cursor = wl_container_of(listener, cursor, surface_commit);
+	struct wlr_surface *surface = cursor->surface;
+	/* wl_surface.attach's offset moves the hotspot the other way. */
+	cursor->hotspot_x -= surface->current.dx;
+	cursor->hotspot_y -= surface->current.dy;
+	cursor_send(cursor->server);
+	if (!wl_list_empty(&surface->current.frame_callback_list)) {
+		wl_event_source_timer_update(cursor->frame_timer, CURSOR_FRAME_MS);
+	}
+}
+
+static void handle_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_cursor *cursor = wl_container_of(listener, cursor, surface_destroy);
+	cursor_forget_surface(cursor);
+	cursor_send(cursor->server);
+}
+
+static void handle_request_set_cursor(struct wl_listener *listener, void *data)
+{
+	struct rc_cursor *cursor = wl_container_of(listener, cursor, request_set_cursor);
+	struct wlr_seat_pointer_request_set_cursor_event *event = data;
+	struct wlr_seat *seat = cursor->server->seat;
+	/* Only the app under the pointer decides the cursor. */
+	if (event->seat_client != seat->pointer_state.focused_client) {
+		return;
+	}
+	if (event->surface != cursor->surface) {
+		cursor_forget_surface(cursor);
+		if (event->surface) {
+			cursor->surface = event->surface;
+			wl_signal_add(&event->surface->events.commit, &cursor->surface_commit);
+			wl_signal_add(&event->surface->events.destroy, &cursor->surface_destroy);
+		}
+	}
+	cursor->set = true;
+	cursor->hotspot_x = event->hotspot_x;
+	cursor->hotspot_y = event->hotspot_y;
+	cursor_send(cursor->server);
+}
+
+bool cursor_init(struct rc_server *server)
+{
+	struct rc_cursor *cursor = &server->cursor;
+	cursor->server = server;
+	cursor->pixels = malloc((size_t)WIRE_MAX_CURSOR * WIRE_MAX_CURSOR * 4);
+	cursor->frame_timer = wl_event_loop_add_timer(server->loop, handle_frame_timer, cursor);
+	if (!cursor->pixels || !cursor->frame_timer) {
+		free(cursor->pixels);
+		return false;
+	}
+	cursor->surface_commit.notify = handle_surface_commit;
+	cursor->surface_destroy.notify = handle_surface_destroy;
+	cursor->request_set_cursor.notify = handle_request_set_cursor;
+	wl_signal_add(&server->seat->events.request_set_cursor, &cursor->request_set_cursor);
+	return true;
+}
+
+void cursor_finish(struct rc_server *server)
+{
+	struct rc_cursor *cursor = &server->cursor;
+	if (!cursor->server) {
+		return;
+	}
+	cursor_forget_surface(cursor);
+	wl_list_remove(&cursor->request_set_cursor.link);
+	wl_event_source_remove(cursor->frame_timer);
+	free(cursor->pixels);
+	cursor->server = NULL;
+}

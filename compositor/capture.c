@@ -81,13 +81,16 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 	if (!src) {
 		return;
 	}
-	int dx = sx - c->window->geometry.x;
-	int dy = sy - c->window->geometry.y;
-	int w = surface->current.width, h = surface->current.height;
+	/* Window coordinates times the window's scale are image pixels. */
+	int32_t scale = c->window->scale;
+	int dx = (sx - c->window->geometry.x) * scale;
+	int dy = (sy - c->window->geometry.y) * scale;
+	int w = surface->current.width * scale, h = surface->current.height * scale;
 	int bw = pixman_image_get_width(src), bh = pixman_image_get_height(src);
 	bool scaled = bw != w || bh != h;
 	if (scaled) {
-		/* buffer_scale or a viewport: sample the buffer at surface size. */
+		/* A buffer_scale other than ours, or a viewport: sample the
+		 * buffer at the size the surface covers in the image. */
 		struct pixman_transform transform;
 		pixman_transform_init_scale(&transform, pixman_double_to_fixed((double)bw / w),
 			pixman_double_to_fixed((double)bh / h));
@@ -110,16 +113,18 @@ bool capture_window(struct rc_window *window)
 	if (geo.width <= 0 || geo.height <= 0) {
 		return false;
 	}
-	/* Windows past the wire limits are cropped, never refused. */
+	/* Windows past the wire limits are cropped, never refused; the limits
+	 * are on image pixels, the window's size times its scale. */
 	struct wlr_box full = geo;
-	if (geo.width > WIRE_MAX_DIM) {
-		geo.width = WIRE_MAX_DIM;
+	int32_t scale = window->scale;
+	if (geo.width > WIRE_MAX_DIM / scale) {
+		geo.width = WIRE_MAX_DIM / scale;
 	}
-	if (geo.height > WIRE_MAX_DIM) {
-		geo.height = WIRE_MAX_DIM;
+	if (geo.height > WIRE_MAX_DIM / scale) {
+		geo.height = WIRE_MAX_DIM / scale;
 	}
-	if ((int64_t)geo.width * geo.height > WIRE_MAX_PIXELS) {
-		geo.height = WIRE_MAX_PIXELS / geo.width;
+	if ((int64_t)geo.width * geo.height * scale * scale > WIRE_MAX_PIXELS) {
+		geo.height = WIRE_MAX_PIXELS / scale / scale / geo.width;
 	}
 	if ((geo.width != full.width || geo.height != full.height) && !window->crop_logged) {
 		log_error("window %u is %dx%d, past the stream's limits (%d per side, %d pixels): "
@@ -131,22 +136,21 @@ bool capture_window(struct rc_window *window)
 	if (geo.x != window->geometry.x || geo.y != window->geometry.y ||
 		geo.width != window->geometry.width || geo.height != window->geometry.height) {
 		window->geometry = geo;
-		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, geo.width,
-			geo.height);
+		window_damage_all(window);
 	}
-	if (!ensure_images(window, geo.width, geo.height)) {
+	int32_t width = geo.width * scale, height = geo.height * scale;
+	if (!ensure_images(window, width, height)) {
 		return false;
 	}
-	pixman_region32_intersect_rect(&window->damage, &window->damage, 0, 0, geo.width,
-		geo.height);
+	pixman_region32_intersect_rect(&window->damage, &window->damage, 0, 0, width, height);
 	if (!pixman_region32_not_empty(&window->damage)) {
 		return true;
 	}
 	pixman_image_set_clip_region32(window->image, &window->damage);
 	/* Clear the damaged area, then draw the tree bottom to top. */
 	pixman_image_t *clear = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0});
-	pixman_image_composite32(PIXMAN_OP_SRC, clear, NULL, window->image, 0, 0, 0, 0, 0, 0,
-		geo.width, geo.height);
+	pixman_image_composite32(PIXMAN_OP_SRC, clear, NULL, window->image, 0, 0, 0, 0, 0, 0, width,
+		height);
 	pixman_image_unref(clear);
 	struct compose c = {.window = window, .dst = window->image};
 	wlr_surface_for_each_surface(window->xdg_surface->surface, compose_surface, &c);

@@ -351,11 +351,10 @@ static bool create_compositor(struct rc_server *server)
 	if (!input_init(server) || !cursor_init(server)) {
 		return false;
 	}
-	/* One output so that apps see a monitor; it is never rendered to: each
-	 * window is composited on its own. */
-	struct wlr_output *output = wlr_headless_add_output(server->backend, 1920, 1080);
-	if (output) {
-		wlr_output_create_global(output);
+	/* One output so that apps see a monitor (more come, one per scale);
+	 * none is rendered to: each window is composited on its own. */
+	if (!output_init(server)) {
+		return false;
 	}
 	server->socket_name = wl_display_add_socket_auto(server->display);
 	if (!server->socket_name) {
@@ -485,6 +484,7 @@ int main(int argc, char **argv)
 
 	wl_display_destroy_clients(server.display);
 	cursor_finish(&server);
+	output_finish(&server);
 	wl_list_remove(&server.new_surface.link);
 	wl_list_remove(&server.new_xdg_surface.link);
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {

@@ -29,11 +29,14 @@ struct rc_window {
 	bool mapped;
 	bool popup; /* an xdg_popup: shown as a local popup of parent */
 	uint32_t parent_id; /* the popup's parent window, at map */
+	/* The scale its surfaces' output has, and its image is captured at:
+	 * image pixels are window coordinates times this. */
+	int32_t scale;
 
 	/* Window geometry in surface coordinates at the last capture; the
 	 * captured image covers exactly this box, so CSD shadows are cut off. */
 	struct wlr_box geometry;
-	/* Damage since the last frame sent, in window (geometry) coordinates. */
+	/* Damage since the last frame sent, in image pixels. */
 	pixman_region32_t damage;
 	/* The composited window and the copy the viewer holds. */
 	pixman_image_t *image;
@@ -102,6 +105,14 @@ struct rc_subsurface {
 	struct wl_listener destroy;
 };
 
+/* A headless output of one scale (output.c). */
+struct rc_output {
+	struct rc_server *server;
+	struct wlr_output *output;
+	int32_t scale;
+	struct wl_listener bind;
+};
+
 /* The cursor the app under the pointer set (cursor.c). */
 struct rc_cursor {
 	struct rc_server *server;
@@ -155,6 +166,7 @@ struct rc_server {
 	struct wlr_input_device *keyboard;
 	struct xkb_context *xkb;
 	struct rc_cursor cursor;
+	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	const char *socket_name;
 
 	struct wl_listener new_surface;
@@ -248,6 +260,15 @@ void stream_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, i
 void stream_flush(struct rc_server *server);
 /* Queues one message for the viewer, if one is attached. */
 void stream_send(struct rc_server *server, const struct wire_msg *msg);
+
+void stream_window_scale(struct rc_server *server, struct rc_window *window);
+
+/* output.c */
+bool output_init(struct rc_server *server);
+void output_finish(struct rc_server *server);
+/* Says every surface of the window is on the output of its scale. */
+void output_window_enter(struct rc_window *window);
+void output_set_window_scale(struct rc_window *window, int32_t scale);
 
 /* cursor.c */
 bool cursor_init(struct rc_server *server);

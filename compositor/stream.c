@@ -119,6 +119,18 @@ void stream_window_parent(struct rc_server *server, struct rc_window *window)
 	stream_send(server, &msg);
 }
 
+void stream_window_scale(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !window->announced) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_SCALE,
+		.window_scale = {.window = window->id, .scale = window->scale},
+	};
+	stream_send(server, &msg);
+}
+
 void stream_window_new(struct rc_server *server, struct rc_window *window)
 {
 	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
@@ -153,6 +165,9 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	window->need_reset = true;
 	window->acked = window->seq;
 	window_damage_all(window);
+	if (window->scale != 1) {
+		stream_window_scale(server, window);
+	}
 	if (window->popup) {
 		return;
 	}
@@ -673,6 +688,7 @@ static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
 		struct rc_window *window = window_from_id(server, msg->output_info.window);
 		if (window) {
 			capture_set_refresh(window, msg->output_info.refresh_mhz);
+			output_set_window_scale(window, msg->output_info.scale);
 		}
 		break;
 	}

@@ -7,6 +7,7 @@
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/region.h>
 
 #include "log.h"
 #include "server.h"
@@ -107,6 +108,9 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	wlr_surface_get_effective_damage(rs->surface, &damage);
 	pixman_region32_translate(&damage, find.sx - window->geometry.x,
 		find.sy - window->geometry.y);
+	if (window->scale != 1) {
+		wlr_region_scale(&damage, &damage, (float)window->scale);
+	}
 	pixman_region32_union(&window->damage, &window->damage, &damage);
 	pixman_region32_fini(&damage);
 	capture_start_clock(window);
@@ -125,6 +129,10 @@ static void handle_subsurface_change(struct rc_subsurface *rss)
 static void handle_subsurface_map(struct wl_listener *listener, void *data)
 {
 	struct rc_subsurface *rss = wl_container_of(listener, rss, map);
+	struct rc_window *window = window_of_surface(rss->subsurface->parent);
+	if (window && window->mapped) {
+		output_window_enter(window);
+	}
 	handle_subsurface_change(rss);
 }
 
@@ -197,7 +205,10 @@ static void handle_map(struct wl_listener *listener, void *data)
 	if (window->popup) {
 		struct rc_window *parent = window_of_surface(window->xdg_surface->popup->parent);
 		window->parent_id = parent ? parent->id : 0;
+		/* Drawn at its parent's scale from the start. */
+		window->scale = parent ? parent->scale : 1;
 	}
+	output_window_enter(window);
 	wlr_xdg_surface_get_geometry(window->xdg_surface, &window->geometry);
 	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
 		window->geometry.height);
@@ -272,6 +283,7 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 	window->id = server->next_window_id++;
 	window->xdg_surface = xdg_surface;
 	window->timer_fd = -1;
+	window->scale = 1;
 	pixman_region32_init(&window->damage);
 	xdg_surface->data = window;
 

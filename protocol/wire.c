@@ -51,6 +51,7 @@ static const struct type_info types[] = {
 	{WIRE_SYNC, "sync", TO_VIEWER, 0, 0},
 	{WIRE_POPUP_NEW, "popup_new", TO_VIEWER, 56, 56},
 	{WIRE_WINDOW_PARENT, "window_parent", TO_VIEWER, 8, 8},
+	{WIRE_WINDOW_SCALE, "window_scale", TO_VIEWER, 8, 8},
 	{WIRE_CURSOR, "cursor", TO_VIEWER, 20, 20 + WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4},
 };
 
@@ -398,6 +399,14 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		}
 		msg->cursor.pixels = get_bytes(&r, r.left);
 		break;
+	case WIRE_WINDOW_SCALE:
+		msg->window_scale.window = get_u32(&r);
+		msg->window_scale.scale = get_i32(&r);
+		if (msg->window_scale.scale < 1 || msg->window_scale.scale > WIRE_MAX_SCALE) {
+			INVALID("window scale %d is outside 1-%d", msg->window_scale.scale,
+				WIRE_MAX_SCALE);
+		}
+		break;
 	case WIRE_WINDOW_PARENT:
 		msg->window_parent.window = get_u32(&r);
 		msg->window_parent.parent = get_u32(&r);
@@ -596,6 +605,7 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_POPUP_DONE:
 		return 4;
 	case WIRE_WINDOW_PARENT:
+	case WIRE_WINDOW_SCALE:
 		return 8;
 	case WIRE_CURSOR:
 		return 20 + (size_t)msg->cursor.width * (size_t)msg->cursor.height * 4;
@@ -693,6 +703,10 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 		put_u32(&p, (uint32_t)msg->cursor.scale);
 		put_bytes(&p, msg->cursor.pixels,
 			(size_t)msg->cursor.width * msg->cursor.height * 4);
+		break;
+	case WIRE_WINDOW_SCALE:
+		put_u32(&p, msg->window_scale.window);
+		put_u32(&p, (uint32_t)msg->window_scale.scale);
 		break;
 	case WIRE_WINDOW_PARENT:
 		put_u32(&p, msg->window_parent.window);

@@ -67,6 +67,7 @@ enum wire_type {
 	WIRE_POPUP_NEW = 0x0209,
 	WIRE_WINDOW_PARENT = 0x020a,
 	WIRE_CURSOR = 0x020b,
+	WIRE_WINDOW_SCALE = 0x020c,
 };
 
 enum wire_compression {
@@ -162,6 +163,10 @@ struct wire_msg {
 		struct {
 			uint32_t window, parent; /* parent 0: none */
 		} window_parent;
+		struct {
+			uint32_t window;
+			int32_t scale; /* of the frames that follow */
+		} window_scale;
 		struct {
 			int32_t hotspot_x, hotspot_y; /* surface-local */
 			int32_t width, height; /* buffer pixels; 0x0: hidden */

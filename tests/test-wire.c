@@ -60,6 +60,10 @@ static struct wire_msg sample(enum wire_type type)
 		m.cursor.scale = 2;
 		m.cursor.pixels = (const uint8_t *)"\xff\x00\x00\x80\x01\x02\x03\x04";
 		break;
+	case WIRE_WINDOW_SCALE:
+		m.window_scale.window = 4;
+		m.window_scale.scale = WIRE_MAX_SCALE;
+		break;
 	case WIRE_WINDOW_PARENT:
 		m.window_parent.window = 9;
 		m.window_parent.parent = 2;
@@ -162,7 +166,7 @@ static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPE
 	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
-	WIRE_WINDOW_PARENT, WIRE_CURSOR};
+	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -469,6 +473,9 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_PARENT);
 	m.window_parent.window = 0;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_SCALE);
+	m.window_scale.scale = 0;
 	expect_invalid(m);
 	/* Cursors. */
 	m = sample(WIRE_CURSOR);

@@ -218,6 +218,44 @@ def case_cursor(rig):
         "24x24 with (0,0), and hiding it, all followed locally")
 
 
+def case_scale(rig):
+    """At sway output scale 2 the app renders at scale 2 and the viewer shows
+    its buffer at buffer_scale 2: a checkerboard of single buffer pixels
+    reaches the screen pixel for pixel, in a window of the app's logical
+    size."""
+    server = rig.start_server([MODEL_CLIENT, "scale"])
+    rig.start_viewer(server)
+    w = wait_window(rig, "model scale", 200, 150)
+    wait_for("the app to draw at scale 2",
+             lambda: "scale 2" in rig.read_log("rcomp-run").split("\n"))
+    last = {}
+
+    def sharp():
+        w = rig.window(title="model scale")
+        rect = {"x": w["rect"]["x"] + 50, "y": w["rect"]["y"] + 50, "width": 20, "height": 20}
+        width, height, px = rig.screenshot(rect)
+        last["size"] = (width, height)
+        if (width, height) != (40, 40):
+            return False
+        wrong = sum(1 for y in range(40) for x in range(40)
+                    if px[(y * 40 + x) * 3:(y * 40 + x) * 3 + 3]
+                    != (b"\xff\xff\xff" if (x + y) % 2 else b"\0\0\0"))
+        last["wrong"] = wrong
+        return wrong == 0
+    try:
+        wait_for("a pixel-sharp checkerboard (20x20 at scale 2 = 40x40 pixels)", sharp,
+                 interval=0.3)
+    except Failure:
+        raise Failure("not pixel-sharp: %r" % last)
+    w = rig.window(title="model scale")
+    if (w["rect"]["width"], w["rect"]["height"]) != (200, 150):
+        raise Failure("the window is %dx%d, not 200x150" % (w["rect"]["width"],
+                                                          w["rect"]["height"]))
+    rig.check_alive(server)
+    log("scale 2: the app drew at scale 2, 40x40 screen pixels of a one-pixel "
+        "checkerboard all exact, the window 200x150 logical")
+
+
 def case_keyboard_layout(rig):
     """The local keymap is forwarded at connect and whenever it changes: a
     German layout types German characters in the remote app, a switch to US
@@ -276,4 +314,4 @@ if __name__ == "__main__":
         print("unknown case %r" % case)
         sys.exit(2)
     # Tiled, so that sway's floating of a dialog shows that it has a parent.
-    main(body, floating=case != "windows")
+    main(body, floating=case != "windows", scale=2 if case == "scale" else 1)

@@ -254,6 +254,7 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 	uint32_t id = msg->type == WIRE_FRAME	   ? msg->frame.window
 		: msg->type == WIRE_WINDOW_DESTROY ? msg->window_destroy.window
 		: msg->type == WIRE_WINDOW_PARENT  ? msg->window_parent.window
+		: msg->type == WIRE_WINDOW_SCALE   ? msg->window_scale.window
 						   : msg->window_text.window;
 	window = window_from_id(viewer, id);
 	if (!window) {
@@ -270,6 +271,9 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	case WIRE_WINDOW_PARENT:
 		window_set_parent(window, msg->window_parent.parent);
+		break;
+	case WIRE_WINDOW_SCALE:
+		window_set_scale(window, msg->window_scale.scale);
 		break;
 	case WIRE_FRAME:
 		window_apply_frame(window, msg);

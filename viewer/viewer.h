@@ -60,7 +60,10 @@ struct rv_window {
 
 	/* The remote window's pixels as last received. */
 	uint32_t *image;
-	int32_t width, height;
+	int32_t width, height; /* image pixels: the window's size times image_scale */
+	int32_t scale; /* of frames from now on (window_scale) */
+	int32_t image_scale; /* of the image: the scale its last frame came at */
+	int32_t surface_scale; /* the buffer_scale last committed */
 	pixman_region32_t pending_damage; /* changed since the last commit */
 	bool dirty;
 	uint32_t received_seq;
@@ -174,6 +177,7 @@ void viewer_fail(struct rv_viewer *viewer, const char *fmt, ...)
 struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg *msg);
 struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wire_msg *msg);
 void window_set_parent(struct rv_window *window, uint32_t parent_id);
+void window_set_scale(struct rv_window *window, int32_t scale);
 void window_destroy(struct rv_window *window);
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);

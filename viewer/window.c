@@ -200,6 +200,10 @@ void window_present(struct rv_window *window)
 	}
 
 	wl_surface_attach(window->surface, buf->buffer, 0, 0);
+	if (window->image_scale != window->surface_scale) {
+		wl_surface_set_buffer_scale(window->surface, window->image_scale);
+		window->surface_scale = window->image_scale;
+	}
 	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
 	for (int i = 0; i < n; i++) {
 		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,
@@ -294,6 +298,11 @@ bool window_apply_frame(struct rv_window *window, const struct wire_msg *msg)
 	window->stat_received++;
 	window->stat_bytes += msg->frame.payload_size;
 	bool reset = msg->frame.flags & WIRE_FRAME_RESET;
+	/* A buffer must be a whole number of surface pixels at its scale. */
+	window->image_scale =
+		msg->frame.width % window->scale == 0 && msg->frame.height % window->scale == 0
+		? window->scale
+		: 1;
 	if (msg->frame.width != window->width || msg->frame.height != window->height) {
 		if (!reset) {
 			viewer_fail(viewer, "frame of window %u changes its size without a reset",
@@ -530,7 +539,8 @@ static void send_configure(struct rv_window *window)
 	if (w == 0 && states == window->requested_states) {
 		return;
 	}
-	if (w == window->width && h == window->height && states == window->requested_states) {
+	if (window->image_scale > 0 && w == window->width / window->image_scale &&
+		h == window->height / window->image_scale && states == window->requested_states) {
 		return;
 	}
 	window->requested_width = w;
@@ -667,6 +677,11 @@ void window_set_text(struct rv_window *window, const struct wire_msg *msg)
 
 /* The local toplevel's parent follows the remote one's (0: none), so
  * dialogs stay with their parents. */
+void window_set_scale(struct rv_window *window, int32_t scale)
+{
+	window->scale = scale;
+}
+
 void window_set_parent(struct rv_window *window, uint32_t parent_id)
 {
 	struct rv_window *parent = parent_id ? window_from_id(window->viewer, parent_id) : NULL;
@@ -698,6 +713,7 @@ void window_set_disconnected(struct rv_window *window, bool disconnected)
 void window_reattach(struct rv_window *window, const struct wire_msg *msg)
 {
 	window->stale = false;
+	window->scale = 1; /* window_scale follows if not */
 	window_set_parent(window, msg->window_new.parent);
 	set_title(window, msg->window_new.title, msg->window_new.title_len);
 	set_app_id(window, msg->window_new.app_id, msg->window_new.app_id_len);
@@ -795,6 +811,7 @@ static struct rv_window *window_alloc(struct rv_viewer *viewer, uint32_t id)
 	}
 	window->viewer = viewer;
 	window->id = id;
+	window->scale = window->image_scale = window->surface_scale = 1;
 	pixman_region32_init(&window->pending_damage);
 	for (int i = 0; i < RV_BUFFERS; i++) {
 		pixman_region32_init(&window->buffers[i].damage);

@@ -20,6 +20,11 @@
  *     with its hotspot at (8,8) whenever the pointer enters. Step 1 changes
  *     it to a 24x24 cyan one with the hotspot at (0,0); step 2 hides it.
  *
+ *   model-client scale
+ *     A 200x150 toplevel "model scale" drawn at the scale of the output its
+ *     surface is on (buffer_scale), as a checkerboard of single buffer
+ *     pixels, black and white. It prints "scale N" each time it draws.
+ *
  * Every window has app_id rcomp-model and takes the size a configure gives.
  * Closing the main window ends the app.
  */
@@ -64,6 +69,15 @@ struct app {
 	/* subsurfaces mode */
 	struct wl_surface *a, *b, *c;
 	struct wl_subsurface *sub_a, *sub_b, *sub_c;
+	/* scale mode */
+	struct {
+		struct wl_output *output;
+		int32_t scale;
+	} outputs[8];
+	int noutputs;
+	struct wl_output *entered[8];
+	int nentered;
+	int32_t drawn_scale;
 	/* cursor mode */
 	struct wl_surface *cursor;
 	uint32_t enter_serial;
@@ -104,6 +118,110 @@ static void fill(struct app *app, struct wl_surface *surface, int w, int h, uint
 	wl_surface_damage_buffer(surface, 0, 0, w, h);
 }
 
+/* scale mode: a checkerboard of buffer pixels at the surface's scale. */
+static void draw_checkerboard(struct app *app)
+{
+	int32_t scale = 1;
+	for (int i = 0; i < app->nentered; i++) {
+		for (int j = 0; j < app->noutputs; j++) {
+			if (app->outputs[j].output == app->entered[i] &&
+				app->outputs[j].scale > scale) {
+				scale = app->outputs[j].scale;
+			}
+		}
+	}
+	struct toplevel *t = app->main;
+	if (!t->configured || scale == app->drawn_scale) {
+		return;
+	}
+	app->drawn_scale = scale;
+	int w = t->width * scale, h = t->height * scale;
+	size_t size = (size_t)w * h * 4;
+	int fd = memfd_create("model-client", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		exit(1);
+	}
+	uint32_t *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (data == MAP_FAILED) {
+		exit(1);
+	}
+	for (int y = 0; y < h; y++) {
+		for (int x = 0; x < w; x++) {
+			data[y * w + x] = (x + y) % 2 ? 0xffffffff : 0xff000000;
+		}
+	}
+	munmap(data, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
+	struct wl_buffer *buffer =
+		wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buffer, &buffer_listener, NULL);
+	wl_surface_attach(t->surface, buffer, 0, 0);
+	wl_surface_set_buffer_scale(t->surface, scale);
+	wl_surface_damage_buffer(t->surface, 0, 0, w, h);
+	wl_surface_commit(t->surface);
+	printf("scale %d\n", scale);
+}
+
+static void surface_enter(void *data, struct wl_surface *surface, struct wl_output *output)
+{
+	struct app *app = data;
+	if (app->nentered < 8) {
+		app->entered[app->nentered++] = output;
+	}
+	draw_checkerboard(app);
+}
+
+static void surface_leave(void *data, struct wl_surface *surface, struct wl_output *output)
+{
+	struct app *app = data;
+	for (int i = 0; i < app->nentered; i++) {
+		if (app->entered[i] == output) {
+			app->entered[i] = app->entered[--app->nentered];
+			break;
+		}
+	}
+	draw_checkerboard(app);
+}
+
+static const struct wl_surface_listener surface_listener = {
+	.enter = surface_enter,
+	.leave = surface_leave,
+};
+
+static void output_geometry(void *data, struct wl_output *output, int32_t x, int32_t y, int32_t pw,
+	int32_t ph, int32_t subpixel, const char *make, const char *model, int32_t transform)
+{
+}
+
+static void output_mode(void *data, struct wl_output *output, uint32_t flags, int32_t w, int32_t h,
+	int32_t refresh)
+{
+}
+
+static void output_done(void *data, struct wl_output *output)
+{
+	draw_checkerboard(data);
+}
+
+static void output_scale(void *data, struct wl_output *output, int32_t factor)
+{
+	struct app *app = data;
+	for (int i = 0; i < app->noutputs; i++) {
+		if (app->outputs[i].output == output) {
+			app->outputs[i].scale = factor;
+		}
+	}
+}
+
+static const struct wl_output_listener output_listener = {
+	.geometry = output_geometry,
+	.mode = output_mode,
+	.done = output_done,
+	.scale = output_scale,
+};
+
 static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
 {
 	struct toplevel *t = data;
@@ -113,6 +231,9 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 	if (resized) {
 		t->width = t->pending_width;
 		t->height = t->pending_height;
+	}
+	if (t->app->drawn_scale != 0 && t == t->app->main) {
+		return; /* scale mode: drawn by draw_checkerboard */
 	}
 	if (!t->configured || resized) {
 		t->configured = true;
@@ -263,6 +384,13 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		app->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 && app->noutputs < 8) {
+		struct wl_output *output =
+			wl_registry_bind(registry, name, &wl_output_interface, 2);
+		app->outputs[app->noutputs].output = output;
+		app->outputs[app->noutputs].scale = 1;
+		app->noutputs++;
+		wl_output_add_listener(output, &output_listener, app);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !app->seat) {
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
@@ -363,8 +491,9 @@ int main(int argc, char **argv)
 	bool subsurfaces = argc == 2 && strcmp(argv[1], "subsurfaces") == 0;
 	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
 	bool cursor = argc == 2 && strcmp(argv[1], "cursor") == 0;
-	if (!subsurfaces && !windows && !cursor) {
-		fprintf(stderr, "usage: model-client subsurfaces | windows | cursor\n");
+	bool scale = argc == 2 && strcmp(argv[1], "scale") == 0;
+	if (!subsurfaces && !windows && !cursor && !scale) {
+		fprintf(stderr, "usage: model-client subsurfaces | windows | cursor | scale\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -387,6 +516,9 @@ int main(int argc, char **argv)
 	}
 	if (subsurfaces) {
 		subsurfaces_start(&app);
+	} else if (scale) {
+		app.main = toplevel_create(&app, "model scale", 200, 150, 0xff000000, NULL);
+		wl_surface_add_listener(app.main->surface, &surface_listener, &app);
 	} else if (cursor) {
 		app.main = toplevel_create(&app, "model cursor", 300, 200, 0xff2040e0, NULL);
 		app.cursor = wl_compositor_create_surface(app.compositor);

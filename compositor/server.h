@@ -86,6 +86,12 @@ struct rc_window {
 	struct wl_listener set_title;
 	struct wl_listener set_app_id;
 	struct wl_listener set_parent;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
+	struct wl_listener request_minimize;
+	/* The size hints the viewer was last told. */
+	int32_t hints[4];
+	bool ever_announced;
 };
 
 /* Every wl_surface, so that commits anywhere in a window's tree damage it. */
@@ -262,6 +268,10 @@ void stream_flush(struct rc_server *server);
 void stream_send(struct rc_server *server, const struct wire_msg *msg);
 
 void stream_window_scale(struct rc_server *server, struct rc_window *window);
+void stream_window_request(struct rc_server *server, struct rc_window *window,
+	enum wire_window_request request);
+/* Sends the toplevel's size hints if they changed (or force). */
+void stream_window_hints(struct rc_server *server, struct rc_window *window, bool force);
 
 /* output.c */
 bool output_init(struct rc_server *server);

@@ -131,6 +131,42 @@ void stream_window_scale(struct rc_server *server, struct rc_window *window)
 	stream_send(server, &msg);
 }
 
+void stream_window_request(struct rc_server *server, struct rc_window *window,
+	enum wire_window_request request)
+{
+	if (!server->viewer || !window->announced) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_REQUEST,
+		.window_request = {.window = window->id, .request = request},
+	};
+	stream_send(server, &msg);
+}
+
+void stream_window_hints(struct rc_server *server, struct rc_window *window, bool force)
+{
+	const struct wlr_xdg_toplevel_state *state = &window->xdg_surface->toplevel->current;
+	int32_t hints[4] = {
+		clamp_dim((int32_t)state->min_width, 0),
+		clamp_dim((int32_t)state->min_height, 0),
+		clamp_dim((int32_t)state->max_width, 0),
+		clamp_dim((int32_t)state->max_height, 0),
+	};
+	if (!force && memcmp(hints, window->hints, sizeof(hints)) == 0) {
+		return;
+	}
+	memcpy(window->hints, hints, sizeof(hints));
+	if (!server->viewer || !window->announced) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_HINTS,
+		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]},
+	};
+	stream_send(server, &msg);
+}
+
 void stream_window_new(struct rc_server *server, struct rc_window *window)
 {
 	if (!server->viewer || !server->viewer->handshake_done || !window->mapped) {
@@ -170,6 +206,20 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	}
 	if (window->popup) {
 		return;
+	}
+	/* Hints and states come before the first frame maps the local window,
+	 * so its compositor places it knowing them. A new window gets the
+	 * states the app asked for before it mapped; a snapshot, its states. */
+	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+	const struct wlr_xdg_toplevel_state *now = &toplevel->current;
+	bool first = !window->ever_announced;
+	window->ever_announced = true;
+	stream_window_hints(server, window, true);
+	if (first ? toplevel->requested.maximized : now->maximized) {
+		stream_window_request(server, window, WIRE_REQUEST_MAXIMIZE);
+	}
+	if (first ? toplevel->requested.fullscreen : now->fullscreen) {
+		stream_window_request(server, window, WIRE_REQUEST_FULLSCREEN);
 	}
 	/* Children announced before their parent get it now. */
 	struct rc_window *child;

@@ -96,6 +96,9 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	if (rs->surface == window->xdg_surface->surface) {
 		window->stat_commits++;
 		note_commit_rate(window);
+		if (!window->popup) {
+			stream_window_hints(rs->server, window, false);
+		}
 	}
 	struct find_surface find = {.surface = rs->surface};
 	wlr_surface_for_each_surface(window->xdg_surface->surface, find_surface_iter, &find);
@@ -244,6 +247,36 @@ static void handle_set_parent(struct wl_listener *listener, void *data)
 	stream_window_parent(window->server, window);
 }
 
+/* The app asks for a state: the viewer asks its compositor, whose answer
+ * comes back as a configure. xdg-shell wants a configure in any case. */
+static void handle_request_maximize(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, request_maximize);
+	stream_window_request(window->server, window,
+		window->xdg_surface->toplevel->requested.maximized ? WIRE_REQUEST_MAXIMIZE
+								   : WIRE_REQUEST_UNMAXIMIZE);
+	if (window->xdg_surface->added) {
+		wlr_xdg_surface_schedule_configure(window->xdg_surface);
+	}
+}
+
+static void handle_request_fullscreen(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, request_fullscreen);
+	stream_window_request(window->server, window,
+		window->xdg_surface->toplevel->requested.fullscreen ? WIRE_REQUEST_FULLSCREEN
+								    : WIRE_REQUEST_UNFULLSCREEN);
+	if (window->xdg_surface->added) {
+		wlr_xdg_surface_schedule_configure(window->xdg_surface);
+	}
+}
+
+static void handle_request_minimize(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, request_minimize);
+	stream_window_request(window->server, window, WIRE_REQUEST_MINIMIZE);
+}
+
 static void handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, destroy);
@@ -258,6 +291,9 @@ static void handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&window->set_title.link);
 	wl_list_remove(&window->set_app_id.link);
 	wl_list_remove(&window->set_parent.link);
+	wl_list_remove(&window->request_maximize.link);
+	wl_list_remove(&window->request_fullscreen.link);
+	wl_list_remove(&window->request_minimize.link);
 	wl_list_remove(&window->link);
 	window->xdg_surface->data = NULL;
 	capture_finish(window);
@@ -298,6 +334,9 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 		wl_list_init(&window->set_title.link);
 		wl_list_init(&window->set_app_id.link);
 		wl_list_init(&window->set_parent.link);
+		wl_list_init(&window->request_maximize.link);
+		wl_list_init(&window->request_fullscreen.link);
+		wl_list_init(&window->request_minimize.link);
 	} else {
 		window->set_title.notify = handle_set_title;
 		wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
@@ -305,6 +344,13 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 		wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
 		window->set_parent.notify = handle_set_parent;
 		wl_signal_add(&xdg_surface->toplevel->events.set_parent, &window->set_parent);
+		struct wlr_xdg_toplevel *toplevel = xdg_surface->toplevel;
+		window->request_maximize.notify = handle_request_maximize;
+		wl_signal_add(&toplevel->events.request_maximize, &window->request_maximize);
+		window->request_fullscreen.notify = handle_request_fullscreen;
+		wl_signal_add(&toplevel->events.request_fullscreen, &window->request_fullscreen);
+		window->request_minimize.notify = handle_request_minimize;
+		wl_signal_add(&toplevel->events.request_minimize, &window->request_minimize);
 	}
 	wl_list_insert(server->windows.prev, &window->link);
 	log_debug("new %s, window %u", window->popup ? "popup" : "toplevel", window->id);

@@ -52,6 +52,8 @@ static const struct type_info types[] = {
 	{WIRE_POPUP_NEW, "popup_new", TO_VIEWER, 56, 56},
 	{WIRE_WINDOW_PARENT, "window_parent", TO_VIEWER, 8, 8},
 	{WIRE_WINDOW_SCALE, "window_scale", TO_VIEWER, 8, 8},
+	{WIRE_WINDOW_REQUEST, "window_request", TO_VIEWER, 8, 8},
+	{WIRE_WINDOW_HINTS, "window_hints", TO_VIEWER, 20, 20},
 	{WIRE_CURSOR, "cursor", TO_VIEWER, 20, 20 + WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4},
 };
 
@@ -399,6 +401,27 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		}
 		msg->cursor.pixels = get_bytes(&r, r.left);
 		break;
+	case WIRE_WINDOW_REQUEST:
+		msg->window_request.window = get_u32(&r);
+		msg->window_request.request = get_u32(&r);
+		if (msg->window_request.request < WIRE_REQUEST_MAXIMIZE ||
+			msg->window_request.request > WIRE_REQUEST_MINIMIZE) {
+			INVALID("window request %u is unknown", msg->window_request.request);
+		}
+		break;
+	case WIRE_WINDOW_HINTS:
+		msg->window_hints.window = get_u32(&r);
+		msg->window_hints.min_width = get_i32(&r);
+		msg->window_hints.min_height = get_i32(&r);
+		msg->window_hints.max_width = get_i32(&r);
+		msg->window_hints.max_height = get_i32(&r);
+		if (!dim_ok(msg->window_hints.min_width, 0) ||
+			!dim_ok(msg->window_hints.min_height, 0) ||
+			!dim_ok(msg->window_hints.max_width, 0) ||
+			!dim_ok(msg->window_hints.max_height, 0)) {
+			INVALID("window size hints are outside the limits");
+		}
+		break;
 	case WIRE_WINDOW_SCALE:
 		msg->window_scale.window = get_u32(&r);
 		msg->window_scale.scale = get_i32(&r);
@@ -606,7 +629,10 @@ static size_t body_size(const struct wire_msg *msg)
 		return 4;
 	case WIRE_WINDOW_PARENT:
 	case WIRE_WINDOW_SCALE:
+	case WIRE_WINDOW_REQUEST:
 		return 8;
+	case WIRE_WINDOW_HINTS:
+		return 20;
 	case WIRE_CURSOR:
 		return 20 + (size_t)msg->cursor.width * (size_t)msg->cursor.height * 4;
 	case WIRE_POPUP_NEW:
@@ -703,6 +729,17 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 		put_u32(&p, (uint32_t)msg->cursor.scale);
 		put_bytes(&p, msg->cursor.pixels,
 			(size_t)msg->cursor.width * msg->cursor.height * 4);
+		break;
+	case WIRE_WINDOW_REQUEST:
+		put_u32(&p, msg->window_request.window);
+		put_u32(&p, msg->window_request.request);
+		break;
+	case WIRE_WINDOW_HINTS:
+		put_u32(&p, msg->window_hints.window);
+		put_u32(&p, (uint32_t)msg->window_hints.min_width);
+		put_u32(&p, (uint32_t)msg->window_hints.min_height);
+		put_u32(&p, (uint32_t)msg->window_hints.max_width);
+		put_u32(&p, (uint32_t)msg->window_hints.max_height);
 		break;
 	case WIRE_WINDOW_SCALE:
 		put_u32(&p, msg->window_scale.window);

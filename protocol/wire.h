@@ -68,6 +68,8 @@ enum wire_type {
 	WIRE_WINDOW_PARENT = 0x020a,
 	WIRE_CURSOR = 0x020b,
 	WIRE_WINDOW_SCALE = 0x020c,
+	WIRE_WINDOW_REQUEST = 0x020d,
+	WIRE_WINDOW_HINTS = 0x020e,
 };
 
 enum wire_compression {
@@ -116,6 +118,15 @@ enum wire_toplevel_state {
 	WIRE_STATE_FULLSCREEN = 1u << 1,
 	WIRE_STATE_RESIZING = 1u << 2,
 	WIRE_STATE_ACTIVATED = 1u << 3,
+};
+
+/* What an app asks of its window (window_request). */
+enum wire_window_request {
+	WIRE_REQUEST_MAXIMIZE = 1,
+	WIRE_REQUEST_UNMAXIMIZE = 2,
+	WIRE_REQUEST_FULLSCREEN = 3,
+	WIRE_REQUEST_UNFULLSCREEN = 4,
+	WIRE_REQUEST_MINIMIZE = 5,
 };
 
 struct wire_rect {
@@ -167,6 +178,14 @@ struct wire_msg {
 			uint32_t window;
 			int32_t scale; /* of the frames that follow */
 		} window_scale;
+		struct {
+			uint32_t window;
+			uint32_t request; /* enum wire_window_request */
+		} window_request;
+		struct {
+			uint32_t window;
+			int32_t min_width, min_height, max_width, max_height; /* 0: none */
+		} window_hints;
 		struct {
 			int32_t hotspot_x, hotspot_y; /* surface-local */
 			int32_t width, height; /* buffer pixels; 0x0: hidden */

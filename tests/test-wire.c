@@ -60,6 +60,17 @@ static struct wire_msg sample(enum wire_type type)
 		m.cursor.scale = 2;
 		m.cursor.pixels = (const uint8_t *)"\xff\x00\x00\x80\x01\x02\x03\x04";
 		break;
+	case WIRE_WINDOW_REQUEST:
+		m.window_request.window = 4;
+		m.window_request.request = WIRE_REQUEST_MINIMIZE;
+		break;
+	case WIRE_WINDOW_HINTS:
+		m.window_hints.window = 4;
+		m.window_hints.min_width = 1;
+		m.window_hints.min_height = 0;
+		m.window_hints.max_width = WIRE_MAX_DIM;
+		m.window_hints.max_height = 300;
+		break;
 	case WIRE_WINDOW_SCALE:
 		m.window_scale.window = 4;
 		m.window_scale.scale = WIRE_MAX_SCALE;
@@ -166,7 +177,7 @@ static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPE
 	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
-	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE};
+	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE, WIRE_WINDOW_REQUEST, WIRE_WINDOW_HINTS};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -476,6 +487,12 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_SCALE);
 	m.window_scale.scale = 0;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_REQUEST);
+	m.window_request.request = 0;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_HINTS);
+	m.window_hints.max_height = -1;
 	expect_invalid(m);
 	/* Cursors. */
 	m = sample(WIRE_CURSOR);

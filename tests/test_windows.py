@@ -256,6 +256,50 @@ def case_scale(rig):
         "checkerboard all exact, the window 200x150 logical")
 
 
+def case_states(rig):
+    """Size hints reach the local compositor before the window maps (sway
+    floats a window whose minimum and maximum size agree); fullscreen works
+    both ways; the activated state follows local focus."""
+    server = rig.start_server([MODEL_CLIENT, "states"])
+    rig.start_viewer(server)
+    w = wait_for("the window", lambda: rig.window(title="model states"))
+    if w["type"] != "floating_con" or (w["rect"]["width"], w["rect"]["height"]) != (300, 200):
+        raise Failure("a 300x200 window with fixed size hints should float at 300x200, "
+                      "not %s %dx%d" % (w["type"], w["rect"]["width"], w["rect"]["height"]))
+    configures = lambda: re.findall(r"^configure (\d+) (\d+)(.*)$",  # noqa: E731
+                                    rig.read_log("rcomp-run"), re.M)
+    wait_for("the app to be activated", lambda: "activated" in configures()[-1][2])
+    fullscreen = lambda: rig.window(title="model states")["fullscreen_mode"] == 1  # noqa: E731
+    # The app asks: the local window goes fullscreen and the app hears so.
+    step(rig, server, 1)
+    wait_for("the local window to go fullscreen", fullscreen)
+    wait_for("the app to be told it is fullscreen",
+             lambda: configures()[-1][:2] == ("1280", "800") and "fullscreen"
+             in configures()[-1][2])
+    step(rig, server, 2)
+    wait_for("the local window to leave fullscreen", lambda: not fullscreen())
+    wait_for("the app to be told", lambda: "fullscreen" not in configures()[-1][2])
+    # The user asks, locally.
+    rig.swaymsg('[title="model states"] fullscreen enable')
+    wait_for("the app to be told it is fullscreen",
+             lambda: "fullscreen" in configures()[-1][2])
+    rig.swaymsg('[title="model states"] fullscreen disable')
+    wait_for("the app to be told it is not", lambda: "fullscreen" not in configures()[-1][2])
+    # Focus moves to a local window: the remote app is deactivated.
+    rig.start("local-client", [INPUT_CLIENT, "local-window"], rig.local_env)
+    wait_for("the app to be deactivated", lambda: "activated" not in configures()[-1][2])
+    rig.swaymsg('[title="model states"] focus')
+    wait_for("the app to be activated again", lambda: "activated" in configures()[-1][2])
+    # sway 1.7 implements neither maximize nor minimize; the requests must
+    # still pass without harm.
+    for n in (3, 4, 5):
+        step(rig, server, n)
+    rig.check_alive(server)
+    log("states: fixed-size hints floated the window at 300x200 before it mapped; "
+        "fullscreen asked by the app and by the user reached the other side; "
+        "activated followed local focus")
+
+
 def case_keyboard_layout(rig):
     """The local keymap is forwarded at connect and whenever it changes: a
     German layout types German characters in the remote app, a switch to US
@@ -314,4 +358,4 @@ if __name__ == "__main__":
         print("unknown case %r" % case)
         sys.exit(2)
     # Tiled, so that sway's floating of a dialog shows that it has a parent.
-    main(body, floating=case != "windows", scale=2 if case == "scale" else 1)
+    main(body, floating=case not in ("windows", "states"), scale=2 if case == "scale" else 1)

@@ -255,6 +255,8 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		: msg->type == WIRE_WINDOW_DESTROY ? msg->window_destroy.window
 		: msg->type == WIRE_WINDOW_PARENT  ? msg->window_parent.window
 		: msg->type == WIRE_WINDOW_SCALE   ? msg->window_scale.window
+		: msg->type == WIRE_WINDOW_REQUEST ? msg->window_request.window
+		: msg->type == WIRE_WINDOW_HINTS   ? msg->window_hints.window
 						   : msg->window_text.window;
 	window = window_from_id(viewer, id);
 	if (!window) {
@@ -274,6 +276,12 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	case WIRE_WINDOW_SCALE:
 		window_set_scale(window, msg->window_scale.scale);
+		break;
+	case WIRE_WINDOW_REQUEST:
+		window_request(window, msg->window_request.request);
+		break;
+	case WIRE_WINDOW_HINTS:
+		window_set_hints(window, msg);
 		break;
 	case WIRE_FRAME:
 		window_apply_frame(window, msg);

@@ -178,6 +178,8 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wire_msg *msg);
 void window_set_parent(struct rv_window *window, uint32_t parent_id);
 void window_set_scale(struct rv_window *window, int32_t scale);
+void window_request(struct rv_window *window, uint32_t request);
+void window_set_hints(struct rv_window *window, const struct wire_msg *msg);
 void window_destroy(struct rv_window *window);
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);

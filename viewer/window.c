@@ -592,8 +592,11 @@ static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_
 		case XDG_TOPLEVEL_STATE_RESIZING:
 			bits |= WIRE_STATE_RESIZING;
 			break;
+		case XDG_TOPLEVEL_STATE_ACTIVATED:
+			bits |= WIRE_STATE_ACTIVATED;
+			break;
 		default:
-			break; /* activated follows keyboard focus instead */
+			break;
 		}
 	}
 	window->configure_states = bits;
@@ -677,6 +680,49 @@ void window_set_text(struct rv_window *window, const struct wire_msg *msg)
 
 /* The local toplevel's parent follows the remote one's (0: none), so
  * dialogs stay with their parents. */
+/* The app asked for a state: ask the local compositor, whose configure
+ * goes back to the app as the answer. */
+void window_request(struct rv_window *window, uint32_t request)
+{
+	struct xdg_toplevel *toplevel = window->xdg_toplevel;
+	if (!toplevel) {
+		return;
+	}
+	switch (request) {
+	case WIRE_REQUEST_MAXIMIZE:
+		xdg_toplevel_set_maximized(toplevel);
+		break;
+	case WIRE_REQUEST_UNMAXIMIZE:
+		xdg_toplevel_unset_maximized(toplevel);
+		break;
+	case WIRE_REQUEST_FULLSCREEN:
+		xdg_toplevel_set_fullscreen(toplevel, NULL);
+		break;
+	case WIRE_REQUEST_UNFULLSCREEN:
+		xdg_toplevel_unset_fullscreen(toplevel);
+		break;
+	case WIRE_REQUEST_MINIMIZE:
+		xdg_toplevel_set_minimized(toplevel);
+		break;
+	}
+}
+
+/* Size hints are double-buffered: they apply with the next commit, which
+ * for a new window is the one that maps it. */
+void window_set_hints(struct rv_window *window, const struct wire_msg *msg)
+{
+	if (!window->xdg_toplevel) {
+		return;
+	}
+	xdg_toplevel_set_min_size(window->xdg_toplevel, msg->window_hints.min_width,
+		msg->window_hints.min_height);
+	xdg_toplevel_set_max_size(window->xdg_toplevel, msg->window_hints.max_width,
+		msg->window_hints.max_height);
+	if (window->has_content) {
+		wl_surface_commit(window->surface);
+	}
+}
+
 void window_set_scale(struct rv_window *window, int32_t scale)
 {
 	window->scale = scale;

@@ -25,6 +25,12 @@
  *     surface is on (buffer_scale), as a checkerboard of single buffer
  *     pixels, black and white. It prints "scale N" each time it draws.
  *
+ *   model-client states
+ *     A 300x200 toplevel "model states" whose minimum and maximum size are
+ *     both 300x200. It prints "configure W H STATES" for each configure.
+ *     Steps: 1 set_fullscreen, 2 unset_fullscreen, 3 set_maximized,
+ *     4 unset_maximized, 5 set_minimized.
+ *
  * Every window has app_id rcomp-model and takes the size a configure gives.
  * Closing the main window ends the app.
  */
@@ -64,6 +70,7 @@ struct app {
 	struct wl_seat *seat;
 	struct wl_pointer *pointer;
 	bool running;
+	bool states; /* states mode: print configures */
 	int step;
 	struct toplevel *main, *dialog, *other;
 	/* subsurfaces mode */
@@ -252,6 +259,19 @@ static void toplevel_configure(void *data, struct xdg_toplevel *xdg_toplevel, in
 	struct toplevel *t = data;
 	t->pending_width = w;
 	t->pending_height = h;
+	if (t->app->states) {
+		printf("configure %d %d", w, h);
+		uint32_t *state;
+		wl_array_for_each(state, states)
+		{
+			printf(" %s",
+				*state == XDG_TOPLEVEL_STATE_MAXIMIZED		  ? "maximized"
+					: *state == XDG_TOPLEVEL_STATE_FULLSCREEN ? "fullscreen"
+					: *state == XDG_TOPLEVEL_STATE_ACTIVATED  ? "activated"
+										  : "other");
+		}
+		printf("\n");
+	}
 }
 
 static void toplevel_close(void *data, struct xdg_toplevel *xdg_toplevel)
@@ -471,6 +491,28 @@ static void windows_step(struct app *app)
 	}
 }
 
+static void states_step(struct app *app)
+{
+	struct xdg_toplevel *toplevel = app->main->xdg_toplevel;
+	switch (app->step) {
+	case 1:
+		xdg_toplevel_set_fullscreen(toplevel, NULL);
+		break;
+	case 2:
+		xdg_toplevel_unset_fullscreen(toplevel);
+		break;
+	case 3:
+		xdg_toplevel_set_maximized(toplevel);
+		break;
+	case 4:
+		xdg_toplevel_unset_maximized(toplevel);
+		break;
+	case 5:
+		xdg_toplevel_set_minimized(toplevel);
+		break;
+	}
+}
+
 static void cursor_step(struct app *app)
 {
 	if (!app->pointer) {
@@ -492,8 +534,11 @@ int main(int argc, char **argv)
 	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
 	bool cursor = argc == 2 && strcmp(argv[1], "cursor") == 0;
 	bool scale = argc == 2 && strcmp(argv[1], "scale") == 0;
-	if (!subsurfaces && !windows && !cursor && !scale) {
-		fprintf(stderr, "usage: model-client subsurfaces | windows | cursor | scale\n");
+	app.states = argc == 2 && strcmp(argv[1], "states") == 0;
+	if (!subsurfaces && !windows && !cursor && !scale && !app.states) {
+		fprintf(stderr,
+			"usage: model-client subsurfaces | windows | cursor | scale | "
+			"states\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -516,6 +561,11 @@ int main(int argc, char **argv)
 	}
 	if (subsurfaces) {
 		subsurfaces_start(&app);
+	} else if (app.states) {
+		app.main = toplevel_create(&app, "model states", 300, 200, 0xff2040e0, NULL);
+		xdg_toplevel_set_min_size(app.main->xdg_toplevel, 300, 200);
+		xdg_toplevel_set_max_size(app.main->xdg_toplevel, 300, 200);
+		wl_surface_commit(app.main->surface);
 	} else if (scale) {
 		app.main = toplevel_create(&app, "model scale", 200, 150, 0xff000000, NULL);
 		wl_surface_add_listener(app.main->surface, &surface_listener, &app);
@@ -558,6 +608,8 @@ int main(int argc, char **argv)
 					subsurfaces_step(&app);
 				} else if (cursor) {
 					cursor_step(&app);
+				} else if (app.states) {
+					states_step(&app);
 				} else {
 					windows_step(&app);
 				}

@@ -92,6 +92,7 @@ struct rc_window {
 	/* The size hints the viewer was last told. */
 	int32_t hints[4];
 	bool ever_announced;
+	bool server_side; /* decorated by the viewer's compositor */
 };
 
 /* Every wl_surface, so that commits anywhere in a window's tree damage it. */
@@ -173,6 +174,9 @@ struct rc_server {
 	struct xkb_context *xkb;
 	struct rc_cursor cursor;
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
+	struct wl_list decorations; // rc_decoration::link
+	struct wl_listener new_decoration;
+	bool server_decorations; /* the (last) viewer's compositor draws them */
 	const char *socket_name;
 
 	struct wl_listener new_surface;
@@ -272,6 +276,15 @@ void stream_window_request(struct rc_server *server, struct rc_window *window,
 	enum wire_window_request request);
 /* Sends the toplevel's size hints if they changed (or force). */
 void stream_window_hints(struct rc_server *server, struct rc_window *window, bool force);
+
+void stream_window_decoration(struct rc_server *server, struct rc_window *window);
+
+/* decoration.c */
+bool decoration_init(struct rc_server *server);
+void decoration_finish(struct rc_server *server);
+/* The viewer's compositor can (or cannot) draw decorations: tell every app. */
+void decoration_set_viewer(struct rc_server *server, bool server_decorations);
+void decoration_viewer_refused(struct rc_server *server, uint32_t window_id);
 
 /* output.c */
 bool output_init(struct rc_server *server);

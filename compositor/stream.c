@@ -131,6 +131,18 @@ void stream_window_scale(struct rc_server *server, struct rc_window *window)
 	stream_send(server, &msg);
 }
 
+void stream_window_decoration(struct rc_server *server, struct rc_window *window)
+{
+	if (!server->viewer || !window->announced || window->popup) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_DECORATION,
+		.window_decoration = {.window = window->id, .mode = window->server_side ? 2 : 1},
+	};
+	stream_send(server, &msg);
+}
+
 void stream_window_request(struct rc_server *server, struct rc_window *window,
 	enum wire_window_request request)
 {
@@ -215,6 +227,7 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	bool first = !window->ever_announced;
 	window->ever_announced = true;
 	stream_window_hints(server, window, true);
+	stream_window_decoration(server, window);
 	if (first ? toplevel->requested.maximized : now->maximized) {
 		stream_window_request(server, window, WIRE_REQUEST_MAXIMIZE);
 	}
@@ -709,6 +722,11 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 	wl_list_for_each(window, &server->windows, link)
 	{
 		window->announced = false;
+	}
+	/* Apps learn who draws their decorations before the snapshot says. */
+	decoration_set_viewer(server, msg->hello.caps & WIRE_CAP_SERVER_DECORATIONS);
+	wl_list_for_each(window, &server->windows, link)
+	{
 		stream_window_new(server, window);
 	}
 	cursor_send(server);
@@ -742,6 +760,11 @@ static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
 		}
 		break;
 	}
+	case WIRE_DECORATION_MODE:
+		if (msg->decoration_mode.mode == 1) {
+			decoration_viewer_refused(server, msg->decoration_mode.window);
+		}
+		break;
 	default:
 		input_handle_message(server, msg);
 		break;

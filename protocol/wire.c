@@ -41,6 +41,7 @@ static const struct type_info types[] = {
 	{WIRE_FRAME_ACK, "frame_ack", TO_SERVER, 16, 16},
 	{WIRE_OUTPUT_INFO, "output_info", TO_SERVER, 12, 12},
 	{WIRE_POPUP_DONE, "popup_done", TO_SERVER, 4, 4},
+	{WIRE_DECORATION_MODE, "decoration_mode", TO_SERVER, 8, 8},
 	{WIRE_WELCOME, "welcome", TO_VIEWER, 28, 28 + WIRE_MAX_SESSION_NAME},
 	{WIRE_GOODBYE, "goodbye", TO_VIEWER, 8, 8 + WIRE_MAX_TEXT},
 	{WIRE_WINDOW_NEW, "window_new", TO_VIEWER, 20, 20 + WIRE_MAX_TITLE + WIRE_MAX_APP_ID},
@@ -54,6 +55,7 @@ static const struct type_info types[] = {
 	{WIRE_WINDOW_SCALE, "window_scale", TO_VIEWER, 8, 8},
 	{WIRE_WINDOW_REQUEST, "window_request", TO_VIEWER, 8, 8},
 	{WIRE_WINDOW_HINTS, "window_hints", TO_VIEWER, 20, 20},
+	{WIRE_WINDOW_DECORATION, "window_decoration", TO_VIEWER, 8, 8},
 	{WIRE_CURSOR, "cursor", TO_VIEWER, 20, 20 + WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4},
 };
 
@@ -409,6 +411,14 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 			INVALID("window request %u is unknown", msg->window_request.request);
 		}
 		break;
+	case WIRE_WINDOW_DECORATION:
+	case WIRE_DECORATION_MODE:
+		msg->window_decoration.window = get_u32(&r);
+		msg->window_decoration.mode = get_u32(&r);
+		if (msg->window_decoration.mode < 1 || msg->window_decoration.mode > 2) {
+			INVALID("decoration mode %u is unknown", msg->window_decoration.mode);
+		}
+		break;
 	case WIRE_WINDOW_HINTS:
 		msg->window_hints.window = get_u32(&r);
 		msg->window_hints.min_width = get_i32(&r);
@@ -630,6 +640,8 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_WINDOW_PARENT:
 	case WIRE_WINDOW_SCALE:
 	case WIRE_WINDOW_REQUEST:
+	case WIRE_WINDOW_DECORATION:
+	case WIRE_DECORATION_MODE:
 		return 8;
 	case WIRE_WINDOW_HINTS:
 		return 20;
@@ -733,6 +745,11 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	case WIRE_WINDOW_REQUEST:
 		put_u32(&p, msg->window_request.window);
 		put_u32(&p, msg->window_request.request);
+		break;
+	case WIRE_WINDOW_DECORATION:
+	case WIRE_DECORATION_MODE:
+		put_u32(&p, msg->window_decoration.window);
+		put_u32(&p, msg->window_decoration.mode);
 		break;
 	case WIRE_WINDOW_HINTS:
 		put_u32(&p, msg->window_hints.window);

@@ -55,6 +55,7 @@ enum wire_type {
 	WIRE_FRAME_ACK = 0x010f,
 	WIRE_OUTPUT_INFO = 0x0110,
 	WIRE_POPUP_DONE = 0x0111,
+	WIRE_DECORATION_MODE = 0x0112,
 	/* server to viewer */
 	WIRE_WELCOME = 0x0201,
 	WIRE_GOODBYE = 0x0202,
@@ -70,6 +71,7 @@ enum wire_type {
 	WIRE_WINDOW_SCALE = 0x020c,
 	WIRE_WINDOW_REQUEST = 0x020d,
 	WIRE_WINDOW_HINTS = 0x020e,
+	WIRE_WINDOW_DECORATION = 0x020f,
 };
 
 enum wire_compression {
@@ -82,6 +84,8 @@ enum wire_caps {
 	WIRE_CAP_LZ4 = 1u << 0,
 	WIRE_CAP_ZSTD = 1u << 1,
 	WIRE_CAP_H264 = 1u << 2,
+	/* hello: the local compositor draws decorations (xdg-decoration) */
+	WIRE_CAP_SERVER_DECORATIONS = 1u << 3,
 };
 
 enum wire_codec {
@@ -186,6 +190,10 @@ struct wire_msg {
 			uint32_t window;
 			int32_t min_width, min_height, max_width, max_height; /* 0: none */
 		} window_hints;
+		struct {
+			uint32_t window;
+			uint32_t mode; /* 1: the app draws its own, 2: the local compositor */
+		} window_decoration, decoration_mode;
 		struct {
 			int32_t hotspot_x, hotspot_y; /* surface-local */
 			int32_t width, height; /* buffer pixels; 0x0: hidden */

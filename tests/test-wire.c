@@ -64,6 +64,11 @@ static struct wire_msg sample(enum wire_type type)
 		m.window_request.window = 4;
 		m.window_request.request = WIRE_REQUEST_MINIMIZE;
 		break;
+	case WIRE_DECORATION_MODE:
+	case WIRE_WINDOW_DECORATION:
+		m.window_decoration.window = 4;
+		m.window_decoration.mode = 2;
+		break;
 	case WIRE_WINDOW_HINTS:
 		m.window_hints.window = 4;
 		m.window_hints.min_width = 1;
@@ -174,10 +179,11 @@ static struct wire_msg sample(enum wire_type type)
 static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPEAT_INFO,
 	WIRE_CONFIGURE, WIRE_CLOSE, WIRE_POINTER_MOTION, WIRE_POINTER_LEAVE, WIRE_POINTER_BUTTON,
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
-	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE};
+	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE, WIRE_DECORATION_MODE};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
-	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE, WIRE_WINDOW_REQUEST, WIRE_WINDOW_HINTS};
+	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE, WIRE_WINDOW_REQUEST, WIRE_WINDOW_HINTS,
+	WIRE_WINDOW_DECORATION};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -493,6 +499,9 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_HINTS);
 	m.window_hints.max_height = -1;
+	expect_invalid(m);
+	m = sample(WIRE_WINDOW_DECORATION);
+	m.window_decoration.mode = 3;
 	expect_invalid(m);
 	/* Cursors. */
 	m = sample(WIRE_CURSOR);

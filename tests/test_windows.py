@@ -300,6 +300,48 @@ def case_states(rig):
         "activated followed local focus")
 
 
+def title_bar_drawn_by_app(rig, app_id):
+    """True if the app drew something else at the top of its window (its own
+    title bar) than deep in it (its content)."""
+    w = rig.window(app_id=app_id)
+    x = w["rect"]["x"] + w["window_rect"]["x"] + 40
+    y = w["rect"]["y"] + w["window_rect"]["y"]
+    return rig.pixel(x, y + 6) != rig.pixel(x, y + 80)
+
+
+def case_decorations(rig):
+    """rcomp-run offers xdg-decoration. foot asks for server-side decorations
+    (floating windows, where sway leaves apps that draw their own alone):
+    as sway draws them, foot gets them and sway draws the title bar, foot
+    none. An app without xdg-decoration draws its own, and sway none. With
+    rcomp-view --app-decorations, foot draws its own and sway none."""
+    server = rig.start_server(["sh", "-c", "%s & exec foot" % INPUT_CLIENT])
+    viewer = rig.start_viewer(server)
+    wait_for("foot's window", lambda: rig.window(app_id="foot"))
+    wait_for("the other window", lambda: rig.window(app_id="rcomp-input-test"))
+    wait_for("sway to decorate foot",
+             lambda: rig.window(app_id="foot")["border"] == "normal", interval=0.2)
+    if rig.window(app_id="rcomp-input-test")["border"] != "csd":
+        raise Failure("sway decorates the app that draws its own: %s"
+                      % rig.window(app_id="rcomp-input-test")["border"])
+    time.sleep(1)
+    if title_bar_drawn_by_app(rig, "foot"):
+        raise Failure("foot drew its own title bar under sway's")
+    viewer.terminate()
+    viewer.wait(timeout=20)
+    wait_for("the windows to go", lambda: not rig.window(app_id="foot"))
+    rig.start_viewer(server, ["--app-decorations"], name="app-decorations-viewer")
+    wait_for("foot's window", lambda: rig.window(app_id="foot"))
+    wait_for("foot to draw its own title bar", lambda: title_bar_drawn_by_app(rig, "foot"),
+             interval=0.3)
+    if rig.window(app_id="foot")["border"] != "csd":
+        raise Failure("sway still decorates foot: %s" % rig.window(app_id="foot")["border"])
+    rig.check_alive(server)
+    log("decorations: with sway drawing them foot drew none (border normal, one title "
+        "bar); an app without xdg-decoration drew its own (border csd); with "
+        "--app-decorations foot drew its own and sway none")
+
+
 def case_keyboard_layout(rig):
     """The local keymap is forwarded at connect and whenever it changes: a
     German layout types German characters in the remote app, a switch to US
@@ -358,4 +400,8 @@ if __name__ == "__main__":
         print("unknown case %r" % case)
         sys.exit(2)
     # Tiled, so that sway's floating of a dialog shows that it has a parent.
-    main(body, floating=case not in ("windows", "states"), scale=2 if case == "scale" else 1)
+    tiled = ("windows", "states")
+    # sway draws title bars on floating windows unless the app draws its own
+    # (on tiled ones it draws them always, local apps alike).
+    extra = 'default_border normal\ndefault_floating_border normal\n' if case == "decorations" else ""
+    main(body, floating=case not in tiled, scale=2 if case == "scale" else 1, extra=extra)

@@ -26,6 +26,7 @@
 #include "session.h"
 #include "video.h"
 #include "viewer.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY)
@@ -53,6 +54,8 @@ static const char usage[] =
 	"  --compress ALGO     with --local or ssh: none, lz4, zstd or zstd:LEVEL\n"
 	"  --fps N             with --local or ssh: the remote frame clock\n"
 	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
+	"  --app-decorations   let apps draw their own title bars even where the local\n"
+	"                      compositor would draw them\n"
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s\n"
 	"  -v, --verbose       more logging\n"
@@ -104,6 +107,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		viewer->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(viewer->wm_base, &wm_base_listener, viewer);
+	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0 &&
+		!viewer->app_decorations) {
+		viewer->decoration_manager =
+			wl_registry_bind(registry, name, &zxdg_decoration_manager_v1_interface, 1);
 	} else if (strcmp(interface, wl_output_interface.name) == 0) {
 		output_add(viewer, name, version);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !viewer->seat) {
@@ -251,13 +258,14 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	}
 
-	uint32_t id = msg->type == WIRE_FRAME	   ? msg->frame.window
-		: msg->type == WIRE_WINDOW_DESTROY ? msg->window_destroy.window
-		: msg->type == WIRE_WINDOW_PARENT  ? msg->window_parent.window
-		: msg->type == WIRE_WINDOW_SCALE   ? msg->window_scale.window
-		: msg->type == WIRE_WINDOW_REQUEST ? msg->window_request.window
-		: msg->type == WIRE_WINDOW_HINTS   ? msg->window_hints.window
-						   : msg->window_text.window;
+	uint32_t id = msg->type == WIRE_FRAME	      ? msg->frame.window
+		: msg->type == WIRE_WINDOW_DESTROY    ? msg->window_destroy.window
+		: msg->type == WIRE_WINDOW_PARENT     ? msg->window_parent.window
+		: msg->type == WIRE_WINDOW_SCALE      ? msg->window_scale.window
+		: msg->type == WIRE_WINDOW_REQUEST    ? msg->window_request.window
+		: msg->type == WIRE_WINDOW_HINTS      ? msg->window_hints.window
+		: msg->type == WIRE_WINDOW_DECORATION ? msg->window_decoration.window
+						      : msg->window_text.window;
 	window = window_from_id(viewer, id);
 	if (!window) {
 		viewer_fail(viewer, "%s for unknown window %u", wire_type_name(msg->type), id);
@@ -282,6 +290,9 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	case WIRE_WINDOW_HINTS:
 		window_set_hints(window, msg);
+		break;
+	case WIRE_WINDOW_DECORATION:
+		window_set_decoration(window, msg->window_decoration.mode);
 		break;
 	case WIRE_FRAME:
 		window_apply_frame(window, msg);
@@ -606,7 +617,9 @@ static void send_hello(struct rv_viewer *viewer)
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
 				.caps = WIRE_CAP_LZ4 | WIRE_CAP_ZSTD |
-					(video_available() ? WIRE_CAP_H264 : 0),
+					(video_available() ? WIRE_CAP_H264 : 0) |
+					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
+								    : 0),
 				.token_len = (uint32_t)viewer->token_len,
 				.token = viewer->token,
 			},
@@ -954,6 +967,7 @@ int main(int argc, char **argv)
 		{"attach", required_argument, NULL, 'a'},
 		{"tcp", required_argument, NULL, 't'},
 		{"token-file", required_argument, NULL, 'k'},
+		{"app-decorations", no_argument, NULL, 'D'},
 		{0},
 	};
 	struct rv_viewer viewer = {.in_fd = -1,
@@ -1005,6 +1019,9 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			viewer.stats = true;
+			break;
+		case 'D':
+			viewer.app_decorations = true;
 			break;
 		case 'R':
 			viewer.remote_bin = optarg;
@@ -1117,6 +1134,9 @@ int main(int argc, char **argv)
 	}
 	if (viewer.shm) {
 		wl_shm_destroy(viewer.shm);
+	}
+	if (viewer.decoration_manager) {
+		zxdg_decoration_manager_v1_destroy(viewer.decoration_manager);
 	}
 	if (viewer.compositor) {
 		wl_compositor_destroy(viewer.compositor);

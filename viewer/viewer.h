@@ -52,6 +52,7 @@ struct rv_window {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *xdg_toplevel; /* or, for a popup: */
 	struct xdg_popup *xdg_popup;
+	struct zxdg_toplevel_decoration_v1 *decoration;
 	struct rv_window *parent; /* a popup's parent window */
 	bool dismissed; /* the local compositor dismissed the popup */
 	struct wl_callback *frame_callback;
@@ -105,6 +106,8 @@ struct rv_viewer {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
+	struct zxdg_decoration_manager_v1 *decoration_manager; /* NULL: none here */
+	bool app_decorations; /* --app-decorations: never use decoration_manager */
 	struct wl_seat *seat;
 	uint32_t seat_version;
 	struct wl_pointer *pointer;
@@ -180,6 +183,7 @@ void window_set_parent(struct rv_window *window, uint32_t parent_id);
 void window_set_scale(struct rv_window *window, int32_t scale);
 void window_request(struct rv_window *window, uint32_t request);
 void window_set_hints(struct rv_window *window, const struct wire_msg *msg);
+void window_set_decoration(struct rv_window *window, uint32_t mode);
 void window_destroy(struct rv_window *window);
 struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id);
 void window_set_text(struct rv_window *window, const struct wire_msg *msg);

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "video.h"
 #include "viewer.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
@@ -723,6 +724,50 @@ void window_set_hints(struct rv_window *window, const struct wire_msg *msg)
 	}
 }
 
+static void decoration_configure(void *data, struct zxdg_toplevel_decoration_v1 *decoration,
+	uint32_t mode)
+{
+	struct rv_window *window = data;
+	if (mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE) {
+		/* Our compositor will not draw them: the app must. */
+		struct wire_msg msg = {
+			.type = WIRE_DECORATION_MODE,
+			.decoration_mode = {.window = window->id, .mode = 1},
+		};
+		viewer_send(window->viewer, &msg);
+	}
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
+	.configure = decoration_configure,
+};
+
+/* Who draws the title bar, as the server decided with the app: the local
+ * compositor (2), or the app in its own pixels (1), when the window has no
+ * decoration object and the compositor leaves it alone. Never both. */
+void window_set_decoration(struct rv_window *window, uint32_t mode)
+{
+	struct rv_viewer *viewer = window->viewer;
+	if (mode == 2 && !window->decoration && viewer->decoration_manager &&
+		window->xdg_toplevel) {
+		if (window->has_content) {
+			/* xdg-decoration allows it only before the first buffer. */
+			decoration_configure(window, NULL,
+				ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+			return;
+		}
+		window->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
+			viewer->decoration_manager, window->xdg_toplevel);
+		zxdg_toplevel_decoration_v1_add_listener(window->decoration, &decoration_listener,
+			window);
+		zxdg_toplevel_decoration_v1_set_mode(window->decoration,
+			ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	} else if (mode == 1 && window->decoration) {
+		zxdg_toplevel_decoration_v1_destroy(window->decoration);
+		window->decoration = NULL;
+	}
+}
+
 void window_set_scale(struct rv_window *window, int32_t scale)
 {
 	window->scale = scale;
@@ -804,6 +849,10 @@ static void drop_role(struct rv_window *window)
 	if (window->xdg_popup) {
 		xdg_popup_destroy(window->xdg_popup);
 		window->xdg_popup = NULL;
+	}
+	if (window->decoration) {
+		zxdg_toplevel_decoration_v1_destroy(window->decoration);
+		window->decoration = NULL;
 	}
 	if (window->xdg_toplevel) {
 		xdg_toplevel_destroy(window->xdg_toplevel);

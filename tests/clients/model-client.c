@@ -31,7 +31,8 @@
  *     Steps: 1 set_fullscreen, 2 unset_fullscreen, 3 set_maximized,
  *     4 unset_maximized, 5 set_minimized.
  *
- * Every window has app_id rcomp-model and takes the size a configure gives.
+ * Every window has app_id rcomp-model. In windows mode they take the size a
+ * configure gives; elsewhere they keep their own.
  * Closing the main window ends the app.
  */
 #include <errno.h>
@@ -71,6 +72,7 @@ struct app {
 	struct wl_pointer *pointer;
 	bool running;
 	bool states; /* states mode: print configures */
+	bool follow_configure; /* windows mode: take the size a configure gives */
 	int step;
 	struct toplevel *main, *dialog, *other;
 	/* subsurfaces mode */
@@ -233,7 +235,7 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 {
 	struct toplevel *t = data;
 	xdg_surface_ack_configure(xdg_surface, serial);
-	bool resized = t->pending_width > 0 && t->pending_height > 0 &&
+	bool resized = t->app->follow_configure && t->pending_width > 0 && t->pending_height > 0 &&
 		(t->pending_width != t->width || t->pending_height != t->height);
 	if (resized) {
 		t->width = t->pending_width;
@@ -573,6 +575,7 @@ int main(int argc, char **argv)
 		app.main = toplevel_create(&app, "model cursor", 300, 200, 0xff2040e0, NULL);
 		app.cursor = wl_compositor_create_surface(app.compositor);
 	} else {
+		app.follow_configure = true;
 		app.main = toplevel_create(&app, "model main", 300, 200, 0xff2040e0, NULL);
 	}
 	printf("ready\n");

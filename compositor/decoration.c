@@ -1,0 +1,126 @@
+/*
+ * xdg-decoration: an app that asks who draws its title bar is told "the
+ * compositor" when the viewer's own compositor can draw it, and "you"
+ * otherwise, so a window never has two title bars or none.
+ */
+#include <stdlib.h>
+#include <wlr/types/wlr_xdg_decoration_v1.h>
+
+#include "log.h"
+#include "server.h"
+
+struct rc_decoration {
+	struct rc_server *server;
+	struct wlr_xdg_toplevel_decoration_v1 *decoration;
+	struct wl_list link; // rc_server::decorations
+	struct wl_listener request_mode;
+	struct wl_listener destroy;
+};
+
+static struct rc_window *window_of(struct rc_decoration *d)
+{
+	return d->decoration->surface ? d->decoration->surface->data : NULL;
+}
+
+static void apply_mode(struct rc_decoration *d)
+{
+	bool server_side = d->server->server_decorations;
+	wlr_xdg_toplevel_decoration_v1_set_mode(d->decoration,
+		server_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE
+			    : WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	struct rc_window *window = window_of(d);
+	if (window && window->server_side != server_side) {
+		window->server_side = server_side;
+		stream_window_decoration(d->server, window);
+	}
+}
+
+static void handle_request_mode(struct wl_listener *listener, void *data)
+{
+	struct rc_decoration *d = wl_container_of(listener, d, request_mode);
+	/* Whatever the app prefers, the viewer's compositor decides. */
+	apply_mode(d);
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_decoration *d = wl_container_of(listener, d, destroy);
+	struct rc_window *window = window_of(d);
+	if (window && window->server_side) {
+		window->server_side = false;
+		stream_window_decoration(d->server, window);
+	}
+	wl_list_remove(&d->request_mode.link);
+	wl_list_remove(&d->destroy.link);
+	wl_list_remove(&d->link);
+	free(d);
+}
+
+static void handle_new_decoration(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_decoration);
+	struct wlr_xdg_toplevel_decoration_v1 *decoration = data;
+	struct rc_decoration *d = calloc(1, sizeof(*d));
+	if (!d) {
+		log_error("out of memory for a decoration; the app draws its own");
+		return;
+	}
+	d->server = server;
+	d->decoration = decoration;
+	d->request_mode.notify = handle_request_mode;
+	wl_signal_add(&decoration->events.request_mode, &d->request_mode);
+	d->destroy.notify = handle_destroy;
+	wl_signal_add(&decoration->events.destroy, &d->destroy);
+	wl_list_insert(&server->decorations, &d->link);
+	apply_mode(d);
+}
+
+bool decoration_init(struct rc_server *server)
+{
+	wl_list_init(&server->decorations);
+	struct wlr_xdg_decoration_manager_v1 *manager =
+		wlr_xdg_decoration_manager_v1_create(server->display);
+	if (!manager) {
+		return false;
+	}
+	server->new_decoration.notify = handle_new_decoration;
+	wl_signal_add(&manager->events.new_toplevel_decoration, &server->new_decoration);
+	return true;
+}
+
+void decoration_set_viewer(struct rc_server *server, bool server_decorations)
+{
+	if (server->server_decorations == server_decorations) {
+		return;
+	}
+	server->server_decorations = server_decorations;
+	struct rc_decoration *d;
+	wl_list_for_each(d, &server->decorations, link)
+	{
+		apply_mode(d);
+	}
+}
+
+/* The viewer's compositor will not draw this window's decorations after
+ * all: the app draws its own. */
+void decoration_viewer_refused(struct rc_server *server, uint32_t window_id)
+{
+	struct rc_decoration *d;
+	wl_list_for_each(d, &server->decorations, link)
+	{
+		struct rc_window *window = window_of(d);
+		if (window && window->id == window_id && window->server_side) {
+			wlr_xdg_toplevel_decoration_v1_set_mode(d->decoration,
+				WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+			window->server_side = false;
+			log_info("window %u: the viewer's compositor will not decorate it; "
+				 "the app draws its own title bar",
+				window_id);
+		}
+	}
+}
+
+void decoration_finish(struct rc_server *server)
+{
+	wl_list_remove(&server->new_decoration.link);
+}

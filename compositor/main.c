@@ -348,7 +348,8 @@ static bool create_compositor(struct rc_server *server)
 		return false;
 	}
 	xdg_init(server);
-	if (!input_init(server) || !cursor_init(server) || !decoration_init(server)) {
+	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
+		!clipboard_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -484,6 +485,7 @@ int main(int argc, char **argv)
 
 	wl_display_destroy_clients(server.display);
 	cursor_finish(&server);
+	clipboard_finish(&server);
 	decoration_finish(&server);
 	output_finish(&server);
 	wl_list_remove(&server.new_surface.link);

@@ -16,6 +16,7 @@
 #include "codec.h"
 #include "flow.h"
 #include "session.h"
+#include "transfer.h"
 #include "wire.h"
 
 struct rc_server;
@@ -112,6 +113,18 @@ struct rc_subsurface {
 	struct wl_listener destroy;
 };
 
+/* Clipboard and primary selection (clipboard.c). */
+struct rc_clipboard {
+	struct rc_server *server;
+	struct transfers transfers;
+	struct wl_event_source *sources[TRANSFER_MAX]; /* by transfer slot */
+	uint32_t next_id;
+	struct wl_listener request_set_selection;
+	struct wl_listener request_set_primary_selection;
+	struct wl_listener set_selection;
+	struct wl_listener set_primary_selection;
+};
+
 /* A headless output of one scale (output.c). */
 struct rc_output {
 	struct rc_server *server;
@@ -173,6 +186,7 @@ struct rc_server {
 	struct wlr_input_device *keyboard;
 	struct xkb_context *xkb;
 	struct rc_cursor cursor;
+	struct rc_clipboard clipboard;
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	struct wl_list decorations; // rc_decoration::link
 	struct wl_listener new_decoration;
@@ -292,6 +306,21 @@ void output_finish(struct rc_server *server);
 /* Says every surface of the window is on the output of its scale. */
 void output_window_enter(struct rc_window *window);
 void output_set_window_scale(struct rc_window *window, int32_t scale);
+
+/* clipboard.c */
+/* Transfers read from apps only while the viewer's output is below this. */
+#define CLIPBOARD_HIGH_WATER (1024 * 1024)
+bool clipboard_init(struct rc_server *server);
+void clipboard_finish(struct rc_server *server);
+/* Selection and transfer messages from the viewer; false: it broke the
+ * protocol (err says how). */
+bool clipboard_handle_message(struct rc_server *server, const struct wire_msg *msg, char *err,
+	size_t err_size);
+/* Brings the transfers' fd watches up to date. */
+void clipboard_sync(struct rc_server *server);
+/* Tells a new viewer the apps' selections (their types only). */
+void clipboard_offer_all(struct rc_server *server);
+void clipboard_viewer_gone(struct rc_server *server);
 
 /* cursor.c */
 bool cursor_init(struct rc_server *server);

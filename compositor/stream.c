@@ -730,6 +730,7 @@ static void handle_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
 		stream_window_new(server, window);
 	}
 	cursor_send(server);
+	clipboard_offer_all(server);
 	stream_send(server, &(struct wire_msg){.type = WIRE_SYNC});
 	session_update(server);
 }
@@ -757,6 +758,16 @@ static void dispatch(struct rc_viewer *viewer, const struct wire_msg *msg)
 		if (window) {
 			capture_set_refresh(window, msg->output_info.refresh_mhz);
 			output_set_window_scale(window, msg->output_info.scale);
+		}
+		break;
+	}
+	case WIRE_SELECTION:
+	case WIRE_TRANSFER_REQUEST:
+	case WIRE_TRANSFER_DATA:
+	case WIRE_TRANSFER_ACK: {
+		char err[160];
+		if (!clipboard_handle_message(server, msg, err, sizeof(err))) {
+			viewer_error(viewer, err);
 		}
 		break;
 	}
@@ -856,6 +867,8 @@ static void viewer_destroy(struct rc_viewer *viewer)
 	buffer_finish(&viewer->out);
 	server->viewer = NULL;
 	free(viewer);
+	/* Pastes in progress end; the local selection is out of reach now. */
+	clipboard_viewer_gone(server);
 
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
@@ -921,6 +934,7 @@ void stream_flush(struct rc_server *server)
 		viewer_destroy(viewer);
 		return;
 	}
+	clipboard_sync(server);
 	/* Ask for writability only while bytes wait: an epoll change is a
 	 * syscall, and this runs on every turn of the event loop. A window
 	 * that could not send keeps its damage and its clock keeps ticking, so

@@ -56,6 +56,12 @@ static const struct type_info types[] = {
 	{WIRE_WINDOW_REQUEST, "window_request", TO_VIEWER, 8, 8},
 	{WIRE_WINDOW_HINTS, "window_hints", TO_VIEWER, 20, 20},
 	{WIRE_WINDOW_DECORATION, "window_decoration", TO_VIEWER, 8, 8},
+	{WIRE_SELECTION, "selection", TO_SERVER | TO_VIEWER, 8,
+		8 + WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME)},
+	{WIRE_TRANSFER_REQUEST, "transfer_request", TO_SERVER | TO_VIEWER, 13, 12 + WIRE_MAX_MIME},
+	{WIRE_TRANSFER_DATA, "transfer_data", TO_SERVER | TO_VIEWER, 8,
+		8 + WIRE_MAX_TRANSFER_CHUNK},
+	{WIRE_TRANSFER_ACK, "transfer_ack", TO_SERVER | TO_VIEWER, 12, 12},
 	{WIRE_CURSOR, "cursor", TO_VIEWER, 20, 20 + WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4},
 };
 
@@ -411,6 +417,63 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 			INVALID("window request %u is unknown", msg->window_request.request);
 		}
 		break;
+	case WIRE_SELECTION: {
+		msg->selection.kind = get_u32(&r);
+		msg->selection.count = get_u32(&r);
+		msg->selection.types_len = (uint32_t)r.left;
+		msg->selection.types = get_bytes(&r, r.left);
+		if (msg->selection.kind > WIRE_SELECTION_PRIMARY) {
+			INVALID("selection kind %u is unknown", msg->selection.kind);
+		}
+		if (msg->selection.count > WIRE_MAX_MIME_TYPES) {
+			INVALID("selection has %u MIME types, more than %d", msg->selection.count,
+				WIRE_MAX_MIME_TYPES);
+		}
+		/* Exactly count well-formed types fill the body. */
+		size_t pos = 0, n = 0, mime_len;
+		const char *mime;
+		while (n < msg->selection.count && wire_mime_next(msg, &pos, &mime, &mime_len)) {
+			n++;
+		}
+		if (n != msg->selection.count || pos != msg->selection.types_len) {
+			INVALID("selection MIME types do not match their count %u",
+				msg->selection.count);
+		}
+		break;
+	}
+	case WIRE_TRANSFER_REQUEST:
+		msg->transfer_request.id = get_u32(&r);
+		msg->transfer_request.kind = get_u32(&r);
+		msg->transfer_request.mime_len = get_u32(&r);
+		if (msg->transfer_request.kind > WIRE_SELECTION_PRIMARY) {
+			INVALID("transfer kind %u is unknown", msg->transfer_request.kind);
+		}
+		if (msg->transfer_request.mime_len == 0 ||
+			msg->transfer_request.mime_len != r.left) {
+			INVALID("transfer_request MIME length %u does not match its body",
+				msg->transfer_request.mime_len);
+		}
+		msg->transfer_request.mime = (const char *)get_bytes(&r, r.left);
+		break;
+	case WIRE_TRANSFER_DATA:
+		msg->transfer_data.id = get_u32(&r);
+		msg->transfer_data.flags = get_u32(&r);
+		msg->transfer_data.len = (uint32_t)r.left;
+		msg->transfer_data.data = get_bytes(&r, r.left);
+		if (msg->transfer_data.flags & ~(uint32_t)3) {
+			INVALID("transfer_data flags 0x%x are unknown", msg->transfer_data.flags);
+		}
+		break;
+	case WIRE_TRANSFER_ACK:
+		msg->transfer_ack.id = get_u32(&r);
+		msg->transfer_ack.bytes = get_u32(&r);
+		msg->transfer_ack.flags = get_u32(&r);
+		if (msg->transfer_ack.flags & ~(uint32_t)1 ||
+			msg->transfer_ack.bytes > WIRE_MAX_TRANSFER_CHUNK * 64u) {
+			INVALID("transfer_ack of %u bytes, flags 0x%x, is out of bounds",
+				msg->transfer_ack.bytes, msg->transfer_ack.flags);
+		}
+		break;
 	case WIRE_WINDOW_DECORATION:
 	case WIRE_DECORATION_MODE:
 		msg->window_decoration.window = get_u32(&r);
@@ -645,6 +708,14 @@ static size_t body_size(const struct wire_msg *msg)
 		return 8;
 	case WIRE_WINDOW_HINTS:
 		return 20;
+	case WIRE_SELECTION:
+		return 8 + (size_t)msg->selection.types_len;
+	case WIRE_TRANSFER_REQUEST:
+		return 12 + (size_t)msg->transfer_request.mime_len;
+	case WIRE_TRANSFER_DATA:
+		return 8 + (size_t)msg->transfer_data.len;
+	case WIRE_TRANSFER_ACK:
+		return 12;
 	case WIRE_CURSOR:
 		return 20 + (size_t)msg->cursor.width * (size_t)msg->cursor.height * 4;
 	case WIRE_POPUP_NEW:
@@ -675,6 +746,34 @@ static void put_header(uint8_t **p, uint16_t type, uint32_t body)
 	put_u16(p, type);
 	put_u16(p, 0);
 	put_u32(p, body);
+}
+
+bool wire_mime_next(const struct wire_msg *msg, size_t *pos, const char **mime, size_t *len)
+{
+	const uint8_t *packed = msg->selection.types;
+	if (*pos >= msg->selection.types_len || msg->selection.types_len - *pos < 2) {
+		return false;
+	}
+	size_t left = msg->selection.types_len - *pos;
+	size_t n = (size_t)packed[*pos] | (size_t)packed[*pos + 1] << 8;
+	if (n == 0 || n > WIRE_MAX_MIME || n > left - 2) {
+		return false;
+	}
+	*mime = (const char *)packed + *pos + 2;
+	*len = n;
+	*pos += 2 + n;
+	return true;
+}
+
+size_t wire_mime_pack(uint8_t *dst, size_t cap, const char *mime, size_t len)
+{
+	if (len == 0 || len > WIRE_MAX_MIME || cap < 2 + len) {
+		return 0;
+	}
+	dst[0] = (uint8_t)len;
+	dst[1] = (uint8_t)(len >> 8);
+	memcpy(dst + 2, mime, len);
+	return 2 + len;
 }
 
 bool wire_encode(struct buffer *out, const struct wire_msg *msg)
@@ -745,6 +844,27 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	case WIRE_WINDOW_REQUEST:
 		put_u32(&p, msg->window_request.window);
 		put_u32(&p, msg->window_request.request);
+		break;
+	case WIRE_SELECTION:
+		put_u32(&p, msg->selection.kind);
+		put_u32(&p, msg->selection.count);
+		put_bytes(&p, msg->selection.types, msg->selection.types_len);
+		break;
+	case WIRE_TRANSFER_REQUEST:
+		put_u32(&p, msg->transfer_request.id);
+		put_u32(&p, msg->transfer_request.kind);
+		put_u32(&p, msg->transfer_request.mime_len);
+		put_bytes(&p, msg->transfer_request.mime, msg->transfer_request.mime_len);
+		break;
+	case WIRE_TRANSFER_DATA:
+		put_u32(&p, msg->transfer_data.id);
+		put_u32(&p, msg->transfer_data.flags);
+		put_bytes(&p, msg->transfer_data.data, msg->transfer_data.len);
+		break;
+	case WIRE_TRANSFER_ACK:
+		put_u32(&p, msg->transfer_ack.id);
+		put_u32(&p, msg->transfer_ack.bytes);
+		put_u32(&p, msg->transfer_ack.flags);
 		break;
 	case WIRE_WINDOW_DECORATION:
 	case WIRE_DECORATION_MODE:

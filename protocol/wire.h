@@ -31,6 +31,9 @@
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16
 #define WIRE_MAX_CURSOR 256 /* cursor image side, in buffer pixels */
+#define WIRE_MAX_MIME_TYPES 64
+#define WIRE_MAX_MIME 256 /* bytes of one MIME type */
+#define WIRE_MAX_TRANSFER_CHUNK 65536
 #define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
 /* A frame body: fixed part, rectangles and a payload that may exceed the raw
  * size a little when data does not compress (lz4/zstd worst-case bounds). */
@@ -72,6 +75,12 @@ enum wire_type {
 	WIRE_WINDOW_REQUEST = 0x020d,
 	WIRE_WINDOW_HINTS = 0x020e,
 	WIRE_WINDOW_DECORATION = 0x020f,
+
+	/* Either way: clipboard and primary selection. */
+	WIRE_SELECTION = 0x0301,
+	WIRE_TRANSFER_REQUEST = 0x0302,
+	WIRE_TRANSFER_DATA = 0x0303,
+	WIRE_TRANSFER_ACK = 0x0304,
 };
 
 enum wire_compression {
@@ -122,6 +131,17 @@ enum wire_toplevel_state {
 	WIRE_STATE_FULLSCREEN = 1u << 1,
 	WIRE_STATE_RESIZING = 1u << 2,
 	WIRE_STATE_ACTIVATED = 1u << 3,
+};
+
+enum wire_selection_kind {
+	WIRE_SELECTION_CLIPBOARD = 0,
+	WIRE_SELECTION_PRIMARY = 1,
+};
+
+enum wire_transfer_flags {
+	WIRE_TRANSFER_END = 1u << 0, /* transfer_data: the last bytes */
+	WIRE_TRANSFER_FAILED = 1u << 1, /* transfer_data: no data will come */
+	WIRE_TRANSFER_CANCEL = 1u << 0, /* transfer_ack: the reader went away */
 };
 
 /* What an app asks of its window (window_request). */
@@ -194,6 +214,29 @@ struct wire_msg {
 			uint32_t window;
 			uint32_t mode; /* 1: the app draws its own, 2: the local compositor */
 		} window_decoration, decoration_mode;
+		struct {
+			uint32_t kind; /* enum wire_selection_kind */
+			uint32_t count; /* MIME types; 0: the selection is cleared */
+			/* count times: u16 length, bytes; read with wire_mime_next() */
+			const uint8_t *types;
+			uint32_t types_len;
+		} selection;
+		struct {
+			uint32_t id; /* chosen by the requester */
+			uint32_t kind;
+			uint32_t mime_len;
+			const char *mime;
+		} transfer_request;
+		struct {
+			uint32_t id, flags;
+			uint32_t len; /* at most WIRE_MAX_TRANSFER_CHUNK */
+			const uint8_t *data;
+		} transfer_data;
+		struct {
+			uint32_t id;
+			uint32_t bytes; /* written out since the last ack */
+			uint32_t flags;
+		} transfer_ack;
 		struct {
 			int32_t hotspot_x, hotspot_y; /* surface-local */
 			int32_t width, height; /* buffer pixels; 0x0: hidden */
@@ -293,6 +336,13 @@ enum wire_status {
  */
 enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_t len,
 	struct wire_msg *msg, size_t *used, char *err, size_t err_size);
+
+/* Walks the MIME types of a decoded selection message: *pos starts at 0.
+ * False at the end. */
+bool wire_mime_next(const struct wire_msg *msg, size_t *pos, const char **mime, size_t *len);
+/* Appends one MIME type to a selection's types at dst (cap bytes free);
+ * returns the bytes used, 0 if it does not fit or is too long. */
+size_t wire_mime_pack(uint8_t *dst, size_t cap, const char *mime, size_t len);
 
 /* Appends one encoded message. Returns false if the buffer refuses the size. */
 bool wire_encode(struct buffer *out, const struct wire_msg *msg);

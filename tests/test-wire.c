@@ -64,6 +64,33 @@ static struct wire_msg sample(enum wire_type type)
 		m.window_request.window = 4;
 		m.window_request.request = WIRE_REQUEST_MINIMIZE;
 		break;
+	case WIRE_SELECTION: {
+		static uint8_t packed[64];
+		size_t n = wire_mime_pack(packed, sizeof(packed), "text/plain", 10);
+		n += wire_mime_pack(packed + n, sizeof(packed) - n, "UTF8_STRING", 11);
+		m.selection.kind = WIRE_SELECTION_PRIMARY;
+		m.selection.count = 2;
+		m.selection.types = packed;
+		m.selection.types_len = (uint32_t)n;
+		break;
+	}
+	case WIRE_TRANSFER_REQUEST:
+		m.transfer_request.id = 77;
+		m.transfer_request.kind = WIRE_SELECTION_CLIPBOARD;
+		m.transfer_request.mime = "text/plain;charset=utf-8";
+		m.transfer_request.mime_len = 24;
+		break;
+	case WIRE_TRANSFER_DATA:
+		m.transfer_data.id = 77;
+		m.transfer_data.flags = WIRE_TRANSFER_END;
+		m.transfer_data.data = (const uint8_t *)"hello\0world";
+		m.transfer_data.len = 11;
+		break;
+	case WIRE_TRANSFER_ACK:
+		m.transfer_ack.id = 77;
+		m.transfer_ack.bytes = WIRE_MAX_TRANSFER_CHUNK;
+		m.transfer_ack.flags = WIRE_TRANSFER_CANCEL;
+		break;
 	case WIRE_DECORATION_MODE:
 	case WIRE_WINDOW_DECORATION:
 		m.window_decoration.window = 4;
@@ -187,6 +214,10 @@ static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_W
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Messages either peer may send. */
+static const enum wire_type both_types[] = {WIRE_SELECTION, WIRE_TRANSFER_REQUEST,
+	WIRE_TRANSFER_DATA, WIRE_TRANSFER_ACK};
+
 static enum wire_sender sender_of(enum wire_type type)
 {
 	return (type & 0xff00) == 0x0100 ? WIRE_FROM_VIEWER : WIRE_FROM_SERVER;
@@ -255,6 +286,34 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 	case WIRE_POPUP_NEW:
 		CHECK(memcmp(&a->popup_new, &b->popup_new, sizeof(a->popup_new)) == 0);
 		break;
+	case WIRE_SELECTION:
+		CHECK(a->selection.kind == b->selection.kind);
+		CHECK(a->selection.count == b->selection.count);
+		CHECK(a->selection.types_len == b->selection.types_len);
+		CHECK(memcmp(a->selection.types, b->selection.types, a->selection.types_len) == 0);
+		break;
+	case WIRE_TRANSFER_REQUEST:
+		CHECK(a->transfer_request.id == b->transfer_request.id);
+		CHECK(a->transfer_request.kind == b->transfer_request.kind);
+		CHECK(a->transfer_request.mime_len == b->transfer_request.mime_len);
+		CHECK(memcmp(a->transfer_request.mime, b->transfer_request.mime,
+			      a->transfer_request.mime_len) == 0);
+		break;
+	case WIRE_TRANSFER_DATA:
+		CHECK(a->transfer_data.id == b->transfer_data.id);
+		CHECK(a->transfer_data.flags == b->transfer_data.flags);
+		CHECK(a->transfer_data.len == b->transfer_data.len);
+		CHECK(memcmp(a->transfer_data.data, b->transfer_data.data, a->transfer_data.len) ==
+			0);
+		break;
+	case WIRE_CURSOR:
+		CHECK(a->cursor.hotspot_x == b->cursor.hotspot_x &&
+			a->cursor.hotspot_y == b->cursor.hotspot_y);
+		CHECK(a->cursor.width == b->cursor.width && a->cursor.height == b->cursor.height);
+		CHECK(a->cursor.scale == b->cursor.scale);
+		CHECK(memcmp(a->cursor.pixels, b->cursor.pixels,
+			      (size_t)a->cursor.width * a->cursor.height * 4) == 0);
+		break;
 	case WIRE_HELLO:
 		CHECK(a->hello.magic == b->hello.magic && a->hello.major == b->hello.major);
 		CHECK(a->hello.minor == b->hello.minor && a->hello.caps == b->hello.caps);
@@ -300,6 +359,29 @@ static void test_roundtrip(void)
 			buffer_finish(&buf);
 		}
 	}
+	for (size_t i = 0; i < N(both_types); i++) {
+		for (int from = WIRE_FROM_VIEWER; from <= WIRE_FROM_SERVER; from++) {
+			struct wire_msg in = sample(both_types[i]), out;
+			struct buffer b;
+			buffer_init(&b, 1 << 20);
+			CHECK(wire_encode(&b, &in));
+			size_t used = 0;
+			CHECK(decode((enum wire_sender)from, &b, &out, &used) == WIRE_OK);
+			check_same(&in, &out);
+			buffer_finish(&b);
+		}
+	}
+	/* MIME types come back as they went. */
+	struct wire_msg sel = sample(WIRE_SELECTION);
+	size_t pos = 0, len;
+	const char *mime;
+	CHECK(wire_mime_next(&sel, &pos, &mime, &len) && len == 10 &&
+		memcmp(mime, "text/plain", 10) == 0);
+	CHECK(wire_mime_next(&sel, &pos, &mime, &len) && len == 11 &&
+		memcmp(mime, "UTF8_STRING", 11) == 0);
+	CHECK(!wire_mime_next(&sel, &pos, &mime, &len));
+	uint8_t small[8];
+	CHECK(wire_mime_pack(small, sizeof(small), "text/plain", 10) == 0);
 	/* Frames, with rectangles and payload. */
 	struct buffer buf;
 	buffer_init(&buf, 1 << 20);
@@ -502,6 +584,35 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_DECORATION);
 	m.window_decoration.mode = 3;
+	expect_invalid(m);
+	/* Clipboard. */
+	m = sample(WIRE_SELECTION);
+	m.selection.count = 3; /* more than the types present */
+	expect_invalid(m);
+	m = sample(WIRE_SELECTION);
+	m.selection.count = 1; /* fewer: bytes left over */
+	expect_invalid(m);
+	m = sample(WIRE_SELECTION);
+	m.selection.kind = 2;
+	expect_invalid(m);
+	static const uint8_t empty_mime[] = {0, 0};
+	m = sample(WIRE_SELECTION);
+	m.selection.count = 1;
+	m.selection.types = empty_mime;
+	m.selection.types_len = 2;
+	expect_invalid(m);
+	static const uint8_t long_mime[] = {0xff, 0xff, 'a'};
+	m.selection.types = long_mime;
+	m.selection.types_len = 3;
+	expect_invalid(m);
+	m = sample(WIRE_TRANSFER_REQUEST);
+	m.transfer_request.kind = 5;
+	expect_invalid(m);
+	m = sample(WIRE_TRANSFER_DATA);
+	m.transfer_data.flags = 4;
+	expect_invalid(m);
+	m = sample(WIRE_TRANSFER_ACK);
+	m.transfer_ack.flags = 2;
 	expect_invalid(m);
 	/* Cursors. */
 	m = sample(WIRE_CURSOR);

@@ -314,6 +314,8 @@ static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t se
 	struct rv_viewer *viewer = data;
 	struct rv_window *window = window_of(viewer, surface);
 	viewer->keyboard_focus = window;
+	viewer->keyboard_serial = serial;
+	clipboard_input_serial(viewer);
 	if (!window) {
 		return;
 	}
@@ -354,6 +356,8 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t seri
 	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
 		viewer->input_serial = serial;
 	}
+	viewer->keyboard_serial = serial;
+	clipboard_input_serial(viewer);
 	if (!viewer->keyboard_focus || key > 0xffff) {
 		return;
 	}

@@ -26,11 +26,13 @@
 #include "session.h"
 #include "video.h"
 #include "viewer.h"
+#include "primary-selection-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY)
 #define OUT_LIMIT ((size_t)8 << 20)
+#define CLIPBOARD_HIGH_WATER (1024 * 1024)
 #define READ_CHUNK (256 * 1024)
 
 static const char usage[] =
@@ -111,6 +113,12 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		!viewer->app_decorations) {
 		viewer->decoration_manager =
 			wl_registry_bind(registry, name, &zxdg_decoration_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
+		viewer->clipboard.manager = wl_registry_bind(registry, name,
+			&wl_data_device_manager_interface, version < 3 ? version : 3);
+	} else if (strcmp(interface, zwp_primary_selection_device_manager_v1_interface.name) == 0) {
+		viewer->clipboard.primary_manager = wl_registry_bind(registry, name,
+			&zwp_primary_selection_device_manager_v1_interface, 1);
 	} else if (strcmp(interface, wl_output_interface.name) == 0) {
 		output_add(viewer, name, version);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !viewer->seat) {
@@ -231,6 +239,12 @@ static void dispatch(struct rv_viewer *viewer, const struct wire_msg *msg)
 		return;
 	case WIRE_CURSOR:
 		input_set_cursor(viewer, msg);
+		return;
+	case WIRE_SELECTION:
+	case WIRE_TRANSFER_REQUEST:
+	case WIRE_TRANSFER_DATA:
+	case WIRE_TRANSFER_ACK:
+		clipboard_handle_message(viewer, msg);
 		return;
 	case WIRE_POPUP_NEW:
 		if (window_from_id(viewer, msg->popup_new.window)) {
@@ -626,6 +640,7 @@ static void send_hello(struct rv_viewer *viewer)
 	};
 	viewer_send(viewer, &hello);
 	input_send_state(viewer);
+	clipboard_link_up(viewer);
 }
 
 /* Opens the link to rcomp-run. Returns false if it cannot be started now. */
@@ -694,6 +709,7 @@ static void link_close(struct rv_viewer *viewer)
 	}
 	viewer->connected = viewer->connecting = viewer->welcomed = false;
 	viewer->in_fd = viewer->out_fd = -1;
+	clipboard_link_down(viewer);
 	buffer_consume(&viewer->in, buffer_size(&viewer->in));
 	buffer_consume(&viewer->out, buffer_size(&viewer->out));
 	if (viewer->child > 0) {
@@ -778,6 +794,7 @@ static bool connect_wayland(struct rv_viewer *viewer)
 		log_error("the local compositor lacks wl_compositor, wl_shm or xdg_wm_base");
 		return false;
 	}
+	clipboard_seat(viewer);
 	wl_display_roundtrip(viewer->display); /* seat capabilities, keymap */
 	return true;
 }
@@ -880,15 +897,19 @@ static void run(struct rv_viewer *viewer)
 		}
 		bool up = viewer->connected;
 		bool want_out = up && (viewer->connecting || buffer_size(&viewer->out));
-		struct pollfd fds[3] = {
+		struct pollfd fds[3 + TRANSFER_MAX] = {
 			{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 			{.fd = up ? viewer->in_fd : -1, .events = viewer->connecting ? 0 : POLLIN},
 			{.fd = up ? viewer->out_fd : -1, .events = want_out ? POLLOUT : 0},
 		};
-		int nfds = viewer->out_fd == viewer->in_fd ? 2 : 3;
-		if (nfds == 2 && want_out) {
-			fds[1].events |= POLLOUT;
+		if (viewer->out_fd == viewer->in_fd) {
+			fds[1].events |= fds[2].events;
+			fds[2].fd = -1;
 		}
+		/* Clipboard data is read only while the server keeps up. */
+		int nfds = 3 +
+			clipboard_poll_fds(viewer, fds + 3,
+				up && buffer_size(&viewer->out) < CLIPBOARD_HIGH_WATER);
 		if (poll(fds, (nfds_t)nfds, poll_timeout(viewer)) < 0) {
 			wl_display_cancel_read(viewer->display);
 			if (errno == EINTR) {
@@ -924,6 +945,7 @@ static void run(struct rv_viewer *viewer)
 			(fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			read_server(viewer);
 		}
+		clipboard_handle_poll(viewer, fds + 3);
 		maybe_retry(viewer);
 	}
 	if (stop_signal) {
@@ -976,6 +998,7 @@ int main(int argc, char **argv)
 		.exit_code = 1,
 		.remote_bin = "rcomp-run",
 		.transport = RV_SOCKET};
+	clipboard_init(&viewer);
 	const char *token_file = NULL, *tcp = NULL;
 	bool use_stdio = false, local = false;
 	int opt, nmodes = 0;
@@ -1128,6 +1151,7 @@ int main(int argc, char **argv)
 	{
 		output_destroy(output);
 	}
+	clipboard_finish(&viewer);
 	input_finish(&viewer);
 	if (viewer.wm_base) {
 		xdg_wm_base_destroy(viewer.wm_base);

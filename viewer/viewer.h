@@ -12,7 +12,34 @@
 
 #include "buffer.h"
 #include "codec.h"
+#include "transfer.h"
 #include "wire.h"
+
+struct pollfd;
+struct rv_offer;
+
+/* The remote selection of one kind, until it can be set locally. */
+struct rv_remote {
+	bool pending;
+	uint32_t count;
+	size_t used;
+	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+};
+
+/* Clipboard and primary selection (clipboard.c). */
+struct rv_clipboard {
+	struct wl_data_device_manager *manager;
+	struct zwp_primary_selection_device_manager_v1 *primary_manager;
+	struct wl_data_device *device;
+	struct zwp_primary_selection_device_v1 *primary_device;
+	struct rv_offer *selection[2]; /* the local selections, by kind */
+	struct wl_data_source *source; /* ours: the remote clipboard */
+	struct zwp_primary_selection_source_v1 *primary_source;
+	struct rv_remote remote[2];
+	bool expect_own[2]; /* we just set that selection: its offer is ours */
+	struct transfers transfers;
+	uint32_t next_id;
+};
 
 #define RV_BUFFERS 3
 #define RV_MAX_WINDOWS 256
@@ -115,6 +142,8 @@ struct rv_viewer {
 
 	uint32_t input_serial; /* of the last button or key press, for popup grabs */
 	uint32_t pointer_serial; /* of the last pointer enter, for set_cursor */
+	uint32_t keyboard_serial; /* of the last keyboard enter or key, for selections */
+	struct rv_clipboard clipboard;
 	struct rv_window *pointer_focus;
 	/* The remote app's cursor, shown over our windows once it set one. */
 	struct wl_surface *cursor_surface;
@@ -204,5 +233,19 @@ void input_finish(struct rv_viewer *viewer);
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
 void input_send_state(struct rv_viewer *viewer);
 void input_set_cursor(struct rv_viewer *viewer, const struct wire_msg *msg);
+
+/* clipboard.c */
+void clipboard_init(struct rv_viewer *viewer);
+void clipboard_finish(struct rv_viewer *viewer);
+/* Gets the seat's data devices, once the seat and managers are bound. */
+void clipboard_seat(struct rv_viewer *viewer);
+/* A new input serial: a remote selection waiting for one can be set. */
+void clipboard_input_serial(struct rv_viewer *viewer);
+void clipboard_handle_message(struct rv_viewer *viewer, const struct wire_msg *msg);
+void clipboard_link_up(struct rv_viewer *viewer);
+void clipboard_link_down(struct rv_viewer *viewer);
+/* Fills TRANSFER_MAX pollfds for the transfers; returns TRANSFER_MAX. */
+int clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);
+void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
 
 #endif

@@ -1,0 +1,390 @@
+/*
+ * The clipboard and the primary selection, both ways. An app's selection is
+ * offered to the viewer by its MIME types only; data moves when someone
+ * pastes, as a transfer (protocol/transfer.c). The viewer's local selection
+ * becomes a data source here whose data is fetched from the viewer.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wlr/types/wlr_data_control_v1.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_primary_selection.h>
+#include <wlr/types/wlr_primary_selection_v1.h>
+#include <wlr/types/wlr_seat.h>
+
+#include "log.h"
+#include "server.h"
+
+/* The viewer's selection, as a source apps here can paste from. */
+struct remote_source {
+	struct wlr_data_source base;
+	struct wlr_primary_selection_source primary;
+	struct rc_server *server;
+	enum wire_selection_kind kind;
+};
+
+static const struct wlr_data_source_impl remote_impl;
+static const struct wlr_primary_selection_source_impl remote_primary_impl;
+
+/* Asks the viewer for the data, to be written to fd. */
+static void request_from_viewer(struct rc_server *server, enum wire_selection_kind kind,
+	const char *mime, int fd)
+{
+	struct rc_clipboard *c = &server->clipboard;
+	if (!server->viewer || !server->viewer->handshake_done) {
+		close(fd);
+		return;
+	}
+	uint32_t id = c->next_id++;
+	if (!transfers_start(&c->transfers, id, fd, false)) {
+		log_error("clipboard: too many pastes at once; this one gets nothing");
+		return;
+	}
+	size_t len = strnlen(mime, WIRE_MAX_MIME + 1);
+	if (len == 0 || len > WIRE_MAX_MIME) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_TRANSFER_REQUEST,
+		.transfer_request = {.id = id,
+			.kind = kind,
+			.mime_len = (uint32_t)len,
+			.mime = mime},
+	};
+	stream_send(server, &msg);
+	clipboard_sync(server);
+}
+
+static void remote_send(struct wlr_data_source *source, const char *mime, int32_t fd)
+{
+	struct remote_source *r = wl_container_of(source, r, base);
+	request_from_viewer(r->server, WIRE_SELECTION_CLIPBOARD, mime, fd);
+}
+
+static void remote_destroy(struct wlr_data_source *source)
+{
+	struct remote_source *r = wl_container_of(source, r, base);
+	free(r);
+}
+
+static const struct wlr_data_source_impl remote_impl = {
+	.send = remote_send,
+	.destroy = remote_destroy,
+};
+
+static void remote_primary_send(struct wlr_primary_selection_source *source, const char *mime,
+	int fd)
+{
+	struct remote_source *r = wl_container_of(source, r, primary);
+	request_from_viewer(r->server, WIRE_SELECTION_PRIMARY, mime, fd);
+}
+
+static void remote_primary_destroy(struct wlr_primary_selection_source *source)
+{
+	struct remote_source *r = wl_container_of(source, r, primary);
+	free(r);
+}
+
+static const struct wlr_primary_selection_source_impl remote_primary_impl = {
+	.send = remote_primary_send,
+	.destroy = remote_primary_destroy,
+};
+
+/* The app's selection of that kind, or NULL if there is none or it is the
+ * viewer's own. */
+static struct wl_array *app_mime_types(struct rc_server *server, enum wire_selection_kind kind)
+{
+	if (kind == WIRE_SELECTION_CLIPBOARD) {
+		struct wlr_data_source *s = server->seat->selection_source;
+		return s && s->impl != &remote_impl ? &s->mime_types : NULL;
+	}
+	struct wlr_primary_selection_source *p = server->seat->primary_selection_source;
+	return p && p->impl != &remote_primary_impl ? &p->mime_types : NULL;
+}
+
+static void offer_to_viewer(struct rc_server *server, enum wire_selection_kind kind,
+	bool only_if_set)
+{
+	bool ours = kind == WIRE_SELECTION_CLIPBOARD ? server->seat->selection_source &&
+			server->seat->selection_source->impl == &remote_impl
+						     : server->seat->primary_selection_source &&
+			server->seat->primary_selection_source->impl == &remote_primary_impl;
+	if (ours || !server->viewer || !server->viewer->handshake_done) {
+		return; /* the viewer's own selection: nothing to tell it */
+	}
+	static uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+	struct wire_msg msg = {.type = WIRE_SELECTION, .selection = {.kind = kind}};
+	struct wl_array *types = app_mime_types(server, kind);
+	if (!types && only_if_set) {
+		return;
+	}
+	size_t used = 0;
+	if (types) {
+		char **mime;
+		wl_array_for_each(mime, types)
+		{
+			if (msg.selection.count == WIRE_MAX_MIME_TYPES) {
+				break;
+			}
+			size_t n = wire_mime_pack(packed + used, sizeof(packed) - used, *mime,
+				strnlen(*mime, WIRE_MAX_MIME + 1));
+			if (n > 0) {
+				used += n;
+				msg.selection.count++;
+			}
+		}
+	}
+	msg.selection.types = packed;
+	msg.selection.types_len = (uint32_t)used;
+	stream_send(server, &msg);
+}
+
+static void handle_request_set_selection(struct wl_listener *listener, void *data)
+{
+	struct rc_clipboard *c = wl_container_of(listener, c, request_set_selection);
+	struct wlr_seat_request_set_selection_event *event = data;
+	wlr_seat_set_selection(c->server->seat, event->source, event->serial);
+}
+
+static void handle_request_set_primary_selection(struct wl_listener *listener, void *data)
+{
+	struct rc_clipboard *c = wl_container_of(listener, c, request_set_primary_selection);
+	struct wlr_seat_request_set_primary_selection_event *event = data;
+	wlr_seat_set_primary_selection(c->server->seat, event->source, event->serial);
+}
+
+static void handle_set_selection(struct wl_listener *listener, void *data)
+{
+	struct rc_clipboard *c = wl_container_of(listener, c, set_selection);
+	offer_to_viewer(c->server, WIRE_SELECTION_CLIPBOARD, false);
+}
+
+static void handle_set_primary_selection(struct wl_listener *listener, void *data)
+{
+	struct rc_clipboard *c = wl_container_of(listener, c, set_primary_selection);
+	offer_to_viewer(c->server, WIRE_SELECTION_PRIMARY, false);
+}
+
+/* The viewer's local selection changed: apps here may paste it. */
+static void viewer_selection(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct wlr_seat *seat = server->seat;
+	uint32_t serial = wl_display_next_serial(server->display);
+	bool primary = msg->selection.kind == WIRE_SELECTION_PRIMARY;
+	if (msg->selection.count == 0) {
+		if (primary) {
+			wlr_seat_set_primary_selection(seat, NULL, serial);
+		} else {
+			wlr_seat_set_selection(seat, NULL, serial);
+		}
+		return;
+	}
+	struct remote_source *r = calloc(1, sizeof(*r));
+	if (!r) {
+		log_error("clipboard: out of memory; the local selection is not offered");
+		return;
+	}
+	r->server = server;
+	r->kind = msg->selection.kind;
+	struct wl_array *types;
+	if (primary) {
+		wlr_primary_selection_source_init(&r->primary, &remote_primary_impl);
+		types = &r->primary.mime_types;
+	} else {
+		wlr_data_source_init(&r->base, &remote_impl);
+		types = &r->base.mime_types;
+	}
+	size_t pos = 0, len;
+	const char *mime;
+	while (wire_mime_next(msg, &pos, &mime, &len)) {
+		char **slot = wl_array_add(types, sizeof(*slot));
+		if (!slot || !(*slot = strndup(mime, len))) {
+			if (slot) {
+				types->size -= sizeof(*slot);
+			}
+			break;
+		}
+	}
+	if (primary) {
+		wlr_seat_set_primary_selection(seat, &r->primary, serial);
+	} else {
+		wlr_seat_set_selection(seat, &r->base, serial);
+	}
+}
+
+static bool mime_offered(struct wl_array *types, const char *mime, size_t len)
+{
+	char **t;
+	wl_array_for_each(t, types)
+	{
+		if (strlen(*t) == len && memcmp(*t, mime, len) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The viewer pastes an app's selection. */
+static void viewer_request(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_clipboard *c = &server->clipboard;
+	enum wire_selection_kind kind = msg->transfer_request.kind;
+	struct wl_array *types = app_mime_types(server, kind);
+	const char *mime = msg->transfer_request.mime;
+	size_t len = msg->transfer_request.mime_len;
+	char type[WIRE_MAX_MIME + 1];
+	int fds[2];
+	if (!types || !mime_offered(types, mime, len) || pipe2(fds, O_CLOEXEC) < 0) {
+		struct wire_msg none = {
+			.type = WIRE_TRANSFER_DATA,
+			.transfer_data = {.id = msg->transfer_request.id,
+				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
+		};
+		stream_send(server, &none);
+		return;
+	}
+	memcpy(type, mime, len);
+	type[len] = '\0';
+	/* The source's owner writes to fds[1] (and it is closed here). */
+	if (kind == WIRE_SELECTION_CLIPBOARD) {
+		wlr_data_source_send(server->seat->selection_source, type, fds[1]);
+	} else {
+		wlr_primary_selection_source_send(server->seat->primary_selection_source, type,
+			fds[1]);
+	}
+	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
+		log_error("clipboard: too many pastes at once; this one gets nothing");
+		struct wire_msg none = {
+			.type = WIRE_TRANSFER_DATA,
+			.transfer_data = {.id = msg->transfer_request.id,
+				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
+		};
+		stream_send(server, &none);
+	}
+	clipboard_sync(server);
+}
+
+bool clipboard_handle_message(struct rc_server *server, const struct wire_msg *msg, char *err,
+	size_t err_size)
+{
+	switch (msg->type) {
+	case WIRE_SELECTION:
+		viewer_selection(server, msg);
+		return true;
+	case WIRE_TRANSFER_REQUEST:
+		viewer_request(server, msg);
+		return true;
+	default:
+		break;
+	}
+	bool ok = transfers_handle_message(&server->clipboard.transfers, msg, err, err_size);
+	clipboard_sync(server);
+	return ok;
+}
+
+static int handle_fd(int fd, uint32_t mask, void *data)
+{
+	struct rc_server *server = data;
+	struct rc_clipboard *c = &server->clipboard;
+	for (size_t i = 0; i < TRANSFER_MAX; i++) {
+		if (c->transfers.slots[i].fd == fd) {
+			transfers_handle_fd(&c->transfers, &c->transfers.slots[i]);
+			break;
+		}
+	}
+	clipboard_sync(server);
+	return 0;
+}
+
+static void transfer_send(void *data, const struct wire_msg *msg)
+{
+	stream_send(data, msg);
+}
+
+static void transfer_done(void *data, struct transfer *tr, bool ok)
+{
+	struct rc_server *server = data;
+	struct rc_clipboard *c = &server->clipboard;
+	size_t i = (size_t)(tr - c->transfers.slots);
+	if (c->sources[i]) {
+		wl_event_source_remove(c->sources[i]);
+		c->sources[i] = NULL;
+	}
+	log_info("clipboard: %s %llu bytes %s the viewer", ok ? "moved" : "gave up after",
+		(unsigned long long)tr->bytes, tr->sending ? "to" : "from");
+}
+
+void clipboard_sync(struct rc_server *server)
+{
+	struct rc_clipboard *c = &server->clipboard;
+	bool may_send = server->viewer && buffer_size(&server->viewer->out) < CLIPBOARD_HIGH_WATER;
+	for (size_t i = 0; i < TRANSFER_MAX; i++) {
+		struct transfer *tr = &c->transfers.slots[i];
+		if (tr->fd < 0) {
+			continue;
+		}
+		if (!c->sources[i]) {
+			c->sources[i] =
+				wl_event_loop_add_fd(server->loop, tr->fd, 0, handle_fd, server);
+			if (!c->sources[i]) {
+				continue;
+			}
+		}
+		short events = transfers_events(tr, may_send);
+		wl_event_source_fd_update(c->sources[i],
+			(events & POLLIN ? WL_EVENT_READABLE : 0) |
+				(events & POLLOUT ? WL_EVENT_WRITABLE : 0));
+	}
+}
+
+void clipboard_viewer_gone(struct rc_server *server)
+{
+	transfers_finish(&server->clipboard.transfers);
+}
+
+bool clipboard_init(struct rc_server *server)
+{
+	struct rc_clipboard *c = &server->clipboard;
+	c->server = server;
+	c->next_id = 1;
+	transfers_init(&c->transfers, transfer_send, transfer_done, server);
+	if (!wlr_primary_selection_v1_device_manager_create(server->display) ||
+		!wlr_data_control_manager_v1_create(server->display)) {
+		return false;
+	}
+	struct wlr_seat *seat = server->seat;
+	c->request_set_selection.notify = handle_request_set_selection;
+	wl_signal_add(&seat->events.request_set_selection, &c->request_set_selection);
+	c->request_set_primary_selection.notify = handle_request_set_primary_selection;
+	wl_signal_add(&seat->events.request_set_primary_selection,
+		&c->request_set_primary_selection);
+	c->set_selection.notify = handle_set_selection;
+	wl_signal_add(&seat->events.set_selection, &c->set_selection);
+	c->set_primary_selection.notify = handle_set_primary_selection;
+	wl_signal_add(&seat->events.set_primary_selection, &c->set_primary_selection);
+	return true;
+}
+
+void clipboard_offer_all(struct rc_server *server)
+{
+	/* A session without a selection leaves the local one alone. */
+	offer_to_viewer(server, WIRE_SELECTION_CLIPBOARD, true);
+	offer_to_viewer(server, WIRE_SELECTION_PRIMARY, true);
+}
+
+void clipboard_finish(struct rc_server *server)
+{
+	struct rc_clipboard *c = &server->clipboard;
+	if (!c->server) {
+		return;
+	}
+	transfers_finish(&c->transfers);
+	wl_list_remove(&c->request_set_selection.link);
+	wl_list_remove(&c->request_set_primary_selection.link);
+	wl_list_remove(&c->set_selection.link);
+	wl_list_remove(&c->set_primary_selection.link);
+	c->server = NULL;
+}

@@ -1,0 +1,501 @@
+/*
+ * The clipboard and the primary selection, both ways. The local selection
+ * is offered to the server by its MIME types; the remote one becomes a
+ * local data source. Data moves only when someone pastes, as a transfer
+ * (protocol/transfer.c).
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "primary-selection-unstable-v1-client-protocol.h"
+#include "viewer.h"
+
+struct rv_offer {
+	void *proxy; /* wl_data_offer or zwp_primary_selection_offer_v1 */
+	bool primary;
+	uint32_t count;
+	size_t used;
+	bool own;
+	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+};
+
+static void offer_destroy(struct rv_offer *offer)
+{
+	if (!offer) {
+		return;
+	}
+	if (offer->primary) {
+		zwp_primary_selection_offer_v1_destroy(offer->proxy);
+	} else {
+		wl_data_offer_destroy(offer->proxy);
+	}
+	free(offer);
+}
+
+static void offer_add_type(struct rv_offer *offer, const char *mime)
+{
+	if (offer->count == WIRE_MAX_MIME_TYPES) {
+		return;
+	}
+	size_t n = wire_mime_pack(offer->packed + offer->used, sizeof(offer->packed) - offer->used,
+		mime, strlen(mime));
+	if (n > 0) {
+		offer->used += n;
+		offer->count++;
+	}
+}
+
+static void data_offer_offer(void *data, struct wl_data_offer *proxy, const char *mime)
+{
+	offer_add_type(data, mime);
+}
+
+static void data_offer_source_actions(void *data, struct wl_data_offer *proxy, uint32_t actions)
+{
+}
+
+static void data_offer_action(void *data, struct wl_data_offer *proxy, uint32_t action)
+{
+}
+
+static const struct wl_data_offer_listener data_offer_listener = {
+	.offer = data_offer_offer,
+	.source_actions = data_offer_source_actions,
+	.action = data_offer_action,
+};
+
+static void primary_offer_offer(void *data, struct zwp_primary_selection_offer_v1 *proxy,
+	const char *mime)
+{
+	offer_add_type(data, mime);
+}
+
+static const struct zwp_primary_selection_offer_v1_listener primary_offer_listener = {
+	.offer = primary_offer_offer,
+};
+
+/* Tells the server what the local selection of one kind offers. */
+static void send_selection(struct rv_viewer *viewer, enum wire_selection_kind kind)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_offer *offer = c->selection[kind];
+	if (offer && offer->own) {
+		return; /* the server's own selection, shown here */
+	}
+	struct wire_msg msg = {.type = WIRE_SELECTION, .selection = {.kind = kind}};
+	if (offer) {
+		msg.selection.count = offer->count;
+		msg.selection.types = offer->packed;
+		msg.selection.types_len = (uint32_t)offer->used;
+	}
+	viewer_send(viewer, &msg);
+}
+
+static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_kind kind,
+	struct rv_offer *offer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->selection[kind] != offer) {
+		offer_destroy(c->selection[kind]);
+		c->selection[kind] = offer;
+	}
+	/* The compositor shows us our own selection, set just before, as an
+	 * offer with the same types: the server has it already. */
+	struct rv_remote *r = &c->remote[kind];
+	if (offer && c->expect_own[kind] && offer->count == r->count && offer->used == r->used &&
+		memcmp(offer->packed, r->packed, r->used) == 0) {
+		offer->own = true;
+	}
+	c->expect_own[kind] = false;
+	send_selection(viewer, kind);
+}
+
+static void data_device_data_offer(void *data, struct wl_data_device *device,
+	struct wl_data_offer *proxy)
+{
+	struct rv_offer *offer = calloc(1, sizeof(*offer));
+	if (!offer) {
+		wl_data_offer_destroy(proxy);
+		return;
+	}
+	offer->proxy = proxy;
+	wl_data_offer_add_listener(proxy, &data_offer_listener, offer);
+}
+
+static void data_device_enter(void *data, struct wl_data_device *device, uint32_t serial,
+	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *proxy)
+{
+	/* Drag and drop is not forwarded: refuse it. */
+	if (proxy) {
+		offer_destroy(wl_data_offer_get_user_data(proxy));
+	}
+}
+
+static void data_device_leave(void *data, struct wl_data_device *device)
+{
+}
+
+static void data_device_motion(void *data, struct wl_data_device *device, uint32_t time,
+	wl_fixed_t x, wl_fixed_t y)
+{
+}
+
+static void data_device_drop(void *data, struct wl_data_device *device)
+{
+}
+
+static void data_device_selection(void *data, struct wl_data_device *device,
+	struct wl_data_offer *proxy)
+{
+	struct rv_viewer *viewer = data;
+	set_local_selection(viewer, WIRE_SELECTION_CLIPBOARD,
+		proxy ? wl_data_offer_get_user_data(proxy) : NULL);
+}
+
+static const struct wl_data_device_listener data_device_listener = {
+	.data_offer = data_device_data_offer,
+	.enter = data_device_enter,
+	.leave = data_device_leave,
+	.motion = data_device_motion,
+	.drop = data_device_drop,
+	.selection = data_device_selection,
+};
+
+static void primary_device_data_offer(void *data, struct zwp_primary_selection_device_v1 *device,
+	struct zwp_primary_selection_offer_v1 *proxy)
+{
+	struct rv_offer *offer = calloc(1, sizeof(*offer));
+	if (!offer) {
+		zwp_primary_selection_offer_v1_destroy(proxy);
+		return;
+	}
+	offer->proxy = proxy;
+	offer->primary = true;
+	zwp_primary_selection_offer_v1_add_listener(proxy, &primary_offer_listener, offer);
+}
+
+static void primary_device_selection(void *data, struct zwp_primary_selection_device_v1 *device,
+	struct zwp_primary_selection_offer_v1 *proxy)
+{
+	struct rv_viewer *viewer = data;
+	set_local_selection(viewer, WIRE_SELECTION_PRIMARY,
+		proxy ? zwp_primary_selection_offer_v1_get_user_data(proxy) : NULL);
+}
+
+static const struct zwp_primary_selection_device_v1_listener primary_device_listener = {
+	.data_offer = primary_device_data_offer,
+	.selection = primary_device_selection,
+};
+
+/* A local app pastes the remote selection: fetch it from the server. */
+static void request_from_server(struct rv_viewer *viewer, enum wire_selection_kind kind,
+	const char *mime, int fd)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	size_t len = strlen(mime);
+	if (!viewer->connected || len > WIRE_MAX_MIME) {
+		close(fd);
+		return;
+	}
+	uint32_t id = c->next_id++;
+	if (!transfers_start(&c->transfers, id, fd, false)) {
+		log_error("clipboard: too many pastes at once; this one gets nothing");
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_TRANSFER_REQUEST,
+		.transfer_request = {.id = id,
+			.kind = kind,
+			.mime_len = (uint32_t)len,
+			.mime = mime},
+	};
+	viewer_send(viewer, &msg);
+}
+
+static void data_source_target(void *data, struct wl_data_source *source, const char *mime)
+{
+}
+
+static void data_source_send(void *data, struct wl_data_source *source, const char *mime,
+	int32_t fd)
+{
+	request_from_server(data, WIRE_SELECTION_CLIPBOARD, mime, fd);
+}
+
+static void data_source_cancelled(void *data, struct wl_data_source *source)
+{
+	struct rv_viewer *viewer = data;
+	if (viewer->clipboard.source == source) {
+		viewer->clipboard.source = NULL;
+	}
+	wl_data_source_destroy(source);
+}
+
+static const struct wl_data_source_listener data_source_listener = {
+	.target = data_source_target,
+	.send = data_source_send,
+	.cancelled = data_source_cancelled,
+};
+
+static void primary_source_send(void *data, struct zwp_primary_selection_source_v1 *source,
+	const char *mime, int32_t fd)
+{
+	request_from_server(data, WIRE_SELECTION_PRIMARY, mime, fd);
+}
+
+static void primary_source_cancelled(void *data, struct zwp_primary_selection_source_v1 *source)
+{
+	struct rv_viewer *viewer = data;
+	if (viewer->clipboard.primary_source == source) {
+		viewer->clipboard.primary_source = NULL;
+	}
+	zwp_primary_selection_source_v1_destroy(source);
+}
+
+static const struct zwp_primary_selection_source_v1_listener primary_source_listener = {
+	.send = primary_source_send,
+	.cancelled = primary_source_cancelled,
+};
+
+/* The remote selection becomes the local one. Setting a selection takes
+ * the serial of recent input, so without keyboard focus it waits. */
+static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_remote *r = &c->remote[kind];
+	uint32_t serial = viewer->keyboard_serial;
+	if (!r->pending || !serial) {
+		return;
+	}
+	r->pending = false;
+	/* A remote selection that went clears only ours, never one a local
+	 * app made since. */
+	if (r->count == 0 &&
+		!(kind == WIRE_SELECTION_CLIPBOARD ? (void *)c->source
+						   : (void *)c->primary_source)) {
+		return;
+	}
+	c->expect_own[kind] = r->count > 0;
+	if (kind == WIRE_SELECTION_CLIPBOARD && c->device) {
+		struct wl_data_source *source = NULL;
+		if (r->count > 0) {
+			source = wl_data_device_manager_create_data_source(c->manager);
+			wl_data_source_add_listener(source, &data_source_listener, viewer);
+			size_t pos = 0, len;
+			const char *mime;
+			struct wire_msg m = {.selection = {.count = r->count,
+						     .types = r->packed,
+						     .types_len = (uint32_t)r->used}};
+			while (wire_mime_next(&m, &pos, &mime, &len)) {
+				char type[WIRE_MAX_MIME + 1];
+				memcpy(type, mime, len);
+				type[len] = '\0';
+				wl_data_source_offer(source, type);
+			}
+		}
+		wl_data_device_set_selection(c->device, source, serial);
+		c->source = source;
+	} else if (kind == WIRE_SELECTION_PRIMARY && c->primary_device) {
+		struct zwp_primary_selection_source_v1 *source = NULL;
+		if (r->count > 0) {
+			source = zwp_primary_selection_device_manager_v1_create_source(
+				c->primary_manager);
+			zwp_primary_selection_source_v1_add_listener(source,
+				&primary_source_listener, viewer);
+			size_t pos = 0, len;
+			const char *mime;
+			struct wire_msg m = {.selection = {.count = r->count,
+						     .types = r->packed,
+						     .types_len = (uint32_t)r->used}};
+			while (wire_mime_next(&m, &pos, &mime, &len)) {
+				char type[WIRE_MAX_MIME + 1];
+				memcpy(type, mime, len);
+				type[len] = '\0';
+				zwp_primary_selection_source_v1_offer(source, type);
+			}
+		}
+		zwp_primary_selection_device_v1_set_selection(c->primary_device, source, serial);
+		c->primary_source = source;
+	}
+}
+
+void clipboard_input_serial(struct rv_viewer *viewer)
+{
+	apply_remote(viewer, WIRE_SELECTION_CLIPBOARD);
+	apply_remote(viewer, WIRE_SELECTION_PRIMARY);
+}
+
+/* The server pastes the local selection. */
+static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_offer *offer = c->selection[msg->transfer_request.kind];
+	char type[WIRE_MAX_MIME + 1];
+	size_t len = msg->transfer_request.mime_len;
+	memcpy(type, msg->transfer_request.mime, len);
+	type[len] = '\0';
+	bool offered = false;
+	size_t pos = 0, n;
+	const char *mime;
+	struct wire_msg m = {.selection = {.count = offer ? offer->count : 0,
+				     .types = offer ? offer->packed : NULL,
+				     .types_len = offer ? (uint32_t)offer->used : 0}};
+	while (offer && wire_mime_next(&m, &pos, &mime, &n)) {
+		offered |= n == len && memcmp(mime, type, len) == 0;
+	}
+	int fds[2];
+	if (!offered || offer->own || pipe2(fds, O_CLOEXEC) < 0) {
+		struct wire_msg none = {
+			.type = WIRE_TRANSFER_DATA,
+			.transfer_data = {.id = msg->transfer_request.id,
+				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
+		};
+		viewer_send(viewer, &none);
+		return;
+	}
+	if (offer->primary) {
+		zwp_primary_selection_offer_v1_receive(offer->proxy, type, fds[1]);
+	} else {
+		wl_data_offer_receive(offer->proxy, type, fds[1]);
+	}
+	close(fds[1]);
+	wl_display_flush(viewer->display);
+	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
+		struct wire_msg none = {
+			.type = WIRE_TRANSFER_DATA,
+			.transfer_data = {.id = msg->transfer_request.id,
+				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
+		};
+		viewer_send(viewer, &none);
+	}
+}
+
+void clipboard_handle_message(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	char err[160];
+	switch (msg->type) {
+	case WIRE_SELECTION: {
+		struct rv_remote *r = &c->remote[msg->selection.kind];
+		r->count = msg->selection.count;
+		r->used = msg->selection.types_len;
+		memcpy(r->packed, msg->selection.types, r->used);
+		r->pending = true;
+		apply_remote(viewer, msg->selection.kind);
+		break;
+	}
+	case WIRE_TRANSFER_REQUEST:
+		server_request(viewer, msg);
+		break;
+	default:
+		if (!transfers_handle_message(&c->transfers, msg, err, sizeof(err))) {
+			viewer_fail(viewer, "%s", err);
+		}
+		break;
+	}
+}
+
+void clipboard_link_up(struct rv_viewer *viewer)
+{
+	send_selection(viewer, WIRE_SELECTION_CLIPBOARD);
+	send_selection(viewer, WIRE_SELECTION_PRIMARY);
+}
+
+void clipboard_link_down(struct rv_viewer *viewer)
+{
+	transfers_finish(&viewer->clipboard.transfers);
+}
+
+static void transfer_send(void *data, const struct wire_msg *msg)
+{
+	viewer_send(data, msg);
+}
+
+static void transfer_done(void *data, struct transfer *tr, bool ok)
+{
+	log_debug("clipboard: %s %llu bytes %s the server", ok ? "moved" : "gave up after",
+		(unsigned long long)tr->bytes, tr->sending ? "to" : "from");
+}
+
+void clipboard_init(struct rv_viewer *viewer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	c->next_id = 1;
+	transfers_init(&c->transfers, transfer_send, transfer_done, viewer);
+}
+
+void clipboard_seat(struct rv_viewer *viewer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (!viewer->seat) {
+		return;
+	}
+	if (c->manager && !c->device) {
+		c->device = wl_data_device_manager_get_data_device(c->manager, viewer->seat);
+		wl_data_device_add_listener(c->device, &data_device_listener, viewer);
+	}
+	if (c->primary_manager && !c->primary_device) {
+		c->primary_device =
+			zwp_primary_selection_device_manager_v1_get_device(c->primary_manager,
+				viewer->seat);
+		zwp_primary_selection_device_v1_add_listener(c->primary_device,
+			&primary_device_listener, viewer);
+	}
+}
+
+int clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	int n = 0;
+	for (int i = 0; i < TRANSFER_MAX; i++) {
+		struct transfer *tr = &c->transfers.slots[i];
+		fds[i].fd = tr->fd;
+		fds[i].events = tr->fd >= 0 ? transfers_events(tr, may_send) : 0;
+		fds[i].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	for (int i = 0; i < TRANSFER_MAX; i++) {
+		struct transfer *tr = &c->transfers.slots[i];
+		if (tr->fd >= 0 && tr->fd == fds[i].fd && fds[i].revents) {
+			transfers_handle_fd(&c->transfers, tr);
+		}
+	}
+}
+
+void clipboard_finish(struct rv_viewer *viewer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	transfers_finish(&c->transfers);
+	for (int k = 0; k < 2; k++) {
+		offer_destroy(c->selection[k]);
+		c->selection[k] = NULL;
+	}
+	if (c->source) {
+		wl_data_source_destroy(c->source);
+	}
+	if (c->primary_source) {
+		zwp_primary_selection_source_v1_destroy(c->primary_source);
+	}
+	if (c->device) {
+		wl_data_device_destroy(c->device);
+	}
+	if (c->primary_device) {
+		zwp_primary_selection_device_v1_destroy(c->primary_device);
+	}
+	if (c->manager) {
+		wl_data_device_manager_destroy(c->manager);
+	}
+	if (c->primary_manager) {
+		zwp_primary_selection_device_manager_v1_destroy(c->primary_manager);
+	}
+}

@@ -43,7 +43,8 @@ bool input_init(struct rc_server *server)
 	wlr_keyboard_set_repeat_info(server->keyboard->keyboard, 25, 600);
 	wlr_seat_set_keyboard(server->seat, server->keyboard);
 	wlr_seat_set_capabilities(server->seat,
-		WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD);
+		WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
+			WL_SEAT_CAPABILITY_TOUCH);
 	return true;
 }
 
@@ -75,9 +76,27 @@ static void set_activated(struct rc_window *window, bool activated)
 	}
 }
 
+/* Touch points of one window (or of all, window 0) end as a cancelled
+ * gesture: the app must not take them as taps. */
+static void cancel_touch(struct rc_server *server, uint32_t window)
+{
+	for (int i = 0; i < WIRE_MAX_TOUCH_POINTS; i++) {
+		struct rc_touch_point *p = &server->touch[i];
+		if (p->used && (window == 0 || p->window == window)) {
+			struct wlr_touch_point *point =
+				wlr_seat_touch_get_point(server->seat, p->id);
+			if (point && point->surface) {
+				wlr_seat_touch_notify_cancel(server->seat, point->surface);
+			}
+			p->used = false;
+		}
+	}
+}
+
 void input_viewer_gone(struct rc_server *server)
 {
 	release_all(server);
+	cancel_touch(server, 0);
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
@@ -87,6 +106,7 @@ void input_viewer_gone(struct rc_server *server)
 
 void input_window_gone(struct rc_server *server, struct rc_window *window)
 {
+	cancel_touch(server, window->id);
 	if (server->pointer_window == window->id) {
 		server->pointer_window = 0;
 		server->buttons_down = 0;
@@ -192,6 +212,60 @@ static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
 	wlr_seat_pointer_notify_motion(server->seat, now, subx, suby);
 }
 
+static struct rc_touch_point *touch_point(struct rc_server *server, int32_t id)
+{
+	for (int i = 0; i < WIRE_MAX_TOUCH_POINTS; i++) {
+		if (server->touch[i].used && server->touch[i].id == id) {
+			return &server->touch[i];
+		}
+	}
+	return NULL;
+}
+
+static void touch_down(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_window *window = window_from_id(server, msg->touch.window);
+	if (!window || !window->mapped || touch_point(server, msg->touch.id)) {
+		return;
+	}
+	struct rc_touch_point *p = NULL;
+	for (int i = 0; i < WIRE_MAX_TOUCH_POINTS && !p; i++) {
+		p = server->touch[i].used ? NULL : &server->touch[i];
+	}
+	double wx = msg->touch.x / 256.0, wy = msg->touch.y / 256.0;
+	double subx = 0, suby = 0;
+	struct wlr_surface *surface = wlr_surface_surface_at(window->xdg_surface->surface,
+		wx + window->geometry.x, wy + window->geometry.y, &subx, &suby);
+	if (!p || !surface) {
+		return; /* more fingers than we track, or none on the app */
+	}
+	/* The point stays with the surface it went down on. */
+	*p = (struct rc_touch_point){.used = true,
+		.id = msg->touch.id,
+		.window = window->id,
+		.dx = wx - subx,
+		.dy = wy - suby};
+	wlr_seat_touch_notify_down(server->seat, surface, server_time_msec(), p->id, subx, suby);
+}
+
+static void touch_motion(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_touch_point *p = touch_point(server, msg->touch.id);
+	if (p) {
+		wlr_seat_touch_notify_motion(server->seat, server_time_msec(), p->id,
+			msg->touch.x / 256.0 - p->dx, msg->touch.y / 256.0 - p->dy);
+	}
+}
+
+static void touch_up(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_touch_point *p = touch_point(server, msg->touch.id);
+	if (p) {
+		wlr_seat_touch_notify_up(server->seat, server_time_msec(), p->id);
+		p->used = false;
+	}
+}
+
 static void pointer_button(struct rc_server *server, const struct wire_msg *msg)
 {
 	bool pressed = msg->pointer_button.state == 1;
@@ -283,6 +357,21 @@ void input_handle_message(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_POINTER_FRAME:
 		wlr_seat_pointer_notify_frame(server->seat);
+		break;
+	case WIRE_TOUCH_DOWN:
+		touch_down(server, msg);
+		break;
+	case WIRE_TOUCH_MOTION:
+		touch_motion(server, msg);
+		break;
+	case WIRE_TOUCH_UP:
+		touch_up(server, msg);
+		break;
+	case WIRE_TOUCH_FRAME:
+		wlr_seat_touch_notify_frame(server->seat);
+		break;
+	case WIRE_TOUCH_CANCEL:
+		cancel_touch(server, 0);
 		break;
 	case WIRE_CONFIGURE:
 		configure(server, msg);

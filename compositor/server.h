@@ -133,6 +133,14 @@ struct rc_output {
 	struct wl_listener bind;
 };
 
+/* A finger down, on the surface it touched first. */
+struct rc_touch_point {
+	bool used;
+	int32_t id;
+	uint32_t window;
+	double dx, dy; /* window coordinates minus surface-local ones */
+};
+
 /* The cursor the app under the pointer set (cursor.c). */
 struct rc_cursor {
 	struct rc_server *server;
@@ -223,6 +231,7 @@ struct rc_server {
 	struct wlr_surface *grab_surface;
 	double grab_dx, grab_dy; /* window coords minus surface-local coords */
 	uint32_t pointer_window;
+	struct rc_touch_point touch[WIRE_MAX_TOUCH_POINTS];
 	uint32_t keys_down[WIRE_MAX_KEYS];
 	uint32_t nkeys_down;
 

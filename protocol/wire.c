@@ -42,6 +42,11 @@ static const struct type_info types[] = {
 	{WIRE_OUTPUT_INFO, "output_info", TO_SERVER, 12, 12},
 	{WIRE_POPUP_DONE, "popup_done", TO_SERVER, 4, 4},
 	{WIRE_DECORATION_MODE, "decoration_mode", TO_SERVER, 8, 8},
+	{WIRE_TOUCH_DOWN, "touch_down", TO_SERVER, 16, 16},
+	{WIRE_TOUCH_UP, "touch_up", TO_SERVER, 4, 4},
+	{WIRE_TOUCH_MOTION, "touch_motion", TO_SERVER, 12, 12},
+	{WIRE_TOUCH_FRAME, "touch_frame", TO_SERVER, 0, 0},
+	{WIRE_TOUCH_CANCEL, "touch_cancel", TO_SERVER, 0, 0},
 	{WIRE_WELCOME, "welcome", TO_VIEWER, 28, 28 + WIRE_MAX_SESSION_NAME},
 	{WIRE_GOODBYE, "goodbye", TO_VIEWER, 8, 8 + WIRE_MAX_TEXT},
 	{WIRE_WINDOW_NEW, "window_new", TO_VIEWER, 20, 20 + WIRE_MAX_TITLE + WIRE_MAX_APP_ID},
@@ -577,6 +582,25 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 		}
 		break;
 	case WIRE_POINTER_FRAME:
+	case WIRE_TOUCH_FRAME:
+	case WIRE_TOUCH_CANCEL:
+		break;
+	case WIRE_TOUCH_DOWN:
+	case WIRE_TOUCH_MOTION:
+		if (type == WIRE_TOUCH_DOWN) {
+			msg->touch.window = get_u32(&r);
+		}
+		msg->touch.id = get_i32(&r);
+		msg->touch.x = get_i32(&r);
+		msg->touch.y = get_i32(&r);
+		if (msg->touch.x / 256 < -WIRE_MAX_DIM || msg->touch.x / 256 > 2 * WIRE_MAX_DIM ||
+			msg->touch.y / 256 < -WIRE_MAX_DIM ||
+			msg->touch.y / 256 > 2 * WIRE_MAX_DIM) {
+			INVALID("touch position is outside the limits");
+		}
+		break;
+	case WIRE_TOUCH_UP:
+		msg->touch.id = get_i32(&r);
 		break;
 	case WIRE_KEYBOARD_ENTER:
 		msg->keyboard_enter.window = get_u32(&r);
@@ -724,7 +748,15 @@ static size_t body_size(const struct wire_msg *msg)
 	case WIRE_OUTPUT_INFO:
 		return 12;
 	case WIRE_POINTER_FRAME:
+	case WIRE_TOUCH_FRAME:
+	case WIRE_TOUCH_CANCEL:
 		return 0;
+	case WIRE_TOUCH_DOWN:
+		return 16;
+	case WIRE_TOUCH_UP:
+		return 4;
+	case WIRE_TOUCH_MOTION:
+		return 12;
 	case WIRE_KEYBOARD_ENTER:
 		return 8 + 4 * (size_t)msg->keyboard_enter.nkeys;
 	case WIRE_GOODBYE:
@@ -916,6 +948,20 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 		put_u32(&p, msg->pointer_axis.source);
 		break;
 	case WIRE_POINTER_FRAME:
+	case WIRE_TOUCH_FRAME:
+	case WIRE_TOUCH_CANCEL:
+		break;
+	case WIRE_TOUCH_DOWN:
+	case WIRE_TOUCH_MOTION:
+		if (msg->type == WIRE_TOUCH_DOWN) {
+			put_u32(&p, msg->touch.window);
+		}
+		put_u32(&p, (uint32_t)msg->touch.id);
+		put_u32(&p, (uint32_t)msg->touch.x);
+		put_u32(&p, (uint32_t)msg->touch.y);
+		break;
+	case WIRE_TOUCH_UP:
+		put_u32(&p, (uint32_t)msg->touch.id);
 		break;
 	case WIRE_KEYBOARD_ENTER:
 		put_u32(&p, msg->keyboard_enter.window);

@@ -32,6 +32,7 @@
 #define WIRE_MAX_SCALE 16
 #define WIRE_MAX_CURSOR 256 /* cursor image side, in buffer pixels */
 #define WIRE_MAX_MIME_TYPES 64
+#define WIRE_MAX_TOUCH_POINTS 16 /* down at once */
 #define WIRE_MAX_MIME 256 /* bytes of one MIME type */
 #define WIRE_MAX_TRANSFER_CHUNK 65536
 #define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
@@ -59,6 +60,11 @@ enum wire_type {
 	WIRE_OUTPUT_INFO = 0x0110,
 	WIRE_POPUP_DONE = 0x0111,
 	WIRE_DECORATION_MODE = 0x0112,
+	WIRE_TOUCH_DOWN = 0x0113,
+	WIRE_TOUCH_UP = 0x0114,
+	WIRE_TOUCH_MOTION = 0x0115,
+	WIRE_TOUCH_FRAME = 0x0116,
+	WIRE_TOUCH_CANCEL = 0x0117,
 	/* server to viewer */
 	WIRE_WELCOME = 0x0201,
 	WIRE_GOODBYE = 0x0202,
@@ -214,6 +220,12 @@ struct wire_msg {
 			uint32_t window;
 			uint32_t mode; /* 1: the app draws its own, 2: the local compositor */
 		} window_decoration, decoration_mode;
+		struct {
+			uint32_t window; /* touch_down only */
+			int32_t id;
+			int32_t x, y; /* 24.8 fixed point, window-geometry coordinates of
+				       * the window the point went down on */
+		} touch;
 		struct {
 			uint32_t kind; /* enum wire_selection_kind */
 			uint32_t count; /* MIME types; 0: the selection is cleared */

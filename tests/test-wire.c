@@ -64,6 +64,19 @@ static struct wire_msg sample(enum wire_type type)
 		m.window_request.window = 4;
 		m.window_request.request = WIRE_REQUEST_MINIMIZE;
 		break;
+	case WIRE_TOUCH_DOWN:
+	case WIRE_TOUCH_MOTION:
+		m.touch.window = type == WIRE_TOUCH_DOWN ? 3 : 0;
+		m.touch.id = -7;
+		m.touch.x = 256 * 50 + 128;
+		m.touch.y = -256 * 3;
+		break;
+	case WIRE_TOUCH_UP:
+		m.touch.id = 12;
+		break;
+	case WIRE_TOUCH_FRAME:
+	case WIRE_TOUCH_CANCEL:
+		break;
 	case WIRE_SELECTION: {
 		static uint8_t packed[64];
 		size_t n = wire_mime_pack(packed, sizeof(packed), "text/plain", 10);
@@ -206,7 +219,8 @@ static struct wire_msg sample(enum wire_type type)
 static const enum wire_type viewer_types[] = {WIRE_HELLO, WIRE_KEYMAP, WIRE_REPEAT_INFO,
 	WIRE_CONFIGURE, WIRE_CLOSE, WIRE_POINTER_MOTION, WIRE_POINTER_LEAVE, WIRE_POINTER_BUTTON,
 	WIRE_POINTER_AXIS, WIRE_POINTER_FRAME, WIRE_KEYBOARD_ENTER, WIRE_KEYBOARD_LEAVE, WIRE_KEY,
-	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE, WIRE_DECORATION_MODE};
+	WIRE_MODIFIERS, WIRE_FRAME_ACK, WIRE_OUTPUT_INFO, WIRE_POPUP_DONE, WIRE_DECORATION_MODE,
+	WIRE_TOUCH_DOWN, WIRE_TOUCH_UP, WIRE_TOUCH_MOTION, WIRE_TOUCH_FRAME, WIRE_TOUCH_CANCEL};
 static const enum wire_type server_types[] = {WIRE_WELCOME, WIRE_GOODBYE, WIRE_WINDOW_NEW,
 	WIRE_WINDOW_TITLE, WIRE_WINDOW_APP_ID, WIRE_WINDOW_DESTROY, WIRE_SYNC, WIRE_POPUP_NEW,
 	WIRE_WINDOW_PARENT, WIRE_CURSOR, WIRE_WINDOW_SCALE, WIRE_WINDOW_REQUEST, WIRE_WINDOW_HINTS,
@@ -584,6 +598,9 @@ static void test_limits(void)
 	expect_invalid(m);
 	m = sample(WIRE_WINDOW_DECORATION);
 	m.window_decoration.mode = 3;
+	expect_invalid(m);
+	m = sample(WIRE_TOUCH_DOWN);
+	m.touch.x = INT32_MIN;
 	expect_invalid(m);
 	/* Clipboard. */
 	m = sample(WIRE_SELECTION);

@@ -3,12 +3,15 @@ dismissal both ways. Run one case: python3 test_windows.py CASE."""
 import os
 import re
 import signal
+import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import Failure, TEST_CLIENTS, descendant, log, main, wait_for  # noqa: E402
+from rig import Failure, TEST_CLIENTS, descendant, hello, log, main, wait_for  # noqa: E402
 from test_e2e import VirtualPointer  # noqa: E402
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
@@ -442,6 +445,62 @@ def case_clipboard(rig):
     log("clipboard: types %s kept; 10 MB remote to local in %.2f s (%.0f MB/s), local to "
         "remote in %.2f s (%.0f MB/s), intact; primary both ways"
         % (offered, local_s, 10 / local_s, remote_s, 10 / remote_s))
+
+
+def wire(msg_type, body=b""):
+    return struct.pack("<HHI", msg_type, 0, len(body)) + body
+
+
+def case_touch(rig):
+    """Touch from the viewer reaches the app: a point goes down on the
+    surface under it (here the subsurface), moves in that surface's
+    coordinates, goes up; another is cancelled. The local side cannot make
+    touch events on these machines (no uinput; sway 1.7 has no virtual touch
+    device), so a client speaking the wire protocol plays the viewer."""
+    server = rig.start_server([INPUT_CLIENT])
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(server.socket)
+    sock.sendall(hello())
+    window = None
+    data = b""
+    while window is None:
+        chunk = sock.recv(1 << 20)
+        if not chunk:
+            raise Failure("rcomp-run closed the connection")
+        data += chunk
+        while len(data) >= 8:
+            msg_type, _, length = struct.unpack_from("<HHI", data)
+            if len(data) < 8 + length:
+                break
+            if msg_type == 0x0203:
+                window = struct.unpack_from("<I", data, 8)[0]
+            data = data[8 + length:]
+    def drain():
+        """Keeps reading, so that frames never back up."""
+        try:
+            while sock.recv(1 << 20):
+                pass
+        except OSError:
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    fx = lambda v: int(v * 256)  # noqa: E731
+    sock.sendall(wire(0x0113, struct.pack("<Iiii", window, 5, fx(150.5), fx(150.25))) +
+                 wire(0x0116) +
+                 wire(0x0115, struct.pack("<iii", 5, fx(160), fx(170))) + wire(0x0116) +
+                 wire(0x0114, struct.pack("<i", 5)) + wire(0x0116) +
+                 wire(0x0113, struct.pack("<Iiii", window, 6, fx(20), fx(30))) +
+                 wire(0x0116) + wire(0x0117))
+    expected = ["touch-down 5 sub 50.50 50.25", "touch-frame", "touch-motion 5 60.00 70.00",
+                "touch-frame", "touch-up 5", "touch-frame", "touch-down 6 main 20.00 30.00",
+                "touch-frame", "touch-cancel"]
+    got = lambda: [l for l in rig.read_log("rcomp-run").splitlines()  # noqa: E731
+                   if l.startswith("touch-")]
+    wait_for("the touch events in the app %s" % expected, lambda: got() == expected)
+    sock.shutdown(socket.SHUT_RDWR)
+    sock.close()
+    rig.check_alive(server)
+    log("touch: down on the subsurface at its own 50.5,50.25, motion, up, and a cancelled "
+        "point reached the app as sent")
 
 
 def case_keyboard_layout(rig):

@@ -406,9 +406,66 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.repeat_info = keyboard_repeat_info,
 };
 
+/* Touch: each point is reported in coordinates of the window it went down
+ * on, which the server keeps for it. */
+static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time,
+	struct wl_surface *surface, int32_t id, wl_fixed_t x, wl_fixed_t y)
+{
+	struct rv_viewer *viewer = data;
+	struct rv_window *window = window_of(viewer, surface);
+	viewer->input_serial = serial;
+	if (window) {
+		struct wire_msg msg = {
+			.type = WIRE_TOUCH_DOWN,
+			.touch = {.window = window->id, .id = id, .x = x, .y = y},
+		};
+		viewer_send(viewer, &msg);
+	}
+}
+
+static void touch_up(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time, int32_t id)
+{
+	struct wire_msg msg = {.type = WIRE_TOUCH_UP, .touch = {.id = id}};
+	viewer_send(data, &msg);
+}
+
+static void touch_motion(void *data, struct wl_touch *touch, uint32_t time, int32_t id,
+	wl_fixed_t x, wl_fixed_t y)
+{
+	struct wire_msg msg = {.type = WIRE_TOUCH_MOTION, .touch = {.id = id, .x = x, .y = y}};
+	viewer_send(data, &msg);
+}
+
+static void touch_frame(void *data, struct wl_touch *touch)
+{
+	viewer_send(data, &(struct wire_msg){.type = WIRE_TOUCH_FRAME});
+}
+
+static void touch_cancel(void *data, struct wl_touch *touch)
+{
+	viewer_send(data, &(struct wire_msg){.type = WIRE_TOUCH_CANCEL});
+}
+
+static const struct wl_touch_listener touch_listener = {
+	.down = touch_down,
+	.up = touch_up,
+	.motion = touch_motion,
+	.frame = touch_frame,
+	.cancel = touch_cancel,
+};
+
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct rv_viewer *viewer = data;
+	bool want_touch = caps & WL_SEAT_CAPABILITY_TOUCH;
+	if (want_touch && !viewer->touch) {
+		viewer->touch = wl_seat_get_touch(seat);
+		wl_touch_add_listener(viewer->touch, &touch_listener, viewer);
+	} else if (!want_touch && viewer->touch) {
+		viewer_send(viewer, &(struct wire_msg){.type = WIRE_TOUCH_CANCEL});
+		wl_touch_destroy(viewer->touch);
+		viewer->touch = NULL;
+	}
 	bool want_pointer = caps & WL_SEAT_CAPABILITY_POINTER;
 	bool want_keyboard = caps & WL_SEAT_CAPABILITY_KEYBOARD;
 	if (want_pointer && !viewer->pointer) {
@@ -460,6 +517,9 @@ void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t ve
 
 void input_finish(struct rv_viewer *viewer)
 {
+	if (viewer->touch) {
+		wl_touch_destroy(viewer->touch);
+	}
 	if (viewer->pointer) {
 		wl_pointer_destroy(viewer->pointer);
 	}

@@ -139,6 +139,7 @@ struct rv_viewer {
 	uint32_t seat_version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
+	struct wl_touch *touch;
 
 	uint32_t input_serial; /* of the last button or key press, for popup grabs */
 	uint32_t pointer_serial; /* of the last pointer enter, for set_cursor */

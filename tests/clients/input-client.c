@@ -11,6 +11,9 @@
  * "popup-open N", "popup-done N" (dismissed by the compositor) and
  * "popup-closed N" (closed by the app).
  *
+ * Touch prints "touch-down ID SURFACE X Y", "touch-motion ID X Y",
+ * "touch-up ID", "touch-frame" and "touch-cancel".
+ *
  * Keys print "key CODE pressed|released" and, for a press, "keysym NAME":
  * what the key types under the keymap and modifiers the compositor sent.
  */
@@ -38,6 +41,7 @@ struct app {
 	struct wl_surface *pointer_surface;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;
+	struct wl_touch *touch;
 	struct xkb_context *xkb;
 	struct xkb_keymap *keymap;
 	struct xkb_state *xkb_state;
@@ -396,9 +400,49 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.repeat_info = keyboard_repeat_info,
 };
 
+static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time,
+	struct wl_surface *surface, int32_t id, wl_fixed_t x, wl_fixed_t y)
+{
+	printf("touch-down %d %s %.2f %.2f\n", id, surface_name(data, surface),
+		wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void touch_up(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time, int32_t id)
+{
+	printf("touch-up %d\n", id);
+}
+
+static void touch_motion(void *data, struct wl_touch *touch, uint32_t time, int32_t id,
+	wl_fixed_t x, wl_fixed_t y)
+{
+	printf("touch-motion %d %.2f %.2f\n", id, wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void touch_frame(void *data, struct wl_touch *touch)
+{
+	printf("touch-frame\n");
+}
+
+static void touch_cancel(void *data, struct wl_touch *touch)
+{
+	printf("touch-cancel\n");
+}
+
+static const struct wl_touch_listener touch_listener = {
+	.down = touch_down,
+	.up = touch_up,
+	.motion = touch_motion,
+	.frame = touch_frame,
+	.cancel = touch_cancel,
+};
+
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct app *app = data;
+	if ((caps & WL_SEAT_CAPABILITY_TOUCH) && !app->touch) {
+		app->touch = wl_seat_get_touch(seat);
+		wl_touch_add_listener(app->touch, &touch_listener, app);
+	}
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !app->pointer) {
 		app->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(app->pointer, &pointer_listener, app);
@@ -545,6 +589,9 @@ int main(int argc, char **argv)
 	}
 	if (app.keyboard) {
 		wl_keyboard_destroy(app.keyboard);
+	}
+	if (app.touch) {
+		wl_touch_destroy(app.touch);
 	}
 	if (app.seat) {
 		wl_seat_destroy(app.seat);

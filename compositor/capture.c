@@ -109,7 +109,7 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 bool capture_window(struct rc_window *window)
 {
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(window->xdg_surface, &geo);
+	window_get_geometry(window, &geo);
 	if (geo.width <= 0 || geo.height <= 0) {
 		return false;
 	}
@@ -153,7 +153,7 @@ bool capture_window(struct rc_window *window)
 		height);
 	pixman_image_unref(clear);
 	struct compose c = {.window = window, .dst = window->image};
-	wlr_surface_for_each_surface(window->xdg_surface->surface, compose_surface, &c);
+	wlr_surface_for_each_surface(window_surface(window), compose_surface, &c);
 	pixman_image_set_clip_region32(window->image, NULL);
 	return true;
 }
@@ -195,14 +195,14 @@ static int handle_tick(int fd, uint32_t mask, void *data)
 	}
 
 	bool callbacks = false;
-	wlr_surface_for_each_surface(window->xdg_surface->surface, has_callbacks_iter, &callbacks);
+	wlr_surface_for_each_surface(window_surface(window), has_callbacks_iter, &callbacks);
 	if (callbacks) {
 		/* Nobody watching: a trickle keeps apps alive at little cost. */
 		if (watched || window->ticks % UNWATCHED_DIVISOR == 0) {
 			struct timespec now;
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			wlr_surface_for_each_surface(window->xdg_surface->surface,
-				send_frame_done_iter, &now);
+			wlr_surface_for_each_surface(window_surface(window), send_frame_done_iter,
+				&now);
 		}
 	}
 

@@ -71,7 +71,12 @@ static void release_all(struct rc_server *server)
 
 static void set_activated(struct rc_window *window, bool activated)
 {
-	if (!window->popup && window->xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+	if (window->popup) {
+		return;
+	}
+	if (window->xwayland) {
+		xwayland_activate(window, activated);
+	} else if (window->xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
 		wlr_xdg_toplevel_set_activated(window->xdg_surface, activated);
 	}
 }
@@ -163,7 +168,7 @@ static void keyboard_enter(struct rc_server *server, const struct wire_msg *msg)
 	set_activated(window, true);
 	/* The local compositor already decided focus, grabs included: enter
 	 * directly, past any popup grab of our own seat (which would drop it). */
-	wlr_seat_keyboard_enter(server->seat, window->xdg_surface->surface, keys,
+	wlr_seat_keyboard_enter(server->seat, window_surface(window), keys,
 		msg->keyboard_enter.nkeys, &server->keyboard->keyboard->modifiers);
 }
 
@@ -174,7 +179,7 @@ static void keyboard_leave(struct rc_server *server, const struct wire_msg *msg)
 		return;
 	}
 	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
-	if (focused == window->xdg_surface->surface) {
+	if (focused == window_surface(window)) {
 		release_all(server);
 	}
 	set_activated(window, false);
@@ -199,7 +204,7 @@ static void pointer_motion(struct rc_server *server, const struct wire_msg *msg)
 	double subx = 0, suby = 0;
 	/* The window's own tree: its popups are windows of their own. */
 	struct wlr_surface *surface =
-		wlr_surface_surface_at(window->xdg_surface->surface, sx, sy, &subx, &suby);
+		wlr_surface_surface_at(window_surface(window), sx, sy, &subx, &suby);
 	if (!surface) {
 		wlr_seat_pointer_notify_clear_focus(server->seat);
 		return;
@@ -234,7 +239,7 @@ static void touch_down(struct rc_server *server, const struct wire_msg *msg)
 	}
 	double wx = msg->touch.x / 256.0, wy = msg->touch.y / 256.0;
 	double subx = 0, suby = 0;
-	struct wlr_surface *surface = wlr_surface_surface_at(window->xdg_surface->surface,
+	struct wlr_surface *surface = wlr_surface_surface_at(window_surface(window),
 		wx + window->geometry.x, wy + window->geometry.y, &subx, &suby);
 	if (!p || !surface) {
 		return; /* more fingers than we track, or none on the app */
@@ -290,8 +295,12 @@ static void configure(struct rc_server *server, const struct wire_msg *msg)
 	if (!window || !window->mapped || window->popup) {
 		return;
 	}
-	struct wlr_xdg_surface *xdg = window->xdg_surface;
 	uint32_t states = msg->configure.states;
+	if (window->xwayland) {
+		xwayland_configure(window, msg->configure.width, msg->configure.height, states);
+		return;
+	}
+	struct wlr_xdg_surface *xdg = window->xdg_surface;
 	wlr_xdg_toplevel_set_maximized(xdg, states & WIRE_STATE_MAXIMIZED);
 	wlr_xdg_toplevel_set_fullscreen(xdg, states & WIRE_STATE_FULLSCREEN);
 	wlr_xdg_toplevel_set_resizing(xdg, states & WIRE_STATE_RESIZING);
@@ -379,14 +388,19 @@ void input_handle_message(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_CLOSE: {
 		struct rc_window *window = window_from_id(server, msg->close.window);
 		if (window && window->mapped && !window->popup) {
-			wlr_xdg_toplevel_send_close(window->xdg_surface);
+			if (window->xwayland) {
+				xwayland_close(window);
+			} else {
+				wlr_xdg_toplevel_send_close(window->xdg_surface);
+			}
 		}
 		break;
 	}
 	case WIRE_POPUP_DONE: {
 		/* Dismissed locally (a click outside): dismiss it here too. */
 		struct rc_window *window = window_from_id(server, msg->popup_done.window);
-		if (window && window->popup) {
+		/* X11 menus close themselves, on the click that dismissed them. */
+		if (window && window->popup && !window->xwayland) {
 			wlr_xdg_popup_destroy(window->xdg_surface);
 		}
 		break;

@@ -24,6 +24,7 @@
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_seat.h>
+#include <wlr/xwayland.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
@@ -58,6 +59,8 @@ static const char usage[] =
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
 	"                      otherwise; lossless: never video; video: video on any change\n"
+	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
+	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
 	"                      codec, bytes/s, round trip, frames in flight\n"
 	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
@@ -172,7 +175,13 @@ static bool start_app(struct rc_server *server, char **argv)
 		setpgid(0, 0);
 		setenv("WAYLAND_DISPLAY", server->socket_name, 1);
 		unsetenv("WAYLAND_SOCKET");
-		unsetenv("DISPLAY");
+		/* Our Xwayland, never an outer X server: without ours, X11 apps
+		 * fail instead of appearing somewhere else. */
+		if (server->xwayland) {
+			setenv("DISPLAY", server->xwayland->display_name, 1);
+		} else {
+			unsetenv("DISPLAY");
+		}
 		if (server->stdio) {
 			/* stdin/stdout carry the stream: keep the app off them. */
 			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -199,6 +208,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		{"compress", required_argument, NULL, 'c'},
 		{"dump-dir", required_argument, NULL, 'd'},
 		{"stats", no_argument, NULL, 'T'},
+		{"no-xwayland", no_argument, NULL, 'X'},
 		{"codec", required_argument, NULL, 'C'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -244,6 +254,9 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			break;
 		case 'T':
 			server->stats = true;
+			break;
+		case 'X':
+			server->xwayland_enabled = false;
 			break;
 		case 'C':
 			if (strcmp(optarg, "auto") == 0) {
@@ -349,7 +362,7 @@ static bool create_compositor(struct rc_server *server)
 	}
 	xdg_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
-		!clipboard_init(server)) {
+		!clipboard_init(server) || !xwayland_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -377,6 +390,7 @@ int main(int argc, char **argv)
 		.listen_fd = -1,
 		.tcp_fd = -1,
 		.exit_code = 1,
+		.xwayland_enabled = true,
 	};
 	int app_index, mode = 0, ready_fd = -1;
 	wl_list_init(&server.pending);
@@ -484,6 +498,7 @@ int main(int argc, char **argv)
 	}
 
 	wl_display_destroy_clients(server.display);
+	xwayland_finish(&server);
 	cursor_finish(&server);
 	clipboard_finish(&server);
 	decoration_finish(&server);

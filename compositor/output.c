@@ -37,7 +37,7 @@ static void enter_iter(struct wlr_surface *surface, int sx, int sy, void *data)
 static void window_surfaces(struct rc_window *window, struct enter_args *args)
 {
 	if (args->output && window->mapped) {
-		wlr_surface_for_each_surface(window->xdg_surface->surface, enter_iter, args);
+		wlr_surface_for_each_surface(window_surface(window), enter_iter, args);
 	}
 }
 

@@ -26,7 +26,8 @@ struct rc_window {
 	struct rc_server *server;
 	struct wl_list link; // rc_server::windows
 	uint32_t id;
-	struct wlr_xdg_surface *xdg_surface;
+	struct wlr_xdg_surface *xdg_surface; /* or, for an X11 window: */
+	struct wlr_xwayland_surface *xwayland;
 	bool mapped;
 	bool popup; /* an xdg_popup: shown as a local popup of parent */
 	uint32_t parent_id; /* the popup's parent window, at map */
@@ -90,6 +91,7 @@ struct rc_window {
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
 	struct wl_listener request_minimize;
+	struct wl_listener request_configure; /* X11 */
 	/* The size hints the viewer was last told. */
 	int32_t hints[4];
 	bool ever_announced;
@@ -195,6 +197,10 @@ struct rc_server {
 	struct xkb_context *xkb;
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;
+	bool xwayland_enabled; /* not --no-xwayland */
+	struct wlr_xwayland *xwayland;
+	struct wl_listener new_x11_surface;
+	uint32_t x11_focus; /* the X11 window last activated: menus' parent */
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	struct wl_list decorations; // rc_decoration::link
 	struct wl_listener new_decoration;
@@ -269,6 +275,29 @@ struct rc_server {
 void xdg_init(struct rc_server *server);
 struct rc_window *window_from_id(struct rc_server *server, uint32_t id);
 void window_damage_all(struct rc_window *window);
+/* What a window is made of, whichever shell made it (xdg-shell or X11). */
+struct wlr_surface *window_surface(const struct rc_window *window);
+void window_get_geometry(const struct rc_window *window, struct wlr_box *box);
+const char *window_title(const struct rc_window *window); /* never NULL */
+const char *window_app_id(const struct rc_window *window); /* never NULL */
+/* The toplevel's parent window, or NULL. */
+struct rc_window *window_parent(const struct rc_window *window);
+/* The state the app wants: before its first map, what it asked for. */
+bool window_wants_maximized(const struct rc_window *window, bool first);
+bool window_wants_fullscreen(const struct rc_window *window, bool first);
+/* A new window: creates it with its id, on the server's list. */
+struct rc_window *window_create(struct rc_server *server);
+void window_mapped(struct rc_window *window);
+void window_unmapped(struct rc_window *window);
+void window_destroyed(struct rc_window *window);
+
+/* xwayland.c */
+bool xwayland_init(struct rc_server *server);
+void xwayland_finish(struct rc_server *server);
+void xwayland_activate(struct rc_window *window, bool activated);
+void xwayland_configure(struct rc_window *window, int32_t width, int32_t height,
+	uint32_t states);
+void xwayland_close(struct rc_window *window);
 
 /* capture.c */
 bool capture_window(struct rc_window *window);

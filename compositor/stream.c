@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/xwayland.h>
 
 #include "log.h"
 #include "video.h"
@@ -71,6 +72,31 @@ static bool popup_msg(struct rc_server *server, struct rc_window *window, struct
 	if (!parent || !parent->announced) {
 		return false;
 	}
+	if (window->xwayland) {
+		/* An X11 menu: placed where the app put it, relative to its
+		 * parent's X position; the local compositor may not move it, or
+		 * the app's idea of it would be wrong. */
+		struct wlr_xwayland_surface *x = window->xwayland;
+		struct wlr_xwayland_surface *px = parent->xwayland;
+		int32_t ax = px ? x->x - px->x : 0, ay = px ? x->y - px->y : 0;
+		*msg = (struct wire_msg){
+			.type = WIRE_POPUP_NEW,
+			.popup_new =
+				{
+					.window = window->id,
+					.parent = parent->id,
+					.anchor_x = clamp_dim(ax, -WIRE_MAX_DIM),
+					.anchor_y = clamp_dim(ay, -WIRE_MAX_DIM),
+					.anchor_width = 1,
+					.anchor_height = 1,
+					.width = clamp_dim(x->width, 1),
+					.height = clamp_dim(x->height, 1),
+					.anchor = 5, /* top left */
+					.gravity = 8, /* bottom right */
+				},
+		};
+		return true;
+	}
 	struct wlr_xdg_popup *popup = window->xdg_surface->popup;
 	const struct wlr_xdg_positioner *pos = &popup->positioner;
 	/* The local popup's parent frame starts at the parent's window geometry,
@@ -102,8 +128,7 @@ static bool popup_msg(struct rc_server *server, struct rc_window *window, struct
  * announced (stream_window_new names it once it is). */
 static uint32_t toplevel_parent_id(const struct rc_window *window)
 {
-	struct wlr_xdg_surface *parent = window->xdg_surface->toplevel->parent;
-	const struct rc_window *p = parent ? parent->data : NULL;
+	const struct rc_window *p = window_parent(window);
 	return p && p->announced ? p->id : 0;
 }
 
@@ -158,6 +183,9 @@ void stream_window_request(struct rc_server *server, struct rc_window *window,
 
 void stream_window_hints(struct rc_server *server, struct rc_window *window, bool force)
 {
+	if (window->xwayland) {
+		return; /* X11 size hints are not forwarded */
+	}
 	const struct wlr_xdg_toplevel_state *state = &window->xdg_surface->toplevel->current;
 	int32_t hints[4] = {
 		clamp_dim((int32_t)state->min_width, 0),
@@ -190,9 +218,8 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 			return;
 		}
 	} else {
-		struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-		const char *title = toplevel->title ? toplevel->title : "";
-		const char *app_id = toplevel->app_id ? toplevel->app_id : "";
+		const char *title = window_title(window);
+		const char *app_id = window_app_id(window);
 		msg = (struct wire_msg){
 			.type = WIRE_WINDOW_NEW,
 			.window_new =
@@ -222,24 +249,21 @@ void stream_window_new(struct rc_server *server, struct rc_window *window)
 	/* Hints and states come before the first frame maps the local window,
 	 * so its compositor places it knowing them. A new window gets the
 	 * states the app asked for before it mapped; a snapshot, its states. */
-	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-	const struct wlr_xdg_toplevel_state *now = &toplevel->current;
 	bool first = !window->ever_announced;
 	window->ever_announced = true;
 	stream_window_hints(server, window, true);
 	stream_window_decoration(server, window);
-	if (first ? toplevel->requested.maximized : now->maximized) {
+	if (window_wants_maximized(window, first)) {
 		stream_window_request(server, window, WIRE_REQUEST_MAXIMIZE);
 	}
-	if (first ? toplevel->requested.fullscreen : now->fullscreen) {
+	if (window_wants_fullscreen(window, first)) {
 		stream_window_request(server, window, WIRE_REQUEST_FULLSCREEN);
 	}
 	/* Children announced before their parent get it now. */
 	struct rc_window *child;
 	wl_list_for_each(child, &server->windows, link)
 	{
-		if (!child->popup && child->announced &&
-			child->xdg_surface->toplevel->parent == window->xdg_surface) {
+		if (!child->popup && child->announced && window_parent(child) == window) {
 			stream_window_parent(server, child);
 		}
 	}
@@ -250,9 +274,7 @@ void stream_window_title(struct rc_server *server, struct rc_window *window, boo
 	if (!server->viewer || !window->announced) {
 		return;
 	}
-	struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-	const char *text = app_id ? toplevel->app_id : toplevel->title;
-	text = text ? text : "";
+	const char *text = app_id ? window_app_id(window) : window_title(window);
 	struct wire_msg msg = {
 		.type = app_id ? WIRE_WINDOW_APP_ID : WIRE_WINDOW_TITLE,
 		.window_text =
@@ -623,7 +645,7 @@ void stream_print_stats(struct rc_server *server)
 		if (!window->mapped) {
 			continue;
 		}
-		const char *app_id = window->xdg_surface->toplevel->app_id;
+		const char *app_id = window_app_id(window);
 		char codec[64];
 		if (window->video) {
 			snprintf(codec, sizeof(codec), "video %s %.2f Mbit/s",

@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/region.h>
+#include <wlr/xwayland.h>
 
 #include "log.h"
 #include "server.h"
@@ -31,16 +32,84 @@ void window_damage_all(struct rc_window *window)
 	capture_start_clock(window);
 }
 
-/* The window a surface belongs to: its root's toplevel or popup. Each popup
- * is a window of its own, shown as a local popup. */
+/* The window a surface belongs to: its root's toplevel or popup, or X11
+ * window. Each popup is a window of its own, shown as a local popup. */
 static struct rc_window *window_of_surface(struct wlr_surface *surface)
 {
 	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;
-	if (!root || !wlr_surface_is_xdg_surface(root)) {
+	if (root && wlr_surface_is_xdg_surface(root)) {
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
+		return xdg ? xdg->data : NULL;
+	}
+	if (root && wlr_surface_is_xwayland_surface(root)) {
+		struct wlr_xwayland_surface *x = wlr_xwayland_surface_from_wlr_surface(root);
+		return x ? x->data : NULL;
+	}
+	return NULL;
+}
+
+struct wlr_surface *window_surface(const struct rc_window *window)
+{
+	return window->xwayland ? window->xwayland->surface : window->xdg_surface->surface;
+}
+
+void window_get_geometry(const struct rc_window *window, struct wlr_box *box)
+{
+	if (window->xwayland) {
+		/* X11 windows are their surface, no shadows around. */
+		struct wlr_surface *surface = window->xwayland->surface;
+		*box = (struct wlr_box){0, 0, surface ? surface->current.width : 0,
+			surface ? surface->current.height : 0};
+		return;
+	}
+	wlr_xdg_surface_get_geometry(window->xdg_surface, box);
+}
+
+const char *window_title(const struct rc_window *window)
+{
+	const char *title = window->xwayland ? window->xwayland->title
+		: window->popup		     ? NULL
+					     : window->xdg_surface->toplevel->title;
+	return title ? title : "";
+}
+
+const char *window_app_id(const struct rc_window *window)
+{
+	const char *app_id = window->xwayland ? window->xwayland->class
+		: window->popup		      ? NULL
+					      : window->xdg_surface->toplevel->app_id;
+	return app_id ? app_id : "";
+}
+
+struct rc_window *window_parent(const struct rc_window *window)
+{
+	if (window->popup) {
 		return NULL;
 	}
-	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
-	return xdg ? xdg->data : NULL;
+	if (window->xwayland) {
+		struct wlr_xwayland_surface *parent = window->xwayland->parent;
+		return parent ? parent->data : NULL;
+	}
+	struct wlr_xdg_surface *parent = window->xdg_surface->toplevel->parent;
+	return parent ? parent->data : NULL;
+}
+
+bool window_wants_maximized(const struct rc_window *window, bool first)
+{
+	if (window->xwayland) {
+		return window->xwayland->maximized_horz && window->xwayland->maximized_vert;
+	}
+	const struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+	return first ? toplevel->requested.maximized : toplevel->current.maximized;
+}
+
+bool window_wants_fullscreen(const struct rc_window *window, bool first)
+{
+	if (window->xwayland) {
+		return window->xwayland->fullscreen;
+	}
+	const struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
+	return first ? toplevel->requested.fullscreen : toplevel->current.fullscreen;
 }
 
 struct find_surface {
@@ -74,11 +143,10 @@ static void note_commit_rate(struct rc_window *window)
 	uint64_t now = server_time_usec();
 	uint64_t elapsed = now - window->rate_start_us;
 	if (elapsed < 1000000 && !window->flood_logged) {
-		const char *app_id =
-			window->popup ? "a popup" : window->xdg_surface->toplevel->app_id;
+		const char *app_id = window->popup ? "a popup" : window_app_id(window);
 		log_error("window %u (%s) commits %llu times a second without waiting for frame "
 			  "callbacks; only its newest content is sent",
-			window->id, app_id ? app_id : "no app id",
+			window->id, *app_id ? app_id : "no app id",
 			(unsigned long long)(FLOOD_COMMITS * 1000000ull / (elapsed ? elapsed : 1)));
 		window->flood_logged = true;
 	}
@@ -93,15 +161,15 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	if (!window || !window->mapped) {
 		return;
 	}
-	if (rs->surface == window->xdg_surface->surface) {
+	if (rs->surface == window_surface(window)) {
 		window->stat_commits++;
 		note_commit_rate(window);
-		if (!window->popup) {
+		if (!window->popup && !window->xwayland) {
 			stream_window_hints(rs->server, window, false);
 		}
 	}
 	struct find_surface find = {.surface = rs->surface};
-	wlr_surface_for_each_surface(window->xdg_surface->surface, find_surface_iter, &find);
+	wlr_surface_for_each_surface(window_surface(window), find_surface_iter, &find);
 	if (!find.found) {
 		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
 		return;
@@ -201,18 +269,16 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 	wl_signal_add(&surface->events.destroy, &rs->destroy);
 }
 
-static void handle_map(struct wl_listener *listener, void *data)
+void window_mapped(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, map);
 	window->mapped = true;
 	if (window->popup) {
-		struct rc_window *parent = window_of_surface(window->xdg_surface->popup->parent);
-		window->parent_id = parent ? parent->id : 0;
 		/* Drawn at its parent's scale from the start. */
+		struct rc_window *parent = window_from_id(window->server, window->parent_id);
 		window->scale = parent ? parent->scale : 1;
 	}
 	output_window_enter(window);
-	wlr_xdg_surface_get_geometry(window->xdg_surface, &window->geometry);
+	window_get_geometry(window, &window->geometry);
 	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
 		window->geometry.height);
 	window->need_reset = true;
@@ -220,13 +286,28 @@ static void handle_map(struct wl_listener *listener, void *data)
 	stream_window_new(window->server, window);
 }
 
-static void handle_unmap(struct wl_listener *listener, void *data)
+static void handle_map(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, unmap);
+	struct rc_window *window = wl_container_of(listener, window, map);
+	if (window->popup) {
+		struct rc_window *parent = window_of_surface(window->xdg_surface->popup->parent);
+		window->parent_id = parent ? parent->id : 0;
+	}
+	window_mapped(window);
+}
+
+void window_unmapped(struct rc_window *window)
+{
 	window->mapped = false;
 	stream_window_destroy(window->server, window);
 	input_window_gone(window->server, window);
 	server_check_exit(window->server);
+}
+
+static void handle_unmap(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, unmap);
+	window_unmapped(window);
 }
 
 static void handle_set_title(struct wl_listener *listener, void *data)
@@ -277,14 +358,39 @@ static void handle_request_minimize(struct wl_listener *listener, void *data)
 	stream_window_request(window->server, window, WIRE_REQUEST_MINIMIZE);
 }
 
-static void handle_destroy(struct wl_listener *listener, void *data)
+void window_destroyed(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, destroy);
 	struct rc_server *server = window->server;
 	if (window->mapped) {
 		stream_window_destroy(server, window);
 	}
 	input_window_gone(server, window);
+	wl_list_remove(&window->link);
+	capture_finish(window);
+	pixman_region32_fini(&window->damage);
+	free(window);
+	server_check_exit(server);
+}
+
+struct rc_window *window_create(struct rc_server *server)
+{
+	struct rc_window *window = calloc(1, sizeof(*window));
+	if (!window) {
+		log_error("out of memory creating a window; the app's window will not show");
+		return NULL;
+	}
+	window->server = server;
+	window->id = server->next_window_id++;
+	window->timer_fd = -1;
+	window->scale = 1;
+	pixman_region32_init(&window->damage);
+	wl_list_insert(server->windows.prev, &window->link);
+	return window;
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_window *window = wl_container_of(listener, window, destroy);
 	wl_list_remove(&window->map.link);
 	wl_list_remove(&window->unmap.link);
 	wl_list_remove(&window->destroy.link);
@@ -294,12 +400,8 @@ static void handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&window->request_maximize.link);
 	wl_list_remove(&window->request_fullscreen.link);
 	wl_list_remove(&window->request_minimize.link);
-	wl_list_remove(&window->link);
 	window->xdg_surface->data = NULL;
-	capture_finish(window);
-	pixman_region32_fini(&window->damage);
-	free(window);
-	server_check_exit(server);
+	window_destroyed(window);
 }
 
 static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
@@ -310,17 +412,11 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 		xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP) {
 		return;
 	}
-	struct rc_window *window = calloc(1, sizeof(*window));
+	struct rc_window *window = window_create(server);
 	if (!window) {
-		log_error("out of memory creating a window; the app's window will not show");
 		return;
 	}
-	window->server = server;
-	window->id = server->next_window_id++;
 	window->xdg_surface = xdg_surface;
-	window->timer_fd = -1;
-	window->scale = 1;
-	pixman_region32_init(&window->damage);
 	xdg_surface->data = window;
 
 	window->map.notify = handle_map;
@@ -352,7 +448,6 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 		window->request_minimize.notify = handle_request_minimize;
 		wl_signal_add(&toplevel->events.request_minimize, &window->request_minimize);
 	}
-	wl_list_insert(server->windows.prev, &window->link);
 	log_debug("new %s, window %u", window->popup ? "popup" : "toplevel", window->id);
 }
 

@@ -27,6 +27,7 @@ output HEADLESS-1 resolution {width}x{height}{refresh} position 0 0 scale {scale
 default_border none
 default_floating_border none
 focus_follows_mouse no
+xwayland disable
 {extra}
 """
 

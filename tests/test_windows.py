@@ -11,7 +11,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rig import Failure, TEST_CLIENTS, descendant, hello, log, main, wait_for  # noqa: E402
+from rig import (Failure, RCOMP_RUN, TEST_CLIENTS, descendant, hello, log, main,  # noqa: E402
+                 wait_for)
 from test_e2e import VirtualPointer  # noqa: E402
 
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
@@ -501,6 +502,66 @@ def case_touch(rig):
     rig.check_alive(server)
     log("touch: down on the subsurface at its own 50.5,50.25, motion, up, and a cancelled "
         "point reached the app as sent")
+
+
+def case_x11(rig):
+    """X11 apps run through Xwayland, started on demand: xlogo's pixels, keys
+    typed into xterm, and xterm's override-redirect menu shown as a popup
+    outside its window. With --no-xwayland an X11 app cannot connect, not
+    even to an outer DISPLAY."""
+    server = rig.start_server(["sh", "-c", "xlogo -bg '#2040e0' -fg '#e0e020' & "
+                               "exec xterm -bg '#2040e0' -fg white -geometry 40x10 "
+                               "-e sh -c 'read line; echo \"$line\" > %s/typed; "
+                               "sleep 60'" % rig.tmp], ["-v"])
+    rig.start_viewer(server)
+    logo = wait_for("xlogo's window", lambda: rig.window(app_id="XLogo"), timeout=30)
+    wait_for("xlogo's pixels (logo and background)",
+             lambda: rig.pixel(3, 3, logo) == YELLOW and rig.pixel(50, 3, logo) == BLUE,
+             interval=0.2)
+    term = wait_for("xterm's window", lambda: rig.window(app_id="XTerm"), timeout=30)
+    rig.swaymsg("[app_id=XTerm] focus")
+    wait_for("xterm to have focus", lambda: rig.window(app_id="XTerm")["focused"])
+    kb = VirtualKeyboard(rig)
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    time.sleep(0.5)
+    kb.send("tap 35", "tap 23", "tap 28")  # h i Enter
+    typed = os.path.join(rig.tmp, "typed")
+    wait_for("what was typed into xterm", lambda: os.path.exists(typed) and
+             open(typed).read() == "hi\n")
+    # Control and a left click open xterm's main menu: an X11
+    # override-redirect window, shown as a local popup of the xterm.
+    term = rig.window(app_id="XTerm")
+    r = term["rect"]
+    pointer = VirtualPointer(rig)
+    time.sleep(0.5)
+    x, y = r["x"] + r["width"] - 20, r["y"] + r["height"] - 20
+    pointer.send("move %d %d" % (r["x"] + 10, r["y"] + 10), "move %d %d" % (x, y))
+    outside = (x + 30, y + 40)  # past xterm's bottom right corner
+    before = rig.pixel(*outside)
+    kb.send("press 29")  # left control
+    pointer.send("press %d" % BTN_LEFT)
+    wait_for("xterm's menu as a new X11 popup",
+             lambda: "(override-redirect)" in rig.read_log("rcomp-run"))
+    wait_for("the menu drawn outside xterm's window", lambda: rig.pixel(*outside) != before,
+             interval=0.2)
+    pointer.send("release %d" % BTN_LEFT)
+    kb.send("release 29")
+    rig.check_alive(server)
+
+    # Even with DISPLAY naming a live X server (the first session's
+    # Xwayland), an app under --no-xwayland must not reach it.
+    display = re.search(r"DISPLAY=(:\d+)", rig.read_log("rcomp-run")).group(1)
+    blocked = rig.start("no-xwayland", [RCOMP_RUN, "--socket",
+                                        os.path.join(rig.remote_rt, "blocked.sock"),
+                                        "--no-xwayland", "--", "xlogo"],
+                        dict(rig.remote_env, DISPLAY=display))
+    if blocked.wait(timeout=20) == 0:
+        raise Failure("xlogo ran with --no-xwayland")
+    if "xwayland" in rig.read_log("no-xwayland").lower():
+        raise Failure("--no-xwayland still set up Xwayland")
+    log("X11: xlogo's pixels exact, 'hi' typed into xterm arrived, xterm's menu shown "
+        "outside its window as a popup; --no-xwayland (with DISPLAY=%s, a live X server, "
+        "outside) kept xlogo from any X server" % display)
 
 
 def case_keyboard_layout(rig):

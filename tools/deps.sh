@@ -9,7 +9,7 @@ packages=(
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
 	libavcodec-dev libavutil-dev libswscale-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
-	sway foot grim wtype weston wl-clipboard xkb-data fonts-dejavu-core util-linux clang-format
+	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )

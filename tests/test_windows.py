@@ -564,6 +564,41 @@ def case_x11(rig):
         "outside) kept xlogo from any X server" % display)
 
 
+def case_maximize(rig):
+    """Maximize both ways, on a local compositor that implements it: sway 1.7
+    does not, so the viewer shows the remote window on a headless weston
+    (desktop shell). The app asks to be maximized and weston's answer
+    reaches it; so does the way back; a minimize request passes unharmed."""
+    weston_rt = os.path.join(rig.tmp, "weston-rt")
+    os.mkdir(weston_rt, 0o700)
+    weston_env = dict(rig.local_env, XDG_RUNTIME_DIR=weston_rt, WAYLAND_DISPLAY="wl-weston")
+    weston_env.pop("SWAYSOCK", None)
+    rig.start("weston", ["weston", "--backend=headless-backend.so", "--use-pixman",
+                         "--socket=wl-weston", "--width=1024", "--height=768",
+                         "--idle-time=0"], weston_env)
+    wait_for("weston's socket", lambda: os.path.exists(os.path.join(weston_rt, "wl-weston")))
+    server = rig.start_server([MODEL_CLIENT, "maximize"])
+    argv = [os.path.join(os.path.dirname(RCOMP_RUN), "..", "viewer", "rcomp-view"),
+            "--socket", server.socket]
+    rig.start("rcomp-view", argv, weston_env)
+    configures = lambda: re.findall(r"^configure (\d+) (\d+)(.*)$",  # noqa: E731
+                                    rig.read_log("rcomp-run"), re.M)
+    wait_for("the window on weston", lambda: "frame clock" in rig.read_log("rcomp-run"))
+    step(rig, server, 1)
+    wait_for("the app to be told it is maximized",
+             lambda: configures() and "maximized" in configures()[-1][2])
+    width, height = (int(v) for v in configures()[-1][:2])
+    if not (900 <= width <= 1024 and 600 <= height <= 768):
+        raise Failure("maximized to %dx%d on a 1024x768 weston" % (width, height))
+    step(rig, server, 2)
+    wait_for("the app to be told it is not", lambda: "maximized" not in configures()[-1][2])
+    step(rig, server, 3)
+    rig.check_alive(server)
+    log("on weston: the app asked to be maximized, weston maximized the local window to "
+        "%dx%d and the app heard it; unmaximize likewise; minimize passed"
+        % (width, height))
+
+
 def case_keyboard_layout(rig):
     """The local keymap is forwarded at connect and whenever it changes: a
     German layout types German characters in the remote app, a switch to US

@@ -706,6 +706,10 @@ void window_request(struct rv_window *window, uint32_t request)
 		xdg_toplevel_set_minimized(toplevel);
 		break;
 	}
+	/* Some compositors (weston) act on it at the next commit. */
+	if (window->has_content && !window->frame_callback) {
+		wl_surface_commit(window->surface);
+	}
 }
 
 /* Size hints are double-buffered: they apply with the next commit, which

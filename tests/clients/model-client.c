@@ -31,6 +31,11 @@
  *     Steps: 1 set_fullscreen, 2 unset_fullscreen, 3 set_maximized,
  *     4 unset_maximized, 5 set_minimized.
  *
+ *   model-client maximize
+ *     The same window without size hints, taking the size each configure
+ *     gives, as a compositor that maximizes expects; steps: 1 set_maximized,
+ *     2 unset_maximized, 3 set_minimized.
+ *
  * Every window has app_id rcomp-model. In windows mode they take the size a
  * configure gives; elsewhere they keep their own.
  * Closing the main window ends the app.
@@ -71,7 +76,8 @@ struct app {
 	struct wl_seat *seat;
 	struct wl_pointer *pointer;
 	bool running;
-	bool states; /* states mode: print configures */
+	bool states; /* states or maximize mode: print configures */
+	bool maximize_only;
 	bool follow_configure; /* windows mode: take the size a configure gives */
 	int step;
 	struct toplevel *main, *dialog, *other;
@@ -496,7 +502,7 @@ static void windows_step(struct app *app)
 static void states_step(struct app *app)
 {
 	struct xdg_toplevel *toplevel = app->main->xdg_toplevel;
-	switch (app->step) {
+	switch (app->maximize_only ? app->step + 2 : app->step) {
 	case 1:
 		xdg_toplevel_set_fullscreen(toplevel, NULL);
 		break;
@@ -536,11 +542,12 @@ int main(int argc, char **argv)
 	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
 	bool cursor = argc == 2 && strcmp(argv[1], "cursor") == 0;
 	bool scale = argc == 2 && strcmp(argv[1], "scale") == 0;
-	app.states = argc == 2 && strcmp(argv[1], "states") == 0;
+	app.maximize_only = argc == 2 && strcmp(argv[1], "maximize") == 0;
+	app.states = app.maximize_only || (argc == 2 && strcmp(argv[1], "states") == 0);
 	if (!subsurfaces && !windows && !cursor && !scale && !app.states) {
 		fprintf(stderr,
 			"usage: model-client subsurfaces | windows | cursor | scale | "
-			"states\n");
+			"states | maximize\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -565,9 +572,13 @@ int main(int argc, char **argv)
 		subsurfaces_start(&app);
 	} else if (app.states) {
 		app.main = toplevel_create(&app, "model states", 300, 200, 0xff2040e0, NULL);
-		xdg_toplevel_set_min_size(app.main->xdg_toplevel, 300, 200);
-		xdg_toplevel_set_max_size(app.main->xdg_toplevel, 300, 200);
-		wl_surface_commit(app.main->surface);
+		if (app.maximize_only) {
+			app.follow_configure = true;
+		} else {
+			xdg_toplevel_set_min_size(app.main->xdg_toplevel, 300, 200);
+			xdg_toplevel_set_max_size(app.main->xdg_toplevel, 300, 200);
+			wl_surface_commit(app.main->surface);
+		}
 	} else if (scale) {
 		app.main = toplevel_create(&app, "model scale", 200, 150, 0xff000000, NULL);
 		wl_surface_add_listener(app.main->surface, &surface_listener, &app);

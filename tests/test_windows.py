@@ -117,10 +117,22 @@ def case_windows(rig):
     wait_for("the second toplevel to go", lambda: rig.window(title="model other") is None)
     if not rig.window(title="model main") or not rig.window(app_id="rcomp-input-test"):
         raise Failure("a window that should stay went")
+    # Title and app_id changes show live.
+    step(rig, server, 5)
+    wait_for("the new title and app_id", lambda: rig.window(title="model renamed") and
+             rig.window(title="model renamed")["app_id"] == "rcomp-model-renamed")
     rig.check_alive(server)
+    # Real apps: two under one rcomp-run, each its own local window.
+    apps = rig.start_server(["sh", "-c", "foot & exec weston-terminal"], name="two-apps")
+    rig.start_viewer(apps, name="two-apps-viewer")
+    wait_for("foot's and weston-terminal's windows",
+             lambda: rig.window(app_id="foot") and
+             rig.window(app_id="org.freedesktop.weston.wayland-terminal"), timeout=30)
+    rig.check_alive(apps)
     log("windows: main, a dialog with a parent (floated by sway, as for a local dialog), "
         "a second toplevel and a second app's window appeared; the dialog and the "
-        "second toplevel went when the app destroyed them")
+        "second toplevel went when the app destroyed them; a new title and app_id "
+        "showed live; foot and weston-terminal under one rcomp-run are two windows")
 
 
 def case_popups(rig):

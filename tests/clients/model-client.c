@@ -13,7 +13,8 @@
  *     A 300x200 blue toplevel "model main". Step 1 opens a 160x100 green
  *     dialog "model dialog" whose parent is the main window; step 2 opens a
  *     second 200x120 orange toplevel "model other" with no parent; step 3
- *     destroys the dialog; step 4 destroys "model other".
+ *     destroys the dialog; step 4 destroys "model other"; step 5 renames the
+ *     main window "model renamed", app_id rcomp-model-renamed.
  *
  *   model-client cursor
  *     A 300x200 blue toplevel "model cursor" that sets a 16x16 magenta cursor
@@ -495,6 +496,10 @@ static void windows_step(struct app *app)
 	case 4:
 		toplevel_destroy(app->other);
 		app->other = NULL;
+		break;
+	case 5:
+		xdg_toplevel_set_title(app->main->xdg_toplevel, "model renamed");
+		xdg_toplevel_set_app_id(app->main->xdg_toplevel, "rcomp-model-renamed");
 		break;
 	}
 }

@@ -38,23 +38,10 @@ static void request_from_viewer(struct rc_server *server, enum wire_selection_ki
 		close(fd);
 		return;
 	}
-	uint32_t id = c->next_id++;
-	if (!transfers_start(&c->transfers, id, fd, false)) {
+	if (!transfers_request(&c->transfers, kind, mime, fd)) {
 		log_error("clipboard: too many pastes at once; this one gets nothing");
 		return;
 	}
-	size_t len = strnlen(mime, WIRE_MAX_MIME + 1);
-	if (len == 0 || len > WIRE_MAX_MIME) {
-		return;
-	}
-	struct wire_msg msg = {
-		.type = WIRE_TRANSFER_REQUEST,
-		.transfer_request = {.id = id,
-			.kind = kind,
-			.mime_len = (uint32_t)len,
-			.mime = mime},
-	};
-	stream_send(server, &msg);
 	clipboard_sync(server);
 }
 
@@ -238,12 +225,7 @@ static void viewer_request(struct rc_server *server, const struct wire_msg *msg)
 	char type[WIRE_MAX_MIME + 1];
 	int fds[2];
 	if (!types || !mime_offered(types, mime, len) || pipe2(fds, O_CLOEXEC) < 0) {
-		struct wire_msg none = {
-			.type = WIRE_TRANSFER_DATA,
-			.transfer_data = {.id = msg->transfer_request.id,
-				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
-		};
-		stream_send(server, &none);
+		transfers_refuse(&c->transfers, msg->transfer_request.id);
 		return;
 	}
 	memcpy(type, mime, len);
@@ -257,12 +239,7 @@ static void viewer_request(struct rc_server *server, const struct wire_msg *msg)
 	}
 	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
 		log_error("clipboard: too many pastes at once; this one gets nothing");
-		struct wire_msg none = {
-			.type = WIRE_TRANSFER_DATA,
-			.transfer_data = {.id = msg->transfer_request.id,
-				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
-		};
-		stream_send(server, &none);
+		transfers_refuse(&c->transfers, msg->transfer_request.id);
 	}
 	clipboard_sync(server);
 }
@@ -349,7 +326,6 @@ bool clipboard_init(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
 	c->server = server;
-	c->next_id = 1;
 	transfers_init(&c->transfers, transfer_send, transfer_done, server);
 	if (!wlr_primary_selection_v1_device_manager_create(server->display) ||
 		!wlr_data_control_manager_v1_create(server->display)) {

@@ -120,7 +120,6 @@ struct rc_clipboard {
 	struct rc_server *server;
 	struct transfers transfers;
 	struct wl_event_source *sources[TRANSFER_MAX]; /* by transfer slot */
-	uint32_t next_id;
 	struct wl_listener request_set_selection;
 	struct wl_listener request_set_primary_selection;
 	struct wl_listener set_selection;
@@ -290,6 +289,11 @@ struct rc_window *window_create(struct rc_server *server);
 void window_mapped(struct rc_window *window);
 void window_unmapped(struct rc_window *window);
 void window_destroyed(struct rc_window *window);
+/* Handlers any shell's window uses for these signals. */
+void window_handle_unmap(struct wl_listener *listener, void *data);
+void window_handle_set_title(struct wl_listener *listener, void *data);
+void window_handle_set_app_id(struct wl_listener *listener, void *data);
+void window_handle_set_parent(struct wl_listener *listener, void *data);
 
 /* xwayland.c */
 bool xwayland_init(struct rc_server *server);

@@ -304,25 +304,25 @@ void window_unmapped(struct rc_window *window)
 	server_check_exit(window->server);
 }
 
-static void handle_unmap(struct wl_listener *listener, void *data)
+void window_handle_unmap(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, unmap);
 	window_unmapped(window);
 }
 
-static void handle_set_title(struct wl_listener *listener, void *data)
+void window_handle_set_title(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, set_title);
 	stream_window_title(window->server, window, false);
 }
 
-static void handle_set_app_id(struct wl_listener *listener, void *data)
+void window_handle_set_app_id(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, set_app_id);
 	stream_window_title(window->server, window, true);
 }
 
-static void handle_set_parent(struct wl_listener *listener, void *data)
+void window_handle_set_parent(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, set_parent);
 	stream_window_parent(window->server, window);
@@ -421,7 +421,7 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 
 	window->map.notify = handle_map;
 	wl_signal_add(&xdg_surface->events.map, &window->map);
-	window->unmap.notify = handle_unmap;
+	window->unmap.notify = window_handle_unmap;
 	wl_signal_add(&xdg_surface->events.unmap, &window->unmap);
 	window->destroy.notify = handle_destroy;
 	wl_signal_add(&xdg_surface->events.destroy, &window->destroy);
@@ -434,11 +434,11 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 		wl_list_init(&window->request_fullscreen.link);
 		wl_list_init(&window->request_minimize.link);
 	} else {
-		window->set_title.notify = handle_set_title;
+		window->set_title.notify = window_handle_set_title;
 		wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
-		window->set_app_id.notify = handle_set_app_id;
+		window->set_app_id.notify = window_handle_set_app_id;
 		wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
-		window->set_parent.notify = handle_set_parent;
+		window->set_parent.notify = window_handle_set_parent;
 		wl_signal_add(&xdg_surface->toplevel->events.set_parent, &window->set_parent);
 		struct wlr_xdg_toplevel *toplevel = xdg_surface->toplevel;
 		window->request_maximize.notify = handle_request_maximize;

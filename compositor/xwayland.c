@@ -39,30 +39,6 @@ static void handle_map(struct wl_listener *listener, void *data)
 	window_mapped(window);
 }
 
-static void handle_unmap(struct wl_listener *listener, void *data)
-{
-	struct rc_window *window = wl_container_of(listener, window, unmap);
-	window_unmapped(window);
-}
-
-static void handle_set_title(struct wl_listener *listener, void *data)
-{
-	struct rc_window *window = wl_container_of(listener, window, set_title);
-	stream_window_title(window->server, window, false);
-}
-
-static void handle_set_class(struct wl_listener *listener, void *data)
-{
-	struct rc_window *window = wl_container_of(listener, window, set_app_id);
-	stream_window_title(window->server, window, true);
-}
-
-static void handle_set_parent(struct wl_listener *listener, void *data)
-{
-	struct rc_window *window = wl_container_of(listener, window, set_parent);
-	stream_window_parent(window->server, window);
-}
-
 /* X11 windows place and size themselves until they are shown; after that
  * the local compositor decides, through the viewer. */
 static void handle_request_configure(struct wl_listener *listener, void *data)
@@ -128,11 +104,11 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 		wl_notify_func_t notify;
 	} table[] = {
 		{&window->map, &x->events.map, handle_map},
-		{&window->unmap, &x->events.unmap, handle_unmap},
+		{&window->unmap, &x->events.unmap, window_handle_unmap},
 		{&window->destroy, &x->events.destroy, handle_destroy},
-		{&window->set_title, &x->events.set_title, handle_set_title},
-		{&window->set_app_id, &x->events.set_class, handle_set_class},
-		{&window->set_parent, &x->events.set_parent, handle_set_parent},
+		{&window->set_title, &x->events.set_title, window_handle_set_title},
+		{&window->set_app_id, &x->events.set_class, window_handle_set_app_id},
+		{&window->set_parent, &x->events.set_parent, window_handle_set_parent},
 		{&window->request_configure, &x->events.request_configure,
 			handle_request_configure},
 		{&window->request_maximize, &x->events.request_maximize, handle_request_maximize},

@@ -69,6 +69,37 @@ struct transfer *transfers_start(struct transfers *t, uint32_t id, int fd, bool 
 	return NULL;
 }
 
+bool transfers_request(struct transfers *t, uint32_t kind, const char *mime, int fd)
+{
+	size_t len = strlen(mime);
+	if (len == 0 || len > WIRE_MAX_MIME) {
+		close(fd);
+		return false;
+	}
+	uint32_t id = ++t->next_id;
+	if (!transfers_start(t, id, fd, false)) {
+		return false;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_TRANSFER_REQUEST,
+		.transfer_request = {.id = id,
+			.kind = kind,
+			.mime_len = (uint32_t)len,
+			.mime = mime},
+	};
+	t->send(t->data, &msg);
+	return true;
+}
+
+void transfers_refuse(struct transfers *t, uint32_t id)
+{
+	struct wire_msg msg = {
+		.type = WIRE_TRANSFER_DATA,
+		.transfer_data = {.id = id, .flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
+	};
+	t->send(t->data, &msg);
+}
+
 short transfers_events(const struct transfer *tr, bool may_send)
 {
 	if (tr->sending) {

@@ -37,6 +37,7 @@ struct transfers {
 	 * loop to forget the fd, and for a log line. */
 	void (*done)(void *data, struct transfer *tr, bool ok);
 	void *data;
+	uint32_t next_id; /* of our next request */
 };
 
 void transfers_init(struct transfers *t, void (*send)(void *, const struct wire_msg *),
@@ -45,6 +46,11 @@ void transfers_init(struct transfers *t, void (*send)(void *, const struct wire_
 void transfers_finish(struct transfers *t);
 /* Takes fd (nonblocking is set here). NULL, with fd closed, when full. */
 struct transfer *transfers_start(struct transfers *t, uint32_t id, int fd, bool sending);
+/* Asks the peer for its selection of kind as mime, to be written to fd
+ * (taken: closed on failure). False if it cannot be asked. */
+bool transfers_request(struct transfers *t, uint32_t kind, const char *mime, int fd);
+/* Tells the peer that its request id gets no data. */
+void transfers_refuse(struct transfers *t, uint32_t id);
 /* The poll events the transfer's fd waits for now; may_send is false while
  * the connection's own output is backed up. */
 short transfers_events(const struct transfer *tr, bool may_send);

@@ -672,5 +672,9 @@ if __name__ == "__main__":
     tiled = ("windows", "states")
     # sway draws title bars on floating windows unless the app draws its own
     # (on tiled ones it draws them always, local apps alike).
-    extra = 'default_border normal\ndefault_floating_border normal\n' if case == "decorations" else ""
+    extra = {
+        "decorations": 'default_border normal\ndefault_floating_border normal\n',
+        # Both X11 windows would float centred, one over the other.
+        "x11": 'for_window [app_id="XLogo"] move position 0 0\n',
+    }.get(case, "")
     main(body, floating=case not in tiled, scale=2 if case == "scale" else 1, extra=extra)

@@ -196,24 +196,13 @@ static void request_from_server(struct rv_viewer *viewer, enum wire_selection_ki
 	const char *mime, int fd)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	size_t len = strlen(mime);
-	if (!viewer->connected || len > WIRE_MAX_MIME) {
+	if (!viewer->connected) {
 		close(fd);
 		return;
 	}
-	uint32_t id = c->next_id++;
-	if (!transfers_start(&c->transfers, id, fd, false)) {
+	if (!transfers_request(&c->transfers, kind, mime, fd)) {
 		log_error("clipboard: too many pastes at once; this one gets nothing");
-		return;
 	}
-	struct wire_msg msg = {
-		.type = WIRE_TRANSFER_REQUEST,
-		.transfer_request = {.id = id,
-			.kind = kind,
-			.mime_len = (uint32_t)len,
-			.mime = mime},
-	};
-	viewer_send(viewer, &msg);
 }
 
 static void data_source_target(void *data, struct wl_data_source *source, const char *mime)
@@ -261,6 +250,35 @@ static const struct zwp_primary_selection_source_v1_listener primary_source_list
 	.cancelled = primary_source_cancelled,
 };
 
+/* Calls offer for each of the remote selection's MIME types. */
+static void offer_remote_types(const struct rv_remote *r, void (*offer)(void *, const char *),
+	void *source)
+{
+	struct wire_msg m = {
+		.selection = {.count = r->count,
+			.types = r->packed,
+			.types_len = (uint32_t)r->used},
+	};
+	size_t pos = 0, len;
+	const char *mime;
+	while (wire_mime_next(&m, &pos, &mime, &len)) {
+		char type[WIRE_MAX_MIME + 1];
+		memcpy(type, mime, len);
+		type[len] = '\0';
+		offer(source, type);
+	}
+}
+
+static void offer_data(void *source, const char *mime)
+{
+	wl_data_source_offer(source, mime);
+}
+
+static void offer_primary(void *source, const char *mime)
+{
+	zwp_primary_selection_source_v1_offer(source, mime);
+}
+
 /* The remote selection becomes the local one. Setting a selection takes
  * the serial of recent input, so without keyboard focus it waits. */
 static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind)
@@ -285,17 +303,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 		if (r->count > 0) {
 			source = wl_data_device_manager_create_data_source(c->manager);
 			wl_data_source_add_listener(source, &data_source_listener, viewer);
-			size_t pos = 0, len;
-			const char *mime;
-			struct wire_msg m = {.selection = {.count = r->count,
-						     .types = r->packed,
-						     .types_len = (uint32_t)r->used}};
-			while (wire_mime_next(&m, &pos, &mime, &len)) {
-				char type[WIRE_MAX_MIME + 1];
-				memcpy(type, mime, len);
-				type[len] = '\0';
-				wl_data_source_offer(source, type);
-			}
+			offer_remote_types(r, offer_data, source);
 		}
 		wl_data_device_set_selection(c->device, source, serial);
 		c->source = source;
@@ -306,17 +314,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 				c->primary_manager);
 			zwp_primary_selection_source_v1_add_listener(source,
 				&primary_source_listener, viewer);
-			size_t pos = 0, len;
-			const char *mime;
-			struct wire_msg m = {.selection = {.count = r->count,
-						     .types = r->packed,
-						     .types_len = (uint32_t)r->used}};
-			while (wire_mime_next(&m, &pos, &mime, &len)) {
-				char type[WIRE_MAX_MIME + 1];
-				memcpy(type, mime, len);
-				type[len] = '\0';
-				zwp_primary_selection_source_v1_offer(source, type);
-			}
+			offer_remote_types(r, offer_primary, source);
 		}
 		zwp_primary_selection_device_v1_set_selection(c->primary_device, source, serial);
 		c->primary_source = source;
@@ -349,12 +347,7 @@ static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
 	}
 	int fds[2];
 	if (!offered || offer->own || pipe2(fds, O_CLOEXEC) < 0) {
-		struct wire_msg none = {
-			.type = WIRE_TRANSFER_DATA,
-			.transfer_data = {.id = msg->transfer_request.id,
-				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
-		};
-		viewer_send(viewer, &none);
+		transfers_refuse(&c->transfers, msg->transfer_request.id);
 		return;
 	}
 	if (offer->primary) {
@@ -365,12 +358,7 @@ static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
 	close(fds[1]);
 	wl_display_flush(viewer->display);
 	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
-		struct wire_msg none = {
-			.type = WIRE_TRANSFER_DATA,
-			.transfer_data = {.id = msg->transfer_request.id,
-				.flags = WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED},
-		};
-		viewer_send(viewer, &none);
+		transfers_refuse(&c->transfers, msg->transfer_request.id);
 	}
 }
 
@@ -424,7 +412,6 @@ static void transfer_done(void *data, struct transfer *tr, bool ok)
 void clipboard_init(struct rv_viewer *viewer)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	c->next_id = 1;
 	transfers_init(&c->transfers, transfer_send, transfer_done, viewer);
 }
 

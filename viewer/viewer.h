@@ -38,7 +38,6 @@ struct rv_clipboard {
 	struct rv_remote remote[2];
 	bool expect_own[2]; /* we just set that selection: its offer is ours */
 	struct transfers transfers;
-	uint32_t next_id;
 };
 
 #define RV_BUFFERS 3

@@ -299,8 +299,7 @@ void window_handle_set_parent(struct wl_listener *listener, void *data);
 bool xwayland_init(struct rc_server *server);
 void xwayland_finish(struct rc_server *server);
 void xwayland_activate(struct rc_window *window, bool activated);
-void xwayland_configure(struct rc_window *window, int32_t width, int32_t height,
-	uint32_t states);
+void xwayland_configure(struct rc_window *window, int32_t width, int32_t height, uint32_t states);
 void xwayland_close(struct rc_window *window);
 
 /* capture.c */

@@ -23,7 +23,6 @@ struct remote_source {
 	struct wlr_data_source base;
 	struct wlr_primary_selection_source primary;
 	struct rc_server *server;
-	enum wire_selection_kind kind;
 };
 
 static const struct wlr_data_source_impl remote_impl;
@@ -92,40 +91,33 @@ static struct wl_array *app_mime_types(struct rc_server *server, enum wire_selec
 	return p && p->impl != &remote_primary_impl ? &p->mime_types : NULL;
 }
 
+static bool has_selection(struct rc_server *server, enum wire_selection_kind kind)
+{
+	return kind == WIRE_SELECTION_CLIPBOARD ? server->seat->selection_source != NULL
+						: server->seat->primary_selection_source != NULL;
+}
+
 static void offer_to_viewer(struct rc_server *server, enum wire_selection_kind kind,
 	bool only_if_set)
 {
-	bool ours = kind == WIRE_SELECTION_CLIPBOARD ? server->seat->selection_source &&
-			server->seat->selection_source->impl == &remote_impl
-						     : server->seat->primary_selection_source &&
-			server->seat->primary_selection_source->impl == &remote_primary_impl;
-	if (ours || !server->viewer || !server->viewer->handshake_done) {
-		return; /* the viewer's own selection: nothing to tell it */
-	}
-	static uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
-	struct wire_msg msg = {.type = WIRE_SELECTION, .selection = {.kind = kind}};
 	struct wl_array *types = app_mime_types(server, kind);
-	if (!types && only_if_set) {
+	/* No app's selection: the viewer's own (nothing to tell it), or none,
+	 * which a new viewer need not hear of. */
+	if (!server->viewer || !server->viewer->handshake_done ||
+		(!types && (only_if_set || has_selection(server, kind)))) {
 		return;
 	}
-	size_t used = 0;
+	static struct wire_mime_list list;
+	list.count = list.used = 0;
+	char **mime;
 	if (types) {
-		char **mime;
 		wl_array_for_each(mime, types)
 		{
-			if (msg.selection.count == WIRE_MAX_MIME_TYPES) {
-				break;
-			}
-			size_t n = wire_mime_pack(packed + used, sizeof(packed) - used, *mime,
-				strnlen(*mime, WIRE_MAX_MIME + 1));
-			if (n > 0) {
-				used += n;
-				msg.selection.count++;
-			}
+			wire_mime_list_add(&list, *mime, strnlen(*mime, WIRE_MAX_MIME + 1));
 		}
 	}
-	msg.selection.types = packed;
-	msg.selection.types_len = (uint32_t)used;
+	struct wire_msg msg;
+	wire_mime_list_to_msg(&list, kind, &msg);
 	stream_send(server, &msg);
 }
 
@@ -175,7 +167,6 @@ static void viewer_selection(struct rc_server *server, const struct wire_msg *ms
 		return;
 	}
 	r->server = server;
-	r->kind = msg->selection.kind;
 	struct wl_array *types;
 	if (primary) {
 		wlr_primary_selection_source_init(&r->primary, &remote_primary_impl);
@@ -306,14 +297,20 @@ void clipboard_sync(struct rc_server *server)
 		if (!c->sources[i]) {
 			c->sources[i] =
 				wl_event_loop_add_fd(server->loop, tr->fd, 0, handle_fd, server);
+			c->masks[i] = 0;
 			if (!c->sources[i]) {
 				continue;
 			}
 		}
 		short events = transfers_events(tr, may_send);
-		wl_event_source_fd_update(c->sources[i],
-			(events & POLLIN ? WL_EVENT_READABLE : 0) |
-				(events & POLLOUT ? WL_EVENT_WRITABLE : 0));
+		uint32_t mask = (events & POLLIN ? WL_EVENT_READABLE : 0) |
+			(events & POLLOUT ? WL_EVENT_WRITABLE : 0);
+		/* This runs on every turn of the loop: change the watch (a
+		 * syscall) only when it changes. */
+		if (mask != c->masks[i]) {
+			c->masks[i] = mask;
+			wl_event_source_fd_update(c->sources[i], mask);
+		}
 	}
 }
 

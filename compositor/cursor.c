@@ -15,6 +15,13 @@
 /* Animated cursors wait for frame callbacks: answer them at this pace. */
 #define CURSOR_FRAME_MS 16
 
+/* Any hotspot an app gives stays within what the wire allows. */
+static int32_t clamp_hotspot(int32_t v)
+{
+	const int32_t limit = WIRE_MAX_CURSOR * WIRE_MAX_SCALE;
+	return v < -limit ? -limit : (v > limit ? limit : v);
+}
+
 static void cursor_forget_surface(struct rc_cursor *cursor)
 {
 	if (cursor->surface) {
@@ -55,14 +62,8 @@ static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t 
 	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0, w, h);
 	pixman_image_unref(dst);
 	int32_t scale = surface->current.scale;
-	/* Any hotspot an app gives stays within what the wire allows. */
-	const int32_t limit = WIRE_MAX_CURSOR * WIRE_MAX_SCALE;
-	msg->cursor.hotspot_x = cursor->hotspot_x < -limit ? -limit
-		: cursor->hotspot_x > limit		   ? limit
-							   : cursor->hotspot_x;
-	msg->cursor.hotspot_y = cursor->hotspot_y < -limit ? -limit
-		: cursor->hotspot_y > limit		   ? limit
-							   : cursor->hotspot_y;
+	msg->cursor.hotspot_x = clamp_hotspot(cursor->hotspot_x);
+	msg->cursor.hotspot_y = clamp_hotspot(cursor->hotspot_y);
 	msg->cursor.width = w;
 	msg->cursor.height = h;
 	msg->cursor.scale = scale >= 1 && scale <= WIRE_MAX_SCALE ? scale : 1;

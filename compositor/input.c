@@ -296,6 +296,8 @@ static void configure(struct rc_server *server, const struct wire_msg *msg)
 		return;
 	}
 	uint32_t states = msg->configure.states;
+	/* The local compositor says which window is active, keyboard or not. */
+	set_activated(window, states & WIRE_STATE_ACTIVATED);
 	if (window->xwayland) {
 		xwayland_configure(window, msg->configure.width, msg->configure.height, states);
 		return;
@@ -304,8 +306,6 @@ static void configure(struct rc_server *server, const struct wire_msg *msg)
 	wlr_xdg_toplevel_set_maximized(xdg, states & WIRE_STATE_MAXIMIZED);
 	wlr_xdg_toplevel_set_fullscreen(xdg, states & WIRE_STATE_FULLSCREEN);
 	wlr_xdg_toplevel_set_resizing(xdg, states & WIRE_STATE_RESIZING);
-	/* The local compositor says which window is active, keyboard or not. */
-	wlr_xdg_toplevel_set_activated(xdg, states & WIRE_STATE_ACTIVATED);
 	if (msg->configure.width != window->requested_width ||
 		msg->configure.height != window->requested_height) {
 		window->requested_width = msg->configure.width;

@@ -8,7 +8,6 @@
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_surface.h>
-#include <wlr/types/wlr_xdg_shell.h>
 
 #include "log.h"
 #include "server.h"

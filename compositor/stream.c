@@ -975,11 +975,10 @@ void stream_flush(struct rc_server *server)
 #define MAX_PENDING 16
 #define PENDING_TIMEOUT_MS 10000
 
-/* One log line per second at most for refused connections, with a count of
- * those not logged, so a flood cannot fill the log. */
+/* Refused connections are logged in a burst of 10 lines, then one a second
+ * with a count of those not logged, so a flood cannot fill the log. */
 static void log_refusal(struct rc_server *server, const char *peer, const char *why)
 {
-	/* A burst of 10 lines, then one a second: a flood cannot fill the log. */
 	uint64_t now = server_time_usec();
 	server->refusal_credit += (double)(now - server->refused_log_us) / 1e6;
 	server->refused_log_us = now;

@@ -1,6 +1,7 @@
 /*
- * xdg-shell hosting: one rc_window per toplevel, and damage tracking for every
- * surface in a toplevel's tree (the toplevel, its subsurfaces and popups).
+ * Windows: one rc_window per xdg toplevel or popup (and, through
+ * xwayland.c, per X11 window), what they are made of whichever shell made
+ * them, and damage tracking for every surface in a window's tree.
  */
 
 #include <stdlib.h>

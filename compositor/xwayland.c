@@ -11,16 +11,11 @@
 #include "log.h"
 #include "server.h"
 
-static struct wlr_xwayland_surface *xsurface(struct rc_window *window)
-{
-	return window->xwayland;
-}
-
 static void handle_map(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, map);
 	struct rc_server *server = window->server;
-	window->popup = xsurface(window)->override_redirect;
+	window->popup = window->xwayland->override_redirect;
 	if (window->popup) {
 		/* The focused X11 window, else any mapped one. */
 		struct rc_window *parent = window_from_id(server, server->x11_focus);
@@ -45,14 +40,14 @@ static void handle_request_configure(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, request_configure);
 	struct wlr_xwayland_surface_configure_event *event = data;
-	wlr_xwayland_surface_configure(xsurface(window), event->x, event->y, event->width,
+	wlr_xwayland_surface_configure(window->xwayland, event->x, event->y, event->width,
 		event->height);
 }
 
 static void handle_request_maximize(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, request_maximize);
-	struct wlr_xwayland_surface *x = xsurface(window);
+	struct wlr_xwayland_surface *x = window->xwayland;
 	stream_window_request(window->server, window,
 		x->maximized_horz && x->maximized_vert ? WIRE_REQUEST_MAXIMIZE
 						       : WIRE_REQUEST_UNMAXIMIZE);
@@ -62,7 +57,7 @@ static void handle_request_fullscreen(struct wl_listener *listener, void *data)
 {
 	struct rc_window *window = wl_container_of(listener, window, request_fullscreen);
 	stream_window_request(window->server, window,
-		xsurface(window)->fullscreen ? WIRE_REQUEST_FULLSCREEN : WIRE_REQUEST_UNFULLSCREEN);
+		window->xwayland->fullscreen ? WIRE_REQUEST_FULLSCREEN : WIRE_REQUEST_UNFULLSCREEN);
 }
 
 static void handle_request_minimize(struct wl_listener *listener, void *data)
@@ -126,7 +121,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 
 void xwayland_activate(struct rc_window *window, bool activated)
 {
-	struct wlr_xwayland_surface *x = xsurface(window);
+	struct wlr_xwayland_surface *x = window->xwayland;
 	wlr_xwayland_surface_activate(x, activated);
 	if (activated) {
 		wlr_xwayland_surface_restack(x, NULL, XCB_STACK_MODE_ABOVE);
@@ -136,20 +131,17 @@ void xwayland_activate(struct rc_window *window, bool activated)
 
 void xwayland_configure(struct rc_window *window, int32_t width, int32_t height, uint32_t states)
 {
-	struct wlr_xwayland_surface *x = xsurface(window);
+	struct wlr_xwayland_surface *x = window->xwayland;
 	if (width > 0 && height > 0 && width <= UINT16_MAX && height <= UINT16_MAX) {
 		wlr_xwayland_surface_configure(x, x->x, x->y, (uint16_t)width, (uint16_t)height);
 	}
 	wlr_xwayland_surface_set_maximized(x, states & WIRE_STATE_MAXIMIZED);
 	wlr_xwayland_surface_set_fullscreen(x, states & WIRE_STATE_FULLSCREEN);
-	if (states & WIRE_STATE_ACTIVATED) {
-		xwayland_activate(window, true);
-	}
 }
 
 void xwayland_close(struct rc_window *window)
 {
-	wlr_xwayland_surface_close(xsurface(window));
+	wlr_xwayland_surface_close(window->xwayland);
 }
 
 bool xwayland_init(struct rc_server *server)

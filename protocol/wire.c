@@ -808,6 +808,58 @@ size_t wire_mime_pack(uint8_t *dst, size_t cap, const char *mime, size_t len)
 	return 2 + len;
 }
 
+bool wire_mime_list_add(struct wire_mime_list *list, const char *mime, size_t len)
+{
+	if (list->count == WIRE_MAX_MIME_TYPES) {
+		return false;
+	}
+	size_t n = wire_mime_pack(list->packed + list->used, sizeof(list->packed) - list->used,
+		mime, len);
+	list->used += (uint32_t)n;
+	list->count += n > 0;
+	return n > 0;
+}
+
+void wire_mime_list_from_msg(struct wire_mime_list *list, const struct wire_msg *msg)
+{
+	/* The decoder checked the count and that the types fill the body,
+	 * which is no larger than the list. */
+	list->count = msg->selection.count;
+	list->used = msg->selection.types_len;
+	memcpy(list->packed, msg->selection.types, list->used);
+}
+
+void wire_mime_list_to_msg(const struct wire_mime_list *list, uint32_t kind, struct wire_msg *msg)
+{
+	*msg = (struct wire_msg){
+		.type = WIRE_SELECTION,
+		.selection = {.kind = kind,
+			.count = list->count,
+			.types = list->packed,
+			.types_len = list->used},
+	};
+}
+
+bool wire_mime_list_has(const struct wire_mime_list *list, const char *mime, size_t len)
+{
+	struct wire_msg msg;
+	wire_mime_list_to_msg(list, 0, &msg);
+	size_t pos = 0, n;
+	const char *type;
+	while (wire_mime_next(&msg, &pos, &type, &n)) {
+		if (n == len && memcmp(type, mime, len) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+bool wire_mime_list_equal(const struct wire_mime_list *a, const struct wire_mime_list *b)
+{
+	return a->count == b->count && a->used == b->used &&
+		memcmp(a->packed, b->packed, a->used) == 0;
+}
+
 bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 {
 	const struct type_info *info = find_type(msg->type);

@@ -356,6 +356,23 @@ bool wire_mime_next(const struct wire_msg *msg, size_t *pos, const char **mime, 
  * returns the bytes used, 0 if it does not fit or is too long. */
 size_t wire_mime_pack(uint8_t *dst, size_t cap, const char *mime, size_t len);
 
+/* A selection's MIME types, packed as the selection message carries them. */
+struct wire_mime_list {
+	uint32_t count;
+	uint32_t used;
+	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+};
+
+/* Appends one type; false, the list unchanged, if it is full or the type
+ * is empty or too long. */
+bool wire_mime_list_add(struct wire_mime_list *list, const char *mime, size_t len);
+/* Copies a decoded selection message's types. */
+void wire_mime_list_from_msg(struct wire_mime_list *list, const struct wire_msg *msg);
+/* Makes msg a selection of kind with the list's types (pointing into it). */
+void wire_mime_list_to_msg(const struct wire_mime_list *list, uint32_t kind, struct wire_msg *msg);
+bool wire_mime_list_has(const struct wire_mime_list *list, const char *mime, size_t len);
+bool wire_mime_list_equal(const struct wire_mime_list *a, const struct wire_mime_list *b);
+
 /* Appends one encoded message. Returns false if the buffer refuses the size. */
 bool wire_encode(struct buffer *out, const struct wire_msg *msg);
 

@@ -17,10 +17,8 @@
 struct rv_offer {
 	void *proxy; /* wl_data_offer or zwp_primary_selection_offer_v1 */
 	bool primary;
-	uint32_t count;
-	size_t used;
 	bool own;
-	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+	struct wire_mime_list types;
 };
 
 static void offer_destroy(struct rv_offer *offer)
@@ -38,15 +36,7 @@ static void offer_destroy(struct rv_offer *offer)
 
 static void offer_add_type(struct rv_offer *offer, const char *mime)
 {
-	if (offer->count == WIRE_MAX_MIME_TYPES) {
-		return;
-	}
-	size_t n = wire_mime_pack(offer->packed + offer->used, sizeof(offer->packed) - offer->used,
-		mime, strlen(mime));
-	if (n > 0) {
-		offer->used += n;
-		offer->count++;
-	}
+	wire_mime_list_add(&offer->types, mime, strlen(mime));
 }
 
 static void data_offer_offer(void *data, struct wl_data_offer *proxy, const char *mime)
@@ -86,12 +76,9 @@ static void send_selection(struct rv_viewer *viewer, enum wire_selection_kind ki
 	if (offer && offer->own) {
 		return; /* the server's own selection, shown here */
 	}
-	struct wire_msg msg = {.type = WIRE_SELECTION, .selection = {.kind = kind}};
-	if (offer) {
-		msg.selection.count = offer->count;
-		msg.selection.types = offer->packed;
-		msg.selection.types_len = (uint32_t)offer->used;
-	}
+	static const struct wire_mime_list none;
+	struct wire_msg msg;
+	wire_mime_list_to_msg(offer ? &offer->types : &none, kind, &msg);
 	viewer_send(viewer, &msg);
 }
 
@@ -105,9 +92,8 @@ static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_ki
 	}
 	/* The compositor shows us our own selection, set just before, as an
 	 * offer with the same types: the server has it already. */
-	struct rv_remote *r = &c->remote[kind];
-	if (offer && c->expect_own[kind] && offer->count == r->count && offer->used == r->used &&
-		memcmp(offer->packed, r->packed, r->used) == 0) {
+	if (offer && c->expect_own[kind] &&
+		wire_mime_list_equal(&offer->types, &c->remote[kind].types)) {
 		offer->own = true;
 	}
 	c->expect_own[kind] = false;
@@ -254,11 +240,8 @@ static const struct zwp_primary_selection_source_v1_listener primary_source_list
 static void offer_remote_types(const struct rv_remote *r, void (*offer)(void *, const char *),
 	void *source)
 {
-	struct wire_msg m = {
-		.selection = {.count = r->count,
-			.types = r->packed,
-			.types_len = (uint32_t)r->used},
-	};
+	struct wire_msg m;
+	wire_mime_list_to_msg(&r->types, 0, &m);
 	size_t pos = 0, len;
 	const char *mime;
 	while (wire_mime_next(&m, &pos, &mime, &len)) {
@@ -292,15 +275,15 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 	r->pending = false;
 	/* A remote selection that went clears only ours, never one a local
 	 * app made since. */
-	if (r->count == 0 &&
+	if (r->types.count == 0 &&
 		!(kind == WIRE_SELECTION_CLIPBOARD ? (void *)c->source
 						   : (void *)c->primary_source)) {
 		return;
 	}
-	c->expect_own[kind] = r->count > 0;
+	c->expect_own[kind] = r->types.count > 0;
 	if (kind == WIRE_SELECTION_CLIPBOARD && c->device) {
 		struct wl_data_source *source = NULL;
-		if (r->count > 0) {
+		if (r->types.count > 0) {
 			source = wl_data_device_manager_create_data_source(c->manager);
 			wl_data_source_add_listener(source, &data_source_listener, viewer);
 			offer_remote_types(r, offer_data, source);
@@ -309,7 +292,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 		c->source = source;
 	} else if (kind == WIRE_SELECTION_PRIMARY && c->primary_device) {
 		struct zwp_primary_selection_source_v1 *source = NULL;
-		if (r->count > 0) {
+		if (r->types.count > 0) {
 			source = zwp_primary_selection_device_manager_v1_create_source(
 				c->primary_manager);
 			zwp_primary_selection_source_v1_add_listener(source,
@@ -336,17 +319,9 @@ static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
 	size_t len = msg->transfer_request.mime_len;
 	memcpy(type, msg->transfer_request.mime, len);
 	type[len] = '\0';
-	bool offered = false;
-	size_t pos = 0, n;
-	const char *mime;
-	struct wire_msg m = {.selection = {.count = offer ? offer->count : 0,
-				     .types = offer ? offer->packed : NULL,
-				     .types_len = offer ? (uint32_t)offer->used : 0}};
-	while (offer && wire_mime_next(&m, &pos, &mime, &n)) {
-		offered |= n == len && memcmp(mime, type, len) == 0;
-	}
 	int fds[2];
-	if (!offered || offer->own || pipe2(fds, O_CLOEXEC) < 0) {
+	if (!offer || offer->own || !wire_mime_list_has(&offer->types, type, len) ||
+		pipe2(fds, O_CLOEXEC) < 0) {
 		transfers_refuse(&c->transfers, msg->transfer_request.id);
 		return;
 	}
@@ -369,9 +344,7 @@ void clipboard_handle_message(struct rv_viewer *viewer, const struct wire_msg *m
 	switch (msg->type) {
 	case WIRE_SELECTION: {
 		struct rv_remote *r = &c->remote[msg->selection.kind];
-		r->count = msg->selection.count;
-		r->used = msg->selection.types_len;
-		memcpy(r->packed, msg->selection.types, r->used);
+		wire_mime_list_from_msg(&r->types, msg);
 		r->pending = true;
 		apply_remote(viewer, msg->selection.kind);
 		break;
@@ -434,18 +407,15 @@ void clipboard_seat(struct rv_viewer *viewer)
 	}
 }
 
-int clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send)
+void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	int n = 0;
 	for (int i = 0; i < TRANSFER_MAX; i++) {
 		struct transfer *tr = &c->transfers.slots[i];
 		fds[i].fd = tr->fd;
 		fds[i].events = tr->fd >= 0 ? transfers_events(tr, may_send) : 0;
 		fds[i].revents = 0;
-		n++;
 	}
-	return n;
 }
 
 void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds)

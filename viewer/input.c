@@ -72,27 +72,15 @@ static const struct wl_buffer_listener cursor_buffer_listener = {
 
 static struct wl_buffer *cursor_buffer(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
-	int32_t w = msg->cursor.width, h = msg->cursor.height;
-	size_t size = (size_t)w * (size_t)h * 4;
-	int fd = memfd_create("rcomp-cursor", MFD_CLOEXEC);
-	if (fd < 0) {
-		return NULL;
+	void *data;
+	struct wl_buffer *buffer =
+		viewer_shm_buffer(viewer, msg->cursor.width, msg->cursor.height, &data);
+	if (buffer) {
+		size_t size = (size_t)msg->cursor.width * msg->cursor.height * 4;
+		memcpy(data, msg->cursor.pixels, size);
+		munmap(data, size);
+		wl_buffer_add_listener(buffer, &cursor_buffer_listener, viewer);
 	}
-	struct wl_buffer *buffer = NULL;
-	if (ftruncate(fd, (off_t)size) == 0) {
-		void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (data != MAP_FAILED) {
-			memcpy(data, msg->cursor.pixels, size);
-			munmap(data, size);
-			struct wl_shm_pool *pool =
-				wl_shm_create_pool(viewer->shm, fd, (int32_t)size);
-			buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4,
-				WL_SHM_FORMAT_ARGB8888);
-			wl_shm_pool_destroy(pool);
-			wl_buffer_add_listener(buffer, &cursor_buffer_listener, viewer);
-		}
-	}
-	close(fd);
 	return buffer;
 }
 
@@ -108,8 +96,6 @@ void input_set_cursor(struct rv_viewer *viewer, const struct wire_msg *msg)
 		}
 		struct wl_buffer *buffer = cursor_buffer(viewer, msg);
 		if (!buffer) {
-			log_error("no memory for a %dx%d cursor", msg->cursor.width,
-				msg->cursor.height);
 			return;
 		}
 		/* The old buffer goes when the compositor releases it; one older

@@ -907,10 +907,9 @@ static void run(struct rv_viewer *viewer)
 			fds[2].fd = -1;
 		}
 		/* Clipboard data is read only while the server keeps up. */
-		int nfds = 3 +
-			clipboard_poll_fds(viewer, fds + 3,
-				up && buffer_size(&viewer->out) < CLIPBOARD_HIGH_WATER);
-		if (poll(fds, (nfds_t)nfds, poll_timeout(viewer)) < 0) {
+		clipboard_poll_fds(viewer, fds + 3,
+			up && buffer_size(&viewer->out) < CLIPBOARD_HIGH_WATER);
+		if (poll(fds, sizeof(fds) / sizeof(fds[0]), poll_timeout(viewer)) < 0) {
 			wl_display_cancel_read(viewer->display);
 			if (errno == EINTR) {
 				continue;

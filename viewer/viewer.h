@@ -21,9 +21,7 @@ struct rv_offer;
 /* The remote selection of one kind, until it can be set locally. */
 struct rv_remote {
 	bool pending;
-	uint32_t count;
-	size_t used;
-	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
+	struct wire_mime_list types;
 };
 
 /* Clipboard and primary selection (clipboard.c). */
@@ -210,6 +208,10 @@ struct rv_window *window_create(struct rv_viewer *viewer, const struct wire_msg 
 struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wire_msg *msg);
 void window_set_parent(struct rv_window *window, uint32_t parent_id);
 void window_set_scale(struct rv_window *window, int32_t scale);
+/* A w x h ARGB8888 wl_shm buffer; *data maps it (size w*h*4). NULL, logged,
+ * on failure. */
+struct wl_buffer *viewer_shm_buffer(struct rv_viewer *viewer, int32_t width, int32_t height,
+	void **data);
 void window_request(struct rv_window *window, uint32_t request);
 void window_set_hints(struct rv_window *window, const struct wire_msg *msg);
 void window_set_decoration(struct rv_window *window, uint32_t mode);
@@ -244,8 +246,8 @@ void clipboard_input_serial(struct rv_viewer *viewer);
 void clipboard_handle_message(struct rv_viewer *viewer, const struct wire_msg *msg);
 void clipboard_link_up(struct rv_viewer *viewer);
 void clipboard_link_down(struct rv_viewer *viewer);
-/* Fills TRANSFER_MAX pollfds for the transfers; returns TRANSFER_MAX. */
-int clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);
+/* Fills TRANSFER_MAX pollfds, one per transfer slot. */
+void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);
 void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
 
 #endif

@@ -72,34 +72,44 @@ static void buffer_drop(struct rv_buffer *buf)
 	buf->busy = false;
 }
 
-static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
+struct wl_buffer *viewer_shm_buffer(struct rv_viewer *viewer, int32_t width, int32_t height,
+	void **data)
 {
-	struct rv_viewer *viewer = window->viewer;
-	size_t size = (size_t)window->width * window->height * 4;
+	size_t size = (size_t)width * height * 4;
 	int fd = memfd_create("rcomp-buffer", MFD_CLOEXEC);
 	if (fd < 0) {
 		log_error("cannot create a buffer: %s", strerror(errno));
-		return false;
+		return NULL;
 	}
 	if (ftruncate(fd, (off_t)size) < 0) {
 		log_error("cannot size a %zu byte buffer: %s", size, strerror(errno));
 		close(fd);
-		return false;
+		return NULL;
 	}
-	void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (data == MAP_FAILED) {
+	*data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*data == MAP_FAILED) {
 		log_error("cannot map a buffer: %s", strerror(errno));
 		close(fd);
-		return false;
+		return NULL;
 	}
 	struct wl_shm_pool *pool = wl_shm_create_pool(viewer->shm, fd, (int32_t)size);
-	buf->buffer = wl_shm_pool_create_buffer(pool, 0, window->width, window->height,
-		window->width * 4, WL_SHM_FORMAT_ARGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height, width * 4,
+		WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
+	return buffer;
+}
+
+static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
+{
+	void *data;
+	buf->buffer = viewer_shm_buffer(window->viewer, window->width, window->height, &data);
+	if (!buf->buffer) {
+		return false;
+	}
 	wl_buffer_add_listener(buf->buffer, &buffer_listener, window);
 	buf->data = data;
-	buf->size = size;
+	buf->size = (size_t)window->width * window->height * 4;
 	buf->width = window->width;
 	buf->height = window->height;
 	buf->busy = false;
@@ -540,8 +550,8 @@ static void send_configure(struct rv_window *window)
 	if (w == 0 && states == window->requested_states) {
 		return;
 	}
-	if (window->image_scale > 0 && w == window->width / window->image_scale &&
-		h == window->height / window->image_scale && states == window->requested_states) {
+	if (w == window->width / window->image_scale && h == window->height / window->image_scale &&
+		states == window->requested_states) {
 		return;
 	}
 	window->requested_width = w;
@@ -728,17 +738,21 @@ void window_set_hints(struct rv_window *window, const struct wire_msg *msg)
 	}
 }
 
+/* Our compositor will not draw the window's decorations: the app must. */
+static void app_decorates(struct rv_window *window)
+{
+	struct wire_msg msg = {
+		.type = WIRE_DECORATION_MODE,
+		.decoration_mode = {.window = window->id, .mode = 1},
+	};
+	viewer_send(window->viewer, &msg);
+}
+
 static void decoration_configure(void *data, struct zxdg_toplevel_decoration_v1 *decoration,
 	uint32_t mode)
 {
-	struct rv_window *window = data;
 	if (mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE) {
-		/* Our compositor will not draw them: the app must. */
-		struct wire_msg msg = {
-			.type = WIRE_DECORATION_MODE,
-			.decoration_mode = {.window = window->id, .mode = 1},
-		};
-		viewer_send(window->viewer, &msg);
+		app_decorates(data);
 	}
 }
 
@@ -756,8 +770,7 @@ void window_set_decoration(struct rv_window *window, uint32_t mode)
 		window->xdg_toplevel) {
 		if (window->has_content) {
 			/* xdg-decoration allows it only before the first buffer. */
-			decoration_configure(window, NULL,
-				ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+			app_decorates(window);
 			return;
 		}
 		window->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(

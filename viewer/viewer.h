@@ -81,6 +81,8 @@ struct rv_window {
 	bool dismissed; /* the local compositor dismissed the popup */
 	struct wl_callback *frame_callback;
 	bool configured;
+	uint32_t ack_serial; /* of the newest configure */
+	bool ack_pending; /* not acknowledged: the image does not fit it yet */
 	bool has_content; /* a buffer is attached */
 
 	/* The remote window's pixels as last received. */

@@ -183,6 +183,34 @@ static void dim(struct rv_buffer *buf)
 
 static void mark_all_damaged(struct rv_window *window);
 
+/* A maximized window must be exactly the configured size and a fullscreen
+ * one at most that: until the remote app has redrawn to fit, the configure
+ * stays unacknowledged and the buffer shown is the old state's (the local
+ * compositor may end a client that commits a misfit). */
+static bool image_fits_configure(const struct rv_window *window)
+{
+	int32_t cw = window->configure_width, ch = window->configure_height;
+	if (!window->image || cw <= 0 || ch <= 0) {
+		return true;
+	}
+	int32_t w = window->width / window->image_scale, h = window->height / window->image_scale;
+	if (window->configure_states & WIRE_STATE_MAXIMIZED) {
+		return w == cw && h == ch;
+	}
+	if (window->configure_states & WIRE_STATE_FULLSCREEN) {
+		return w <= cw && h <= ch;
+	}
+	return true;
+}
+
+static void ack_if_fits(struct rv_window *window)
+{
+	if (window->ack_pending && image_fits_configure(window)) {
+		xdg_surface_ack_configure(window->xdg_surface, window->ack_serial);
+		window->ack_pending = false;
+	}
+}
+
 void window_present(struct rv_window *window)
 {
 	if (window->dismissed || !window->configured || !window->dirty || window->frame_callback ||
@@ -210,6 +238,7 @@ void window_present(struct rv_window *window)
 			(unsigned)buf->width, (unsigned)buf->height);
 	}
 
+	ack_if_fits(window);
 	wl_surface_attach(window->surface, buf->buffer, 0, 0);
 	if (window->image_scale != window->surface_scale) {
 		wl_surface_set_buffer_scale(window->surface, window->image_scale);
@@ -567,14 +596,16 @@ static void send_configure(struct rv_window *window)
 static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, uint32_t serial)
 {
 	struct rv_window *window = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
+	window->ack_serial = serial;
+	window->ack_pending = true;
 	window->configured = true;
 	if (window->xdg_toplevel) {
 		send_configure(window);
 	}
+	ack_if_fits(window);
 	if (window->dirty) {
 		window_present(window);
-	} else if (window->has_content) {
+	} else if (window->has_content && !window->ack_pending) {
 		wl_surface_commit(window->surface);
 	}
 }

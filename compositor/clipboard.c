@@ -15,8 +15,9 @@
 #include <wlr/types/wlr_primary_selection_v1.h>
 #include <wlr/types/wlr_seat.h>
 
+#include "clipboard.h"
 #include "log.h"
-#include "server.h"
+#include "mime.h"
 
 /* The viewer's selection, as a source apps here can paste from. */
 struct remote_source {
@@ -33,7 +34,7 @@ static void request_from_viewer(struct rc_server *server, enum wire_selection_ki
 	const char *mime, int fd)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	if (!server->viewer || !server->viewer->handshake_done) {
+	if (!server_watched(server)) {
 		close(fd);
 		return;
 	}
@@ -103,57 +104,58 @@ static void offer_to_viewer(struct rc_server *server, enum wire_selection_kind k
 	struct wl_array *types = app_mime_types(server, kind);
 	/* No app's selection: the viewer's own (nothing to tell it), or none,
 	 * which a new viewer need not hear of. */
-	if (!server->viewer || !server->viewer->handshake_done ||
-		(!types && (only_if_set || has_selection(server, kind)))) {
+	if (!server_watched(server) || (!types && (only_if_set || has_selection(server, kind)))) {
 		return;
 	}
-	static struct wire_mime_list list;
+	static struct mime_list list;
 	list.count = list.used = 0;
 	char **mime;
 	if (types) {
 		wl_array_for_each(mime, types)
 		{
-			wire_mime_list_add(&list, *mime, strnlen(*mime, WIRE_MAX_MIME + 1));
+			mime_list_add(&list, *mime, strnlen(*mime, WIRE_MAX_MIME + 1));
 		}
 	}
 	struct wire_msg msg;
-	wire_mime_list_to_msg(&list, kind, &msg);
-	stream_send(server, &msg);
+	mime_list_to_msg(&list, kind, &msg);
+	connection_send(server->connection, &msg);
 }
 
 static void handle_request_set_selection(struct wl_listener *listener, void *data)
 {
-	struct rc_clipboard *c = wl_container_of(listener, c, request_set_selection);
+	struct rc_server *server =
+		wl_container_of(listener, server, clipboard.request_set_selection);
 	struct wlr_seat_request_set_selection_event *event = data;
-	wlr_seat_set_selection(c->server->seat, event->source, event->serial);
+	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
 
 static void handle_request_set_primary_selection(struct wl_listener *listener, void *data)
 {
-	struct rc_clipboard *c = wl_container_of(listener, c, request_set_primary_selection);
+	struct rc_server *server =
+		wl_container_of(listener, server, clipboard.request_set_primary_selection);
 	struct wlr_seat_request_set_primary_selection_event *event = data;
-	wlr_seat_set_primary_selection(c->server->seat, event->source, event->serial);
+	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
 }
 
 static void handle_set_selection(struct wl_listener *listener, void *data)
 {
-	struct rc_clipboard *c = wl_container_of(listener, c, set_selection);
-	offer_to_viewer(c->server, WIRE_SELECTION_CLIPBOARD, false);
+	struct rc_server *server = wl_container_of(listener, server, clipboard.set_selection);
+	offer_to_viewer(server, WIRE_SELECTION_CLIPBOARD, false);
 }
 
 static void handle_set_primary_selection(struct wl_listener *listener, void *data)
 {
-	struct rc_clipboard *c = wl_container_of(listener, c, set_primary_selection);
-	offer_to_viewer(c->server, WIRE_SELECTION_PRIMARY, false);
+	struct rc_server *server =
+		wl_container_of(listener, server, clipboard.set_primary_selection);
+	offer_to_viewer(server, WIRE_SELECTION_PRIMARY, false);
 }
 
-/* The viewer's local selection changed: apps here may paste it. */
-static void viewer_selection(struct rc_server *server, const struct wire_msg *msg)
+void clipboard_selection(struct rc_server *server, const struct wire_selection *msg)
 {
 	struct wlr_seat *seat = server->seat;
 	uint32_t serial = wl_display_next_serial(server->display);
-	bool primary = msg->selection.kind == WIRE_SELECTION_PRIMARY;
-	if (msg->selection.count == 0) {
+	bool primary = msg->kind == WIRE_SELECTION_PRIMARY;
+	if (msg->count == 0) {
 		if (primary) {
 			wlr_seat_set_primary_selection(seat, NULL, serial);
 		} else {
@@ -177,7 +179,7 @@ static void viewer_selection(struct rc_server *server, const struct wire_msg *ms
 	}
 	size_t pos = 0, len;
 	const char *mime;
-	while (wire_mime_next(msg, &pos, &mime, &len)) {
+	while (mime_next(msg, &pos, &mime, &len)) {
 		char **slot = wl_array_add(types, sizeof(*slot));
 		if (!slot || !(*slot = strndup(mime, len))) {
 			if (slot) {
@@ -205,18 +207,17 @@ static bool mime_offered(struct wl_array *types, const char *mime, size_t len)
 	return false;
 }
 
-/* The viewer pastes an app's selection. */
-static void viewer_request(struct rc_server *server, const struct wire_msg *msg)
+void clipboard_request(struct rc_server *server, const struct wire_transfer_request *msg)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	enum wire_selection_kind kind = msg->transfer_request.kind;
+	enum wire_selection_kind kind = msg->kind;
 	struct wl_array *types = app_mime_types(server, kind);
-	const char *mime = msg->transfer_request.mime;
-	size_t len = msg->transfer_request.mime_len;
+	const char *mime = msg->mime;
+	size_t len = msg->mime_len;
 	char type[WIRE_MAX_MIME + 1];
 	int fds[2];
 	if (!types || !mime_offered(types, mime, len) || pipe2(fds, O_CLOEXEC) < 0) {
-		transfers_refuse(&c->transfers, msg->transfer_request.id);
+		transfers_refuse(&c->transfers, msg->id);
 		return;
 	}
 	memcpy(type, mime, len);
@@ -228,26 +229,16 @@ static void viewer_request(struct rc_server *server, const struct wire_msg *msg)
 		wlr_primary_selection_source_send(server->seat->primary_selection_source, type,
 			fds[1]);
 	}
-	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
+	if (!transfers_start(&c->transfers, msg->id, fds[0], true)) {
 		log_error("clipboard: too many pastes at once; this one gets nothing");
-		transfers_refuse(&c->transfers, msg->transfer_request.id);
+		transfers_refuse(&c->transfers, msg->id);
 	}
 	clipboard_sync(server);
 }
 
-bool clipboard_handle_message(struct rc_server *server, const struct wire_msg *msg, char *err,
+bool clipboard_transfer(struct rc_server *server, const struct wire_msg *msg, char *err,
 	size_t err_size)
 {
-	switch (msg->type) {
-	case WIRE_SELECTION:
-		viewer_selection(server, msg);
-		return true;
-	case WIRE_TRANSFER_REQUEST:
-		viewer_request(server, msg);
-		return true;
-	default:
-		break;
-	}
 	bool ok = transfers_handle_message(&server->clipboard.transfers, msg, err, err_size);
 	clipboard_sync(server);
 	return ok;
@@ -269,7 +260,10 @@ static int handle_fd(int fd, uint32_t mask, void *data)
 
 static void transfer_send(void *data, const struct wire_msg *msg)
 {
-	stream_send(data, msg);
+	struct rc_server *server = data;
+	if (server->connection) {
+		connection_send(server->connection, msg);
+	}
 }
 
 static void transfer_done(void *data, struct transfer *tr, bool ok)
@@ -288,7 +282,7 @@ static void transfer_done(void *data, struct transfer *tr, bool ok)
 void clipboard_sync(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	bool may_send = server->viewer && buffer_size(&server->viewer->out) < CLIPBOARD_HIGH_WATER;
+	bool may_send = server->connection && connection_may_send_bulk(server->connection);
 	for (size_t i = 0; i < TRANSFER_MAX; i++) {
 		struct transfer *tr = &c->transfers.slots[i];
 		if (tr->fd < 0) {
@@ -322,7 +316,6 @@ void clipboard_viewer_gone(struct rc_server *server)
 bool clipboard_init(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	c->server = server;
 	transfers_init(&c->transfers, transfer_send, transfer_done, server);
 	if (!wlr_primary_selection_v1_device_manager_create(server->display) ||
 		!wlr_data_control_manager_v1_create(server->display)) {
@@ -351,13 +344,9 @@ void clipboard_offer_all(struct rc_server *server)
 void clipboard_finish(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	if (!c->server) {
-		return;
-	}
 	transfers_finish(&c->transfers);
 	wl_list_remove(&c->request_set_selection.link);
 	wl_list_remove(&c->request_set_primary_selection.link);
 	wl_list_remove(&c->set_selection.link);
 	wl_list_remove(&c->set_primary_selection.link);
-	c->server = NULL;
 }

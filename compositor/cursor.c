@@ -9,8 +9,8 @@
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "cursor.h"
 #include "log.h"
-#include "server.h"
 
 /* Animated cursors wait for frame callbacks: answer them at this pace. */
 #define CURSOR_FRAME_MS 16
@@ -68,6 +68,7 @@ static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t 
 	msg->cursor.height = h;
 	msg->cursor.scale = scale >= 1 && scale <= WIRE_MAX_SCALE ? scale : 1;
 	msg->cursor.pixels = (const uint8_t *)pixels;
+	msg->cursor.pixels_len = (uint32_t)(w * h * 4);
 }
 
 void cursor_send(struct rc_server *server)
@@ -76,9 +77,12 @@ void cursor_send(struct rc_server *server)
 	if (!cursor->set) {
 		return; /* no app has set one: the viewer keeps its own */
 	}
+	if (!server_watched(server)) {
+		return;
+	}
 	struct wire_msg msg;
 	cursor_msg(cursor, &msg, cursor->pixels);
-	stream_send(server, &msg);
+	connection_send(server->connection, &msg);
 }
 
 static int handle_frame_timer(void *data)
@@ -94,12 +98,13 @@ static int handle_frame_timer(void *data)
 
 static void handle_surface_commit(struct wl_listener *listener, void *data)
 {
-	struct rc_cursor *cursor = wl_container_of(listener, cursor, surface_commit);
+	struct rc_server *server = wl_container_of(listener, server, cursor.surface_commit);
+	struct rc_cursor *cursor = &server->cursor;
 	struct wlr_surface *surface = cursor->surface;
 	/* wl_surface.attach's offset moves the hotspot the other way. */
 	cursor->hotspot_x -= surface->current.dx;
 	cursor->hotspot_y -= surface->current.dy;
-	cursor_send(cursor->server);
+	cursor_send(server);
 	if (!wl_list_empty(&surface->current.frame_callback_list)) {
 		wl_event_source_timer_update(cursor->frame_timer, CURSOR_FRAME_MS);
 	}
@@ -107,16 +112,17 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 
 static void handle_surface_destroy(struct wl_listener *listener, void *data)
 {
-	struct rc_cursor *cursor = wl_container_of(listener, cursor, surface_destroy);
-	cursor_forget_surface(cursor);
-	cursor_send(cursor->server);
+	struct rc_server *server = wl_container_of(listener, server, cursor.surface_destroy);
+	cursor_forget_surface(&server->cursor);
+	cursor_send(server);
 }
 
 static void handle_request_set_cursor(struct wl_listener *listener, void *data)
 {
-	struct rc_cursor *cursor = wl_container_of(listener, cursor, request_set_cursor);
+	struct rc_server *server = wl_container_of(listener, server, cursor.request_set_cursor);
+	struct rc_cursor *cursor = &server->cursor;
 	struct wlr_seat_pointer_request_set_cursor_event *event = data;
-	struct wlr_seat *seat = cursor->server->seat;
+	struct wlr_seat *seat = server->seat;
 	/* Only the app under the pointer decides the cursor. */
 	if (event->seat_client != seat->pointer_state.focused_client) {
 		return;
@@ -132,17 +138,16 @@ static void handle_request_set_cursor(struct wl_listener *listener, void *data)
 	cursor->set = true;
 	cursor->hotspot_x = event->hotspot_x;
 	cursor->hotspot_y = event->hotspot_y;
-	cursor_send(cursor->server);
+	cursor_send(server);
 }
 
 bool cursor_init(struct rc_server *server)
 {
 	struct rc_cursor *cursor = &server->cursor;
-	cursor->server = server;
 	cursor->pixels = malloc((size_t)WIRE_MAX_CURSOR * WIRE_MAX_CURSOR * 4);
 	cursor->frame_timer = wl_event_loop_add_timer(server->loop, handle_frame_timer, cursor);
 	if (!cursor->pixels || !cursor->frame_timer) {
-		free(cursor->pixels);
+		log_error("out of memory for the cursor");
 		return false;
 	}
 	cursor->surface_commit.notify = handle_surface_commit;
@@ -155,12 +160,13 @@ bool cursor_init(struct rc_server *server)
 void cursor_finish(struct rc_server *server)
 {
 	struct rc_cursor *cursor = &server->cursor;
-	if (!cursor->server) {
-		return;
-	}
 	cursor_forget_surface(cursor);
-	wl_list_remove(&cursor->request_set_cursor.link);
-	wl_event_source_remove(cursor->frame_timer);
+	if (cursor->request_set_cursor.link.next) {
+		wl_list_remove(&cursor->request_set_cursor.link);
+	}
+	if (cursor->frame_timer) {
+		wl_event_source_remove(cursor->frame_timer);
+	}
 	free(cursor->pixels);
-	cursor->server = NULL;
+	cursor->pixels = NULL;
 }

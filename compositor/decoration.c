@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
 
+#include "announce.h"
+#include "decoration.h"
 #include "log.h"
-#include "server.h"
 
 struct rc_decoration {
 	struct rc_server *server;
@@ -31,7 +32,7 @@ static void apply_mode(struct rc_decoration *d)
 	struct rc_window *window = window_of(d);
 	if (window && window->server_side != server_side) {
 		window->server_side = server_side;
-		stream_window_decoration(d->server, window);
+		announce_decoration(window);
 	}
 }
 
@@ -48,7 +49,7 @@ static void handle_destroy(struct wl_listener *listener, void *data)
 	struct rc_window *window = window_of(d);
 	if (window && window->server_side) {
 		window->server_side = false;
-		stream_window_decoration(d->server, window);
+		announce_decoration(window);
 	}
 	wl_list_remove(&d->request_mode.link);
 	wl_list_remove(&d->destroy.link);

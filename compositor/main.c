@@ -1,9 +1,8 @@
 /*
  * rcomp-run: runs a headless wlroots compositor, starts the app in it, and
- * streams each of its windows to one rcomp-view. Options, startup, the app's
- * lifetime and shutdown live here.
+ * streams each of its windows to one rcomp-view. Options, the order things
+ * start and stop in, and the event loop live here.
  */
-
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -12,9 +11,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 #include <wayland-server-core.h>
 #include <wlr/backend.h>
@@ -22,14 +18,24 @@
 #include <wlr/render/pixman.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_data_device.h>
-#include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_seat.h>
-#include <wlr/xwayland.h>
-#include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "app.h"
+#include "bridge.h"
+#include "clipboard.h"
+#include "cursor.h"
+#include "damage.h"
+#include "decoration.h"
+#include "dispatch.h"
+#include "input.h"
+#include "listen.h"
 #include "log.h"
-#include "server.h"
+#include "output.h"
+#include "record.h"
+#include "stats.h"
+#include "xdg.h"
+#include "xwayland.h"
 
 static const char usage[] =
 	"usage: rcomp-run [options] -- APP [ARGS...]\n"
@@ -69,139 +75,9 @@ static const char usage[] =
 	"\n"
 	"Exits with APP's exit status once APP has exited and its windows are gone.\n";
 
-uint64_t server_time_usec(void)
+static bool parse_args(struct rc_options *options, int argc, char **argv, int *app_index, int *mode)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000;
-}
-
-uint32_t server_time_msec(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint32_t)((uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
-}
-
-static bool have_children(void)
-{
-	siginfo_t info;
-	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD;
-}
-
-static int handle_exit_check(void *data)
-{
-	struct rc_server *server = data;
-	server_check_exit(server);
-	return 0;
-}
-
-void server_check_exit(struct rc_server *server)
-{
-	if (!server->app_exited || !server->running) {
-		return;
-	}
-	if (!wl_list_empty(&server->windows)) {
-		server->exit_idle_checks = 0;
-		return;
-	}
-	if (!have_children()) {
-		server->running = false;
-		return;
-	}
-	/* Descendants live on without windows: give them a moment to open one,
-	 * and end the session once no Wayland client is left. */
-	if (wl_list_empty(wl_display_get_client_list(server->display))) {
-		if (++server->exit_idle_checks >= 3) {
-			server->running = false;
-			return;
-		}
-	} else {
-		server->exit_idle_checks = 0;
-	}
-	wl_event_source_timer_update(server->exit_check, 1000);
-}
-
-static int handle_sigchld(int signo, void *data)
-{
-	struct rc_server *server = data;
-	int status;
-	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (pid != server->app_pid) {
-			continue;
-		}
-		server->app_exited = true;
-		if (WIFEXITED(status)) {
-			server->app_status = WEXITSTATUS(status);
-		} else if (WIFSIGNALED(status)) {
-			server->app_status = 128 + WTERMSIG(status);
-		}
-		log_info("app exited with status %d", server->app_status);
-	}
-	server_check_exit(server);
-	return 0;
-}
-
-static int handle_stats_timer(void *data)
-{
-	struct rc_server *server = data;
-	stream_print_stats(server);
-	wl_event_source_timer_update(server->stats_timer, 1000);
-	return 0;
-}
-
-static int handle_stop_signal(int signo, void *data)
-{
-	struct rc_server *server = data;
-	log_info("%s: shutting down", strsignal(signo));
-	server->running = false;
-	server->exit_code = 0;
-	return 0;
-}
-
-static bool start_app(struct rc_server *server, char **argv)
-{
-	pid_t pid = fork();
-	if (pid < 0) {
-		log_error("cannot start %s: %s", argv[0], strerror(errno));
-		return false;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		setpgid(0, 0);
-		setenv("WAYLAND_DISPLAY", server->socket_name, 1);
-		unsetenv("WAYLAND_SOCKET");
-		/* Our Xwayland, never an outer X server: without ours, X11 apps
-		 * fail instead of appearing somewhere else. */
-		if (server->xwayland) {
-			setenv("DISPLAY", server->xwayland->display_name, 1);
-		} else {
-			unsetenv("DISPLAY");
-		}
-		if (server->stdio) {
-			/* stdin/stdout carry the stream: keep the app off them. */
-			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			if (null >= 0) {
-				dup2(null, STDIN_FILENO);
-			}
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "rcomp-run: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	server->app_pid = pid;
-	return true;
-}
-
-static bool parse_args(struct rc_server *server, int argc, char **argv, int *app_index, int *mode)
-{
-	static const struct option options[] = {
+	static const struct option long_options[] = {
 		{"socket", required_argument, NULL, 's'},
 		{"stdio", no_argument, NULL, 'S'},
 		{"fps", required_argument, NULL, 'f'},
@@ -220,14 +96,14 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		{"token-file", required_argument, NULL, 'k'},
 		{0},
 	};
-	int verbose = 0, opt;
-	while ((opt = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+vh", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			server->listen_path = optarg;
+			options->socket_path = optarg;
 			break;
 		case 'S':
-			server->stdio = true;
+			options->stdio = true;
 			break;
 		case 'f': {
 			char *end;
@@ -236,13 +112,13 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 				fprintf(stderr, "rcomp-run: --fps takes a number from 1 to 240\n");
 				return false;
 			}
-			server->fps = (int)fps;
-			server->fps_explicit = true;
+			options->fps = (int)fps;
+			options->fps_explicit = true;
 			break;
 		}
 		case 'c':
-			if (!codec_parse_compression(optarg, &server->compression,
-				    &server->compression_level)) {
+			if (!codec_parse_compression(optarg, &options->compression,
+				    &options->compression_level)) {
 				fprintf(stderr,
 					"rcomp-run: --compress takes none, lz4, zstd or "
 					"zstd:LEVEL (1-22)\n");
@@ -250,21 +126,21 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			}
 			break;
 		case 'd':
-			server->dump_dir = optarg;
+			options->dump_dir = optarg;
 			break;
 		case 'T':
-			server->stats = true;
+			options->stats = true;
 			break;
 		case 'X':
-			server->xwayland_enabled = false;
+			options->xwayland = false;
 			break;
 		case 'C':
 			if (strcmp(optarg, "auto") == 0) {
-				server->codec_mode = RC_CODEC_AUTO;
+				options->codec_mode = RC_CODEC_AUTO;
 			} else if (strcmp(optarg, "lossless") == 0) {
-				server->codec_mode = RC_CODEC_LOSSLESS;
+				options->codec_mode = RC_CODEC_LOSSLESS;
 			} else if (strcmp(optarg, "video") == 0) {
-				server->codec_mode = RC_CODEC_VIDEO;
+				options->codec_mode = RC_CODEC_VIDEO;
 			} else {
 				fprintf(stderr,
 					"rcomp-run: --codec takes auto, lossless or video\n");
@@ -272,7 +148,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			}
 			break;
 		case 'v':
-			verbose++;
+			options->verbose++;
 			break;
 		case 'n':
 			if (!wire_session_name_ok(optarg, strlen(optarg))) {
@@ -282,10 +158,10 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 					WIRE_MAX_SESSION_NAME);
 				return false;
 			}
-			server->name = optarg;
+			options->name = optarg;
 			break;
 		case 'P':
-			server->persist = true;
+			options->persist = true;
 			break;
 		case 'L':
 			*mode = 'L';
@@ -294,10 +170,10 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			*mode = 'A';
 			break;
 		case 't':
-			server->tcp_addr = optarg;
+			options->tcp_addr = optarg;
 			break;
 		case 'k':
-			server->token_file = optarg;
+			options->token_file = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -307,7 +183,7 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 			return false;
 		}
 	}
-	log_init("rcomp-run", verbose >= 1 ? LOG_DEBUG : LOG_INFO);
+	log_init("rcomp-run", options->verbose >= 1 ? LOG_DEBUG : LOG_INFO);
 	if (*mode) {
 		if (argc - optind > (*mode == 'A' ? 1 : 0)) {
 			fprintf(stderr, "rcomp-run: unexpected argument %s\n", argv[optind]);
@@ -320,22 +196,22 @@ static bool parse_args(struct rc_server *server, int argc, char **argv, int *app
 		fprintf(stderr, "rcomp-run: no app given\n\n%s", usage);
 		return false;
 	}
-	if (server->stdio && (server->listen_path || server->tcp_addr)) {
+	if (options->stdio && (options->socket_path || options->tcp_addr)) {
 		fprintf(stderr,
 			"rcomp-run: --stdio excludes --socket and --listen-tcp; with --persist "
 			"the session listens on its own socket\n");
 		return false;
 	}
-	if (server->persist && !server->stdio) {
+	if (options->persist && !options->stdio) {
 		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
 		return false;
 	}
-	if (server->token_file && !server->tcp_addr) {
+	if (options->token_file && !options->tcp_addr) {
 		fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
 		return false;
 	}
 	*app_index = optind;
-	wlr_log_init(verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
+	wlr_log_init(options->verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
 	return true;
 }
 
@@ -354,13 +230,12 @@ static bool create_compositor(struct rc_server *server)
 	}
 	wlr_renderer_init_wl_display(server->renderer, server->display);
 	server->compositor = wlr_compositor_create(server->display, server->renderer);
-	server->xdg_shell = wlr_xdg_shell_create(server->display);
 	server->seat = wlr_seat_create(server->display, "seat0");
 	wlr_data_device_manager_create(server->display);
-	if (!server->compositor || !server->xdg_shell || !server->seat) {
+	if (!server->compositor || !server->seat || !xdg_init(server)) {
 		return false;
 	}
-	xdg_init(server);
+	damage_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
 		!clipboard_init(server) || !xwayland_init(server)) {
 		return false;
@@ -382,39 +257,108 @@ static bool create_compositor(struct rc_server *server)
 	return true;
 }
 
+static void destroy_compositor(struct rc_server *server)
+{
+	wl_display_destroy_clients(server->display);
+	xwayland_finish(server);
+	cursor_finish(server);
+	clipboard_finish(server);
+	decoration_finish(server);
+	output_finish(server);
+	damage_finish(server);
+	xdg_finish(server);
+	wl_display_destroy(server->display);
+	wlr_renderer_destroy(server->renderer);
+	input_finish(server);
+}
+
+static int handle_stop_signal(int signo, void *data)
+{
+	struct rc_server *server = data;
+	log_info("%s: shutting down", strsignal(signo));
+	server->running = false;
+	server->exit_code = 0;
+	return 0;
+}
+
+static void run(struct rc_server *server)
+{
+	while (server->running) {
+		wl_display_flush_clients(server->display);
+		if (server->connection) {
+			connection_flush(server->connection);
+		}
+		clipboard_sync(server);
+		if (!server->running) {
+			break;
+		}
+		if (wl_event_loop_dispatch(server->loop, -1) < 0 && errno != EINTR) {
+			log_error("event loop failed: %s", strerror(errno));
+			break;
+		}
+	}
+}
+
+/* Tells the viewer why the session ends, and gives it a moment to read. */
+static void say_goodbye(struct rc_server *server, bool started)
+{
+	struct rc_connection *conn = server->connection;
+	if (!conn) {
+		return;
+	}
+	if (started && server->app.exited) {
+		char text[64];
+		snprintf(text, sizeof(text), "the app exited with status %d", server->app.status);
+		connection_goodbye(conn, WIRE_BYE_APP_EXITED, server->app.status, text);
+	} else {
+		connection_goodbye(conn, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
+	}
+	connection_close_now(conn, 1000);
+}
+
 int main(int argc, char **argv)
 {
 	struct rc_server server = {
-		.fps = 60,
-		.compression = WIRE_COMPRESS_LZ4,
-		.listen_fd = -1,
-		.tcp_fd = -1,
+		.options =
+			{
+				.fps = 60,
+				.compression = WIRE_COMPRESS_LZ4,
+				.xwayland = true,
+			},
 		.exit_code = 1,
-		.xwayland_enabled = true,
+		.next_window_id = 1,
 	};
 	int app_index, mode = 0, ready_fd = -1;
-	wl_list_init(&server.pending);
+	wl_list_init(&server.windows);
+	idmap_init(&server.window_ids);
+	listen_init(&server);
 	log_init("rcomp-run", LOG_INFO);
-	if (!parse_args(&server, argc, argv, &app_index, &mode)) {
+	if (!parse_args(&server.options, argc, argv, &app_index, &mode)) {
 		return 2;
 	}
 	/* A peer that goes away is an error return, never a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (mode == 'L') {
-		return session_main_list();
+		return bridge_list();
 	}
 	if (mode == 'A') {
-		return session_main_attach(app_index < argc ? argv[app_index] : NULL);
+		return bridge_attach(app_index < argc ? argv[app_index] : NULL);
 	}
-	if (!session_prepare(&server, argv + app_index)) {
+	if (!record_init(&server, argv + app_index)) {
 		return 1;
 	}
-	if (server.persist && !session_daemonize(&server, &ready_fd)) {
-		session_finish(&server);
+	if (server.options.persist && !bridge_daemonize(&server, &ready_fd)) {
+		record_finish(&server);
 		return 1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (!compressor_init(&server.compressor, server.compression, server.compression_level)) {
+	server.encode = (struct rc_encode_context){
+		.mode = server.options.codec_mode,
+		.compression = server.options.compression,
+		.compression_level = server.options.compression_level,
+		.dump_dir = server.options.dump_dir,
+	};
+	if (!encode_context_init(&server.encode)) {
 		return 1;
 	}
 	/* A plain ssh login may have no runtime directory: make a private one,
@@ -436,87 +380,50 @@ int main(int argc, char **argv)
 		log_error("cannot start the compositor");
 		return 1;
 	}
-	struct wl_event_source *sources[] = {
-		wl_event_loop_add_signal(server.loop, SIGCHLD, handle_sigchld, &server),
+	struct wl_event_source *signals[] = {
 		wl_event_loop_add_signal(server.loop, SIGINT, handle_stop_signal, &server),
 		wl_event_loop_add_signal(server.loop, SIGTERM, handle_stop_signal, &server),
 		wl_event_loop_add_signal(server.loop, SIGHUP, handle_stop_signal, &server),
 	};
-	server.exit_check = wl_event_loop_add_timer(server.loop, handle_exit_check, &server);
-	if (server.stats) {
-		server.stats_timer =
-			wl_event_loop_add_timer(server.loop, handle_stats_timer, &server);
-		wl_event_source_timer_update(server.stats_timer, 1000);
-	}
-
-	bool ok = server.stdio ? stream_attach_stdio(&server) : stream_listen(&server);
+	bool ok = app_init(&server) && stats_init(&server) &&
+		(server.options.stdio ? dispatch_attach_stdio(&server) : listen_start(&server));
 	if (ok) {
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
-		ok = start_app(&server, argv + app_index);
+		ok = app_start(&server, argv + app_index);
 	}
 	if (ready_fd >= 0) {
 		/* The bridge that started us connects now, or says we failed. */
 		if (ok) {
-			ssize_t n =
-				write(ready_fd, server.session_name, strlen(server.session_name));
+			ssize_t n = write(ready_fd, server.record.name, strlen(server.record.name));
 			(void)n;
 		}
 		close(ready_fd);
 	}
 	server.running = ok;
-	while (server.running) {
-		wl_display_flush_clients(server.display);
-		stream_flush(&server);
-		if (!server.running) {
-			break;
-		}
-		if (wl_event_loop_dispatch(server.loop, -1) < 0 && errno != EINTR) {
-			log_error("event loop failed: %s", strerror(errno));
-			break;
-		}
+	run(&server);
+	if (ok && server.app.exited) {
+		server.exit_code = server.app.status;
 	}
-	if (ok && server.app_exited) {
-		server.exit_code = server.app_status;
-		char text[64];
-		snprintf(text, sizeof(text), "the app exited with status %d", server.app_status);
-		stream_goodbye(&server, WIRE_BYE_APP_EXITED, server.app_status, text);
-	} else {
-		stream_goodbye(&server, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
-	}
-	stream_finish(&server);
-	session_finish(&server);
-	if (server.stats) {
+	say_goodbye(&server, ok);
+	listen_finish(&server);
+	record_finish(&server);
+	if (server.options.stats) {
 		struct rusage self;
 		getrusage(RUSAGE_SELF, &self);
 		log_info("stats: rcomp-run used %.3f s user, %.3f s system, max RSS %ld KiB",
 			(double)self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6,
 			(double)self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6, self.ru_maxrss);
 	}
-	if (server.app_pid > 0 && have_children()) {
-		/* Whatever the app left running belongs to this session. */
-		kill(-server.app_pid, SIGTERM);
-	}
-
-	wl_display_destroy_clients(server.display);
-	xwayland_finish(&server);
-	cursor_finish(&server);
-	clipboard_finish(&server);
-	decoration_finish(&server);
-	output_finish(&server);
-	wl_list_remove(&server.new_surface.link);
-	wl_list_remove(&server.new_xdg_surface.link);
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		if (sources[i]) {
-			wl_event_source_remove(sources[i]);
+	app_finish(&server);
+	stats_finish(&server);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		if (signals[i]) {
+			wl_event_source_remove(signals[i]);
 		}
 	}
-	wl_event_source_remove(server.exit_check);
-	if (server.stats_timer) {
-		wl_event_source_remove(server.stats_timer);
-	}
-	wl_display_destroy(server.display);
-	wlr_renderer_destroy(server.renderer);
-	input_finish(&server);
+	destroy_compositor(&server);
+	encode_context_finish(&server.encode);
+	idmap_finish(&server.window_ids);
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */
 	}

@@ -1,8 +1,4 @@
-/*
- * Headless outputs, one per scale in use. They are never rendered to; they
- * exist so that each window's surfaces enter an output with the scale of the
- * local output the viewer shows it on, and the app renders at that scale.
- */
+/* Outputs per scale, and telling surfaces which one they are on. */
 #include <stdlib.h>
 #include <wayland-server-protocol.h>
 #include <wlr/backend/headless.h>
@@ -10,7 +6,14 @@
 #include <wlr/types/wlr_surface.h>
 
 #include "log.h"
-#include "server.h"
+#include "output.h"
+
+struct rc_output {
+	struct rc_server *server;
+	struct wlr_output *output;
+	int32_t scale;
+	struct wl_listener bind;
+};
 
 struct enter_args {
 	struct wlr_output *output;
@@ -35,8 +38,9 @@ static void enter_iter(struct wlr_surface *surface, int sx, int sy, void *data)
 
 static void window_surfaces(struct rc_window *window, struct enter_args *args)
 {
-	if (args->output && window->mapped) {
-		wlr_surface_for_each_surface(window_surface(window), enter_iter, args);
+	struct wlr_surface *surface = window_surface(window);
+	if (args->output && window->mapped && surface) {
+		wlr_surface_for_each_surface(surface, enter_iter, args);
 	}
 }
 
@@ -58,6 +62,9 @@ static void handle_bind(struct wl_listener *listener, void *data)
 
 static struct wlr_output *output_for_scale(struct rc_server *server, int32_t scale)
 {
+	if (scale < 1 || scale > WIRE_MAX_SCALE) {
+		return NULL;
+	}
 	if (server->outputs[scale]) {
 		return server->outputs[scale]->output;
 	}
@@ -83,32 +90,22 @@ static struct wlr_output *output_for_scale(struct rc_server *server, int32_t sca
 	return wlr_output;
 }
 
+bool output_window_can_enter(struct rc_server *server, int32_t scale)
+{
+	return output_for_scale(server, scale) != NULL;
+}
+
 void output_window_enter(struct rc_window *window)
 {
-	struct rc_server *server = window->server;
-	struct enter_args args = {.output = output_for_scale(server, window->scale), .enter = true};
+	struct enter_args args = {.output = output_for_scale(window->server, window->scale),
+		.enter = true};
 	window_surfaces(window, &args);
 }
 
-void output_set_window_scale(struct rc_window *window, int32_t scale)
+void output_window_leave(struct rc_window *window)
 {
-	if (scale < 1 || scale > WIRE_MAX_SCALE || scale == window->scale) {
-		return;
-	}
-	struct rc_server *server = window->server;
-	struct wlr_output *output = output_for_scale(server, scale);
-	if (!output) {
-		return;
-	}
-	struct enter_args leave = {.output = output_for_scale(server, window->scale)};
-	window_surfaces(window, &leave);
-	window->scale = scale;
-	struct enter_args enter = {.output = output, .enter = true};
-	window_surfaces(window, &enter);
-	log_info("window %u: scale %d (the viewer's output)", window->id, scale);
-	window->need_reset = true;
-	window_damage_all(window);
-	stream_window_scale(server, window);
+	struct enter_args args = {.output = output_for_scale(window->server, window->scale)};
+	window_surfaces(window, &args);
 }
 
 bool output_init(struct rc_server *server)

@@ -1,463 +1,317 @@
 /*
- * Windows: one rc_window per xdg toplevel or popup (and, through
- * xwayland.c, per X11 window), what they are made of whichever shell made
- * them, and damage tracking for every surface in a window's tree.
+ * xdg-shell windows. Each toplevel and each popup is a window; a popup is
+ * shown as a local popup of the window it belongs to. xdg_surface->data is
+ * the window, which decoration.c relies on too.
  */
-
 #include <stdlib.h>
-#include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_shell.h>
-#include <wlr/util/region.h>
-#include <wlr/xwayland.h>
 
+#include "announce.h"
 #include "log.h"
-#include "server.h"
+#include "window.h"
+#include "xdg.h"
 
-struct rc_window *window_from_id(struct rc_server *server, uint32_t id)
-{
-	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link)
-	{
-		if (window->id == id) {
-			return window;
-		}
-	}
-	return NULL;
-}
-
-void window_damage_all(struct rc_window *window)
-{
-	pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, WIRE_MAX_DIM,
-		WIRE_MAX_DIM);
-	capture_start_clock(window);
-}
-
-/* The window a surface belongs to: its root's toplevel or popup, or X11
- * window. Each popup is a window of its own, shown as a local popup. */
-static struct rc_window *window_of_surface(struct wlr_surface *surface)
-{
-	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;
-	if (root && wlr_surface_is_xdg_surface(root)) {
-		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);
-		return xdg ? xdg->data : NULL;
-	}
-	if (root && wlr_surface_is_xwayland_surface(root)) {
-		struct wlr_xwayland_surface *x = wlr_xwayland_surface_from_wlr_surface(root);
-		return x ? x->data : NULL;
-	}
-	return NULL;
-}
-
-struct wlr_surface *window_surface(const struct rc_window *window)
-{
-	return window->xwayland ? window->xwayland->surface : window->xdg_surface->surface;
-}
-
-void window_get_geometry(const struct rc_window *window, struct wlr_box *box)
-{
-	if (window->xwayland) {
-		/* X11 windows are their surface, no shadows around. */
-		struct wlr_surface *surface = window->xwayland->surface;
-		*box = (struct wlr_box){0, 0, surface ? surface->current.width : 0,
-			surface ? surface->current.height : 0};
-		return;
-	}
-	wlr_xdg_surface_get_geometry(window->xdg_surface, box);
-}
-
-const char *window_title(const struct rc_window *window)
-{
-	const char *title = window->xwayland ? window->xwayland->title
-		: window->popup		     ? NULL
-					     : window->xdg_surface->toplevel->title;
-	return title ? title : "";
-}
-
-const char *window_app_id(const struct rc_window *window)
-{
-	const char *app_id = window->xwayland ? window->xwayland->class
-		: window->popup		      ? NULL
-					      : window->xdg_surface->toplevel->app_id;
-	return app_id ? app_id : "";
-}
-
-struct rc_window *window_parent(const struct rc_window *window)
-{
-	if (window->popup) {
-		return NULL;
-	}
-	if (window->xwayland) {
-		struct wlr_xwayland_surface *parent = window->xwayland->parent;
-		return parent ? parent->data : NULL;
-	}
-	struct wlr_xdg_surface *parent = window->xdg_surface->toplevel->parent;
-	return parent ? parent->data : NULL;
-}
-
-bool window_wants_maximized(const struct rc_window *window, bool first)
-{
-	if (window->xwayland) {
-		return window->xwayland->maximized_horz && window->xwayland->maximized_vert;
-	}
-	const struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-	return first ? toplevel->requested.maximized : toplevel->current.maximized;
-}
-
-bool window_wants_fullscreen(const struct rc_window *window, bool first)
-{
-	if (window->xwayland) {
-		return window->xwayland->fullscreen;
-	}
-	const struct wlr_xdg_toplevel *toplevel = window->xdg_surface->toplevel;
-	return first ? toplevel->requested.fullscreen : toplevel->current.fullscreen;
-}
-
-struct find_surface {
-	struct wlr_surface *surface;
-	int sx, sy;
-	bool found;
+struct xdg_window {
+	struct rc_window base;
+	struct wlr_xdg_surface *xdg;
+	/* The size last asked for by the viewer, to skip repeats. */
+	int32_t requested_width, requested_height;
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener destroy;
+	struct wl_listener commit;
+	struct wl_listener set_title;
+	struct wl_listener set_app_id;
+	struct wl_listener set_parent;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
+	struct wl_listener request_minimize;
 };
 
-static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+static struct xdg_window *xdg_window(struct rc_window *window)
 {
-	struct find_surface *find = data;
-	if (surface == find->surface && !find->found) {
-		find->sx = sx;
-		find->sy = sy;
-		find->found = true;
+	struct xdg_window *xw = wl_container_of(window, xw, base);
+	return xw;
+}
+
+static struct wlr_surface *impl_surface(struct rc_window *window)
+{
+	return xdg_window(window)->xdg->surface;
+}
+
+static void impl_geometry(struct rc_window *window, struct wlr_box *box)
+{
+	wlr_xdg_surface_get_geometry(xdg_window(window)->xdg, box);
+}
+
+static struct wlr_xdg_toplevel *toplevel_of(struct rc_window *window)
+{
+	struct wlr_xdg_surface *xdg = xdg_window(window)->xdg;
+	return xdg->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL ? xdg->toplevel : NULL;
+}
+
+static const char *impl_title(struct rc_window *window)
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	return toplevel && toplevel->title ? toplevel->title : "";
+}
+
+static const char *impl_app_id(struct rc_window *window)
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	return toplevel && toplevel->app_id ? toplevel->app_id : "";
+}
+
+static struct rc_window *impl_parent(struct rc_window *window)
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	return toplevel && toplevel->parent ? toplevel->parent->data : NULL;
+}
+
+static bool impl_wants_maximized(struct rc_window *window, bool first)
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	return toplevel && (first ? toplevel->requested.maximized : toplevel->current.maximized);
+}
+
+static bool impl_wants_fullscreen(struct rc_window *window, bool first)
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	return toplevel && (first ? toplevel->requested.fullscreen : toplevel->current.fullscreen);
+}
+
+static bool impl_size_hints(struct rc_window *window, int32_t hints[4])
+{
+	struct wlr_xdg_toplevel *toplevel = toplevel_of(window);
+	if (!toplevel) {
+		return false;
+	}
+	const struct wlr_xdg_toplevel_state *state = &toplevel->current;
+	hints[0] = (int32_t)state->min_width;
+	hints[1] = (int32_t)state->min_height;
+	hints[2] = (int32_t)state->max_width;
+	hints[3] = (int32_t)state->max_height;
+	return true;
+}
+
+static void impl_place_popup(struct rc_window *window, struct rc_window *parent,
+	struct wire_popup_new *place)
+{
+	/* The app's positioner: its anchor rectangle is relative to the
+	 * parent's window geometry, as the local popup's is. */
+	struct wlr_xdg_popup *popup = xdg_window(window)->xdg->popup;
+	const struct wlr_xdg_positioner *pos = &popup->positioner;
+	*place = (struct wire_popup_new){
+		.anchor_x = pos->anchor_rect.x,
+		.anchor_y = pos->anchor_rect.y,
+		.anchor_width = pos->anchor_rect.width,
+		.anchor_height = pos->anchor_rect.height,
+		.width = pos->size.width,
+		.height = pos->size.height,
+		.anchor = (uint32_t)pos->anchor,
+		.gravity = (uint32_t)pos->gravity,
+		.constraint_adjustment = (uint32_t)pos->constraint_adjustment,
+		.offset_x = pos->offset.x,
+		.offset_y = pos->offset.y,
+		.flags = popup->seat ? WIRE_POPUP_GRAB : 0,
+	};
+}
+
+static void impl_set_activated(struct rc_window *window, bool activated)
+{
+	struct wlr_xdg_surface *xdg = xdg_window(window)->xdg;
+	if (xdg->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+		wlr_xdg_toplevel_set_activated(xdg, activated);
 	}
 }
 
-/* Commits per second above which an app is said to flood. Each commit only
- * adds damage, so flooding costs the app's own CPU and a little of ours;
- * frames still go out at the window's clock with the newest pixels. The
- * clock is read once per FLOOD_COMMITS commits, not on each: a flood of
- * them is exactly when this path is hot. */
-#define FLOOD_COMMITS 1024
-
-static void note_commit_rate(struct rc_window *window)
+static void impl_configure(struct rc_window *window, int32_t width, int32_t height, uint32_t states)
 {
-	if (++window->rate_commits < FLOOD_COMMITS) {
-		return;
-	}
-	uint64_t now = server_time_usec();
-	uint64_t elapsed = now - window->rate_start_us;
-	if (elapsed < 1000000 && !window->flood_logged) {
-		const char *app_id = window->popup ? "a popup" : window_app_id(window);
-		log_error("window %u (%s) commits %llu times a second without waiting for frame "
-			  "callbacks; only its newest content is sent",
-			window->id, *app_id ? app_id : "no app id",
-			(unsigned long long)(FLOOD_COMMITS * 1000000ull / (elapsed ? elapsed : 1)));
-		window->flood_logged = true;
-	}
-	window->rate_commits = 0;
-	window->rate_start_us = now;
-}
-
-static void handle_surface_commit(struct wl_listener *listener, void *data)
-{
-	struct rc_surface *rs = wl_container_of(listener, rs, commit);
-	struct rc_window *window = window_of_surface(rs->surface);
-	if (!window || !window->mapped) {
-		return;
-	}
-	if (rs->surface == window_surface(window)) {
-		window->stat_commits++;
-		note_commit_rate(window);
-		if (!window->popup && !window->xwayland) {
-			stream_window_hints(rs->server, window, false);
-		}
-	}
-	struct find_surface find = {.surface = rs->surface};
-	wlr_surface_for_each_surface(window_surface(window), find_surface_iter, &find);
-	if (!find.found) {
-		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
-		return;
-	}
-	pixman_region32_t damage;
-	pixman_region32_init(&damage);
-	wlr_surface_get_effective_damage(rs->surface, &damage);
-	pixman_region32_translate(&damage, find.sx - window->geometry.x,
-		find.sy - window->geometry.y);
-	if (window->scale != 1) {
-		wlr_region_scale(&damage, &damage, (float)window->scale);
-	}
-	pixman_region32_union(&window->damage, &window->damage, &damage);
-	pixman_region32_fini(&damage);
-	capture_start_clock(window);
-}
-
-static void handle_subsurface_change(struct rc_subsurface *rss)
-{
-	struct rc_window *window = window_of_surface(rss->subsurface->parent);
-	if (window && window->mapped) {
-		/* Placement changes have no fine damage: redraw all; the diff
-		 * against the last frame sent keeps the bytes small. */
-		window_damage_all(window);
+	struct xdg_window *xw = xdg_window(window);
+	wlr_xdg_toplevel_set_maximized(xw->xdg, states & WIRE_STATE_MAXIMIZED);
+	wlr_xdg_toplevel_set_fullscreen(xw->xdg, states & WIRE_STATE_FULLSCREEN);
+	wlr_xdg_toplevel_set_resizing(xw->xdg, states & WIRE_STATE_RESIZING);
+	if (width != xw->requested_width || height != xw->requested_height) {
+		xw->requested_width = width;
+		xw->requested_height = height;
+		wlr_xdg_toplevel_set_size(xw->xdg, (uint32_t)width, (uint32_t)height);
 	}
 }
 
-static void handle_subsurface_map(struct wl_listener *listener, void *data)
+static void impl_close(struct rc_window *window)
 {
-	struct rc_subsurface *rss = wl_container_of(listener, rss, map);
-	struct rc_window *window = window_of_surface(rss->subsurface->parent);
-	if (window && window->mapped) {
-		output_window_enter(window);
-	}
-	handle_subsurface_change(rss);
+	wlr_xdg_toplevel_send_close(xdg_window(window)->xdg);
 }
 
-static void handle_subsurface_unmap(struct wl_listener *listener, void *data)
+static void impl_dismiss(struct rc_window *window)
 {
-	struct rc_subsurface *rss = wl_container_of(listener, rss, unmap);
-	handle_subsurface_change(rss);
+	/* Dismissed locally (a click outside): the app hears popup_done. */
+	wlr_xdg_popup_destroy(xdg_window(window)->xdg);
 }
 
-static void handle_subsurface_destroy(struct wl_listener *listener, void *data)
-{
-	struct rc_subsurface *rss = wl_container_of(listener, rss, destroy);
-	wl_list_remove(&rss->map.link);
-	wl_list_remove(&rss->unmap.link);
-	wl_list_remove(&rss->destroy.link);
-	free(rss);
-}
-
-static void handle_new_subsurface(struct wl_listener *listener, void *data)
-{
-	struct rc_surface *rs = wl_container_of(listener, rs, new_subsurface);
-	struct wlr_subsurface *subsurface = data;
-	struct rc_subsurface *rss = calloc(1, sizeof(*rss));
-	if (!rss) {
-		log_error("out of memory tracking a subsurface");
-		return;
-	}
-	rss->server = rs->server;
-	rss->subsurface = subsurface;
-	rss->map.notify = handle_subsurface_map;
-	wl_signal_add(&subsurface->events.map, &rss->map);
-	rss->unmap.notify = handle_subsurface_unmap;
-	wl_signal_add(&subsurface->events.unmap, &rss->unmap);
-	rss->destroy.notify = handle_subsurface_destroy;
-	wl_signal_add(&subsurface->events.destroy, &rss->destroy);
-}
-
-static void handle_surface_destroy(struct wl_listener *listener, void *data)
-{
-	struct rc_surface *rs = wl_container_of(listener, rs, destroy);
-	wl_list_remove(&rs->commit.link);
-	wl_list_remove(&rs->new_subsurface.link);
-	wl_list_remove(&rs->destroy.link);
-	free(rs);
-}
-
-static void handle_new_surface(struct wl_listener *listener, void *data)
-{
-	struct rc_server *server = wl_container_of(listener, server, new_surface);
-	struct wlr_surface *surface = data;
-	struct rc_surface *rs = calloc(1, sizeof(*rs));
-	if (!rs) {
-		log_error("out of memory tracking a surface");
-		return;
-	}
-	rs->server = server;
-	rs->surface = surface;
-	rs->commit.notify = handle_surface_commit;
-	wl_signal_add(&surface->events.commit, &rs->commit);
-	rs->new_subsurface.notify = handle_new_subsurface;
-	wl_signal_add(&surface->events.new_subsurface, &rs->new_subsurface);
-	rs->destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &rs->destroy);
-}
-
-void window_mapped(struct rc_window *window)
-{
-	window->mapped = true;
-	if (window->popup) {
-		/* Drawn at its parent's scale from the start. */
-		struct rc_window *parent = window_from_id(window->server, window->parent_id);
-		window->scale = parent ? parent->scale : 1;
-	}
-	output_window_enter(window);
-	window_get_geometry(window, &window->geometry);
-	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
-		window->geometry.height);
-	window->need_reset = true;
-	window_damage_all(window);
-	stream_window_new(window->server, window);
-}
+static const struct rc_window_impl xdg_impl = {
+	.surface = impl_surface,
+	.geometry = impl_geometry,
+	.title = impl_title,
+	.app_id = impl_app_id,
+	.parent = impl_parent,
+	.wants_maximized = impl_wants_maximized,
+	.wants_fullscreen = impl_wants_fullscreen,
+	.size_hints = impl_size_hints,
+	.place_popup = impl_place_popup,
+	.set_activated = impl_set_activated,
+	.configure = impl_configure,
+	.close = impl_close,
+	.dismiss = impl_dismiss,
+};
 
 static void handle_map(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, map);
-	if (window->popup) {
-		struct rc_window *parent = window_of_surface(window->xdg_surface->popup->parent);
-		window->parent_id = parent ? parent->id : 0;
+	struct xdg_window *xw = wl_container_of(listener, xw, map);
+	if (xw->base.popup) {
+		struct rc_window *parent =
+			window_of_surface(xw->base.server, xw->xdg->popup->parent);
+		xw->base.parent_id = parent ? parent->id : 0;
 	}
-	window_mapped(window);
+	window_map(&xw->base);
 }
 
-void window_unmapped(struct rc_window *window)
+static void handle_unmap(struct wl_listener *listener, void *data)
 {
-	window->mapped = false;
-	stream_window_destroy(window->server, window);
-	input_window_gone(window->server, window);
-	server_check_exit(window->server);
+	struct xdg_window *xw = wl_container_of(listener, xw, unmap);
+	window_unmap(&xw->base);
 }
 
-void window_handle_unmap(struct wl_listener *listener, void *data)
+/* Size hints are double-buffered state: they change with a commit. */
+static void handle_commit(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, unmap);
-	window_unmapped(window);
+	struct xdg_window *xw = wl_container_of(listener, xw, commit);
+	announce_hints(&xw->base, false);
 }
 
-void window_handle_set_title(struct wl_listener *listener, void *data)
+static void handle_set_title(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, set_title);
-	stream_window_title(window->server, window, false);
+	struct xdg_window *xw = wl_container_of(listener, xw, set_title);
+	announce_title(&xw->base);
 }
 
-void window_handle_set_app_id(struct wl_listener *listener, void *data)
+static void handle_set_app_id(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, set_app_id);
-	stream_window_title(window->server, window, true);
+	struct xdg_window *xw = wl_container_of(listener, xw, set_app_id);
+	announce_app_id(&xw->base);
 }
 
-void window_handle_set_parent(struct wl_listener *listener, void *data)
+static void handle_set_parent(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, set_parent);
-	stream_window_parent(window->server, window);
+	struct xdg_window *xw = wl_container_of(listener, xw, set_parent);
+	announce_parent(&xw->base);
 }
 
 /* The app asks for a state: the viewer asks its compositor, whose answer
  * comes back as a configure. xdg-shell wants a configure in any case. */
 static void handle_request_maximize(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_maximize);
-	stream_window_request(window->server, window,
-		window->xdg_surface->toplevel->requested.maximized ? WIRE_REQUEST_MAXIMIZE
-								   : WIRE_REQUEST_UNMAXIMIZE);
-	if (window->xdg_surface->added) {
-		wlr_xdg_surface_schedule_configure(window->xdg_surface);
+	struct xdg_window *xw = wl_container_of(listener, xw, request_maximize);
+	announce_request(&xw->base,
+		xw->xdg->toplevel->requested.maximized ? WIRE_REQUEST_MAXIMIZE
+						       : WIRE_REQUEST_UNMAXIMIZE);
+	if (xw->xdg->added) {
+		wlr_xdg_surface_schedule_configure(xw->xdg);
 	}
 }
 
 static void handle_request_fullscreen(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_fullscreen);
-	stream_window_request(window->server, window,
-		window->xdg_surface->toplevel->requested.fullscreen ? WIRE_REQUEST_FULLSCREEN
-								    : WIRE_REQUEST_UNFULLSCREEN);
-	if (window->xdg_surface->added) {
-		wlr_xdg_surface_schedule_configure(window->xdg_surface);
+	struct xdg_window *xw = wl_container_of(listener, xw, request_fullscreen);
+	announce_request(&xw->base,
+		xw->xdg->toplevel->requested.fullscreen ? WIRE_REQUEST_FULLSCREEN
+							: WIRE_REQUEST_UNFULLSCREEN);
+	if (xw->xdg->added) {
+		wlr_xdg_surface_schedule_configure(xw->xdg);
 	}
 }
 
 static void handle_request_minimize(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_minimize);
-	stream_window_request(window->server, window, WIRE_REQUEST_MINIMIZE);
-}
-
-void window_destroyed(struct rc_window *window)
-{
-	struct rc_server *server = window->server;
-	if (window->mapped) {
-		stream_window_destroy(server, window);
-	}
-	input_window_gone(server, window);
-	wl_list_remove(&window->link);
-	capture_finish(window);
-	pixman_region32_fini(&window->damage);
-	free(window);
-	server_check_exit(server);
-}
-
-struct rc_window *window_create(struct rc_server *server)
-{
-	struct rc_window *window = calloc(1, sizeof(*window));
-	if (!window) {
-		log_error("out of memory creating a window; the app's window will not show");
-		return NULL;
-	}
-	window->server = server;
-	window->id = server->next_window_id++;
-	window->timer_fd = -1;
-	window->scale = 1;
-	pixman_region32_init(&window->damage);
-	wl_list_insert(server->windows.prev, &window->link);
-	return window;
+	struct xdg_window *xw = wl_container_of(listener, xw, request_minimize);
+	announce_request(&xw->base, WIRE_REQUEST_MINIMIZE);
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data)
 {
-	struct rc_window *window = wl_container_of(listener, window, destroy);
-	wl_list_remove(&window->map.link);
-	wl_list_remove(&window->unmap.link);
-	wl_list_remove(&window->destroy.link);
-	wl_list_remove(&window->set_title.link);
-	wl_list_remove(&window->set_app_id.link);
-	wl_list_remove(&window->set_parent.link);
-	wl_list_remove(&window->request_maximize.link);
-	wl_list_remove(&window->request_fullscreen.link);
-	wl_list_remove(&window->request_minimize.link);
-	window->xdg_surface->data = NULL;
-	window_destroyed(window);
+	struct xdg_window *xw = wl_container_of(listener, xw, destroy);
+	struct wl_listener *listeners[] = {&xw->map, &xw->unmap, &xw->destroy, &xw->commit,
+		&xw->set_title, &xw->set_app_id, &xw->set_parent, &xw->request_maximize,
+		&xw->request_fullscreen, &xw->request_minimize};
+	for (size_t i = 0; i < sizeof(listeners) / sizeof(listeners[0]); i++) {
+		wl_list_remove(&listeners[i]->link);
+	}
+	xw->xdg->data = NULL;
+	window_finish(&xw->base);
+	free(xw);
+}
+
+static void listen_to(struct wl_listener *listener, struct wl_signal *signal,
+	wl_notify_func_t notify)
+{
+	listener->notify = notify;
+	wl_signal_add(signal, listener);
 }
 
 static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 {
 	struct rc_server *server = wl_container_of(listener, server, new_xdg_surface);
-	struct wlr_xdg_surface *xdg_surface = data;
-	if (xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL &&
-		xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP) {
+	struct wlr_xdg_surface *xdg = data;
+	if (xdg->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL && xdg->role != WLR_XDG_SURFACE_ROLE_POPUP) {
 		return;
 	}
-	struct rc_window *window = window_create(server);
-	if (!window) {
+	struct xdg_window *xw = calloc(1, sizeof(*xw));
+	if (!xw || !window_init(&xw->base, server, &xdg_impl)) {
+		free(xw);
 		return;
 	}
-	window->xdg_surface = xdg_surface;
-	xdg_surface->data = window;
-
-	window->map.notify = handle_map;
-	wl_signal_add(&xdg_surface->events.map, &window->map);
-	window->unmap.notify = window_handle_unmap;
-	wl_signal_add(&xdg_surface->events.unmap, &window->unmap);
-	window->destroy.notify = handle_destroy;
-	wl_signal_add(&xdg_surface->events.destroy, &window->destroy);
-	window->popup = xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP;
-	if (window->popup) {
-		wl_list_init(&window->set_title.link);
-		wl_list_init(&window->set_app_id.link);
-		wl_list_init(&window->set_parent.link);
-		wl_list_init(&window->request_maximize.link);
-		wl_list_init(&window->request_fullscreen.link);
-		wl_list_init(&window->request_minimize.link);
+	xw->xdg = xdg;
+	xdg->data = &xw->base;
+	xw->base.popup = xdg->role == WLR_XDG_SURFACE_ROLE_POPUP;
+	listen_to(&xw->map, &xdg->events.map, handle_map);
+	listen_to(&xw->unmap, &xdg->events.unmap, handle_unmap);
+	listen_to(&xw->destroy, &xdg->events.destroy, handle_destroy);
+	if (xw->base.popup) {
+		struct wl_listener *unused[] = {&xw->commit, &xw->set_title, &xw->set_app_id,
+			&xw->set_parent, &xw->request_maximize, &xw->request_fullscreen,
+			&xw->request_minimize};
+		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++) {
+			wl_list_init(&unused[i]->link);
+		}
 	} else {
-		window->set_title.notify = window_handle_set_title;
-		wl_signal_add(&xdg_surface->toplevel->events.set_title, &window->set_title);
-		window->set_app_id.notify = window_handle_set_app_id;
-		wl_signal_add(&xdg_surface->toplevel->events.set_app_id, &window->set_app_id);
-		window->set_parent.notify = window_handle_set_parent;
-		wl_signal_add(&xdg_surface->toplevel->events.set_parent, &window->set_parent);
-		struct wlr_xdg_toplevel *toplevel = xdg_surface->toplevel;
-		window->request_maximize.notify = handle_request_maximize;
-		wl_signal_add(&toplevel->events.request_maximize, &window->request_maximize);
-		window->request_fullscreen.notify = handle_request_fullscreen;
-		wl_signal_add(&toplevel->events.request_fullscreen, &window->request_fullscreen);
-		window->request_minimize.notify = handle_request_minimize;
-		wl_signal_add(&toplevel->events.request_minimize, &window->request_minimize);
+		struct wlr_xdg_toplevel *toplevel = xdg->toplevel;
+		listen_to(&xw->commit, &xdg->surface->events.commit, handle_commit);
+		listen_to(&xw->set_title, &toplevel->events.set_title, handle_set_title);
+		listen_to(&xw->set_app_id, &toplevel->events.set_app_id, handle_set_app_id);
+		listen_to(&xw->set_parent, &toplevel->events.set_parent, handle_set_parent);
+		listen_to(&xw->request_maximize, &toplevel->events.request_maximize,
+			handle_request_maximize);
+		listen_to(&xw->request_fullscreen, &toplevel->events.request_fullscreen,
+			handle_request_fullscreen);
+		listen_to(&xw->request_minimize, &toplevel->events.request_minimize,
+			handle_request_minimize);
 	}
-	log_debug("new %s, window %u", window->popup ? "popup" : "toplevel", window->id);
+	log_debug("new %s, window %u", xw->base.popup ? "popup" : "toplevel", xw->base.id);
 }
 
-void xdg_init(struct rc_server *server)
+bool xdg_init(struct rc_server *server)
 {
-	wl_list_init(&server->windows);
-	server->next_window_id = 1;
-	server->new_surface.notify = handle_new_surface;
-	wl_signal_add(&server->compositor->events.new_surface, &server->new_surface);
+	struct wlr_xdg_shell *shell = wlr_xdg_shell_create(server->display);
+	if (!shell) {
+		return false;
+	}
 	server->new_xdg_surface.notify = handle_new_xdg_surface;
-	wl_signal_add(&server->xdg_shell->events.new_surface, &server->new_xdg_surface);
+	wl_signal_add(&shell->events.new_surface, &server->new_xdg_surface);
+	return true;
+}
+
+void xdg_finish(struct rc_server *server)
+{
+	wl_list_remove(&server->new_xdg_surface.link);
 }

@@ -8,120 +8,101 @@
 #include <wlr/xwayland.h>
 #include <xcb/xproto.h>
 
+#include "announce.h"
 #include "log.h"
-#include "server.h"
+#include "window.h"
+#include "xwayland.h"
 
-static void handle_map(struct wl_listener *listener, void *data)
+struct x11_window {
+	struct rc_window base;
+	struct wlr_xwayland_surface *x;
+	struct wl_listener map;
+	struct wl_listener unmap;
+	struct wl_listener destroy;
+	struct wl_listener set_title;
+	struct wl_listener set_class;
+	struct wl_listener set_parent;
+	struct wl_listener request_configure;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
+	struct wl_listener request_minimize;
+};
+
+static struct wlr_xwayland_surface *x11_of(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, map);
-	struct rc_server *server = window->server;
-	window->popup = window->xwayland->override_redirect;
-	if (window->popup) {
-		/* The focused X11 window, else any mapped one. */
-		struct rc_window *parent = window_from_id(server, server->x11_focus);
-		if (!parent || !parent->mapped || !parent->xwayland || parent->popup) {
-			parent = NULL;
-			struct rc_window *w;
-			wl_list_for_each(w, &server->windows, link)
-			{
-				if (w->xwayland && w->mapped && !w->popup) {
-					parent = w;
-				}
-			}
-		}
-		window->parent_id = parent ? parent->id : 0;
-	}
-	window_mapped(window);
+	struct x11_window *xw = wl_container_of(window, xw, base);
+	return xw->x;
 }
 
-/* X11 windows place and size themselves until they are shown; after that
- * the local compositor decides, through the viewer. */
-static void handle_request_configure(struct wl_listener *listener, void *data)
+static struct wlr_surface *impl_surface(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_configure);
-	struct wlr_xwayland_surface_configure_event *event = data;
-	wlr_xwayland_surface_configure(window->xwayland, event->x, event->y, event->width,
-		event->height);
+	return x11_of(window)->surface;
 }
 
-static void handle_request_maximize(struct wl_listener *listener, void *data)
+static void impl_geometry(struct rc_window *window, struct wlr_box *box)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_maximize);
-	struct wlr_xwayland_surface *x = window->xwayland;
-	stream_window_request(window->server, window,
-		x->maximized_horz && x->maximized_vert ? WIRE_REQUEST_MAXIMIZE
-						       : WIRE_REQUEST_UNMAXIMIZE);
+	/* X11 windows are their surface, no shadows around. */
+	struct wlr_surface *surface = x11_of(window)->surface;
+	*box = (struct wlr_box){0, 0, surface ? surface->current.width : 0,
+		surface ? surface->current.height : 0};
 }
 
-static void handle_request_fullscreen(struct wl_listener *listener, void *data)
+static const char *impl_title(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_fullscreen);
-	stream_window_request(window->server, window,
-		window->xwayland->fullscreen ? WIRE_REQUEST_FULLSCREEN : WIRE_REQUEST_UNFULLSCREEN);
+	const char *title = x11_of(window)->title;
+	return title ? title : "";
 }
 
-static void handle_request_minimize(struct wl_listener *listener, void *data)
+static const char *impl_app_id(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, request_minimize);
-	struct wlr_xwayland_minimize_event *event = data;
-	if (event->minimize) {
-		stream_window_request(window->server, window, WIRE_REQUEST_MINIMIZE);
-	}
+	const char *class = x11_of(window)->class;
+	return class ? class : "";
 }
 
-static void handle_destroy(struct wl_listener *listener, void *data)
+static struct rc_window *impl_parent(struct rc_window *window)
 {
-	struct rc_window *window = wl_container_of(listener, window, destroy);
-	struct wl_listener *listeners[] = {&window->map, &window->unmap, &window->destroy,
-		&window->set_title, &window->set_app_id, &window->set_parent,
-		&window->request_configure, &window->request_maximize, &window->request_fullscreen,
-		&window->request_minimize};
-	for (size_t i = 0; i < sizeof(listeners) / sizeof(listeners[0]); i++) {
-		wl_list_remove(&listeners[i]->link);
-	}
-	window->xwayland->data = NULL;
-	window_destroyed(window);
+	struct wlr_xwayland_surface *parent = x11_of(window)->parent;
+	return parent ? parent->data : NULL;
 }
 
-static void handle_new_surface(struct wl_listener *listener, void *data)
+static bool impl_wants_maximized(struct rc_window *window, bool first)
 {
-	struct rc_server *server = wl_container_of(listener, server, new_x11_surface);
-	struct wlr_xwayland_surface *x = data;
-	struct rc_window *window = window_create(server);
-	if (!window) {
-		return;
-	}
-	window->xwayland = x;
-	x->data = window;
-	struct {
-		struct wl_listener *listener;
-		struct wl_signal *signal;
-		wl_notify_func_t notify;
-	} table[] = {
-		{&window->map, &x->events.map, handle_map},
-		{&window->unmap, &x->events.unmap, window_handle_unmap},
-		{&window->destroy, &x->events.destroy, handle_destroy},
-		{&window->set_title, &x->events.set_title, window_handle_set_title},
-		{&window->set_app_id, &x->events.set_class, window_handle_set_app_id},
-		{&window->set_parent, &x->events.set_parent, window_handle_set_parent},
-		{&window->request_configure, &x->events.request_configure,
-			handle_request_configure},
-		{&window->request_maximize, &x->events.request_maximize, handle_request_maximize},
-		{&window->request_fullscreen, &x->events.request_fullscreen,
-			handle_request_fullscreen},
-		{&window->request_minimize, &x->events.request_minimize, handle_request_minimize},
+	struct wlr_xwayland_surface *x = x11_of(window);
+	return x->maximized_horz && x->maximized_vert;
+}
+
+static bool impl_wants_fullscreen(struct rc_window *window, bool first)
+{
+	return x11_of(window)->fullscreen;
+}
+
+static bool impl_size_hints(struct rc_window *window, int32_t hints[4])
+{
+	return false; /* X11 size hints are not forwarded */
+}
+
+static void impl_place_popup(struct rc_window *window, struct rc_window *parent,
+	struct wire_popup_new *place)
+{
+	/* Where the app put it, relative to its parent's X position; the local
+	 * compositor may not move it, or the app's idea of it would be wrong. */
+	struct wlr_xwayland_surface *x = x11_of(window);
+	struct wlr_xwayland_surface *px = x11_of(parent);
+	*place = (struct wire_popup_new){
+		.anchor_x = x->x - px->x,
+		.anchor_y = x->y - px->y,
+		.anchor_width = 1,
+		.anchor_height = 1,
+		.width = x->width,
+		.height = x->height,
+		.anchor = 5, /* top left */
+		.gravity = 8, /* bottom right */
 	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		table[i].listener->notify = table[i].notify;
-		wl_signal_add(table[i].signal, table[i].listener);
-	}
-	log_debug("new X11 window %u%s", window->id,
-		x->override_redirect ? " (override-redirect)" : "");
 }
 
-void xwayland_activate(struct rc_window *window, bool activated)
+static void impl_set_activated(struct rc_window *window, bool activated)
 {
-	struct wlr_xwayland_surface *x = window->xwayland;
+	struct wlr_xwayland_surface *x = x11_of(window);
 	wlr_xwayland_surface_activate(x, activated);
 	if (activated) {
 		wlr_xwayland_surface_restack(x, NULL, XCB_STACK_MODE_ABOVE);
@@ -129,9 +110,9 @@ void xwayland_activate(struct rc_window *window, bool activated)
 	}
 }
 
-void xwayland_configure(struct rc_window *window, int32_t width, int32_t height, uint32_t states)
+static void impl_configure(struct rc_window *window, int32_t width, int32_t height, uint32_t states)
 {
-	struct wlr_xwayland_surface *x = window->xwayland;
+	struct wlr_xwayland_surface *x = x11_of(window);
 	if (width > 0 && height > 0 && width <= UINT16_MAX && height <= UINT16_MAX) {
 		wlr_xwayland_surface_configure(x, x->x, x->y, (uint16_t)width, (uint16_t)height);
 	}
@@ -139,14 +120,165 @@ void xwayland_configure(struct rc_window *window, int32_t width, int32_t height,
 	wlr_xwayland_surface_set_fullscreen(x, states & WIRE_STATE_FULLSCREEN);
 }
 
-void xwayland_close(struct rc_window *window)
+static void impl_close(struct rc_window *window)
 {
-	wlr_xwayland_surface_close(window->xwayland);
+	wlr_xwayland_surface_close(x11_of(window));
+}
+
+static void impl_dismiss(struct rc_window *window)
+{
+	/* X11 menus close themselves, on the click that dismissed them. */
+}
+
+static const struct rc_window_impl x11_impl = {
+	.surface = impl_surface,
+	.geometry = impl_geometry,
+	.title = impl_title,
+	.app_id = impl_app_id,
+	.parent = impl_parent,
+	.wants_maximized = impl_wants_maximized,
+	.wants_fullscreen = impl_wants_fullscreen,
+	.size_hints = impl_size_hints,
+	.place_popup = impl_place_popup,
+	.set_activated = impl_set_activated,
+	.configure = impl_configure,
+	.close = impl_close,
+	.dismiss = impl_dismiss,
+};
+
+static void handle_map(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, map);
+	struct rc_window *window = &xw->base;
+	struct rc_server *server = window->server;
+	window->popup = xw->x->override_redirect;
+	if (window->popup) {
+		/* The focused X11 window, else any mapped one. */
+		struct rc_window *parent = window_from_id(server, server->x11_focus);
+		if (!parent || !parent->mapped || parent->impl != &x11_impl || parent->popup) {
+			parent = NULL;
+			struct rc_window *w;
+			wl_list_for_each(w, &server->windows, link)
+			{
+				if (w->impl == &x11_impl && w->mapped && !w->popup) {
+					parent = w;
+				}
+			}
+		}
+		window->parent_id = parent ? parent->id : 0;
+	}
+	window_map(window);
+}
+
+static void handle_unmap(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, unmap);
+	window_unmap(&xw->base);
+}
+
+static void handle_set_title(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, set_title);
+	announce_title(&xw->base);
+}
+
+static void handle_set_class(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, set_class);
+	announce_app_id(&xw->base);
+}
+
+static void handle_set_parent(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, set_parent);
+	announce_parent(&xw->base);
+}
+
+/* X11 windows place and size themselves until they are shown; after that
+ * the local compositor decides, through the viewer. */
+static void handle_request_configure(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, request_configure);
+	struct wlr_xwayland_surface_configure_event *event = data;
+	wlr_xwayland_surface_configure(xw->x, event->x, event->y, event->width, event->height);
+}
+
+static void handle_request_maximize(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, request_maximize);
+	announce_request(&xw->base,
+		xw->x->maximized_horz && xw->x->maximized_vert ? WIRE_REQUEST_MAXIMIZE
+							       : WIRE_REQUEST_UNMAXIMIZE);
+}
+
+static void handle_request_fullscreen(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, request_fullscreen);
+	announce_request(&xw->base,
+		xw->x->fullscreen ? WIRE_REQUEST_FULLSCREEN : WIRE_REQUEST_UNFULLSCREEN);
+}
+
+static void handle_request_minimize(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, request_minimize);
+	struct wlr_xwayland_minimize_event *event = data;
+	if (event->minimize) {
+		announce_request(&xw->base, WIRE_REQUEST_MINIMIZE);
+	}
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, destroy);
+	struct wl_listener *listeners[] = {&xw->map, &xw->unmap, &xw->destroy, &xw->set_title,
+		&xw->set_class, &xw->set_parent, &xw->request_configure, &xw->request_maximize,
+		&xw->request_fullscreen, &xw->request_minimize};
+	for (size_t i = 0; i < sizeof(listeners) / sizeof(listeners[0]); i++) {
+		wl_list_remove(&listeners[i]->link);
+	}
+	xw->x->data = NULL;
+	window_finish(&xw->base);
+	free(xw);
+}
+
+static void handle_new_surface(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_x11_surface);
+	struct wlr_xwayland_surface *x = data;
+	struct x11_window *xw = calloc(1, sizeof(*xw));
+	if (!xw || !window_init(&xw->base, server, &x11_impl)) {
+		free(xw);
+		return;
+	}
+	xw->x = x;
+	x->data = &xw->base;
+	struct {
+		struct wl_listener *listener;
+		struct wl_signal *signal;
+		wl_notify_func_t notify;
+	} table[] = {
+		{&xw->map, &x->events.map, handle_map},
+		{&xw->unmap, &x->events.unmap, handle_unmap},
+		{&xw->destroy, &x->events.destroy, handle_destroy},
+		{&xw->set_title, &x->events.set_title, handle_set_title},
+		{&xw->set_class, &x->events.set_class, handle_set_class},
+		{&xw->set_parent, &x->events.set_parent, handle_set_parent},
+		{&xw->request_configure, &x->events.request_configure, handle_request_configure},
+		{&xw->request_maximize, &x->events.request_maximize, handle_request_maximize},
+		{&xw->request_fullscreen, &x->events.request_fullscreen, handle_request_fullscreen},
+		{&xw->request_minimize, &x->events.request_minimize, handle_request_minimize},
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		table[i].listener->notify = table[i].notify;
+		wl_signal_add(table[i].signal, table[i].listener);
+	}
+	log_debug("new X11 window %u%s", xw->base.id,
+		x->override_redirect ? " (override-redirect)" : "");
 }
 
 bool xwayland_init(struct rc_server *server)
 {
-	if (!server->xwayland_enabled) {
+	if (!server->options.xwayland) {
 		return true;
 	}
 	server->xwayland = wlr_xwayland_create(server->display, server->compositor, true);
@@ -157,8 +289,9 @@ bool xwayland_init(struct rc_server *server)
 	wlr_xwayland_set_seat(server->xwayland, server->seat);
 	server->new_x11_surface.notify = handle_new_surface;
 	wl_signal_add(&server->xwayland->events.new_surface, &server->new_x11_surface);
+	server->x11_display = server->xwayland->display_name;
 	log_info("X11 apps connect to DISPLAY=%s (Xwayland starts when one does)",
-		server->xwayland->display_name);
+		server->x11_display);
 	return true;
 }
 
@@ -170,4 +303,5 @@ void xwayland_finish(struct rc_server *server)
 	wl_list_remove(&server->new_x11_surface.link);
 	wlr_xwayland_destroy(server->xwayland);
 	server->xwayland = NULL;
+	server->x11_display = NULL;
 }

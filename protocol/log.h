@@ -5,7 +5,6 @@
 #include <stdbool.h>
 
 enum log_level {
-	LOG_SILENT = 0,
 	LOG_ERROR = 1,
 	LOG_INFO = 2,
 	LOG_DEBUG = 3,

@@ -54,12 +54,4 @@ int session_list(const char *dir, struct session_info *out, int max);
 int session_choose(const struct session_info *infos, int n, const char *name, char *err,
 	size_t err_size);
 
-/* Splits HOST:PORT, [HOST]:PORT or :PORT. host gets HOST (maybe empty),
- * *port points into spec. False if spec has no port or HOST is too long. */
-bool session_split_host_port(const char *spec, char *host, size_t host_size, const char **port);
-
-/* Reads a token: the first line of path, 1 to WIRE_MAX_TOKEN characters.
- * Logs why and returns false if it cannot. */
-bool session_read_token(const char *path, char *token, size_t *len);
-
 #endif

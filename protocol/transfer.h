@@ -15,6 +15,10 @@
 
 #define TRANSFER_MAX 16 /* at once, per connection */
 #define TRANSFER_WINDOW (256 * 1024)
+/* Either side reads from its app only while its own output queue is below
+ * this, so a large paste shares the link with frames instead of queueing
+ * ahead of them. */
+#define TRANSFER_HIGH_WATER (1024 * 1024)
 
 struct transfer {
 	uint32_t id;

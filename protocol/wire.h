@@ -1,6 +1,7 @@
 /*
- * The rcomp wire format: message types, limits, and validated encoding and
- * decoding. PROTOCOL.md is the specification; this file follows it.
+ * The rcomp wire format: limits, the values fields take, and validated
+ * encoding and decoding of the messages declared in messages.h.
+ * PROTOCOL.md is the specification; this file and messages.h follow it.
  */
 #ifndef RCOMP_WIRE_H
 #define RCOMP_WIRE_H
@@ -35,59 +36,13 @@
 #define WIRE_MAX_TOUCH_POINTS 16 /* down at once */
 #define WIRE_MAX_MIME 256 /* bytes of one MIME type */
 #define WIRE_MAX_TRANSFER_CHUNK 65536
-#define WIRE_MAX_RAW ((uint32_t)WIRE_MAX_PIXELS * 4)
-/* A frame body: fixed part, rectangles and a payload that may exceed the raw
- * size a little when data does not compress (lz4/zstd worst-case bounds). */
-#define WIRE_MAX_BODY (WIRE_MAX_RAW + WIRE_MAX_RAW / 128 + 65536)
-
-enum wire_type {
-	/* viewer to server */
-	WIRE_HELLO = 0x0101,
-	WIRE_KEYMAP = 0x0102,
-	WIRE_REPEAT_INFO = 0x0103,
-	WIRE_CONFIGURE = 0x0104,
-	WIRE_CLOSE = 0x0105,
-	WIRE_POINTER_MOTION = 0x0106,
-	WIRE_POINTER_LEAVE = 0x0107,
-	WIRE_POINTER_BUTTON = 0x0108,
-	WIRE_POINTER_AXIS = 0x0109,
-	WIRE_POINTER_FRAME = 0x010a,
-	WIRE_KEYBOARD_ENTER = 0x010b,
-	WIRE_KEYBOARD_LEAVE = 0x010c,
-	WIRE_KEY = 0x010d,
-	WIRE_MODIFIERS = 0x010e,
-	WIRE_FRAME_ACK = 0x010f,
-	WIRE_OUTPUT_INFO = 0x0110,
-	WIRE_POPUP_DONE = 0x0111,
-	WIRE_DECORATION_MODE = 0x0112,
-	WIRE_TOUCH_DOWN = 0x0113,
-	WIRE_TOUCH_UP = 0x0114,
-	WIRE_TOUCH_MOTION = 0x0115,
-	WIRE_TOUCH_FRAME = 0x0116,
-	WIRE_TOUCH_CANCEL = 0x0117,
-	/* server to viewer */
-	WIRE_WELCOME = 0x0201,
-	WIRE_GOODBYE = 0x0202,
-	WIRE_WINDOW_NEW = 0x0203,
-	WIRE_WINDOW_TITLE = 0x0204,
-	WIRE_WINDOW_APP_ID = 0x0205,
-	WIRE_WINDOW_DESTROY = 0x0206,
-	WIRE_FRAME = 0x0207,
-	WIRE_SYNC = 0x0208,
-	WIRE_POPUP_NEW = 0x0209,
-	WIRE_WINDOW_PARENT = 0x020a,
-	WIRE_CURSOR = 0x020b,
-	WIRE_WINDOW_SCALE = 0x020c,
-	WIRE_WINDOW_REQUEST = 0x020d,
-	WIRE_WINDOW_HINTS = 0x020e,
-	WIRE_WINDOW_DECORATION = 0x020f,
-
-	/* Either way: clipboard and primary selection. */
-	WIRE_SELECTION = 0x0301,
-	WIRE_TRANSFER_REQUEST = 0x0302,
-	WIRE_TRANSFER_DATA = 0x0303,
-	WIRE_TRANSFER_ACK = 0x0304,
-};
+#define WIRE_MAX_RAW (WIRE_MAX_PIXELS * 4)
+#define WIRE_RECT_SIZE 16
+/* A frame's payload may exceed its raw size a little when the data does not
+ * compress (the lz4/zstd worst-case bounds). */
+#define WIRE_MAX_PAYLOAD (WIRE_MAX_RAW + WIRE_MAX_RAW / 128 + 65536)
+/* The largest body of any message: a frame's. */
+#define WIRE_MAX_BODY (28 + WIRE_MAX_RECTS * WIRE_RECT_SIZE + WIRE_MAX_PAYLOAD)
 
 enum wire_compression {
 	WIRE_COMPRESS_NONE = 0,
@@ -137,6 +92,7 @@ enum wire_toplevel_state {
 	WIRE_STATE_FULLSCREEN = 1u << 1,
 	WIRE_STATE_RESIZING = 1u << 2,
 	WIRE_STATE_ACTIVATED = 1u << 3,
+	WIRE_STATES_ALL = 0xf,
 };
 
 enum wire_selection_kind {
@@ -151,7 +107,7 @@ enum wire_transfer_flags {
 };
 
 /* What an app asks of its window (window_request). */
-enum wire_window_request {
+enum wire_request {
 	WIRE_REQUEST_MAXIMIZE = 1,
 	WIRE_REQUEST_UNMAXIMIZE = 2,
 	WIRE_REQUEST_FULLSCREEN = 3,
@@ -159,180 +115,68 @@ enum wire_window_request {
 	WIRE_REQUEST_MINIMIZE = 5,
 };
 
-struct wire_rect {
-	int32_t x, y, width, height;
+/* Who draws a window's title bar (window_decoration, decoration_mode). */
+enum wire_decoration {
+	WIRE_DECORATION_CLIENT_SIDE = 1, /* the app, in its own pixels */
+	WIRE_DECORATION_SERVER_SIDE = 2, /* the local compositor */
 };
 
-/* A decoded message. Pointers refer into the buffer it was decoded from and
- * stay valid until that buffer is consumed. */
-struct wire_msg {
-	enum wire_type type;
-	union {
-		struct {
-			uint32_t magic;
-			uint16_t major, minor;
-			uint32_t caps;
-			uint32_t flags;
-			uint32_t token_len; /* 0 on unix sockets and stdio */
-			const char *token;
-		} hello;
-		struct {
-			uint32_t magic;
-			uint16_t major, minor;
-			uint32_t caps;
-			uint32_t flags; /* the compression frames use */
-			uint64_t session_id; /* random, fixed for the session's life */
-			uint32_t name_len;
-			const char *name; /* what rcomp-run --attach takes */
-		} welcome;
-		struct {
-			uint32_t format;
-			uint32_t size;
-			const char *data;
-		} keymap;
-		struct {
-			int32_t rate, delay;
-		} repeat_info;
-		struct {
-			uint32_t window;
-			int32_t width, height;
-			uint32_t states;
-		} configure;
-		struct {
-			uint32_t window;
-		} close, pointer_leave, keyboard_leave, window_destroy, popup_done;
-		struct {
-			uint32_t window, parent; /* parent 0: none */
-		} window_parent;
-		struct {
-			uint32_t window;
-			int32_t scale; /* of the frames that follow */
-		} window_scale;
-		struct {
-			uint32_t window;
-			uint32_t request; /* enum wire_window_request */
-		} window_request;
-		struct {
-			uint32_t window;
-			int32_t min_width, min_height, max_width, max_height; /* 0: none */
-		} window_hints;
-		struct {
-			uint32_t window;
-			uint32_t mode; /* 1: the app draws its own, 2: the local compositor */
-		} window_decoration, decoration_mode;
-		struct {
-			uint32_t window; /* touch_down only */
-			int32_t id;
-			int32_t x, y; /* 24.8 fixed point, window-geometry coordinates of
-				       * the window the point went down on */
-		} touch;
-		struct {
-			uint32_t kind; /* enum wire_selection_kind */
-			uint32_t count; /* MIME types; 0: the selection is cleared */
-			/* count times: u16 length, bytes; read with wire_mime_next() */
-			const uint8_t *types;
-			uint32_t types_len;
-		} selection;
-		struct {
-			uint32_t id; /* chosen by the requester */
-			uint32_t kind;
-			uint32_t mime_len;
-			const char *mime;
-		} transfer_request;
-		struct {
-			uint32_t id, flags;
-			uint32_t len; /* at most WIRE_MAX_TRANSFER_CHUNK */
-			const uint8_t *data;
-		} transfer_data;
-		struct {
-			uint32_t id;
-			uint32_t bytes; /* written out since the last ack */
-			uint32_t flags;
-		} transfer_ack;
-		struct {
-			int32_t hotspot_x, hotspot_y; /* surface-local */
-			int32_t width, height; /* buffer pixels; 0x0: hidden */
-			int32_t scale; /* the cursor buffer's scale */
-			const uint8_t *pixels; /* width*height ARGB8888, premultiplied */
-		} cursor;
-		struct {
-			uint32_t window, parent;
-			/* As the app's xdg_positioner, relative to the parent
-			 * window's geometry (which is its frame's origin). */
-			int32_t anchor_x, anchor_y, anchor_width, anchor_height;
-			int32_t width, height;
-			uint32_t anchor, gravity, constraint_adjustment;
-			int32_t offset_x, offset_y;
-			uint32_t flags; /* WIRE_POPUP_GRAB */
-		} popup_new;
-		struct {
-			uint32_t window;
-			int32_t x, y; /* 24.8 fixed point, window-geometry coordinates */
-		} pointer_motion;
-		struct {
-			uint32_t button, state;
-		} pointer_button;
-		struct {
-			uint32_t axis;
-			int32_t value; /* 24.8 fixed point */
-			int32_t discrete;
-			uint32_t source;
-		} pointer_axis;
-		struct {
-			uint32_t window;
-			uint32_t nkeys;
-			const uint32_t *keys; /* may be unaligned: read with wire_get_key() */
-		} keyboard_enter;
-		struct {
-			uint32_t key, state;
-		} key;
-		struct {
-			uint32_t depressed, latched, locked, group;
-		} modifiers;
-		struct {
-			uint32_t window, seq;
-			uint64_t recv_time_us;
-		} frame_ack;
-		struct {
-			uint32_t window;
-			uint32_t refresh_mhz; /* 0: unknown */
-			int32_t scale;
-		} output_info;
-		struct {
-			int32_t status;
-			uint32_t reason;
-			uint32_t text_len;
-			const char *text;
-		} goodbye;
-		struct {
-			uint32_t window, parent;
-			int32_t width, height;
-			uint32_t title_len, app_id_len;
-			const char *title, *app_id;
-		} window_new;
-		struct {
-			uint32_t window;
-			uint32_t len;
-			const char *text;
-		} window_text; /* WINDOW_TITLE and WINDOW_APP_ID */
-		struct {
-			uint32_t window, seq;
-			int32_t width, height;
-			uint8_t codec, compression;
-			uint16_t flags;
-			uint32_t nrects;
-			uint32_t raw_size;
-			const uint8_t *rects; /* nrects * 16 bytes: read with wire_get_rect() */
-			uint32_t payload_size;
-			const uint8_t *payload;
-		} frame;
-	};
-};
-
-/* Who may send a message: decoding rejects messages from the wrong side. */
+/* Who may send a message: decoding refuses messages from the wrong side. */
 enum wire_sender {
 	WIRE_FROM_VIEWER = 1,
 	WIRE_FROM_SERVER = 2,
+};
+
+#include "messages.h"
+
+enum wire_type {
+#define X(NAME, name, code, sender, fixed) WIRE_##NAME = code,
+	WIRE_MESSAGES(X)
+#undef X
+};
+
+/* One struct per message, its fields as messages.h declares them. Arrays
+ * point into the buffer a message was decoded from and stay valid until that
+ * buffer is consumed. */
+#define WIRE_CTYPE_u8 uint8_t
+#define WIRE_CTYPE_u16 uint16_t
+#define WIRE_CTYPE_u32 uint32_t
+#define WIRE_CTYPE_i32 int32_t
+#define WIRE_CTYPE_u64 uint64_t
+#define FIELD(type, name) WIRE_CTYPE_##type name;
+#define RANGE(type, name, min, max) WIRE_CTYPE_##type name;
+#define BITS(type, name, mask) WIRE_CTYPE_##type name;
+#define COUNT(type, name, min, max, array, ctype, size) \
+	WIRE_CTYPE_##type name; \
+	const ctype *array;
+#define REST(array, ctype, len, min, max) \
+	const ctype *array; \
+	uint32_t len;
+#define NONE char empty; /* C wants a member */
+#define X(NAME, name, code, sender, fixed) \
+	struct wire_##name { \
+		WIRE_##NAME##_FIELDS \
+	};
+WIRE_MESSAGES(X)
+#undef X
+#undef FIELD
+#undef RANGE
+#undef BITS
+#undef COUNT
+#undef REST
+#undef NONE
+
+struct wire_msg {
+	enum wire_type type;
+	union {
+#define X(NAME, name, code, sender, fixed) struct wire_##name name;
+		WIRE_MESSAGES(X)
+#undef X
+	};
+};
+
+struct wire_rect {
+	int32_t x, y, width, height;
 };
 
 enum wire_status {
@@ -344,48 +188,42 @@ enum wire_status {
 /*
  * Decodes one message from the front of data. Returns WIRE_OK and sets *used,
  * WIRE_INCOMPLETE if more bytes are needed (never more than WIRE_HEADER_SIZE +
- * WIRE_MAX_BODY in all), or WIRE_INVALID with a human-readable reason in err.
+ * WIRE_MAX_BODY in all, and the length is checked from the header alone), or
+ * WIRE_INVALID with a human-readable reason in err.
  */
 enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_t len,
 	struct wire_msg *msg, size_t *used, char *err, size_t err_size);
 
-/* Walks the MIME types of a decoded selection message: *pos starts at 0.
- * False at the end. */
-bool wire_mime_next(const struct wire_msg *msg, size_t *pos, const char **mime, size_t *len);
-/* Appends one MIME type to a selection's types at dst (cap bytes free);
- * returns the bytes used, 0 if it does not fit or is too long. */
-size_t wire_mime_pack(uint8_t *dst, size_t cap, const char *mime, size_t len);
-
-/* A selection's MIME types, packed as the selection message carries them. */
-struct wire_mime_list {
-	uint32_t count;
-	uint32_t used;
-	uint8_t packed[WIRE_MAX_MIME_TYPES * (2 + WIRE_MAX_MIME)];
-};
-
-/* Appends one type; false, the list unchanged, if it is full or the type
- * is empty or too long. */
-bool wire_mime_list_add(struct wire_mime_list *list, const char *mime, size_t len);
-/* Copies a decoded selection message's types. */
-void wire_mime_list_from_msg(struct wire_mime_list *list, const struct wire_msg *msg);
-/* Makes msg a selection of kind with the list's types (pointing into it). */
-void wire_mime_list_to_msg(const struct wire_mime_list *list, uint32_t kind, struct wire_msg *msg);
-bool wire_mime_list_has(const struct wire_mime_list *list, const char *mime, size_t len);
-bool wire_mime_list_equal(const struct wire_mime_list *a, const struct wire_mime_list *b);
-
-/* Appends one encoded message. Returns false if the buffer refuses the size. */
+/* Appends one encoded message. False if a field breaks the protocol or the
+ * buffer refuses the size; nothing is appended then. */
 bool wire_encode(struct buffer *out, const struct wire_msg *msg);
 
-/* Starts a FRAME message whose payload the caller appends next and finishes
- * with wire_frame_finish(). Returns the offset of the message. */
-bool wire_frame_begin(struct buffer *out, const struct wire_msg *msg, const struct wire_rect *rects,
-	size_t *start);
-void wire_frame_finish(struct buffer *out, size_t start);
+/* For a message whose last part (its REST array, a frame's payload) the
+ * caller writes in place: wire_begin() appends all but that part, the caller
+ * appends it, wire_finish() sets the length. *start is the message's offset
+ * in buffer_size() terms. */
+bool wire_begin(struct buffer *out, const struct wire_msg *msg, size_t *start);
+void wire_finish(struct buffer *out, size_t start);
 
 struct wire_rect wire_get_rect(const uint8_t *rects, uint32_t i);
-uint32_t wire_get_key(const uint32_t *keys, uint32_t i);
+void wire_put_rect(uint8_t *rects, uint32_t i, struct wire_rect rect);
+uint32_t wire_get_key(const uint8_t *keys, uint32_t i);
+void wire_put_key(uint8_t *keys, uint32_t i, uint32_t key);
 
 const char *wire_type_name(uint32_t type);
+
+/* The messages in declaration order, for tests and tools: false past the
+ * end. */
+struct wire_message_info {
+	uint16_t type;
+	const char *name;
+	uint8_t senders; /* enum wire_sender bits */
+	uint32_t fixed, min_body, max_body;
+};
+bool wire_message_info(size_t index, struct wire_message_info *info);
+
+/* The capabilities this build has (hello and welcome). */
+uint32_t wire_local_caps(void);
 
 /* Session names are 1 to WIRE_MAX_SESSION_NAME of [A-Za-z0-9._-], not
  * starting with a dot: safe as a file name and in a shell. */

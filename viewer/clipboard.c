@@ -10,15 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clipboard.h"
+#include "connection.h"
 #include "log.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
-#include "viewer.h"
 
 struct rv_offer {
 	void *proxy; /* wl_data_offer or zwp_primary_selection_offer_v1 */
 	bool primary;
 	bool own;
-	struct wire_mime_list types;
+	struct mime_list types;
 };
 
 static void offer_destroy(struct rv_offer *offer)
@@ -36,7 +37,7 @@ static void offer_destroy(struct rv_offer *offer)
 
 static void offer_add_type(struct rv_offer *offer, const char *mime)
 {
-	wire_mime_list_add(&offer->types, mime, strlen(mime));
+	mime_list_add(&offer->types, mime, strlen(mime));
 }
 
 static void data_offer_offer(void *data, struct wl_data_offer *proxy, const char *mime)
@@ -76,10 +77,10 @@ static void send_selection(struct rv_viewer *viewer, enum wire_selection_kind ki
 	if (offer && offer->own) {
 		return; /* the server's own selection, shown here */
 	}
-	static const struct wire_mime_list none;
+	static const struct mime_list none;
 	struct wire_msg msg;
-	wire_mime_list_to_msg(offer ? &offer->types : &none, kind, &msg);
-	viewer_send(viewer, &msg);
+	mime_list_to_msg(offer ? &offer->types : &none, kind, &msg);
+	connection_send(viewer, &msg);
 }
 
 static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_kind kind,
@@ -93,7 +94,7 @@ static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_ki
 	/* The compositor shows us our own selection, set just before, as an
 	 * offer with the same types: the server has it already. */
 	if (offer && c->expect_own[kind] &&
-		wire_mime_list_equal(&offer->types, &c->remote[kind].types)) {
+		mime_list_equal(&offer->types, &c->remote[kind].types)) {
 		offer->own = true;
 	}
 	c->expect_own[kind] = false;
@@ -182,7 +183,7 @@ static void request_from_server(struct rv_viewer *viewer, enum wire_selection_ki
 	const char *mime, int fd)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	if (!viewer->connected) {
+	if (!viewer->connection.connected) {
 		close(fd);
 		return;
 	}
@@ -241,10 +242,10 @@ static void offer_remote_types(const struct rv_remote *r, void (*offer)(void *, 
 	void *source)
 {
 	struct wire_msg m;
-	wire_mime_list_to_msg(&r->types, 0, &m);
+	mime_list_to_msg(&r->types, 0, &m);
 	size_t pos = 0, len;
 	const char *mime;
-	while (wire_mime_next(&m, &pos, &mime, &len)) {
+	while (mime_next(&m.selection, &pos, &mime, &len)) {
 		char type[WIRE_MAX_MIME + 1];
 		memcpy(type, mime, len);
 		type[len] = '\0';
@@ -268,7 +269,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 {
 	struct rv_clipboard *c = &viewer->clipboard;
 	struct rv_remote *r = &c->remote[kind];
-	uint32_t serial = viewer->keyboard_serial;
+	uint32_t serial = viewer->seat.keyboard_serial;
 	if (!r->pending || !serial) {
 		return;
 	}
@@ -310,19 +311,18 @@ void clipboard_input_serial(struct rv_viewer *viewer)
 	apply_remote(viewer, WIRE_SELECTION_PRIMARY);
 }
 
-/* The server pastes the local selection. */
-static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
+void clipboard_request(struct rv_viewer *viewer, const struct wire_transfer_request *msg)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	struct rv_offer *offer = c->selection[msg->transfer_request.kind];
+	struct rv_offer *offer = c->selection[msg->kind];
 	char type[WIRE_MAX_MIME + 1];
-	size_t len = msg->transfer_request.mime_len;
-	memcpy(type, msg->transfer_request.mime, len);
+	size_t len = msg->mime_len;
+	memcpy(type, msg->mime, len);
 	type[len] = '\0';
 	int fds[2];
-	if (!offer || offer->own || !wire_mime_list_has(&offer->types, type, len) ||
+	if (!offer || offer->own || !mime_list_has(&offer->types, type, len) ||
 		pipe2(fds, O_CLOEXEC) < 0) {
-		transfers_refuse(&c->transfers, msg->transfer_request.id);
+		transfers_refuse(&c->transfers, msg->id);
 		return;
 	}
 	if (offer->primary) {
@@ -332,31 +332,24 @@ static void server_request(struct rv_viewer *viewer, const struct wire_msg *msg)
 	}
 	close(fds[1]);
 	wl_display_flush(viewer->display);
-	if (!transfers_start(&c->transfers, msg->transfer_request.id, fds[0], true)) {
-		transfers_refuse(&c->transfers, msg->transfer_request.id);
+	if (!transfers_start(&c->transfers, msg->id, fds[0], true)) {
+		transfers_refuse(&c->transfers, msg->id);
 	}
 }
 
-void clipboard_handle_message(struct rv_viewer *viewer, const struct wire_msg *msg)
+void clipboard_selection(struct rv_viewer *viewer, const struct wire_selection *msg)
 {
-	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_remote *r = &viewer->clipboard.remote[msg->kind];
+	mime_list_from_msg(&r->types, msg);
+	r->pending = true;
+	apply_remote(viewer, msg->kind);
+}
+
+void clipboard_transfer(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
 	char err[160];
-	switch (msg->type) {
-	case WIRE_SELECTION: {
-		struct rv_remote *r = &c->remote[msg->selection.kind];
-		wire_mime_list_from_msg(&r->types, msg);
-		r->pending = true;
-		apply_remote(viewer, msg->selection.kind);
-		break;
-	}
-	case WIRE_TRANSFER_REQUEST:
-		server_request(viewer, msg);
-		break;
-	default:
-		if (!transfers_handle_message(&c->transfers, msg, err, sizeof(err))) {
-			viewer_fail(viewer, "%s", err);
-		}
-		break;
+	if (!transfers_handle_message(&viewer->clipboard.transfers, msg, err, sizeof(err))) {
+		connection_fail(viewer, "%s", err);
 	}
 }
 
@@ -373,7 +366,7 @@ void clipboard_link_down(struct rv_viewer *viewer)
 
 static void transfer_send(void *data, const struct wire_msg *msg)
 {
-	viewer_send(data, msg);
+	connection_send(data, msg);
 }
 
 static void transfer_done(void *data, struct transfer *tr, bool ok)
@@ -391,17 +384,17 @@ void clipboard_init(struct rv_viewer *viewer)
 void clipboard_seat(struct rv_viewer *viewer)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	if (!viewer->seat) {
+	if (!viewer->seat.seat) {
 		return;
 	}
 	if (c->manager && !c->device) {
-		c->device = wl_data_device_manager_get_data_device(c->manager, viewer->seat);
+		c->device = wl_data_device_manager_get_data_device(c->manager, viewer->seat.seat);
 		wl_data_device_add_listener(c->device, &data_device_listener, viewer);
 	}
 	if (c->primary_manager && !c->primary_device) {
 		c->primary_device =
 			zwp_primary_selection_device_manager_v1_get_device(c->primary_manager,
-				viewer->seat);
+				viewer->seat.seat);
 		zwp_primary_selection_device_v1_add_listener(c->primary_device,
 			&primary_device_listener, viewer);
 	}

@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 	buffer_init(&buf, 1 << 24);
 
 	/* A viewer's opening, and a server's, as one stream each. */
-	uint32_t keys[2] = {30, 42};
+	uint8_t keys[2 * 4];
+	wire_put_key(keys, 0, 30);
+	wire_put_key(keys, 1, 42);
 	struct wire_msg m = {.type = WIRE_HELLO};
 	m.hello.magic = WIRE_MAGIC;
 	m.hello.major = 1;
@@ -119,10 +121,14 @@ int main(int argc, char **argv)
 		m.frame.flags = WIRE_FRAME_RESET;
 		m.frame.nrects = 2;
 		m.frame.raw_size = (uint32_t)n;
+		uint8_t packed[2 * WIRE_RECT_SIZE];
+		wire_put_rect(packed, 0, rects[0]);
+		wire_put_rect(packed, 1, rects[1]);
+		m.frame.rects = packed;
 		size_t start;
-		wire_frame_begin(&buf, &m, rects, &start);
+		wire_begin(&buf, &m, &start);
 		compressor_compress(&comp, raw, n, &buf);
-		wire_frame_finish(&buf, start);
+		wire_finish(&buf, start);
 		char name[32];
 		snprintf(name, sizeof(name), "frame-%s", names[c]);
 		save(dir, "frame", name, &buf, NULL, 0);

@@ -1,0 +1,228 @@
+/*
+ * Window announcements. A new viewer gets window_new for every mapped
+ * window (the snapshot), each followed by its scale, size hints, decoration
+ * and states, before the frame that maps it locally, so the local
+ * compositor places it knowing them.
+ */
+#include <string.h>
+
+#include "announce.h"
+
+static int32_t clamp_dim(int32_t v, int32_t min)
+{
+	return v < min ? min : (v > WIRE_MAX_DIM ? WIRE_MAX_DIM : v);
+}
+
+/* The connection to tell about window, if the viewer knows it. */
+static struct rc_connection *viewer_of(struct rc_window *window)
+{
+	struct rc_server *server = window->server;
+	return window->announced && server_watched(server) ? server->connection : NULL;
+}
+
+/* The toplevel's parent as the viewer knows it: 0 while the parent is not
+ * announced (announce_window names it once it is). */
+static uint32_t parent_id(struct rc_window *window)
+{
+	struct rc_window *parent = window->impl->parent(window);
+	return parent && parent->announced ? parent->id : 0;
+}
+
+static bool announce_popup(struct rc_window *window, struct wire_msg *msg)
+{
+	struct rc_window *parent = window_from_id(window->server, window->parent_id);
+	if (!parent || !parent->announced) {
+		return false;
+	}
+	*msg = (struct wire_msg){.type = WIRE_POPUP_NEW};
+	window->impl->place_popup(window, parent, &msg->popup_new);
+	struct wire_popup_new *p = &msg->popup_new;
+	p->window = window->id;
+	p->parent = parent->id;
+	p->anchor_x = clamp_dim(p->anchor_x, -WIRE_MAX_DIM);
+	p->anchor_y = clamp_dim(p->anchor_y, -WIRE_MAX_DIM);
+	p->anchor_width = clamp_dim(p->anchor_width, 0);
+	p->anchor_height = clamp_dim(p->anchor_height, 0);
+	p->width = clamp_dim(p->width, 1);
+	p->height = clamp_dim(p->height, 1);
+	p->anchor = p->anchor <= 8 ? p->anchor : 0;
+	p->gravity = p->gravity <= 8 ? p->gravity : 0;
+	p->constraint_adjustment &= 63;
+	p->offset_x = clamp_dim(p->offset_x, -WIRE_MAX_DIM);
+	p->offset_y = clamp_dim(p->offset_y, -WIRE_MAX_DIM);
+	return true;
+}
+
+void announce_window(struct rc_window *window)
+{
+	struct rc_server *server = window->server;
+	if (!server_watched(server) || !window->mapped) {
+		return;
+	}
+	struct wire_msg msg;
+	if (window->popup) {
+		if (!announce_popup(window, &msg)) {
+			return;
+		}
+	} else {
+		const char *title = window->impl->title(window);
+		const char *app_id = window->impl->app_id(window);
+		msg = (struct wire_msg){
+			.type = WIRE_WINDOW_NEW,
+			.window_new =
+				{
+					.window = window->id,
+					.parent = parent_id(window),
+					.width = clamp_dim(window->geometry.width, 0),
+					.height = clamp_dim(window->geometry.height, 0),
+					.title_len = (uint16_t)strnlen(title, WIRE_MAX_TITLE),
+					.app_id_len = (uint16_t)strnlen(app_id, WIRE_MAX_APP_ID),
+					.title = title,
+					.app_id = app_id,
+				},
+		};
+	}
+	connection_send(server->connection, &msg);
+	window->announced = true;
+	if (window->scale != 1) {
+		announce_scale(window);
+	}
+	if (window->popup) {
+		return;
+	}
+	/* A new window gets the states the app asked for before it mapped; a
+	 * snapshot, its states now. */
+	bool first = !window->ever_announced;
+	window->ever_announced = true;
+	announce_hints(window, true);
+	announce_decoration(window);
+	if (window->impl->wants_maximized(window, first)) {
+		announce_request(window, WIRE_REQUEST_MAXIMIZE);
+	}
+	if (window->impl->wants_fullscreen(window, first)) {
+		announce_request(window, WIRE_REQUEST_FULLSCREEN);
+	}
+	/* Children announced before their parent get it now. */
+	struct rc_window *child;
+	wl_list_for_each(child, &server->windows, link)
+	{
+		if (!child->popup && child->announced && child->impl->parent(child) == window) {
+			announce_parent(child);
+		}
+	}
+}
+
+void announce_destroy(struct rc_window *window)
+{
+	struct rc_connection *conn = viewer_of(window);
+	window->announced = false;
+	if (conn) {
+		struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY,
+			.window_destroy = {.window = window->id}};
+		connection_send(conn, &msg);
+	}
+}
+
+static void send_text(struct rc_window *window, enum wire_type type, const char *text, uint32_t max)
+{
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn || window->popup) {
+		return;
+	}
+	uint32_t len = (uint32_t)strnlen(text, max);
+	struct wire_msg msg = {.type = type};
+	if (type == WIRE_WINDOW_TITLE) {
+		msg.window_title = (struct wire_window_title){window->id, text, len};
+	} else {
+		msg.window_app_id = (struct wire_window_app_id){window->id, text, len};
+	}
+	connection_send(conn, &msg);
+}
+
+void announce_title(struct rc_window *window)
+{
+	send_text(window, WIRE_WINDOW_TITLE, window->impl->title(window), WIRE_MAX_TITLE);
+}
+
+void announce_app_id(struct rc_window *window)
+{
+	send_text(window, WIRE_WINDOW_APP_ID, window->impl->app_id(window), WIRE_MAX_APP_ID);
+}
+
+void announce_parent(struct rc_window *window)
+{
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn || window->popup) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_PARENT,
+		.window_parent = {.window = window->id, .parent = parent_id(window)},
+	};
+	connection_send(conn, &msg);
+}
+
+void announce_scale(struct rc_window *window)
+{
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_SCALE,
+		.window_scale = {.window = window->id, .scale = window->scale},
+	};
+	connection_send(conn, &msg);
+}
+
+void announce_request(struct rc_window *window, enum wire_request request)
+{
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn || window->popup) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_REQUEST,
+		.window_request = {.window = window->id, .request = request},
+	};
+	connection_send(conn, &msg);
+}
+
+void announce_hints(struct rc_window *window, bool force)
+{
+	int32_t hints[4];
+	if (window->popup || !window->impl->size_hints(window, hints)) {
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		hints[i] = clamp_dim(hints[i], 0);
+	}
+	if (!force && memcmp(hints, window->hints, sizeof(hints)) == 0) {
+		return;
+	}
+	memcpy(window->hints, hints, sizeof(hints));
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_HINTS,
+		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]},
+	};
+	connection_send(conn, &msg);
+}
+
+void announce_decoration(struct rc_window *window)
+{
+	struct rc_connection *conn = viewer_of(window);
+	if (!conn || window->popup) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_DECORATION,
+		.window_decoration = {.window = window->id,
+			.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
+						    : WIRE_DECORATION_CLIENT_SIDE},
+	};
+	connection_send(conn, &msg);
+}

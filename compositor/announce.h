@@ -1,0 +1,25 @@
+/*
+ * Announcements: the messages that tell the viewer about windows (new,
+ * gone, title, parent, scale, states, size hints, decorations). Each is
+ * sent only to a viewer that has been told of the window.
+ */
+#ifndef RCOMP_ANNOUNCE_H
+#define RCOMP_ANNOUNCE_H
+
+#include "server.h"
+
+/* window_new (or popup_new) and what follows it; sets window->announced.
+ * Nothing happens while no viewer is welcomed, or for a popup whose parent
+ * is not shown. */
+void announce_window(struct rc_window *window);
+void announce_destroy(struct rc_window *window);
+void announce_title(struct rc_window *window);
+void announce_app_id(struct rc_window *window);
+void announce_parent(struct rc_window *window);
+void announce_scale(struct rc_window *window);
+void announce_request(struct rc_window *window, enum wire_request request);
+/* The size hints, if they changed since last sent (or force). */
+void announce_hints(struct rc_window *window, bool force);
+void announce_decoration(struct rc_window *window);
+
+#endif

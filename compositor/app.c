@@ -1,0 +1,139 @@
+/*
+ * The app's process. rcomp-run is a child subreaper, so an app that starts
+ * more (sh -c 'foot &') keeps the session for as long as they run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "log.h"
+
+static bool have_children(void)
+{
+	siginfo_t info;
+	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD;
+}
+
+void app_check_exit(struct rc_server *server)
+{
+	struct rc_app *app = &server->app;
+	if (!app->exited || !server->running) {
+		return;
+	}
+	if (!wl_list_empty(&server->windows)) {
+		app->idle_checks = 0;
+		return;
+	}
+	if (!have_children()) {
+		server->running = false;
+		return;
+	}
+	/* Descendants live on without windows: give them a moment to open one,
+	 * and end the session once no Wayland client is left. */
+	if (wl_list_empty(wl_display_get_client_list(server->display))) {
+		if (++app->idle_checks >= 3) {
+			server->running = false;
+			return;
+		}
+	} else {
+		app->idle_checks = 0;
+	}
+	wl_event_source_timer_update(app->exit_check, 1000);
+}
+
+static int handle_exit_check(void *data)
+{
+	app_check_exit(data);
+	return 0;
+}
+
+static int handle_sigchld(int signo, void *data)
+{
+	struct rc_server *server = data;
+	struct rc_app *app = &server->app;
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != app->pid) {
+			continue;
+		}
+		app->exited = true;
+		if (WIFEXITED(status)) {
+			app->status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			app->status = 128 + WTERMSIG(status);
+		}
+		log_info("app exited with status %d", app->status);
+	}
+	app_check_exit(server);
+	return 0;
+}
+
+bool app_init(struct rc_server *server)
+{
+	struct rc_app *app = &server->app;
+	app->sigchld = wl_event_loop_add_signal(server->loop, SIGCHLD, handle_sigchld, server);
+	app->exit_check = wl_event_loop_add_timer(server->loop, handle_exit_check, server);
+	return app->sigchld && app->exit_check;
+}
+
+void app_finish(struct rc_server *server)
+{
+	struct rc_app *app = &server->app;
+	if (app->pid > 0 && have_children()) {
+		/* Whatever the app left running belongs to this session. */
+		kill(-app->pid, SIGTERM);
+	}
+	if (app->sigchld) {
+		wl_event_source_remove(app->sigchld);
+	}
+	if (app->exit_check) {
+		wl_event_source_remove(app->exit_check);
+	}
+	app->sigchld = app->exit_check = NULL;
+}
+
+bool app_start(struct rc_server *server, char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_error("cannot start %s: %s", argv[0], strerror(errno));
+		return false;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		setpgid(0, 0);
+		setenv("WAYLAND_DISPLAY", server->socket_name, 1);
+		unsetenv("WAYLAND_SOCKET");
+		/* Our Xwayland, never an outer X server: without ours, X11 apps
+		 * fail instead of appearing somewhere else. */
+		if (server->x11_display) {
+			setenv("DISPLAY", server->x11_display, 1);
+		} else {
+			unsetenv("DISPLAY");
+		}
+		if (server->options.stdio) {
+			/* stdin/stdout carry the stream: keep the app off them. */
+			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (null >= 0) {
+				dup2(null, STDIN_FILENO);
+			}
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "rcomp-run: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	server->app.pid = pid;
+	return true;
+}

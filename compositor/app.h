@@ -1,0 +1,19 @@
+/*
+ * The app: the child process rcomp-run starts, and the session's end once
+ * the app has exited and its windows (and anything it left running) are
+ * gone.
+ */
+#ifndef RCOMP_APP_H
+#define RCOMP_APP_H
+
+#include "server.h"
+
+bool app_init(struct rc_server *server);
+/* Ends what the app left running, then forgets it. */
+void app_finish(struct rc_server *server);
+/* Starts argv with our WAYLAND_DISPLAY and, if any, our DISPLAY. */
+bool app_start(struct rc_server *server, char **argv);
+/* Ends the session if the app has exited and nothing of it is left. */
+void app_check_exit(struct rc_server *server);
+
+#endif

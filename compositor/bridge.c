@@ -1,0 +1,247 @@
+/*
+ * The commands that reach a running session: rcomp-run --list, and
+ * rcomp-run --attach, a byte bridge from stdin/stdout to the session's
+ * socket (what ssh runs to reattach). --persist uses the same bridge: the
+ * session goes to the background and the process ssh started bridges to it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bridge.h"
+#include "channel.h"
+#include "log.h"
+#include "record.h"
+
+#define BRIDGE_BUFFER (256 * 1024)
+
+/* Why a connection ends before it is a viewer's, on fd. */
+static void say_goodbye(int fd, enum wire_goodbye_reason reason, int status, const char *text)
+{
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = reason,
+			.status = status,
+			.text = text,
+			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)},
+	};
+	channel_write_once(fd, &msg);
+}
+
+int bridge_list(void)
+{
+	char dir[SESSION_PATH_MAX];
+	struct session_info infos[256];
+	if (!session_dir(dir, sizeof(dir), false)) {
+		return 1;
+	}
+	int n = session_list(dir, infos, 256);
+	if (n < 0) {
+		log_error("cannot read %s: %s", dir, strerror(errno));
+		return 1;
+	}
+	if (n == 0) {
+		printf("no sessions\n");
+		return 0;
+	}
+	printf("%-16s %8s  %-19s  %-8s  %s\n", "SESSION", "PID", "STARTED", "VIEWER", "APP");
+	for (int i = 0; i < n; i++) {
+		char when[32] = "?";
+		time_t t = (time_t)infos[i].started;
+		struct tm tm;
+		if (localtime_r(&t, &tm)) {
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		}
+		printf("%-16s %8ld  %-19s  %-8s  %s\n", infos[i].name, (long)infos[i].pid, when,
+			infos[i].attached ? "attached" : "detached", infos[i].app);
+	}
+	return 0;
+}
+
+/* Copies bytes both ways between stdin/stdout and sock until either side
+ * ends. Each direction holds at most BRIDGE_BUFFER bytes. */
+static int bridge(int sock)
+{
+	static uint8_t up[BRIDGE_BUFFER], down[BRIDGE_BUFFER];
+	size_t up_len = 0, down_len = 0;
+	bool stdin_open = true, sock_open = true;
+	bool got_bytes = false;
+	fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+	while (sock_open || down_len > 0) {
+		struct pollfd fds[3] = {
+			{.fd = stdin_open && up_len < sizeof(up) ? STDIN_FILENO : -1,
+				.events = POLLIN},
+			{.fd = sock,
+				.events = (sock_open && down_len < sizeof(down) ? POLLIN : 0) |
+					(up_len > 0 ? POLLOUT : 0)},
+			{.fd = down_len > 0 ? STDOUT_FILENO : -1, .events = POLLOUT},
+		};
+		if (poll(fds, 3, -1) < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return 1;
+		}
+		if (fds[0].revents) {
+			ssize_t n = read(STDIN_FILENO, up + up_len, sizeof(up) - up_len);
+			if (n > 0) {
+				up_len += (size_t)n;
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				/* The viewer's side is gone: so is this viewer. */
+				stdin_open = false;
+				if (up_len == 0) {
+					shutdown(sock, SHUT_WR);
+				}
+			}
+		}
+		if (fds[1].revents & POLLOUT && up_len > 0) {
+			ssize_t n = write(sock, up, up_len);
+			if (n > 0) {
+				memmove(up, up + n, up_len - (size_t)n);
+				up_len -= (size_t)n;
+				if (up_len == 0 && !stdin_open) {
+					shutdown(sock, SHUT_WR);
+				}
+			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				sock_open = false;
+			}
+		}
+		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR) && sock_open &&
+			down_len < sizeof(down)) {
+			ssize_t n = read(sock, down + down_len, sizeof(down) - down_len);
+			if (n > 0) {
+				down_len += (size_t)n;
+				got_bytes = true;
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				sock_open = false;
+			}
+		}
+		if (fds[2].revents) {
+			ssize_t n = write(STDOUT_FILENO, down, down_len);
+			if (n > 0) {
+				memmove(down, down + n, down_len - (size_t)n);
+				down_len -= (size_t)n;
+			} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				return 0; /* the viewer is gone */
+			}
+		}
+	}
+	return got_bytes ? 0 : 1;
+}
+
+static int connect_session(const char *dir, const char *name)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (!session_path(addr.sun_path, sizeof(addr.sun_path), dir, name, "sock")) {
+		return -1;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int bridge_attach(const char *name)
+{
+	char dir[SESSION_PATH_MAX], text[WIRE_MAX_TEXT];
+	struct session_info infos[256];
+	int n = session_dir(dir, sizeof(dir), false) ? session_list(dir, infos, 256) : -1;
+	const char *chosen = NULL;
+	if (n < 0) {
+		snprintf(text, sizeof(text), "cannot read the session directory");
+	} else {
+		int i = session_choose(infos, n, name, text, sizeof(text));
+		chosen = i >= 0 ? infos[i].name : NULL;
+	}
+	int sock = chosen ? connect_session(dir, chosen) : -1;
+	if (chosen && sock < 0) {
+		snprintf(text, sizeof(text), "session %s does not answer: %s", chosen,
+			strerror(errno));
+	}
+	if (sock < 0) {
+		log_error("%s", text);
+		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, 1, text);
+		return 1;
+	}
+	log_debug("attached to session %s", chosen);
+	int status = bridge(sock);
+	close(sock);
+	return status;
+}
+
+/*
+ * --persist: the session becomes a daemon and this process a bridge from
+ * stdio to it, so that the session outlives the ssh connection that started
+ * it. Returns in the daemon (with *ready to write the name to once it
+ * listens); the bridge exits here.
+ */
+bool bridge_daemonize(struct rc_server *server, int *ready)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		log_error("cannot create a pipe: %s", strerror(errno));
+		return false;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_error("cannot fork: %s", strerror(errno));
+		return false;
+	}
+	if (pid > 0) {
+		close(fds[1]);
+		char name[WIRE_MAX_SESSION_NAME + 2] = "";
+		size_t len = 0;
+		ssize_t n;
+		while (len < sizeof(name) - 1 &&
+			(n = read(fds[0], name + len, sizeof(name) - 1 - len)) != 0) {
+			if (n < 0 && errno == EINTR) {
+				continue;
+			}
+			if (n < 0) {
+				break;
+			}
+			len += (size_t)n;
+		}
+		close(fds[0]);
+		name[len] = '\0';
+		int sock = len ? connect_session(server->record.dir, name) : -1;
+		if (sock < 0) {
+			char text[256];
+			snprintf(text, sizeof(text), "the session did not start; see %s/%s.log",
+				server->record.dir, server->record.name);
+			log_error("%s", text);
+			say_goodbye(STDOUT_FILENO, WIRE_BYE_SHUTDOWN, 1, text);
+			exit(1);
+		}
+		exit(bridge(sock));
+	}
+	close(fds[0]);
+	setsid();
+	char path[SESSION_PATH_MAX];
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int logfd = session_path(path, sizeof(path), server->record.dir, server->record.name, "log")
+		? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+		: -1;
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	if (logfd >= 0) {
+		dup2(logfd, STDERR_FILENO);
+		close(logfd);
+	}
+	server->options.stdio = false;
+	*ready = fds[1];
+	record_update(server); /* our pid */
+	return true;
+}

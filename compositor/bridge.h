@@ -1,0 +1,22 @@
+/*
+ * rcomp-run --list and --attach, and --persist's move to the background:
+ * the commands that reach a session from outside it.
+ */
+#ifndef RCOMP_BRIDGE_H
+#define RCOMP_BRIDGE_H
+
+#include "server.h"
+
+/* rcomp-run --list: prints this user's sessions. The exit status. */
+int bridge_list(void);
+/* rcomp-run --attach [NAME]: bridges stdio to a session. The exit status. */
+int bridge_attach(const char *name);
+/*
+ * --persist: the session becomes a daemon and this process a bridge from
+ * stdio to it, so that the session outlives the ssh connection that
+ * started it. Returns in the daemon, with *ready to write the session's
+ * name to once it listens; the bridge exits here.
+ */
+bool bridge_daemonize(struct rc_server *server, int *ready);
+
+#endif

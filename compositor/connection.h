@@ -1,0 +1,74 @@
+/*
+ * The connection of the attached viewer: its channel, the send queue and
+ * flow control that frames wait for, and reading its messages for the
+ * handler that owns it. A connection never calls up into the compositor: it
+ * hands messages and its end to the handler's functions.
+ */
+#ifndef RCOMP_CONNECTION_H
+#define RCOMP_CONNECTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+
+#include "channel.h"
+#include "flow.h"
+#include "wire.h"
+
+struct rc_connection_handler {
+	/* A message from the viewer; false to stop reading (after closing). */
+	bool (*message)(void *data, const struct wire_msg *msg);
+	/* The connection is about to be freed. */
+	void (*closed)(void *data);
+};
+
+struct rc_connection {
+	struct channel channel;
+	struct wl_event_source *in_source, *out_source;
+	bool writable_armed; /* out_source waits for WL_EVENT_WRITABLE */
+	bool welcomed; /* the hello was answered: frames may flow */
+	bool video; /* the viewer decodes H.264 */
+	bool closing; /* flush what is queued, then close */
+	bool tcp;
+	char peer[64]; /* for log lines: "ADDR port N", or empty */
+	struct flow flow;
+	const struct rc_connection_handler *handler;
+	void *data;
+};
+
+/* Takes the fds; NULL (fds closed) when out of memory. */
+struct rc_connection *connection_create(struct wl_event_loop *loop, int in_fd, int out_fd,
+	const struct rc_connection_handler *handler, void *data);
+/* Tells the handler, then frees. NULL is ignored. */
+void connection_destroy(struct rc_connection *conn);
+
+/* Queues one message. A viewer that stops reading is disconnected at the
+ * next flush; until then messages to it are dropped. */
+void connection_send(struct rc_connection *conn, const struct wire_msg *msg);
+/* Sends a goodbye; the connection closes once it is written. */
+void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
+	const char *text);
+/* The viewer broke the protocol: says why, in the log and to it, and
+ * closes. */
+void connection_refuse(struct rc_connection *conn, const char *text);
+
+/* Writes what is queued. May destroy the connection (the handler hears
+ * of it); the caller must not use conn afterwards. */
+void connection_flush(struct rc_connection *conn);
+/* Tries for up to wait_ms to write what is queued (a last goodbye), then
+ * destroys. */
+void connection_close_now(struct rc_connection *conn, int wait_ms);
+
+/* Frames are encoded only while little waits to be written and the flow
+ * allows: a window with nothing in flight may always send one. */
+bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight);
+/* The send queue is short enough for bulk data (clipboard) to join it. */
+bool connection_may_send_bulk(const struct rc_connection *conn);
+void connection_frame_sent(struct rc_connection *conn, uint32_t window, uint32_t seq,
+	uint32_t bytes, uint64_t now_us);
+/* The round trip of the newest frame acknowledged, or -1. */
+int64_t connection_acked(struct rc_connection *conn, uint32_t window, uint32_t seq);
+/* The window is gone: its frames in flight will never be acknowledged. */
+void connection_forget_window(struct rc_connection *conn, uint32_t window);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * Messages from the viewer, each kind to one handler. A window named by id
+ * is looked up here; input for a window the app has just closed is an
+ * ordinary race, and is dropped.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clipboard.h"
+#include "cursor.h"
+#include "decoration.h"
+#include "dispatch.h"
+#include "input.h"
+#include "log.h"
+#include "record.h"
+#include "video.h"
+#include "window.h"
+
+/* A window the viewer may act on: known and mapped. */
+static struct rc_window *mapped_window(struct rc_server *server, uint32_t id)
+{
+	struct rc_window *window = window_from_id(server, id);
+	return window && window->mapped ? window : NULL;
+}
+
+/* State, not history: a new viewer gets every window as it is now. */
+static void send_snapshot(struct rc_server *server)
+{
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		window->announced = false;
+	}
+	wl_list_for_each(window, &server->windows, link)
+	{
+		window_announce(window);
+	}
+	cursor_send(server);
+	clipboard_offer_all(server);
+	connection_send(server->connection, &(struct wire_msg){.type = WIRE_SYNC});
+}
+
+static void welcome(struct rc_server *server, const struct wire_hello *hello)
+{
+	struct rc_connection *conn = server->connection;
+	if (hello->major != WIRE_VERSION_MAJOR) {
+		char text[160];
+		snprintf(text, sizeof(text),
+			"protocol version %u is not supported; this rcomp-run speaks version %u",
+			hello->major, WIRE_VERSION_MAJOR);
+		log_error("viewer refused: %s", text);
+		connection_goodbye(conn, WIRE_BYE_VERSION, 0, text);
+		return;
+	}
+	if (!encode_context_set_viewer(&server->encode, hello->caps)) {
+		connection_goodbye(conn, WIRE_BYE_SHUTDOWN, 0, "out of memory");
+		return;
+	}
+	enum wire_compression compression = server->encode.compressor.kind;
+	const char *name = server->record.name;
+	struct wire_msg msg = {
+		.type = WIRE_WELCOME,
+		.welcome =
+			{
+				.magic = WIRE_MAGIC,
+				.major = WIRE_VERSION_MAJOR,
+				.minor = WIRE_VERSION_MINOR,
+				.caps = wire_local_caps(),
+				.compression = compression,
+				.session_id = server->record.id,
+				.name_len = (uint32_t)strlen(name),
+				.name = name,
+			},
+	};
+	connection_send(conn, &msg);
+	conn->welcomed = true;
+	conn->video = (hello->caps & WIRE_CAP_H264) && video_available();
+	log_info("viewer attached (protocol %u.%u, %s)", hello->major, hello->minor,
+		codec_compression_name(compression));
+	/* Apps learn who draws their decorations before the snapshot says. */
+	decoration_set_viewer(server, hello->caps & WIRE_CAP_SERVER_DECORATIONS);
+	send_snapshot(server);
+	record_update(server);
+}
+
+static void frame_ack(struct rc_server *server, const struct wire_frame_ack *msg)
+{
+	struct rc_window *window = window_from_id(server, msg->window);
+	if (!window) {
+		return; /* destroyed while the ack was on its way */
+	}
+	int64_t rtt = connection_acked(server->connection, msg->window, msg->seq);
+	if (!encoder_acked(&window->encoder, msg->seq, rtt)) {
+		char text[128];
+		snprintf(text, sizeof(text), "ack of frame %u of window %u, never sent", msg->seq,
+			msg->window);
+		connection_refuse(server->connection, text);
+	}
+}
+
+static void route(struct rc_server *server, const struct wire_msg *msg)
+{
+	struct rc_window *window;
+	char err[160];
+	switch (msg->type) {
+	case WIRE_HELLO:
+		connection_refuse(server->connection, "hello sent twice");
+		break;
+	case WIRE_KEYMAP:
+		input_keymap(server, &msg->keymap);
+		break;
+	case WIRE_REPEAT_INFO:
+		input_repeat_info(server, &msg->repeat_info);
+		break;
+	case WIRE_CONFIGURE:
+		if ((window = mapped_window(server, msg->configure.window))) {
+			window_configure(window, msg->configure.width, msg->configure.height,
+				msg->configure.states);
+		}
+		break;
+	case WIRE_CLOSE:
+		if ((window = mapped_window(server, msg->close.window))) {
+			window_close(window);
+		}
+		break;
+	case WIRE_POINTER_MOTION:
+		if ((window = mapped_window(server, msg->pointer_motion.window))) {
+			input_pointer_motion(server, window, &msg->pointer_motion);
+		}
+		break;
+	case WIRE_POINTER_LEAVE:
+		input_pointer_leave(server, &msg->pointer_leave);
+		break;
+	case WIRE_POINTER_BUTTON:
+		input_pointer_button(server, &msg->pointer_button);
+		break;
+	case WIRE_POINTER_AXIS:
+		input_pointer_axis(server, &msg->pointer_axis);
+		break;
+	case WIRE_POINTER_FRAME:
+		input_pointer_frame(server);
+		break;
+	case WIRE_KEYBOARD_ENTER:
+		if ((window = mapped_window(server, msg->keyboard_enter.window))) {
+			window_focus(window);
+			input_keyboard_enter(server, window, &msg->keyboard_enter);
+		}
+		break;
+	case WIRE_KEYBOARD_LEAVE:
+		if ((window = mapped_window(server, msg->keyboard_leave.window))) {
+			input_keyboard_leave(server, window);
+			window_set_activated(window, false);
+		}
+		break;
+	case WIRE_KEY:
+		input_key(server, &msg->key);
+		break;
+	case WIRE_MODIFIERS:
+		input_modifiers(server, &msg->modifiers);
+		break;
+	case WIRE_FRAME_ACK:
+		frame_ack(server, &msg->frame_ack);
+		break;
+	case WIRE_OUTPUT_INFO:
+		if ((window = window_from_id(server, msg->output_info.window))) {
+			window_set_output(window, msg->output_info.refresh_mhz,
+				msg->output_info.scale);
+		}
+		break;
+	case WIRE_POPUP_DONE:
+		if ((window = window_from_id(server, msg->popup_done.window))) {
+			window_dismiss(window);
+		}
+		break;
+	case WIRE_DECORATION_MODE:
+		if (msg->decoration_mode.mode == WIRE_DECORATION_CLIENT_SIDE) {
+			decoration_viewer_refused(server, msg->decoration_mode.window);
+		}
+		break;
+	case WIRE_TOUCH_DOWN:
+		if ((window = mapped_window(server, msg->touch_down.window))) {
+			input_touch_down(server, window, &msg->touch_down);
+		}
+		break;
+	case WIRE_TOUCH_UP:
+		input_touch_up(server, &msg->touch_up);
+		break;
+	case WIRE_TOUCH_MOTION:
+		input_touch_motion(server, &msg->touch_motion);
+		break;
+	case WIRE_TOUCH_FRAME:
+		input_touch_frame(server);
+		break;
+	case WIRE_TOUCH_CANCEL:
+		input_touch_cancel(server);
+		break;
+	case WIRE_SELECTION:
+		clipboard_selection(server, &msg->selection);
+		break;
+	case WIRE_TRANSFER_REQUEST:
+		clipboard_request(server, &msg->transfer_request);
+		break;
+	case WIRE_TRANSFER_DATA:
+	case WIRE_TRANSFER_ACK:
+		if (!clipboard_transfer(server, msg, err, sizeof(err))) {
+			connection_refuse(server->connection, err);
+		}
+		break;
+	default:
+		/* The decoder lets through only what a viewer may send. */
+		break;
+	}
+}
+
+static bool handle_message(void *data, const struct wire_msg *msg)
+{
+	struct rc_server *server = data;
+	if (server->connection->welcomed) {
+		route(server, msg);
+	} else if (msg->type == WIRE_HELLO) {
+		welcome(server, &msg->hello);
+	} else {
+		connection_refuse(server->connection, "the first message must be hello");
+	}
+	return true;
+}
+
+/* The connection is about to go: nothing the viewer held stays. */
+static void handle_closed(void *data)
+{
+	struct rc_server *server = data;
+	server->connection = NULL;
+	clipboard_viewer_gone(server);
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		window->announced = false;
+		window_set_activated(window, false);
+	}
+	input_viewer_gone(server);
+	record_update(server);
+	if (server->options.stdio && server->running) {
+		/* stdin/stdout carried the only viewer this session can have. */
+		log_info("the viewer on stdio is gone; ending the session");
+		server->running = false;
+	}
+}
+
+static const struct rc_connection_handler handler = {
+	.message = handle_message,
+	.closed = handle_closed,
+};
+
+void dispatch_attach(struct rc_server *server, int fd, bool tcp, const char *peer,
+	const struct wire_hello *hello)
+{
+	if (server->connection) {
+		log_info("a new viewer%s%s takes the session over; disconnecting the attached "
+			 "one",
+			peer[0] ? " from " : "", peer);
+		connection_goodbye(server->connection, WIRE_BYE_TAKEN_OVER, 0,
+			"another viewer took this session over");
+		connection_close_now(server->connection, 0);
+	}
+	struct rc_connection *conn = connection_create(server->loop, fd, fd, &handler, server);
+	if (!conn) {
+		log_error("out of memory accepting a viewer");
+		return;
+	}
+	conn->tcp = tcp;
+	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
+	server->connection = conn;
+	welcome(server, hello);
+}
+
+bool dispatch_attach_stdio(struct rc_server *server)
+{
+	server->connection =
+		connection_create(server->loop, STDIN_FILENO, STDOUT_FILENO, &handler, server);
+	return server->connection != NULL;
+}

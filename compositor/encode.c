@@ -1,0 +1,444 @@
+/*
+ * Encoding frames: the codec choice per window, the lossless diff and the
+ * video stream, written straight into the connection's send queue.
+ *
+ * The choice (written down in DESIGN.md): a window goes to video after
+ * MOTION_FRAMES frames in a row that each change at least MOTION_FRACTION
+ * of it, and back to lossless after STILL_FRAMES frames that change less
+ * than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US; the
+ * way back is a whole lossless frame, so text ends sharp.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connection.h"
+#include "encode.h"
+#include "log.h"
+#include "monotonic.h"
+#include "video.h"
+
+/* Rectangles per frame before the damage is sent as its bounding box. */
+#define MAX_FRAME_RECTS 64
+
+#define MOTION_FRAMES 3
+#define MOTION_FRACTION 0.5
+#define STILL_FRAMES 10
+#define STILL_FRACTION 0.1
+#define REFRESH_AFTER_US (150 * 1000)
+#define MIN_VIDEO_PIXELS (64 * 64)
+#define INITIAL_BITRATE 4000000
+#define MIN_BITRATE 200000
+
+bool encode_context_init(struct rc_encode_context *ctx)
+{
+	return compressor_init(&ctx->compressor, ctx->compression, ctx->compression_level);
+}
+
+bool encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps)
+{
+	enum wire_compression kind = ctx->compression;
+	if ((kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) ||
+		(kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD))) {
+		log_info("viewer lacks %s; sending frames uncompressed",
+			codec_compression_name(kind));
+		kind = WIRE_COMPRESS_NONE;
+	}
+	compressor_finish(&ctx->compressor);
+	return compressor_init(&ctx->compressor, kind, ctx->compression_level);
+}
+
+void encode_context_finish(struct rc_encode_context *ctx)
+{
+	compressor_finish(&ctx->compressor);
+	free(ctx->scratch);
+	ctx->scratch = NULL;
+	ctx->scratch_size = 0;
+}
+
+void encoder_init(struct rc_encoder *enc, uint32_t id)
+{
+	*enc = (struct rc_encoder){.id = id, .need_reset = true};
+}
+
+void encoder_finish(struct rc_encoder *enc)
+{
+	video_encoder_destroy(enc->video);
+	free(enc->sent);
+	*enc = (struct rc_encoder){.id = enc->id};
+}
+
+void encoder_reset(struct rc_encoder *enc)
+{
+	enc->need_reset = true;
+	enc->acked = enc->seq;
+}
+
+bool encoder_wants_tick(const struct rc_encoder *enc)
+{
+	return enc->in_video || enc->need_reset;
+}
+
+bool encoder_in_flight(const struct rc_encoder *enc)
+{
+	return enc->acked != enc->seq;
+}
+
+bool encoder_acked(struct rc_encoder *enc, uint32_t seq, int64_t rtt_us)
+{
+	uint32_t ahead = seq - enc->acked;
+	uint32_t outstanding = enc->seq - enc->acked;
+	if (ahead > outstanding) {
+		/* Old acks are ignored; one for a frame never sent is refused. */
+		return (int32_t)ahead <= 0;
+	}
+	enc->acked = seq;
+	/* The ack leaves the viewer at presentation, so this is the round
+	 * trip plus the time the frame waited for the local frame callback. */
+	if (rtt_us >= 0) {
+		double ms = (double)rtt_us / 1000.0;
+		enc->rtt_ms = enc->rtt_ms ? enc->rtt_ms * 0.8 + ms * 0.2 : ms;
+	}
+	return true;
+}
+
+/* The viewer's copy follows the image's size; a new size starts whole. */
+static bool fit_sent(struct rc_encoder *enc, struct image image)
+{
+	if (enc->sent && enc->width == image.width && enc->height == image.height) {
+		return true;
+	}
+	free(enc->sent);
+	enc->sent = calloc((size_t)image.width * (size_t)image.height, 4);
+	if (!enc->sent) {
+		log_error("out of memory for a %dx%d window", image.width, image.height);
+		enc->width = enc->height = 0;
+		return false;
+	}
+	enc->width = image.width;
+	enc->height = image.height;
+	enc->need_reset = true;
+	return true;
+}
+
+static bool ensure_scratch(struct rc_encode_context *ctx, size_t size)
+{
+	if (ctx->scratch_size >= size) {
+		return true;
+	}
+	uint8_t *scratch = realloc(ctx->scratch, size);
+	if (!scratch) {
+		return false;
+	}
+	ctx->scratch = scratch;
+	ctx->scratch_size = size;
+	return true;
+}
+
+/* Books a frame just written after `before` bytes of the send queue. */
+static void frame_queued(struct rc_encoder *enc, struct rc_connection *conn, size_t before,
+	uint64_t now)
+{
+	uint32_t bytes = (uint32_t)(channel_queued(&conn->channel) - before);
+	enc->seq++;
+	enc->stat_frames++;
+	enc->stat_bytes += bytes;
+	connection_frame_sent(conn, enc->id, enc->seq, bytes, now);
+}
+
+/* Writes the copy the viewer was sent as a binary PPM, for tests. */
+static void dump(const struct rc_encoder *enc, const char *dir)
+{
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof(path), "%s/window-%u.ppm", dir, enc->id);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "wb");
+	uint8_t *row = malloc((size_t)enc->width * 3);
+	if (!f || !row) {
+		log_error("cannot write %s: %s", tmp, strerror(errno));
+		if (f) {
+			fclose(f);
+		}
+		free(row);
+		return;
+	}
+	fprintf(f, "P6\n%d %d\n255\n", enc->width, enc->height);
+	for (int32_t y = 0; y < enc->height; y++) {
+		const uint32_t *src = enc->sent + (size_t)y * enc->width;
+		for (int32_t x = 0; x < enc->width; x++) {
+			row[x * 3 + 0] = (uint8_t)(src[x] >> 16);
+			row[x * 3 + 1] = (uint8_t)(src[x] >> 8);
+			row[x * 3 + 2] = (uint8_t)src[x];
+		}
+		fwrite(row, 3, (size_t)enc->width, f);
+	}
+	free(row);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+	}
+}
+
+static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
+	struct rc_connection *conn, struct image cur, pixman_region32_t *damage)
+{
+	struct image base = {enc->sent, enc->width, enc->height, enc->width};
+	uint16_t flags = 0;
+	if (enc->need_reset) {
+		memset(enc->sent, 0, (size_t)enc->width * enc->height * 4);
+		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
+			(unsigned)enc->height);
+		flags |= WIRE_FRAME_RESET;
+	}
+
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
+	pixman_box32_t extents = *pixman_region32_extents(damage);
+	if (n > MAX_FRAME_RECTS) {
+		boxes = &extents;
+		n = 1;
+	}
+	struct wire_rect rects[MAX_FRAME_RECTS];
+	uint8_t packed[MAX_FRAME_RECTS * WIRE_RECT_SIZE];
+	uint32_t nrects = 0;
+	uint64_t raw_size = 0;
+	for (int i = 0; i < n; i++) {
+		struct wire_rect r = {boxes[i].x1, boxes[i].y1, boxes[i].x2 - boxes[i].x1,
+			boxes[i].y2 - boxes[i].y1};
+		/* Send only what really changed since the viewer's copy. */
+		if (r.width > 0 && r.height > 0 && codec_rect_shrink(&cur, &base, &r)) {
+			wire_put_rect(packed, nrects, r);
+			rects[nrects++] = r;
+			raw_size += (uint64_t)r.width * r.height * 4;
+		}
+	}
+	pixman_region32_clear(damage);
+	if (nrects == 0 && !(flags & WIRE_FRAME_RESET)) {
+		return;
+	}
+	if (!ensure_scratch(ctx, raw_size ? raw_size : 1)) {
+		log_error("out of memory encoding a frame of window %u; resending it whole",
+			enc->id);
+		enc->need_reset = true;
+		return;
+	}
+	size_t written = codec_diff_encode(&cur, &base, rects, nrects, ctx->scratch);
+
+	struct wire_msg msg = {
+		.type = WIRE_FRAME,
+		.frame =
+			{
+				.window = enc->id,
+				.seq = enc->seq + 1,
+				.width = enc->width,
+				.height = enc->height,
+				.codec = WIRE_CODEC_XOR,
+				.compression = (uint8_t)ctx->compressor.kind,
+				.flags = flags,
+				.nrects = nrects,
+				.rects = packed,
+				.raw_size = (uint32_t)written,
+			},
+	};
+	struct buffer *out = &conn->channel.out;
+	size_t before = buffer_size(out), start;
+	if (!wire_begin(out, &msg, &start) ||
+		!compressor_compress(&ctx->compressor, ctx->scratch, written, out)) {
+		/* The viewer's copy no longer matches ours: resend it whole. */
+		buffer_truncate(out, before);
+		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
+		enc->need_reset = true;
+		return;
+	}
+	wire_finish(out, start);
+	frame_queued(enc, conn, before, monotonic_usec());
+	enc->need_reset = false;
+	if (ctx->dump_dir) {
+		dump(enc, ctx->dump_dir);
+	}
+}
+
+static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *damage)
+{
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
+			(uint64_t)(boxes[i].y2 - boxes[i].y1);
+	}
+	uint64_t total = (uint64_t)enc->width * (uint64_t)enc->height;
+	return total ? (double)area / (double)total : 0;
+}
+
+/* The video bit rate follows the link: it grows while round trips stay near
+ * their minimum (no queue), and drops to below the delivery rate when a
+ * queue builds. It never asks for more than the picture needs. */
+static int64_t video_bitrate(struct rc_encoder *enc, const struct flow *flow, int fps, uint64_t now)
+{
+	int64_t rate = (int64_t)flow_rate(flow) * 8;
+	int64_t ceiling = (int64_t)enc->width * enc->height * fps / 4;
+	if (ceiling < MIN_BITRATE) {
+		ceiling = MIN_BITRATE;
+	}
+	if (enc->bitrate == 0) {
+		enc->bitrate = rate > 0 ? rate * 8 / 10 : INITIAL_BITRATE;
+		enc->bitrate_stamp_us = now;
+	} else if (now - enc->bitrate_stamp_us >= 250000) {
+		enc->bitrate_stamp_us = now;
+		double min_rtt = (double)flow->min_rtt_us / 1000.0;
+		bool queueing = enc->rtt_ms > min_rtt * 1.5 + 10.0;
+		if (queueing && rate > 0) {
+			enc->bitrate = rate * 8 / 10;
+		} else if (!queueing) {
+			enc->bitrate = enc->bitrate * 115 / 100;
+		}
+	}
+	if (enc->bitrate > ceiling) {
+		enc->bitrate = ceiling;
+	}
+	if (enc->bitrate < MIN_BITRATE) {
+		enc->bitrate = MIN_BITRATE;
+	}
+	return enc->bitrate;
+}
+
+static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
+{
+	log_debug("window %u: back to lossless (%s)", enc->id, why);
+	video_encoder_destroy(enc->video);
+	enc->video = NULL;
+	enc->in_video = false;
+	enc->motion_frames = 0;
+	enc->still_frames = 0;
+	/* The viewer's copy is lossy: refresh all of it, losslessly. */
+	enc->need_reset = true;
+	pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
+		(unsigned)enc->height);
+}
+
+static bool start_video(struct rc_encoder *enc, const struct flow *flow, int fps)
+{
+	char err[256];
+	uint64_t now = monotonic_usec();
+	enc->bitrate = 0;
+	enc->video = video_encoder_create(enc->width, enc->height, fps,
+		video_bitrate(enc, flow, fps, now), err, sizeof(err));
+	if (!enc->video) {
+		log_error("window %u stays lossless: %s", enc->id, err);
+		enc->video_failed = true;
+		return false;
+	}
+	log_debug("window %u: video with %s", enc->id, video_encoder_name(enc->video));
+	enc->in_video = true;
+	enc->new_stream = true;
+	enc->still_frames = 0;
+	enc->last_change_us = now;
+	return true;
+}
+
+static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
+	struct rc_connection *conn, struct image cur, pixman_region32_t *damage, int fps)
+{
+	uint64_t now = monotonic_usec();
+	if (enc->need_reset) {
+		/* A new viewer, or a new size: a new stream. */
+		video_encoder_destroy(enc->video);
+		enc->video = NULL;
+		enc->need_reset = false;
+		if (!start_video(enc, &conn->flow, fps)) {
+			enc->need_reset = true;
+			enc->in_video = false;
+			send_lossless(enc, ctx, conn, cur, damage);
+			return;
+		}
+	}
+	pixman_region32_clear(damage);
+	struct wire_msg msg = {
+		.type = WIRE_FRAME,
+		.frame =
+			{
+				.window = enc->id,
+				.seq = enc->seq + 1,
+				.width = enc->width,
+				.height = enc->height,
+				.codec = WIRE_CODEC_H264,
+				.compression = WIRE_COMPRESS_NONE,
+				.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
+			},
+	};
+	struct buffer *out = &conn->channel.out;
+	size_t before = buffer_size(out), start;
+	bool produced = false;
+	if (!wire_begin(out, &msg, &start) ||
+		!video_encoder_encode(enc->video, cur.pixels, cur.stride,
+			video_bitrate(enc, &conn->flow, fps, now), out, &produced)) {
+		buffer_truncate(out, before);
+		log_error("window %u: video encoding failed; back to lossless", enc->id);
+		enc->video_failed = true;
+		stop_video(enc, damage, "encoder failure");
+		return;
+	}
+	if (!produced) {
+		buffer_truncate(out, before);
+		return;
+	}
+	wire_finish(out, start);
+	enc->new_stream = false;
+	frame_queued(enc, conn, before, now);
+}
+
+void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
+	struct image image, pixman_region32_t *damage, int fps)
+{
+	if (!fit_sent(enc, image)) {
+		return;
+	}
+	uint64_t now = monotonic_usec();
+	bool damaged = pixman_region32_not_empty(damage);
+	if (enc->in_video) {
+		if (!damaged) {
+			if (now - enc->last_change_us >= REFRESH_AFTER_US) {
+				stop_video(enc, damage, "motion stopped");
+				send_lossless(enc, ctx, conn, image, damage);
+			}
+			return;
+		}
+		enc->last_change_us = now;
+		bool still = damage_fraction(enc, damage) < STILL_FRACTION;
+		enc->still_frames = still ? enc->still_frames + 1 : 0;
+		if (ctx->mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
+			stop_video(enc, damage, "little motion");
+			send_lossless(enc, ctx, conn, image, damage);
+			return;
+		}
+		send_video(enc, ctx, conn, image, damage, fps);
+		return;
+	}
+	if (damaged && ctx->mode != RC_CODEC_LOSSLESS && conn->video && !enc->video_failed &&
+		(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS) {
+		bool moving = damage_fraction(enc, damage) >= MOTION_FRACTION;
+		enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
+		if (ctx->mode == RC_CODEC_VIDEO || enc->motion_frames >= MOTION_FRAMES) {
+			if (start_video(enc, &conn->flow, fps)) {
+				enc->need_reset = false;
+				send_video(enc, ctx, conn, image, damage, fps);
+				return;
+			}
+		}
+	}
+	if (damaged || enc->need_reset) {
+		send_lossless(enc, ctx, conn, image, damage);
+	}
+}
+
+void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_context *ctx, char *out,
+	size_t size)
+{
+	if (enc->in_video) {
+		snprintf(out, size, "video %s %.2f Mbit/s", video_encoder_name(enc->video),
+			(double)enc->bitrate / 1e6);
+	} else {
+		snprintf(out, size, "lossless %s", codec_compression_name(ctx->compressor.kind));
+	}
+}

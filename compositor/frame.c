@@ -1,0 +1,87 @@
+/*
+ * One tick of a window's frame clock. The clock owns the app's frame rate:
+ * frame callbacks are answered here at the window's refresh whatever the
+ * network does, and a frame goes out only when the connection has room, so
+ * the newest pixels win and nothing superseded is queued.
+ */
+#include <time.h>
+#include <wlr/types/wlr_surface.h>
+
+#include "frame.h"
+#include "server.h"
+
+/* With no viewer attached, apps get one frame callback in this many ticks:
+ * a trickle keeps them alive at little cost. */
+#define UNWATCHED_DIVISOR 15
+
+static void send_frame_done_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	wlr_surface_send_frame_done(surface, data);
+}
+
+static void has_callbacks_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	bool *any = data;
+	if (!wl_list_empty(&surface->current.frame_callback_list)) {
+		*any = true;
+	}
+}
+
+static bool same_box(const struct wlr_box *a, const struct wlr_box *b)
+{
+	return a->x == b->x && a->y == b->y && a->width == b->width && a->height == b->height;
+}
+
+/* Capture, encode, queue. */
+static void send(struct rc_window *window)
+{
+	struct rc_server *server = window->server;
+	struct wlr_box geo;
+	window->impl->geometry(window, &geo);
+	geo = capture_crop(&window->capture, window->id, geo, window->scale);
+	if (!same_box(&geo, &window->geometry)) {
+		/* Moved or resized inside its surface: every pixel may differ. */
+		window->geometry = geo;
+		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, WIRE_MAX_DIM,
+			WIRE_MAX_DIM);
+	}
+	if (!capture_update(&window->capture, window_surface(window), geo, window->scale,
+		    &window->damage)) {
+		return;
+	}
+	long interval = window->clock.interval_ns;
+	int fps = (int)((1000000000L + interval / 2) / interval);
+	encoder_send(&window->encoder, &server->encode, server->connection,
+		capture_image(&window->capture), &window->damage, fps);
+}
+
+void frame_tick(struct rc_clock *clock)
+{
+	struct rc_window *window = wl_container_of(clock, window, clock);
+	struct rc_server *server = window->server;
+	struct wlr_surface *surface = window_surface(window);
+	if (!window->mapped || !surface) {
+		clock_tick_done(clock, false);
+		return;
+	}
+	/* Damage keeps the clock going only while someone can receive it; a
+	 * viewer that attaches damages every window and restarts its clock. */
+	bool watched = server_watched(server);
+	bool busy = watched && window->announced &&
+		(pixman_region32_not_empty(&window->damage) ||
+			encoder_wants_tick(&window->encoder));
+	if (busy &&
+		connection_may_send_frame(server->connection,
+			encoder_in_flight(&window->encoder))) {
+		send(window);
+	}
+
+	bool callbacks = false;
+	wlr_surface_for_each_surface(surface, has_callbacks_iter, &callbacks);
+	if (callbacks && (watched || clock->ticks % UNWATCHED_DIVISOR == 0)) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		wlr_surface_for_each_surface(surface, send_frame_done_iter, &now);
+	}
+	clock_tick_done(clock, busy || callbacks);
+}

@@ -1,0 +1,42 @@
+/*
+ * The seat: keys, pointer and touch from the viewer, delivered to the app's
+ * surfaces through a headless keyboard and wlroots' seat. Windows come
+ * resolved from their ids; an event for a window that is gone never gets
+ * here.
+ */
+#ifndef RCOMP_INPUT_H
+#define RCOMP_INPUT_H
+
+#include "server.h"
+
+bool input_init(struct rc_server *server);
+void input_finish(struct rc_server *server);
+
+void input_keymap(struct rc_server *server, const struct wire_keymap *msg);
+void input_repeat_info(struct rc_server *server, const struct wire_repeat_info *msg);
+void input_keyboard_enter(struct rc_server *server, struct rc_window *window,
+	const struct wire_keyboard_enter *msg);
+void input_keyboard_leave(struct rc_server *server, struct rc_window *window);
+void input_key(struct rc_server *server, const struct wire_key *msg);
+void input_modifiers(struct rc_server *server, const struct wire_modifiers *msg);
+
+void input_pointer_motion(struct rc_server *server, struct rc_window *window,
+	const struct wire_pointer_motion *msg);
+void input_pointer_leave(struct rc_server *server, const struct wire_pointer_leave *msg);
+void input_pointer_button(struct rc_server *server, const struct wire_pointer_button *msg);
+void input_pointer_axis(struct rc_server *server, const struct wire_pointer_axis *msg);
+void input_pointer_frame(struct rc_server *server);
+
+void input_touch_down(struct rc_server *server, struct rc_window *window,
+	const struct wire_touch_down *msg);
+void input_touch_up(struct rc_server *server, const struct wire_touch_up *msg);
+void input_touch_motion(struct rc_server *server, const struct wire_touch_motion *msg);
+void input_touch_frame(struct rc_server *server);
+void input_touch_cancel(struct rc_server *server);
+
+/* The viewer left: no key, button or finger stays down. */
+void input_viewer_gone(struct rc_server *server);
+/* The window unmapped or went: its grabs and touch points end. */
+void input_window_gone(struct rc_server *server, struct rc_window *window);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * Where viewers connect: the session's unix socket and, with --listen-tcp,
+ * TCP with a token. A new connection waits here until its hello is read
+ * and, on TCP, its token checked; only then does it reach the session and
+ * take it over.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "dispatch.h"
+#include "listen.h"
+#include "log.h"
+#include "monotonic.h"
+#include "tcp.h"
+
+/* A connection that has not finished its hello yet. It reads the hello
+ * exactly, so whatever follows stays in the socket for the connection. */
+struct rc_pending {
+	struct rc_server *server;
+	struct wl_list link; // rc_listen::pending
+	int fd;
+	bool tcp;
+	char peer[64];
+	struct wl_event_source *source, *timeout;
+	size_t len;
+	uint8_t data[WIRE_HEADER_SIZE + 20 + WIRE_MAX_TOKEN];
+};
+
+static bool read_token_file(struct rc_listen *listen, const char *path)
+{
+	if (!tcp_read_token(path, listen->token, &listen->token_len)) {
+		return false;
+	}
+	if (listen->token_len < 16) {
+		log_error("the token in %s is shorter than 16 characters", path);
+		return false;
+	}
+	return true;
+}
+
+/* A new random token, written to DIR/NAME.token with mode 0600. */
+static bool make_token(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	uint8_t random[32];
+	if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
+		log_error("cannot get random bytes for a token: %s", strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(random); i++) {
+		snprintf(listen->token + 2 * i, 3, "%02x", random[i]);
+	}
+	listen->token_len = 2 * sizeof(random);
+	char path[SESSION_PATH_MAX];
+	if (!session_path(path, sizeof(path), server->record.dir, server->record.name, "token")) {
+		return false;
+	}
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		log_error("cannot write the token file %s: %s", path, strerror(errno));
+		return false;
+	}
+	char line[WIRE_MAX_TOKEN + 2];
+	int len = snprintf(line, sizeof(line), "%s\n", listen->token);
+	bool ok = write(fd, line, (size_t)len) == len;
+	close(fd);
+	if (ok) {
+		log_info("viewers on TCP must give the token in %s (mode 0600)", path);
+	}
+	return ok;
+}
+
+static bool token_ok(const struct rc_listen *listen, const char *token, size_t len)
+{
+	/* Constant time in the token's content. */
+	uint8_t diff = len != listen->token_len;
+	for (size_t i = 0; i < listen->token_len; i++) {
+		diff |= (uint8_t)(listen->token[i] ^ (i < len ? token[i] : 0));
+	}
+	return listen->token_len > 0 && diff == 0;
+}
+
+/* At most this many connections may be in the handshake at once, each for
+ * at most PENDING_TIMEOUT_MS: idle or hostile connections cost a bounded few
+ * kilobytes and never disturb the attached viewer. */
+#define MAX_PENDING 16
+#define PENDING_TIMEOUT_MS 10000
+
+/* Refused connections are logged in a burst of 10 lines, then one a second
+ * with a count of those not logged, so a flood cannot fill the log. */
+static void log_refusal(struct rc_server *server, const char *peer, const char *why)
+{
+	uint64_t now = monotonic_usec();
+	server->listen.refusal_credit += (double)(now - server->listen.refused_log_us) / 1e6;
+	server->listen.refused_log_us = now;
+	if (server->listen.refusal_credit > 10) {
+		server->listen.refusal_credit = 10;
+	}
+	if (server->listen.refusal_credit < 1) {
+		server->listen.refused_unlogged++;
+		return;
+	}
+	server->listen.refusal_credit -= 1;
+	if (server->listen.refused_unlogged) {
+		log_error("refused a viewer%s%s: %s (%d more refused and not logged)",
+			peer[0] ? " from " : "", peer, why, server->listen.refused_unlogged);
+	} else {
+		log_error("refused a viewer%s%s: %s", peer[0] ? " from " : "", peer, why);
+	}
+	server->listen.refused_unlogged = 0;
+}
+
+static void pending_destroy(struct rc_pending *pending, bool close_fd)
+{
+	struct rc_server *server = pending->server;
+	wl_list_remove(&pending->link);
+	server->listen.npending--;
+	wl_event_source_remove(pending->source);
+	wl_event_source_remove(pending->timeout);
+	if (close_fd) {
+		close(pending->fd);
+	}
+	free(pending);
+}
+
+/* Says why on fd (a small write to a fresh socket fits its buffer), closes. */
+static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, const char *text)
+{
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = reason,
+			.text = text,
+			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)},
+	};
+	channel_write_once(pending->fd, &msg);
+	/* Unread bytes would turn our close into a reset that can overtake the
+	 * goodbye: drain what has arrived (bounded) first. */
+	uint8_t sink[4096];
+	for (int i = 0; i < 16 && recv(pending->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
+	}
+	shutdown(pending->fd, SHUT_WR);
+	log_refusal(pending->server, pending->peer, text);
+	pending_destroy(pending, true);
+}
+
+/* A valid hello arrived: the connection is the session's now. */
+static void pending_promote(struct rc_pending *pending, const struct wire_msg *hello)
+{
+	struct rc_server *server = pending->server;
+	int fd = pending->fd;
+	bool tcp = pending->tcp;
+	char peer[sizeof(pending->peer)];
+	memcpy(peer, pending->peer, sizeof(peer));
+	pending_destroy(pending, false);
+	dispatch_attach(server, fd, tcp, peer, &hello->hello);
+}
+
+static int handle_pending_readable(int fd, uint32_t mask, void *data)
+{
+	struct rc_pending *pending = data;
+	struct rc_server *server = pending->server;
+	/* Read exactly what the hello still needs: a header, then its body. */
+	struct wire_msg msg;
+	for (;;) {
+		size_t want = WIRE_HEADER_SIZE, used = 0;
+		if (pending->len >= WIRE_HEADER_SIZE) {
+			char err[256];
+			enum wire_status status = wire_decode(WIRE_FROM_VIEWER, pending->data,
+				pending->len, &msg, &used, err, sizeof(err));
+			if (status == WIRE_INVALID) {
+				refuse(pending, WIRE_BYE_PROTOCOL_ERROR, err);
+				return 0;
+			}
+			if (status == WIRE_OK) {
+				break;
+			}
+			const uint8_t *h = pending->data;
+			uint16_t type = (uint16_t)(h[0] | h[1] << 8);
+			uint32_t body = (uint32_t)h[4] | (uint32_t)h[5] << 8 |
+				(uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+			want = WIRE_HEADER_SIZE + (size_t)body;
+			if (type != WIRE_HELLO || want > sizeof(pending->data)) {
+				refuse(pending, WIRE_BYE_PROTOCOL_ERROR,
+					"the first message must be hello");
+				return 0;
+			}
+		}
+		ssize_t n = read(fd, pending->data + pending->len, want - pending->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			return 0;
+		}
+		if (n <= 0) {
+			log_debug("a connection closed before its hello");
+			pending_destroy(pending, true);
+			return 0;
+		}
+		pending->len += (size_t)n;
+	}
+	if (msg.type != WIRE_HELLO) {
+		refuse(pending, WIRE_BYE_PROTOCOL_ERROR, "the first message must be hello");
+		return 0;
+	}
+	if (pending->tcp && !token_ok(&server->listen, msg.hello.token, msg.hello.token_len)) {
+		refuse(pending, WIRE_BYE_UNAUTHORIZED,
+			msg.hello.token_len ? "wrong token" : "no token given");
+		return 0;
+	}
+	pending_promote(pending, &msg);
+	return 0;
+}
+
+static int handle_pending_timeout(void *data)
+{
+	struct rc_pending *pending = data;
+	refuse(pending, WIRE_BYE_PROTOCOL_ERROR, "no hello within 10 seconds");
+	return 0;
+}
+
+static void accept_one(struct rc_server *server, int fd, bool tcp)
+{
+	struct sockaddr_storage addr;
+	socklen_t addr_len = sizeof(addr);
+	int conn = accept4(fd, (struct sockaddr *)&addr, &addr_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (conn < 0) {
+		if (errno != EAGAIN && errno != EINTR) {
+			log_error("accepting a viewer failed: %s", strerror(errno));
+		}
+		return;
+	}
+	char peer[64] = "";
+	if (tcp) {
+		char host[48], port[8];
+		if (getnameinfo((struct sockaddr *)&addr, addr_len, host, sizeof(host), port,
+			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+			snprintf(peer, sizeof(peer), "%s port %s", host, port);
+		}
+		int one = 1;
+		setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	struct rc_pending *pending =
+		server->listen.npending < MAX_PENDING ? calloc(1, sizeof(*pending)) : NULL;
+	if (!pending) {
+		log_refusal(server, peer, "too many connections in the handshake");
+		close(conn);
+		return;
+	}
+	pending->server = server;
+	pending->fd = conn;
+	pending->tcp = tcp;
+	memcpy(pending->peer, peer, sizeof(peer));
+	pending->source = wl_event_loop_add_fd(server->loop, conn, WL_EVENT_READABLE,
+		handle_pending_readable, pending);
+	pending->timeout = wl_event_loop_add_timer(server->loop, handle_pending_timeout, pending);
+	if (!pending->source || !pending->timeout) {
+		log_error("cannot watch a new connection");
+		if (pending->source) {
+			wl_event_source_remove(pending->source);
+		}
+		if (pending->timeout) {
+			wl_event_source_remove(pending->timeout);
+		}
+		close(conn);
+		free(pending);
+		return;
+	}
+	wl_list_insert(&server->listen.pending, &pending->link);
+	server->listen.npending++;
+	wl_event_source_timer_update(pending->timeout, PENDING_TIMEOUT_MS);
+}
+
+static int handle_accept(int fd, uint32_t mask, void *data)
+{
+	accept_one(data, fd, false);
+	return 0;
+}
+
+static int handle_accept_tcp(int fd, uint32_t mask, void *data)
+{
+	accept_one(data, fd, true);
+	return 0;
+}
+
+static bool socket_in_use(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return false;
+	}
+	bool used = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
+	close(fd);
+	return used;
+}
+
+static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_used)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		log_error("socket path is too long: %s", path);
+		return false;
+	}
+	strcpy(addr.sun_path, path);
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_error("%s exists and is not a socket; choose another --socket", path);
+			return false;
+		}
+		if (socket_in_use(&addr)) {
+			if (!quiet_if_used) {
+				log_error("%s is in use by another rcomp-run", path);
+			}
+			return false;
+		}
+		unlink(path); /* left behind by a session that died */
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_error("cannot create a socket: %s", strerror(errno));
+		return false;
+	}
+	mode_t old = umask(0177);
+	int ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (ret < 0 || chmod(path, 0600) < 0 || listen(fd, 4) < 0) {
+		log_error("cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	server->listen.fd = fd;
+	server->listen.path = strdup(path);
+	server->listen.source =
+		wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE, handle_accept, server);
+	return server->listen.path && server->listen.source != NULL;
+}
+
+/* ADDR:PORT, [V6ADDR]:PORT or :PORT (every address). */
+static bool listen_tcp(struct rc_server *server)
+{
+	char host[256];
+	const char *spec = server->options.tcp_addr, *port;
+	if (!tcp_split_host_port(spec, host, sizeof(host), &port)) {
+		log_error("--listen-tcp takes ADDR:PORT, [ADDR]:PORT or :PORT, not %s", spec);
+		return false;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *res;
+	int err = getaddrinfo(*host ? host : NULL, port, &hints, &res);
+	if (err) {
+		log_error("--listen-tcp %s: %s", spec, gai_strerror(err));
+		return false;
+	}
+	int fd = -1;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int one = 1;
+		if (fd >= 0 &&
+			(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+				bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 8) < 0)) {
+			err = errno;
+			close(fd);
+			fd = -1;
+			errno = err;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		log_error("cannot listen on TCP %s: %s", spec, strerror(errno));
+		return false;
+	}
+	server->listen.tcp_fd = fd;
+	server->listen.tcp_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
+		handle_accept_tcp, server);
+	log_info("listening on TCP %s", spec);
+	log_error("warning: TCP streams are not encrypted: anyone on the network path can see "
+		  "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "
+		  "an encrypted link.");
+	return server->listen.tcp_source != NULL;
+}
+
+bool listen_start(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	const struct rc_options *options = &server->options;
+	char path[SESSION_PATH_MAX];
+	if (options->socket_path) {
+		if (!bind_path(server, options->socket_path, false)) {
+			return false;
+		}
+		/* Listed and attachable by name like any other session. */
+		char real[PATH_MAX];
+		if (realpath(listen->path, real) &&
+			session_path(path, sizeof(path), server->record.dir, server->record.name,
+				"sock")) {
+			unlink(path);
+			if (symlink(real, path) < 0) {
+				log_error("cannot link %s to %s: %s", path, real, strerror(errno));
+			}
+		}
+	} else if (!session_path(path, sizeof(path), server->record.dir, server->record.name,
+			   "sock") ||
+		!bind_path(server, path, false)) {
+		return false;
+	}
+	log_info("session %s: listening on %s", server->record.name, listen->path);
+	if (!options->tcp_addr) {
+		return true;
+	}
+	bool token = options->token_file ? read_token_file(listen, options->token_file)
+					 : make_token(server);
+	return token && listen_tcp(server);
+}
+
+void listen_init(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	listen->fd = listen->tcp_fd = -1;
+	wl_list_init(&listen->pending);
+}
+
+void listen_finish(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	if (listen->source) {
+		wl_event_source_remove(listen->source);
+		listen->source = NULL;
+	}
+	if (listen->fd >= 0) {
+		close(listen->fd);
+		listen->fd = -1;
+	}
+	if (listen->path) {
+		unlink(listen->path);
+		free(listen->path);
+		listen->path = NULL;
+	}
+	if (listen->tcp_source) {
+		wl_event_source_remove(listen->tcp_source);
+		listen->tcp_source = NULL;
+	}
+	if (listen->tcp_fd >= 0) {
+		close(listen->tcp_fd);
+		listen->tcp_fd = -1;
+	}
+	struct rc_pending *pending, *tmp;
+	wl_list_for_each_safe(pending, tmp, &listen->pending, link)
+	{
+		pending_destroy(pending, true);
+	}
+}

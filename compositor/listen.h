@@ -1,0 +1,16 @@
+/*
+ * Where viewers connect: the session's unix socket, TCP with a token, and
+ * the connections still in their handshake (at most 16, each for at most
+ * 10 s), which never disturb the attached viewer.
+ */
+#ifndef RCOMP_LISTEN_H
+#define RCOMP_LISTEN_H
+
+#include "server.h"
+
+void listen_init(struct rc_server *server);
+/* Binds the socket (and TCP, writing or reading the token). */
+bool listen_start(struct rc_server *server);
+void listen_finish(struct rc_server *server);
+
+#endif

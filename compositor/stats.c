@@ -1,0 +1,65 @@
+/*
+ * Statistics for --stats. Per window: the app's commits and the frames
+ * sent in the last second, the codec, bytes/s, round trip and frames in
+ * flight; for the link: bytes in flight, their limit, the delivery rate and
+ * the minimum round trip. Counters reset after each line.
+ */
+#include <stdio.h>
+
+#include "log.h"
+#include "stats.h"
+
+static void print_stats(struct rc_server *server)
+{
+	struct rc_connection *conn = server->connection;
+	if (conn && conn->welcomed) {
+		const struct flow *flow = &conn->flow;
+		log_info("stats link: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
+			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms",
+			flow->count, (double)flow->in_flight / 1024,
+			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,
+			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000);
+	}
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		if (!window->mapped) {
+			continue;
+		}
+		struct rc_encoder *enc = &window->encoder;
+		char codec[64];
+		encoder_describe(enc, &server->encode, codec, sizeof(codec));
+		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %.3f MB/s, rtt %.1f "
+			 "ms, in flight %u",
+			window->id, window->impl->app_id(window), window->stat_commits,
+			enc->stat_frames, codec, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
+			enc->seq - enc->acked);
+		window->stat_commits = enc->stat_frames = 0;
+		enc->stat_bytes = 0;
+	}
+}
+
+static int handle_timer(void *data)
+{
+	struct rc_server *server = data;
+	print_stats(server);
+	wl_event_source_timer_update(server->stats_timer, 1000);
+	return 0;
+}
+
+bool stats_init(struct rc_server *server)
+{
+	if (!server->options.stats) {
+		return true;
+	}
+	server->stats_timer = wl_event_loop_add_timer(server->loop, handle_timer, server);
+	return server->stats_timer && wl_event_source_timer_update(server->stats_timer, 1000) == 0;
+}
+
+void stats_finish(struct rc_server *server)
+{
+	if (server->stats_timer) {
+		wl_event_source_remove(server->stats_timer);
+		server->stats_timer = NULL;
+	}
+}

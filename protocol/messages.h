@@ -1,0 +1,248 @@
+/*
+ * Every wire message, declared once. wire.h turns this table into the
+ * message structs and wire.c into the encoder, the validating decoder, the
+ * size limits and the names; PROTOCOL.md describes the same rows, and
+ * tests/test-wire.c checks that the two agree. Include only from wire.h.
+ *
+ * WIRE_MESSAGES lists X(NAME, name, code, sender, fixed): the enum name, the
+ * struct and field-list name, the type code, who may send it (VIEWER, SERVER
+ * or BOTH) and the size of its fixed part in bytes, which the code checks
+ * against the fields at compile time.
+ *
+ * WIRE_<NAME>_FIELDS lists the body in wire order:
+ *   FIELD(type, name)             any value
+ *   RANGE(type, name, min, max)   min <= value <= max, else a protocol error
+ *   BITS(type, name, mask)        no bit outside mask may be set
+ *   COUNT(type, name, min, max, array, ctype, size)
+ *                                 a count (min to max) on the wire here; its
+ *                                 array, count x size bytes, follows the fixed
+ *                                 part (in the order the counts come)
+ *   REST(array, ctype, len, min, max)
+ *                                 the rest of the body, min to max bytes,
+ *                                 after any counted arrays
+ *   NONE                          an empty body
+ * type is u8, u16, u32, i32 or u64, little-endian on the wire. Checks that
+ * span fields (a rectangle inside its frame) are wire.c's, one case each.
+ */
+#ifndef RCOMP_MESSAGES_H
+#define RCOMP_MESSAGES_H
+
+#define WIRE_MESSAGES(X) \
+	/* viewer to server */ \
+	X(HELLO, hello, 0x0101, VIEWER, 20) \
+	X(KEYMAP, keymap, 0x0102, VIEWER, 4) \
+	X(REPEAT_INFO, repeat_info, 0x0103, VIEWER, 8) \
+	X(CONFIGURE, configure, 0x0104, VIEWER, 16) \
+	X(CLOSE, close, 0x0105, VIEWER, 4) \
+	X(POINTER_MOTION, pointer_motion, 0x0106, VIEWER, 12) \
+	X(POINTER_LEAVE, pointer_leave, 0x0107, VIEWER, 4) \
+	X(POINTER_BUTTON, pointer_button, 0x0108, VIEWER, 8) \
+	X(POINTER_AXIS, pointer_axis, 0x0109, VIEWER, 16) \
+	X(POINTER_FRAME, pointer_frame, 0x010a, VIEWER, 0) \
+	X(KEYBOARD_ENTER, keyboard_enter, 0x010b, VIEWER, 8) \
+	X(KEYBOARD_LEAVE, keyboard_leave, 0x010c, VIEWER, 4) \
+	X(KEY, key, 0x010d, VIEWER, 8) \
+	X(MODIFIERS, modifiers, 0x010e, VIEWER, 16) \
+	X(FRAME_ACK, frame_ack, 0x010f, VIEWER, 16) \
+	X(OUTPUT_INFO, output_info, 0x0110, VIEWER, 12) \
+	X(POPUP_DONE, popup_done, 0x0111, VIEWER, 4) \
+	X(DECORATION_MODE, decoration_mode, 0x0112, VIEWER, 8) \
+	X(TOUCH_DOWN, touch_down, 0x0113, VIEWER, 16) \
+	X(TOUCH_UP, touch_up, 0x0114, VIEWER, 4) \
+	X(TOUCH_MOTION, touch_motion, 0x0115, VIEWER, 12) \
+	X(TOUCH_FRAME, touch_frame, 0x0116, VIEWER, 0) \
+	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0) \
+	/* server to viewer */ \
+	X(WELCOME, welcome, 0x0201, SERVER, 28) \
+	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
+	X(WINDOW_NEW, window_new, 0x0203, SERVER, 20) \
+	X(WINDOW_TITLE, window_title, 0x0204, SERVER, 4) \
+	X(WINDOW_APP_ID, window_app_id, 0x0205, SERVER, 4) \
+	X(WINDOW_DESTROY, window_destroy, 0x0206, SERVER, 4) \
+	X(FRAME, frame, 0x0207, SERVER, 28) \
+	X(SYNC, sync, 0x0208, SERVER, 0) \
+	X(POPUP_NEW, popup_new, 0x0209, SERVER, 56) \
+	X(WINDOW_PARENT, window_parent, 0x020a, SERVER, 8) \
+	X(CURSOR, cursor, 0x020b, SERVER, 20) \
+	X(WINDOW_SCALE, window_scale, 0x020c, SERVER, 8) \
+	X(WINDOW_REQUEST, window_request, 0x020d, SERVER, 8) \
+	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20) \
+	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8) \
+	/* either way: clipboard and primary selection */ \
+	X(SELECTION, selection, 0x0301, BOTH, 8) \
+	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
+	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8) \
+	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12)
+
+/* Pointer and touch positions: 24.8 fixed point, window coordinates. */
+#define WIRE_MIN_POSITION (-WIRE_MAX_DIM * 256)
+#define WIRE_MAX_POSITION (2 * WIRE_MAX_DIM * 256)
+
+#define WIRE_HELLO_FIELDS \
+	FIELD(u32, magic) /* WIRE_MAGIC; else the peer does not speak rcomp */ \
+	FIELD(u16, major) \
+	FIELD(u16, minor) \
+	FIELD(u32, caps) /* enum wire_caps */ \
+	FIELD(u32, flags) \
+	COUNT(u32, token_len, 0, WIRE_MAX_TOKEN, token, char, 1)
+#define WIRE_KEYMAP_FIELDS \
+	RANGE(u32, format, 1, 1) /* xkb text v1 */ \
+	REST(data, char, size, 1, WIRE_MAX_KEYMAP)
+#define WIRE_REPEAT_INFO_FIELDS \
+	RANGE(i32, rate, 0, 1000) \
+	RANGE(i32, delay, 0, 60000)
+#define WIRE_CONFIGURE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, height, 0, WIRE_MAX_DIM) \
+	BITS(u32, states, WIRE_STATES_ALL)
+#define WIRE_CLOSE_FIELDS FIELD(u32, window)
+#define WIRE_POINTER_MOTION_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION)
+#define WIRE_POINTER_LEAVE_FIELDS FIELD(u32, window)
+#define WIRE_POINTER_BUTTON_FIELDS \
+	RANGE(u32, button, 0, 0xffff) \
+	RANGE(u32, state, 0, 1)
+#define WIRE_POINTER_AXIS_FIELDS \
+	RANGE(u32, axis, 0, 1) \
+	FIELD(i32, value) \
+	FIELD(i32, discrete) \
+	RANGE(u32, source, 0, 3)
+#define WIRE_POINTER_FRAME_FIELDS NONE
+#define WIRE_KEYBOARD_ENTER_FIELDS \
+	FIELD(u32, window) \
+	COUNT(u32, nkeys, 0, WIRE_MAX_KEYS, keys, uint8_t, 4) /* wire_get_key() */
+#define WIRE_KEYBOARD_LEAVE_FIELDS FIELD(u32, window)
+#define WIRE_KEY_FIELDS \
+	RANGE(u32, key, 0, 0xffff) \
+	RANGE(u32, state, 0, 1)
+#define WIRE_MODIFIERS_FIELDS \
+	FIELD(u32, depressed) \
+	FIELD(u32, latched) \
+	FIELD(u32, locked) \
+	FIELD(u32, group)
+#define WIRE_FRAME_ACK_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, seq) \
+	FIELD(u64, recv_time_us)
+#define WIRE_OUTPUT_INFO_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, refresh_mhz, 0, WIRE_MAX_REFRESH_MHZ) \
+	RANGE(i32, scale, 1, WIRE_MAX_SCALE)
+#define WIRE_POPUP_DONE_FIELDS FIELD(u32, window)
+#define WIRE_DECORATION_MODE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, mode, WIRE_DECORATION_CLIENT_SIDE, WIRE_DECORATION_SERVER_SIDE)
+#define WIRE_TOUCH_DOWN_FIELDS \
+	FIELD(u32, window) \
+	FIELD(i32, id) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION)
+#define WIRE_TOUCH_UP_FIELDS FIELD(i32, id)
+#define WIRE_TOUCH_MOTION_FIELDS \
+	FIELD(i32, id) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION)
+#define WIRE_TOUCH_FRAME_FIELDS NONE
+#define WIRE_TOUCH_CANCEL_FIELDS NONE
+
+#define WIRE_WELCOME_FIELDS \
+	FIELD(u32, magic) \
+	FIELD(u16, major) \
+	FIELD(u16, minor) \
+	FIELD(u32, caps) \
+	RANGE(u32, compression, 0, WIRE_COMPRESS_ZSTD) /* what frames use */ \
+	FIELD(u64, session_id) \
+	COUNT(u32, name_len, 1, WIRE_MAX_SESSION_NAME, name, char, 1)
+#define WIRE_GOODBYE_FIELDS \
+	FIELD(i32, status) \
+	RANGE(u32, reason, 0, WIRE_BYE_NO_SESSION) \
+	REST(text, char, text_len, 0, WIRE_MAX_TEXT)
+#define WIRE_WINDOW_NEW_FIELDS \
+	RANGE(u32, window, 1, UINT32_MAX) \
+	FIELD(u32, parent) \
+	RANGE(i32, width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, height, 0, WIRE_MAX_DIM) \
+	COUNT(u16, title_len, 0, WIRE_MAX_TITLE, title, char, 1) \
+	COUNT(u16, app_id_len, 0, WIRE_MAX_APP_ID, app_id, char, 1)
+#define WIRE_WINDOW_TITLE_FIELDS \
+	FIELD(u32, window) \
+	REST(text, char, len, 0, WIRE_MAX_TITLE)
+#define WIRE_WINDOW_APP_ID_FIELDS \
+	FIELD(u32, window) \
+	REST(text, char, len, 0, WIRE_MAX_APP_ID)
+#define WIRE_WINDOW_DESTROY_FIELDS FIELD(u32, window)
+#define WIRE_FRAME_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, seq) \
+	RANGE(i32, width, 1, WIRE_MAX_DIM) \
+	RANGE(i32, height, 1, WIRE_MAX_DIM) \
+	RANGE(u8, codec, 0, WIRE_CODEC_H264) \
+	RANGE(u8, compression, 0, WIRE_COMPRESS_ZSTD) \
+	BITS(u16, flags, WIRE_FRAME_RESET) \
+	COUNT(u32, nrects, 0, WIRE_MAX_RECTS, rects, uint8_t, \
+		WIRE_RECT_SIZE) /* wire_get_rect() */ \
+	RANGE(u32, raw_size, 0, WIRE_MAX_RAW) \
+	REST(payload, uint8_t, payload_size, 0, WIRE_MAX_PAYLOAD)
+#define WIRE_SYNC_FIELDS NONE
+#define WIRE_POPUP_NEW_FIELDS \
+	RANGE(u32, window, 1, UINT32_MAX) \
+	RANGE(u32, parent, 1, UINT32_MAX) \
+	RANGE(i32, anchor_x, -WIRE_MAX_DIM, WIRE_MAX_DIM) \
+	RANGE(i32, anchor_y, -WIRE_MAX_DIM, WIRE_MAX_DIM) \
+	RANGE(i32, anchor_width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, anchor_height, 0, WIRE_MAX_DIM) \
+	RANGE(i32, width, 1, WIRE_MAX_DIM) \
+	RANGE(i32, height, 1, WIRE_MAX_DIM) \
+	RANGE(u32, anchor, 0, 8) /* xdg_positioner.anchor */ \
+	RANGE(u32, gravity, 0, 8) \
+	BITS(u32, constraint_adjustment, 63) \
+	RANGE(i32, offset_x, -WIRE_MAX_DIM, WIRE_MAX_DIM) \
+	RANGE(i32, offset_y, -WIRE_MAX_DIM, WIRE_MAX_DIM) \
+	BITS(u32, flags, WIRE_POPUP_GRAB)
+#define WIRE_WINDOW_PARENT_FIELDS \
+	RANGE(u32, window, 1, UINT32_MAX) \
+	FIELD(u32, parent) /* 0: none */
+#define WIRE_CURSOR_FIELDS \
+	RANGE(i32, hotspot_x, -WIRE_MAX_CURSOR *WIRE_MAX_SCALE, WIRE_MAX_CURSOR *WIRE_MAX_SCALE) \
+	RANGE(i32, hotspot_y, -WIRE_MAX_CURSOR *WIRE_MAX_SCALE, WIRE_MAX_CURSOR *WIRE_MAX_SCALE) \
+	RANGE(i32, width, 0, WIRE_MAX_CURSOR) /* 0x0: hidden */ \
+	RANGE(i32, height, 0, WIRE_MAX_CURSOR) \
+	RANGE(i32, scale, 1, WIRE_MAX_SCALE) \
+	REST(pixels, uint8_t, pixels_len, 0, WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4)
+#define WIRE_WINDOW_SCALE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, scale, 1, WIRE_MAX_SCALE)
+#define WIRE_WINDOW_REQUEST_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, request, WIRE_REQUEST_MAXIMIZE, WIRE_REQUEST_MINIMIZE)
+#define WIRE_WINDOW_HINTS_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, min_width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, min_height, 0, WIRE_MAX_DIM) \
+	RANGE(i32, max_width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, max_height, 0, WIRE_MAX_DIM)
+#define WIRE_WINDOW_DECORATION_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, mode, WIRE_DECORATION_CLIENT_SIDE, WIRE_DECORATION_SERVER_SIDE)
+
+#define WIRE_SELECTION_FIELDS \
+	RANGE(u32, kind, 0, WIRE_SELECTION_PRIMARY) \
+	RANGE(u32, count, 0, WIRE_MAX_MIME_TYPES) /* 0: the selection is cleared */ \
+	REST(types, uint8_t, types_len, 0, WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME))
+#define WIRE_TRANSFER_REQUEST_FIELDS \
+	FIELD(u32, id) /* chosen by the requester */ \
+	RANGE(u32, kind, 0, WIRE_SELECTION_PRIMARY) \
+	COUNT(u32, mime_len, 1, WIRE_MAX_MIME, mime, char, 1)
+#define WIRE_TRANSFER_DATA_FIELDS \
+	FIELD(u32, id) \
+	BITS(u32, flags, WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED) \
+	REST(data, uint8_t, len, 0, WIRE_MAX_TRANSFER_CHUNK)
+#define WIRE_TRANSFER_ACK_FIELDS \
+	FIELD(u32, id) \
+	RANGE(u32, bytes, 0, WIRE_MAX_TRANSFER_CHUNK * 64) /* written since the last ack */ \
+	BITS(u32, flags, WIRE_TRANSFER_CANCEL)
+
+#endif

@@ -1,0 +1,46 @@
+/* TCP between the two programs: where to connect or listen, and the token. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "tcp.h"
+
+bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : 0;
+	if (!colon || !colon[1] || len >= host_size) {
+		return false;
+	}
+	if (len >= 2 && spec[0] == '[' && spec[len - 1] == ']') {
+		spec++;
+		len -= 2;
+	}
+	memcpy(host, spec, len);
+	host[len] = '\0';
+	*port = colon + 1;
+	return true;
+}
+
+bool tcp_read_token(const char *path, char *token, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		log_error("cannot read the token file %s: %s", path, strerror(errno));
+		return false;
+	}
+	char line[WIRE_MAX_TOKEN + 2] = "";
+	bool got = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	size_t n = got ? strcspn(line, "\r\n") : 0;
+	if (n == 0 || n > WIRE_MAX_TOKEN) {
+		log_error("the token file %s must start with a line of 1 to %d characters", path,
+			WIRE_MAX_TOKEN);
+		return false;
+	}
+	memcpy(token, line, n);
+	token[n] = '\0';
+	*len = n;
+	return true;
+}

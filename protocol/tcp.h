@@ -1,0 +1,19 @@
+/* TCP between the two programs: where to connect or listen, and the token
+ * a viewer must present. */
+#ifndef RCOMP_TCP_H
+#define RCOMP_TCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "wire.h"
+
+/* Splits HOST:PORT, [HOST]:PORT or :PORT. host gets HOST (maybe empty),
+ * *port points into spec. False if spec has no port or HOST is too long. */
+bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port);
+
+/* Reads a token: the first line of path, 1 to WIRE_MAX_TOKEN characters.
+ * Logs why and returns false if it cannot. */
+bool tcp_read_token(const char *path, char *token, size_t *len);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * Frames into window images. The validated message says how big the image
+ * is; the memory all images take together is bounded, and a server that
+ * asks for more is refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "connection.h"
+#include "decode.h"
+#include "present.h"
+#include "video.h"
+
+static bool resize_image(struct rv_window *window, int32_t width, int32_t height)
+{
+	struct rv_viewer *viewer = window->viewer;
+	uint64_t old = (uint64_t)window->width * window->height * 4;
+	uint64_t size = (uint64_t)width * height * 4;
+	if (viewer->image_bytes - old + size > RV_MAX_IMAGE_BYTES) {
+		connection_fail(viewer, "server windows need more than %llu MiB of pixels",
+			(unsigned long long)(RV_MAX_IMAGE_BYTES >> 20));
+		return false;
+	}
+	uint32_t *image = calloc(size / 4, 4);
+	if (!image) {
+		connection_fail(viewer, "out of memory for a %dx%d window", width, height);
+		return false;
+	}
+	free(window->image);
+	viewer->image_bytes = viewer->image_bytes - old + size;
+	window->image = image;
+	window->width = width;
+	window->height = height;
+	present_resized(window);
+	return true;
+}
+
+static void apply_video(struct rv_window *window, const struct wire_frame *msg)
+{
+	struct rv_viewer *viewer = window->viewer;
+	char err[256];
+	if (msg->flags & WIRE_FRAME_RESET) {
+		video_decoder_destroy(window->decoder);
+		window->decoder = video_decoder_create(err, sizeof(err));
+		if (!window->decoder) {
+			connection_fail(viewer, "window %u: cannot decode video: %s", window->id,
+				err);
+			return;
+		}
+	}
+	if (!window->decoder) {
+		connection_fail(viewer, "video frame of window %u without a stream start",
+			window->id);
+		return;
+	}
+	bool decoded = false;
+	if (!video_decoder_decode(window->decoder, msg->payload, msg->payload_size, window->width,
+		    window->height, window->image, window->width, &decoded, err, sizeof(err))) {
+		connection_fail(viewer, "frame %u of window %u: %s", msg->seq, window->id, err);
+		return;
+	}
+	window->received_seq = msg->seq;
+	if (decoded) {
+		present_damage_all(window);
+	}
+	/* Even with no picture yet, presenting acks the frame's arrival. */
+	window->dirty = true;
+	present(window);
+}
+
+static void apply_lossless(struct rv_window *window, const struct wire_frame *msg, bool reset)
+{
+	struct rv_viewer *viewer = window->viewer;
+	if (reset && window->decoder) {
+		/* Back to lossless: the stream is over. */
+		decode_reset(window);
+	}
+	if (viewer->raw_size < msg->raw_size) {
+		uint8_t *raw = realloc(viewer->raw, msg->raw_size);
+		if (!raw) {
+			connection_fail(viewer, "out of memory decoding a frame");
+			return;
+		}
+		viewer->raw = raw;
+		viewer->raw_size = msg->raw_size;
+	}
+	if (!decompressor_run(&viewer->decompressor, msg->compression, msg->payload,
+		    msg->payload_size, viewer->raw, msg->raw_size)) {
+		connection_fail(viewer, "frame %u of window %u does not decompress to its %u bytes",
+			msg->seq, window->id, msg->raw_size);
+		return;
+	}
+	struct image img = {window->image, window->width, window->height, window->width};
+	codec_diff_apply(&img, msg->rects, msg->nrects, viewer->raw);
+
+	pixman_region32_t damage;
+	if (reset) {
+		pixman_region32_init_rect(&damage, 0, 0, (unsigned)window->width,
+			(unsigned)window->height);
+	} else {
+		pixman_region32_init(&damage);
+		for (uint32_t i = 0; i < msg->nrects; i++) {
+			struct wire_rect r = wire_get_rect(msg->rects, i);
+			pixman_region32_union_rect(&damage, &damage, r.x, r.y, (unsigned)r.width,
+				(unsigned)r.height);
+		}
+	}
+	present_damage(window, &damage);
+	pixman_region32_fini(&damage);
+	window->received_seq = msg->seq;
+	window->dirty = true;
+	present(window);
+}
+
+void decode_frame(struct rv_window *window, const struct wire_frame *msg)
+{
+	window->stat_received++;
+	window->stat_bytes += msg->payload_size;
+	bool reset = msg->flags & WIRE_FRAME_RESET;
+	/* A buffer must be a whole number of surface pixels at its scale. */
+	window->image_scale = msg->width % window->scale == 0 && msg->height % window->scale == 0
+		? window->scale
+		: 1;
+	if (msg->width != window->width || msg->height != window->height) {
+		if (!reset) {
+			connection_fail(window->viewer,
+				"frame of window %u changes its size without a reset", window->id);
+			return;
+		}
+		if (!resize_image(window, msg->width, msg->height)) {
+			return;
+		}
+	} else if (reset && msg->codec == WIRE_CODEC_XOR) {
+		memset(window->image, 0, (size_t)window->width * window->height * 4);
+	}
+	if (msg->codec == WIRE_CODEC_H264) {
+		apply_video(window, msg);
+	} else {
+		apply_lossless(window, msg, reset);
+	}
+}
+
+void decode_reset(struct rv_window *window)
+{
+	video_decoder_destroy(window->decoder);
+	window->decoder = NULL;
+}
+
+void decode_finish(struct rv_window *window)
+{
+	decode_reset(window);
+	window->viewer->image_bytes -= (uint64_t)window->width * window->height * 4;
+	free(window->image);
+	window->image = NULL;
+	window->width = window->height = 0;
+}

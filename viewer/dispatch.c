@@ -1,0 +1,285 @@
+/*
+ * Messages from the server, each kind to one handler, and the session's
+ * life across links. State, not history: after a reattach the snapshot says
+ * which windows still exist; nothing typed while the link was down is
+ * replayed.
+ */
+#include <string.h>
+
+#include "clipboard.h"
+#include "connection.h"
+#include "cursor.h"
+#include "decode.h"
+#include "dispatch.h"
+#include "input.h"
+#include "log.h"
+#include "transport.h"
+#include "window.h"
+
+void dispatch_hello(struct rv_viewer *viewer)
+{
+	struct wire_msg hello = {
+		.type = WIRE_HELLO,
+		.hello =
+			{
+				.magic = WIRE_MAGIC,
+				.major = WIRE_VERSION_MAJOR,
+				.minor = WIRE_VERSION_MINOR,
+				.caps = wire_local_caps() |
+					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
+								    : 0),
+				.token_len = (uint32_t)viewer->options.token_len,
+				.token = viewer->options.token,
+			},
+	};
+	connection_send(viewer, &hello);
+	input_send_state(viewer);
+	clipboard_link_up(viewer);
+}
+
+static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
+{
+	char text[WIRE_MAX_TEXT + 1];
+	memcpy(text, msg->text, msg->text_len);
+	text[msg->text_len] = '\0';
+	viewer->running = false;
+	switch (msg->reason) {
+	case WIRE_BYE_APP_EXITED:
+		log_info("session ended: %s", text);
+		viewer->exit_code = msg->status >= 0 && msg->status < 256 ? msg->status : 1;
+		break;
+	case WIRE_BYE_SHUTDOWN:
+		log_info("session ended: %s", text);
+		viewer->exit_code = 0;
+		break;
+	case WIRE_BYE_TAKEN_OVER:
+		log_info("disconnected: %s", text);
+		viewer->exit_code = 0;
+		break;
+	case WIRE_BYE_NO_SESSION:
+		log_error("%s", text);
+		viewer->exit_code = 1;
+		break;
+	default:
+		log_error("the server refused this viewer: %s", text);
+		viewer->exit_code = 1;
+		break;
+	}
+}
+
+static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
+{
+	struct rv_connection *conn = &viewer->connection;
+	if (conn->welcomed) {
+		connection_fail(viewer, "welcome sent twice");
+		return;
+	}
+	if (msg->major != WIRE_VERSION_MAJOR) {
+		connection_fail(viewer, "server speaks protocol %u, this viewer %u", msg->major,
+			WIRE_VERSION_MAJOR);
+		return;
+	}
+	if (conn->ever_welcomed && msg->session_id != conn->session_id) {
+		log_error("the session is gone: a different session answers now");
+		viewer->running = false;
+		viewer->exit_code = 1;
+		return;
+	}
+	bool reattach = conn->ever_welcomed;
+	conn->welcomed = conn->ever_welcomed = true;
+	conn->session_id = msg->session_id;
+	memcpy(conn->session_name, msg->name, msg->name_len);
+	conn->session_name[msg->name_len] = '\0';
+	conn->retry_ms = 0;
+	log_info("%s session %s (protocol %u.%u, %s)", reattach ? "reattached to" : "attached to",
+		conn->session_name, msg->major, msg->minor,
+		codec_compression_name(msg->compression));
+	/* The snapshot says which windows still exist. */
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		window->stale = true;
+	}
+}
+
+static void sync_done(struct rv_viewer *viewer)
+{
+	struct rv_window *window, *tmp;
+	wl_list_for_each_safe(window, tmp, &viewer->windows, link)
+	{
+		if (window->stale) {
+			window_destroy(window);
+		} else {
+			window_set_disconnected(window, false);
+		}
+	}
+	log_debug("snapshot complete");
+}
+
+static void window_new(struct rv_viewer *viewer, const struct wire_window_new *msg)
+{
+	struct rv_window *window = window_from_id(viewer, msg->window);
+	if (window && window->stale) {
+		window_reattach(window, msg);
+	} else if (window) {
+		connection_fail(viewer, "window %u created twice", msg->window);
+	} else {
+		window_create(viewer, msg);
+	}
+}
+
+static void popup_new(struct rv_viewer *viewer, const struct wire_popup_new *msg)
+{
+	if (window_from_id(viewer, msg->window)) {
+		connection_fail(viewer, "window %u created twice", msg->window);
+	} else {
+		window_create_popup(viewer, msg);
+	}
+}
+
+/* The window a message names; a server naming one it never announced
+ * breaks the protocol. */
+static struct rv_window *known_window(struct rv_viewer *viewer, const struct wire_msg *msg,
+	uint32_t id)
+{
+	struct rv_window *window = window_from_id(viewer, id);
+	if (!window) {
+		connection_fail(viewer, "%s for unknown window %u", wire_type_name(msg->type), id);
+	}
+	return window;
+}
+
+static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_window *window;
+	switch (msg->type) {
+	case WIRE_WELCOME:
+		welcome(viewer, &msg->welcome);
+		break;
+	case WIRE_GOODBYE:
+		goodbye(viewer, &msg->goodbye);
+		break;
+	case WIRE_SYNC:
+		sync_done(viewer);
+		break;
+	case WIRE_WINDOW_NEW:
+		window_new(viewer, &msg->window_new);
+		break;
+	case WIRE_POPUP_NEW:
+		popup_new(viewer, &msg->popup_new);
+		break;
+	case WIRE_WINDOW_TITLE:
+		if ((window = known_window(viewer, msg, msg->window_title.window))) {
+			window_set_title(window, msg->window_title.text, msg->window_title.len);
+		}
+		break;
+	case WIRE_WINDOW_APP_ID:
+		if ((window = known_window(viewer, msg, msg->window_app_id.window))) {
+			window_set_app_id(window, msg->window_app_id.text, msg->window_app_id.len);
+		}
+		break;
+	case WIRE_WINDOW_DESTROY:
+		if ((window = known_window(viewer, msg, msg->window_destroy.window))) {
+			window_destroy(window);
+		}
+		break;
+	case WIRE_WINDOW_PARENT:
+		if ((window = known_window(viewer, msg, msg->window_parent.window))) {
+			window_set_parent(window, msg->window_parent.parent);
+		}
+		break;
+	case WIRE_WINDOW_SCALE:
+		if ((window = known_window(viewer, msg, msg->window_scale.window))) {
+			window->scale = msg->window_scale.scale;
+		}
+		break;
+	case WIRE_WINDOW_REQUEST:
+		if ((window = known_window(viewer, msg, msg->window_request.window))) {
+			window_request(window, msg->window_request.request);
+		}
+		break;
+	case WIRE_WINDOW_HINTS:
+		if ((window = known_window(viewer, msg, msg->window_hints.window))) {
+			window_set_hints(window, &msg->window_hints);
+		}
+		break;
+	case WIRE_WINDOW_DECORATION:
+		if ((window = known_window(viewer, msg, msg->window_decoration.window))) {
+			window_set_decoration(window, msg->window_decoration.mode);
+		}
+		break;
+	case WIRE_FRAME:
+		if ((window = known_window(viewer, msg, msg->frame.window))) {
+			decode_frame(window, &msg->frame);
+		}
+		break;
+	case WIRE_CURSOR:
+		cursor_set(viewer, &msg->cursor);
+		break;
+	case WIRE_SELECTION:
+		clipboard_selection(viewer, &msg->selection);
+		break;
+	case WIRE_TRANSFER_REQUEST:
+		clipboard_request(viewer, &msg->transfer_request);
+		break;
+	case WIRE_TRANSFER_DATA:
+	case WIRE_TRANSFER_ACK:
+		clipboard_transfer(viewer, msg);
+		break;
+	default:
+		/* The decoder lets through only what a server may send. */
+		break;
+	}
+}
+
+bool dispatch_message(void *data, const struct wire_msg *msg)
+{
+	struct rv_viewer *viewer = data;
+	if (!viewer->connection.welcomed && msg->type != WIRE_WELCOME &&
+		msg->type != WIRE_GOODBYE) {
+		connection_fail(viewer, "%s before welcome", wire_type_name(msg->type));
+	} else {
+		route(viewer, msg);
+	}
+	return viewer->running && viewer->connection.connected;
+}
+
+void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
+{
+	struct rv_connection *conn = &viewer->connection;
+	bool was_welcomed = conn->welcomed;
+	transport_close(viewer);
+	clipboard_link_down(viewer);
+	if (!transport_can_retry(viewer)) {
+		log_error("the connection to the server was lost: %s", why);
+		viewer->running = false;
+		viewer->exit_code = 1;
+		return;
+	}
+	if (was_welcomed || !conn->retry_ms) {
+		log_error("the connection to the server was lost (%s); windows stay until it "
+			  "returns",
+			why);
+	}
+	/* Popups are fleeting: they go now, and come back with the snapshot if
+	 * the app still shows them. */
+	struct rv_window *window;
+	bool found = true;
+	while (found) {
+		/* A popup's destruction takes its own popups along: start over. */
+		found = false;
+		wl_list_for_each(window, &viewer->windows, link)
+		{
+			if (window->parent) {
+				window_destroy(window);
+				found = true;
+				break;
+			}
+		}
+	}
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		window_set_disconnected(window, true);
+	}
+	transport_schedule_retry(viewer);
+}

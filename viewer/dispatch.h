@@ -1,0 +1,19 @@
+/*
+ * The session as rcomp-view sees it: the hello a new link opens with, the
+ * welcome, goodbye and snapshot that answer it, one handler for each kind of
+ * message the server sends, and what a broken link does to the windows.
+ */
+#ifndef RCOMP_VIEWER_DISPATCH_H
+#define RCOMP_VIEWER_DISPATCH_H
+
+#include "viewer.h"
+
+/* The link is open: hello, and the local state the server needs. */
+void dispatch_hello(struct rv_viewer *viewer);
+/* A message from the server (a channel_handler). */
+bool dispatch_message(void *data, const struct wire_msg *msg);
+/* The link broke without a goodbye: the windows stay, marked, while
+ * reconnecting where the way allows; else rcomp-view ends. */
+void dispatch_link_lost(struct rv_viewer *viewer, const char *why);
+
+#endif

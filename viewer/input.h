@@ -1,0 +1,14 @@
+/* The local seat's input, forwarded to the server (see input.c). */
+#ifndef RCOMP_VIEWER_INPUT_H
+#define RCOMP_VIEWER_INPUT_H
+
+#include "viewer.h"
+
+void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t version);
+void input_finish(struct rv_viewer *viewer);
+/* The window goes: it has no focus any more. */
+void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
+/* What the server must know of the local keyboard, on a new link. */
+void input_send_state(struct rv_viewer *viewer);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * One poll for everything, so that no source can starve another and
+ * nothing ever blocks: a slow server never freezes the local windows.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+
+#include "clipboard.h"
+#include "connection.h"
+#include "dispatch.h"
+#include "log.h"
+#include "loop.h"
+#include "monotonic.h"
+#include "transport.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void handle_signal(int signo)
+{
+	stop_signal = signo;
+}
+
+static void print_stats(struct rv_viewer *viewer)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		log_info("stats window %u: received %u fps, presented %u fps, %.3f MB/s, %s",
+			window->id, window->stat_received, window->stat_presented,
+			(double)window->stat_bytes / 1e6, window->decoder ? "video" : "lossless");
+		window->stat_received = window->stat_presented = 0;
+		window->stat_bytes = 0;
+	}
+}
+
+/* Milliseconds until the next stats line, or -1 without --stats. */
+static int stats_timeout(struct rv_viewer *viewer)
+{
+	if (!viewer->options.stats) {
+		return -1;
+	}
+	uint64_t now = monotonic_usec();
+	if (viewer->stats_due_us == 0) {
+		viewer->stats_due_us = now + 1000000;
+	}
+	if (now >= viewer->stats_due_us) {
+		print_stats(viewer);
+		viewer->stats_due_us += 1000000;
+		if (viewer->stats_due_us < now) {
+			viewer->stats_due_us = now + 1000000;
+		}
+	}
+	return (int)((viewer->stats_due_us - now) / 1000) + 1;
+}
+
+static int poll_timeout(struct rv_viewer *viewer)
+{
+	int timeout = stats_timeout(viewer);
+	int retry = transport_retry_timeout(viewer);
+	if (retry >= 0 && (timeout < 0 || retry < timeout)) {
+		timeout = retry;
+	}
+	return timeout;
+}
+
+static void read_server(struct rv_viewer *viewer)
+{
+	char err[256];
+	switch (connection_read(viewer, dispatch_message, err, sizeof(err))) {
+	case CHANNEL_OK:
+		break;
+	case CHANNEL_CLOSED:
+		dispatch_link_lost(viewer, "closed");
+		break;
+	case CHANNEL_FAILED:
+		dispatch_link_lost(viewer, strerror(errno));
+		break;
+	case CHANNEL_INVALID:
+		connection_fail(viewer, "%s", err);
+		break;
+	}
+}
+
+/* One turn: flush, poll, handle what is ready. False to stop. */
+static bool turn(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	while (wl_display_prepare_read(viewer->display) != 0) {
+		if (wl_display_dispatch_pending(viewer->display) < 0) {
+			break;
+		}
+	}
+	if (wl_display_flush(viewer->display) < 0 && errno != EAGAIN) {
+		wl_display_cancel_read(viewer->display);
+		log_error("the local compositor connection failed: %s", strerror(errno));
+		viewer->exit_code = 1;
+		return false;
+	}
+	if (conn->connected && !conn->connecting) {
+		connection_flush(viewer);
+	}
+	if (!viewer->running) {
+		wl_display_cancel_read(viewer->display);
+		return false;
+	}
+	bool up = conn->connected;
+	bool want_out = up && (conn->connecting || channel_queued(&conn->channel));
+	struct pollfd fds[3 + TRANSFER_MAX] = {
+		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
+		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
+		{.fd = up ? conn->channel.out_fd : -1, .events = want_out ? POLLOUT : 0},
+	};
+	if (conn->channel.out_fd == conn->channel.in_fd) {
+		fds[1].events |= fds[2].events;
+		fds[2].fd = -1;
+	}
+	/* Clipboard data is read only while the server keeps up. */
+	clipboard_poll_fds(viewer, fds + 3,
+		up && channel_queued(&conn->channel) < TRANSFER_HIGH_WATER);
+	if (poll(fds, sizeof(fds) / sizeof(fds[0]), poll_timeout(viewer)) < 0) {
+		wl_display_cancel_read(viewer->display);
+		if (errno == EINTR) {
+			return true;
+		}
+		log_error("poll failed: %s", strerror(errno));
+		return false;
+	}
+	if (fds[0].revents & POLLIN) {
+		if (wl_display_read_events(viewer->display) < 0) {
+			log_error("the local compositor connection failed: %s", strerror(errno));
+			viewer->exit_code = 1;
+			return false;
+		}
+	} else {
+		wl_display_cancel_read(viewer->display);
+	}
+	if (fds[0].revents & (POLLHUP | POLLERR)) {
+		log_error("the local compositor went away");
+		viewer->exit_code = 1;
+		return false;
+	}
+	if (wl_display_dispatch_pending(viewer->display) < 0) {
+		log_error("the local compositor connection failed: %s", strerror(errno));
+		viewer->exit_code = 1;
+		return false;
+	}
+	if (up && conn->connected && conn->connecting &&
+		(fds[1].revents & (POLLOUT | POLLHUP | POLLERR))) {
+		if (!transport_finish_connect(viewer)) {
+			dispatch_link_lost(viewer, strerror(errno));
+		}
+	} else if (up && conn->connected && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		read_server(viewer);
+	}
+	clipboard_handle_poll(viewer, fds + 3);
+	if (transport_retry(viewer)) {
+		dispatch_hello(viewer);
+	}
+	return true;
+}
+
+void loop_run(struct rv_viewer *viewer)
+{
+	struct sigaction sa = {.sa_handler = handle_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (viewer->running && !stop_signal && turn(viewer)) {
+	}
+	if (stop_signal) {
+		log_info("%s: closing", strsignal(stop_signal));
+		viewer->exit_code = 0;
+	}
+}

@@ -1,0 +1,257 @@
+/*
+ * Presenting a window: the buffers of its pool are reused round-robin, each
+ * copying in only the areas it has missed; a commit waits for the previous
+ * frame callback, so a burst of frames costs one copy, not many.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "connection.h"
+#include "monotonic.h"
+#include "present.h"
+#include "shm.h"
+#include "xdg-shell-client-protocol.h"
+
+static void buffer_release(void *data, struct wl_buffer *wl_buffer)
+{
+	struct rv_window *window = data;
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer == wl_buffer) {
+			buf->busy = false;
+			/* A buffer of an old size is dropped once released. */
+			if (buf->width != window->width || buf->height != window->height) {
+				wl_buffer_destroy(buf->buffer);
+				munmap(buf->data, buf->size);
+				buf->buffer = NULL;
+				buf->data = NULL;
+			}
+		}
+	}
+	if (window->dirty) {
+		present(window);
+	}
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void buffer_drop(struct rv_buffer *buf)
+{
+	if (buf->buffer) {
+		wl_buffer_destroy(buf->buffer);
+		munmap(buf->data, buf->size);
+	}
+	buf->buffer = NULL;
+	buf->data = NULL;
+	buf->busy = false;
+}
+
+static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
+{
+	void *data;
+	buf->buffer = shm_buffer_create(window->viewer, window->width, window->height, &data);
+	if (!buf->buffer) {
+		return false;
+	}
+	wl_buffer_add_listener(buf->buffer, &buffer_listener, window);
+	buf->data = data;
+	buf->size = (size_t)window->width * window->height * 4;
+	buf->width = window->width;
+	buf->height = window->height;
+	buf->busy = false;
+	/* A new buffer has nothing in it: all of it needs copying. */
+	pixman_region32_fini(&buf->damage);
+	pixman_region32_init_rect(&buf->damage, 0, 0, window->width, window->height);
+	return true;
+}
+
+static struct rv_buffer *next_buffer(struct rv_window *window)
+{
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer && !buf->busy && buf->width == window->width &&
+			buf->height == window->height) {
+			return buf;
+		}
+	}
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (!buf->buffer) {
+			return buffer_alloc(window, buf) ? buf : NULL;
+		}
+	}
+	return NULL; /* all busy: present when one is released */
+}
+
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
+{
+	struct rv_window *window = data;
+	wl_callback_destroy(callback);
+	window->frame_callback = NULL;
+	if (window->dirty) {
+		present(window);
+	}
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+static void send_ack(struct rv_window *window)
+{
+	struct wire_msg msg = {.type = WIRE_FRAME_ACK};
+	msg.frame_ack.window = window->id;
+	msg.frame_ack.seq = window->received_seq;
+	msg.frame_ack.recv_time_us = monotonic_usec();
+	connection_send(window->viewer, &msg);
+}
+
+/* Darkens a buffer to show the window is disconnected; the buffer then
+ * differs from the image everywhere, so it is marked for a full copy. */
+static void dim(struct rv_buffer *buf)
+{
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, buf->width,
+		buf->height, buf->data, buf->width * 4);
+	pixman_image_t *shade = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0x9000});
+	if (dst && shade) {
+		pixman_image_composite32(PIXMAN_OP_ATOP, shade, NULL, dst, 0, 0, 0, 0, 0, 0,
+			buf->width, buf->height);
+	}
+	if (shade) {
+		pixman_image_unref(shade);
+	}
+	if (dst) {
+		pixman_image_unref(dst);
+	}
+	pixman_region32_union_rect(&buf->damage, &buf->damage, 0, 0, (unsigned)buf->width,
+		(unsigned)buf->height);
+}
+
+/* A maximized window must be exactly the configured size and a fullscreen
+ * one at most that: until the remote app has redrawn to fit, the configure
+ * stays unacknowledged and the buffer shown is the old state's (the local
+ * compositor may end a client that commits a misfit). */
+static bool image_fits_configure(const struct rv_window *window)
+{
+	int32_t cw = window->configure_width, ch = window->configure_height;
+	if (!window->image || cw <= 0 || ch <= 0) {
+		return true;
+	}
+	int32_t w = window->width / window->image_scale, h = window->height / window->image_scale;
+	if (window->configure_states & WIRE_STATE_MAXIMIZED) {
+		return w == cw && h == ch;
+	}
+	if (window->configure_states & WIRE_STATE_FULLSCREEN) {
+		return w <= cw && h <= ch;
+	}
+	return true;
+}
+
+void present_ack_configure(struct rv_window *window)
+{
+	if (window->ack_pending && image_fits_configure(window)) {
+		xdg_surface_ack_configure(window->xdg_surface, window->ack_serial);
+		window->ack_pending = false;
+	}
+}
+
+void present(struct rv_window *window)
+{
+	if (window->dismissed || !window->configured || !window->dirty || window->frame_callback ||
+		!window->image) {
+		return;
+	}
+	struct rv_buffer *buf = next_buffer(window);
+	if (!buf) {
+		return;
+	}
+	/* Copy in only what this buffer has missed. */
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&buf->damage, &n);
+	for (int i = 0; i < n; i++) {
+		int32_t x = boxes[i].x1, w = boxes[i].x2 - boxes[i].x1;
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+			size_t off = (size_t)y * window->width + x;
+			memcpy(buf->data + off, window->image + off, (size_t)w * 4);
+		}
+	}
+	pixman_region32_clear(&buf->damage);
+	if (window->disconnected) {
+		dim(buf);
+		pixman_region32_union_rect(&window->pending_damage, &window->pending_damage, 0, 0,
+			(unsigned)buf->width, (unsigned)buf->height);
+	}
+
+	present_ack_configure(window);
+	wl_surface_attach(window->surface, buf->buffer, 0, 0);
+	if (window->image_scale != window->surface_scale) {
+		wl_surface_set_buffer_scale(window->surface, window->image_scale);
+		window->surface_scale = window->image_scale;
+	}
+	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
+	for (int i = 0; i < n; i++) {
+		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,
+			boxes[i].x2 - boxes[i].x1, boxes[i].y2 - boxes[i].y1);
+	}
+	pixman_region32_clear(&window->pending_damage);
+	window->frame_callback = wl_surface_frame(window->surface);
+	wl_callback_add_listener(window->frame_callback, &frame_listener, window);
+	wl_surface_commit(window->surface);
+	buf->busy = true;
+	window->has_content = true;
+	window->dirty = false;
+	window->stat_presented++;
+	send_ack(window);
+}
+
+void present_damage(struct rv_window *window, pixman_region32_t *damage)
+{
+	pixman_region32_union(&window->pending_damage, &window->pending_damage, damage);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_union(&window->buffers[i].damage, &window->buffers[i].damage,
+			damage);
+	}
+}
+
+void present_damage_all(struct rv_window *window)
+{
+	pixman_region32_t all;
+	pixman_region32_init_rect(&all, 0, 0, (unsigned)window->width, (unsigned)window->height);
+	present_damage(window, &all);
+	pixman_region32_fini(&all);
+}
+
+void present_resized(struct rv_window *window)
+{
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		struct rv_buffer *buf = &window->buffers[i];
+		if (buf->buffer && !buf->busy) {
+			buffer_drop(buf);
+		}
+	}
+}
+
+void present_init(struct rv_window *window)
+{
+	window->surface_scale = 1;
+	pixman_region32_init(&window->pending_damage);
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		pixman_region32_init(&window->buffers[i].damage);
+	}
+}
+
+void present_finish(struct rv_window *window)
+{
+	if (window->frame_callback) {
+		wl_callback_destroy(window->frame_callback);
+		window->frame_callback = NULL;
+	}
+	for (int i = 0; i < RV_BUFFERS; i++) {
+		buffer_drop(&window->buffers[i]);
+		pixman_region32_fini(&window->buffers[i].damage);
+	}
+	pixman_region32_fini(&window->pending_damage);
+}

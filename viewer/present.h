@@ -1,0 +1,24 @@
+/*
+ * Presentation: each window's image reaches its local surface through a
+ * small pool of wl_shm buffers, at the pace of the local frame callbacks,
+ * the newest frame winning; each commit acknowledges the newest frame to
+ * the server.
+ */
+#ifndef RCOMP_PRESENT_H
+#define RCOMP_PRESENT_H
+
+#include "viewer.h"
+
+void present_init(struct rv_window *window);
+void present_finish(struct rv_window *window);
+/* Commits the image if it is newer and the compositor is ready for it. */
+void present(struct rv_window *window);
+/* Areas of the image that changed (image pixels). */
+void present_damage(struct rv_window *window, pixman_region32_t *damage);
+void present_damage_all(struct rv_window *window);
+/* The image has a new size: buffers of the old one go once released. */
+void present_resized(struct rv_window *window);
+/* Acknowledges the newest configure, once the image fits it. */
+void present_ack_configure(struct rv_window *window);
+
+#endif

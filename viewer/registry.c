@@ -1,0 +1,108 @@
+/*
+ * The local compositor: connecting to it, and the globals rcomp-view binds
+ * (compositor, shm, xdg_wm_base, xdg-decoration, data devices, outputs and
+ * the seat).
+ */
+#include <string.h>
+
+#include "clipboard.h"
+#include "input.h"
+#include "log.h"
+#include "output.h"
+#include "primary-selection-unstable-v1-client-protocol.h"
+#include "registry.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial)
+{
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_ping,
+};
+
+static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
+	const char *interface, uint32_t version)
+{
+	struct rv_viewer *viewer = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		viewer->compositor = wl_registry_bind(registry, name, &wl_compositor_interface,
+			version < 4 ? version : 4);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		viewer->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		viewer->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(viewer->wm_base, &wm_base_listener, viewer);
+	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0 &&
+		!viewer->options.app_decorations) {
+		viewer->decoration_manager =
+			wl_registry_bind(registry, name, &zxdg_decoration_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
+		viewer->clipboard.manager = wl_registry_bind(registry, name,
+			&wl_data_device_manager_interface, version < 3 ? version : 3);
+	} else if (strcmp(interface, zwp_primary_selection_device_manager_v1_interface.name) == 0) {
+		viewer->clipboard.primary_manager = wl_registry_bind(registry, name,
+			&zwp_primary_selection_device_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_output_interface.name) == 0) {
+		output_add(viewer, name, version);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !viewer->seat.seat) {
+		uint32_t v = version < 5 ? version : 5;
+		struct wl_seat *seat = wl_registry_bind(registry, name, &wl_seat_interface, v);
+		input_seat_init(viewer, seat, v);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name)
+{
+	struct rv_viewer *viewer = data;
+	output_remove(viewer, name);
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+bool registry_connect(struct rv_viewer *viewer)
+{
+	viewer->display = wl_display_connect(NULL);
+	if (!viewer->display) {
+		log_error("cannot connect to the local Wayland compositor (is WAYLAND_DISPLAY "
+			  "set?)");
+		return false;
+	}
+	viewer->registry = wl_display_get_registry(viewer->display);
+	wl_registry_add_listener(viewer->registry, &registry_listener, viewer);
+	wl_display_roundtrip(viewer->display);
+	if (!viewer->compositor || !viewer->shm || !viewer->wm_base) {
+		log_error("the local compositor lacks wl_compositor, wl_shm or xdg_wm_base");
+		return false;
+	}
+	clipboard_seat(viewer);
+	wl_display_roundtrip(viewer->display); /* seat capabilities, keymap */
+	return true;
+}
+
+void registry_finish(struct rv_viewer *viewer)
+{
+	if (viewer->wm_base) {
+		xdg_wm_base_destroy(viewer->wm_base);
+	}
+	if (viewer->shm) {
+		wl_shm_destroy(viewer->shm);
+	}
+	if (viewer->decoration_manager) {
+		zxdg_decoration_manager_v1_destroy(viewer->decoration_manager);
+	}
+	if (viewer->compositor) {
+		wl_compositor_destroy(viewer->compositor);
+	}
+	if (viewer->registry) {
+		wl_registry_destroy(viewer->registry);
+	}
+	if (viewer->display) {
+		wl_display_disconnect(viewer->display);
+	}
+}

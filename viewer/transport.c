@@ -1,0 +1,396 @@
+/*
+ * How rcomp-view reaches rcomp-run, five ways: a unix socket (a session on
+ * this host, by name or path), TCP with a token, ssh running rcomp-run on
+ * its stdin and stdout, stdin/stdout themselves, or rcomp-run started here
+ * (--local). A broken link is tried again with backoff where the way allows:
+ * the same socket, the same address, or ssh with rcomp-run --attach NAME.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "connection.h"
+#include "log.h"
+#include "monotonic.h"
+#include "session.h"
+#include "tcp.h"
+#include "transport.h"
+
+#define RETRY_FIRST_MS 250
+#define RETRY_MAX_MS 8000
+
+static int connect_socket(const char *path, bool quiet)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		log_error("socket path is too long: %s", path);
+		return -1;
+	}
+	strcpy(addr.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int err = errno;
+		if (quiet) {
+			log_debug("cannot connect to rcomp-run at %s: %s", path, strerror(errno));
+		} else {
+			log_error("cannot connect to rcomp-run at %s: %s", path, strerror(errno));
+		}
+		if (fd >= 0) {
+			close(fd);
+		}
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* Starts a nonblocking TCP connect to HOST:PORT or [HOST]:PORT; the event
+ * loop finishes it, so a dead host never freezes the windows. */
+static int connect_tcp(const char *spec, bool quiet)
+{
+	char host[256];
+	const char *port;
+	if (!tcp_split_host_port(spec, host, sizeof(host), &port) || !host[0]) {
+		log_error("--tcp takes HOST:PORT, not %s", spec);
+		return -1;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res;
+	int err = getaddrinfo(host, port, &hints, &res);
+	if (err) {
+		if (quiet) {
+			log_debug("cannot resolve %s: %s", spec, gai_strerror(err));
+		} else {
+			log_error("cannot resolve %s: %s", spec, gai_strerror(err));
+		}
+		return -1;
+	}
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		log_debug("cannot connect to %s: %s", spec, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0) {
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+	return fd;
+}
+
+/* rcomp-run next to this binary (installed, or in the build tree), else PATH. */
+static void find_rcomp_run(char *out, size_t size)
+{
+	const char *env = getenv("RCOMP_RUN");
+	if (env && *env) {
+		snprintf(out, size, "%s", env);
+		return;
+	}
+	char self[PATH_MAX - 64]; /* room for the suffixes below */
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			const char *candidates[] = {"/rcomp-run", "/../compositor/rcomp-run"};
+			for (size_t i = 0; i < 2; i++) {
+				snprintf(out, size, "%s%s", self, candidates[i]);
+				if (access(out, X_OK) == 0) {
+					return;
+				}
+			}
+		}
+	}
+	snprintf(out, size, "rcomp-run");
+}
+
+/* Runs argv with a socket pair on its stdin and stdout; returns our end. */
+static int start_child(struct rv_viewer *viewer, char **argv)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		log_error("cannot create a socket pair: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_error("cannot start %s: %s", argv[0], strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(sv[1], STDIN_FILENO);
+		dup2(sv[1], STDOUT_FILENO);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "rcomp-view: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	viewer->connection.child = pid;
+	return sv[0];
+}
+
+/* The rcomp-run command line: `bin --stdio [--persist] options -- APP` for a
+ * new session, `bin --attach [SESSION]` to reattach. NULL-terminated; NULL
+ * when out of memory. */
+static char **run_argv(struct rv_viewer *viewer, const char *bin, bool persist)
+{
+	int nargs = 0;
+	const struct rv_options *options = &viewer->options;
+	struct rv_connection *conn = &viewer->connection;
+	while (options->app && options->app[nargs]) {
+		nargs++;
+	}
+	char **argv = calloc((size_t)nargs + 12, sizeof(char *));
+	if (!argv) {
+		return NULL;
+	}
+	int i = 0;
+	argv[i++] = (char *)bin;
+	if (options->verbose) {
+		argv[i++] = "-v";
+	}
+	if (!options->app) {
+		argv[i++] = "--attach";
+		const char *name = conn->ever_welcomed ? conn->session_name : options->attach_name;
+		if (name) {
+			argv[i++] = (char *)name;
+		}
+		return argv;
+	}
+	argv[i++] = "--stdio";
+	if (persist) {
+		argv[i++] = "--persist";
+	}
+	if (options->compress) {
+		argv[i++] = "--compress";
+		argv[i++] = (char *)options->compress;
+	}
+	if (options->fps) {
+		argv[i++] = "--fps";
+		argv[i++] = (char *)options->fps;
+	}
+	argv[i++] = "--";
+	for (int j = 0; j < nargs; j++) {
+		argv[i++] = options->app[j];
+	}
+	return argv;
+}
+
+static int start_local(struct rv_viewer *viewer)
+{
+	char path[PATH_MAX];
+	find_rcomp_run(path, sizeof(path));
+	char **argv = run_argv(viewer, path, false);
+	int fd = argv ? start_child(viewer, argv) : -1;
+	free(argv);
+	return fd;
+}
+
+/* Quotes s for a POSIX shell: ssh hands the remote command to one. */
+static bool shell_quote(struct buffer *out, const char *s)
+{
+	bool ok = buffer_append(out, "'", 1);
+	for (; *s && ok; s++) {
+		ok = *s == '\'' ? buffer_append(out, "'\\''", 4) : buffer_append(out, s, 1);
+	}
+	return ok && buffer_append(out, "' ", 2);
+}
+
+/* rcomp-view ssh [ssh options] HOST -- APP: rcomp-run --stdio --persist on
+ * HOST over ssh's own stdin and stdout, so no port is opened anywhere. Once
+ * the session has a name, reconnecting runs rcomp-run --attach NAME. */
+static int start_ssh(struct rv_viewer *viewer)
+{
+	if (viewer->connection.ever_welcomed) {
+		viewer->options.app = NULL; /* from now on: reattach to this session */
+	}
+	char **remote = run_argv(viewer, viewer->options.remote_bin, true);
+	struct buffer command;
+	buffer_init(&command, 1 << 20);
+	bool ok = remote != NULL;
+	for (int i = 0; ok && remote[i]; i++) {
+		ok = shell_quote(&command, remote[i]);
+	}
+	ok = ok && buffer_append(&command, "", 1);
+	char **argv = calloc((size_t)viewer->options.nssh + 4, sizeof(char *));
+	int fd = -1;
+	if (ok && argv) {
+		int i = 0;
+		argv[i++] = "ssh";
+		argv[i++] = "-T"; /* no terminal: the stream is binary */
+		for (int j = 0; j < viewer->options.nssh; j++) {
+			argv[i++] = viewer->options.ssh_args[j];
+		}
+		argv[i++] = (char *)buffer_head(&command);
+		fd = start_child(viewer, argv);
+	} else {
+		log_error("the remote command is too long");
+	}
+	free(argv);
+	free(remote);
+	buffer_finish(&command);
+	return fd;
+}
+
+/* A local session's socket: the named one, or the only one, or the only
+ * detached one. */
+static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size)
+{
+	char dir[SESSION_PATH_MAX];
+	if (!session_dir(dir, sizeof(dir), false)) {
+		return false;
+	}
+	if (viewer->connection.ever_welcomed) {
+		/* The same session again; connecting tells whether it lives. */
+		return session_path(path, size, dir, viewer->connection.session_name, "sock");
+	}
+	struct session_info infos[256];
+	char err[256];
+	int n = session_list(dir, infos, 256);
+	int i = n >= 0 ? session_choose(infos, n, viewer->options.attach_name, err, sizeof(err))
+		       : -1;
+	if (i < 0) {
+		log_error("%s", n >= 0 ? err : "cannot read the session directory");
+		return false;
+	}
+	return session_path(path, size, dir, infos[i].name, "sock");
+}
+
+/* Opens the link to rcomp-run. Returns false if it cannot be started now. */
+bool transport_open(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	bool retry = conn->ever_welcomed || conn->retry_ms > 0;
+	int fd = -1;
+	switch (viewer->options.transport) {
+	case RV_SOCKET: {
+		char path[PATH_MAX];
+		const char *target = viewer->options.target;
+		if (!target) {
+			if (!find_local_session(viewer, path, sizeof(path))) {
+				if (retry) {
+					log_error("the session is gone");
+					viewer->running = false;
+				}
+				return false;
+			}
+			target = path;
+		}
+		fd = connect_socket(target, retry);
+		if (fd < 0 && retry && (errno == ECONNREFUSED || errno == ENOENT)) {
+			/* Nothing listens on a local socket: no link to wait for,
+			 * the session itself has ended. */
+			log_error("the session is gone: nothing listens on %s", target);
+			viewer->running = false;
+			return false;
+		}
+		break;
+	}
+	case RV_TCP:
+		fd = connect_tcp(viewer->options.target, retry);
+		break;
+	case RV_SSH:
+		fd = start_ssh(viewer);
+		break;
+	case RV_LOCAL:
+		fd = start_local(viewer);
+		break;
+	case RV_STDIO:
+		connection_open(viewer, STDIN_FILENO, STDOUT_FILENO);
+		return true;
+	}
+	if (fd < 0) {
+		return false;
+	}
+	connection_open(viewer, fd, fd);
+	conn->connecting = viewer->options.transport == RV_TCP;
+	return true;
+}
+
+void transport_close(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	connection_close(viewer);
+	if (conn->child > 0) {
+		/* ssh or rcomp-run: our end is closed, and a broken link may
+		 * leave ssh waiting for its timeout. */
+		if (viewer->options.transport == RV_SSH) {
+			kill(conn->child, SIGTERM);
+		}
+		int status;
+		waitpid(conn->child, &status, 0);
+		conn->child = 0;
+	}
+}
+
+bool transport_can_retry(const struct rv_viewer *viewer)
+{
+	enum rv_transport transport = viewer->options.transport;
+	return transport == RV_SOCKET || transport == RV_TCP ||
+		(transport == RV_SSH && viewer->connection.ever_welcomed);
+}
+
+void transport_schedule_retry(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	conn->retry_ms = conn->retry_ms ? conn->retry_ms * 2 : RETRY_FIRST_MS;
+	if (conn->retry_ms > RETRY_MAX_MS) {
+		conn->retry_ms = RETRY_MAX_MS;
+	}
+	conn->retry_at_us = monotonic_usec() + (uint64_t)conn->retry_ms * 1000;
+	log_info("reconnecting in %.2f s", conn->retry_ms / 1000.0);
+}
+
+int transport_retry_timeout(const struct rv_viewer *viewer)
+{
+	const struct rv_connection *conn = &viewer->connection;
+	if (!conn->retry_at_us) {
+		return -1;
+	}
+	uint64_t now = monotonic_usec();
+	return now >= conn->retry_at_us ? 0 : (int)((conn->retry_at_us - now) / 1000) + 1;
+}
+
+bool transport_retry(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	if (!conn->retry_at_us || monotonic_usec() < conn->retry_at_us) {
+		return false;
+	}
+	conn->retry_at_us = 0;
+	if (transport_open(viewer)) {
+		return true;
+	}
+	if (viewer->running) {
+		transport_schedule_retry(viewer);
+	}
+	return false;
+}
+
+bool transport_finish_connect(struct rv_viewer *viewer)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+	viewer->connection.connecting = false;
+	if (getsockopt(viewer->connection.channel.in_fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
+		return false;
+	}
+	errno = err;
+	return err == 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * The five ways to reach rcomp-run, and reconnection with backoff
+ * (0.25 s, doubling to 8 s) after a link breaks.
+ */
+#ifndef RCOMP_TRANSPORT_H
+#define RCOMP_TRANSPORT_H
+
+#include "viewer.h"
+
+/* Opens the link (a TCP connect may still be under way). False if it
+ * cannot be opened now; viewer->running is false if it never will. */
+bool transport_open(struct rv_viewer *viewer);
+/* Closes the link, and ends the ssh or rcomp-run it ran over. */
+void transport_close(struct rv_viewer *viewer);
+/* Whether this way of connecting can be tried again. */
+bool transport_can_retry(const struct rv_viewer *viewer);
+void transport_schedule_retry(struct rv_viewer *viewer);
+/* Milliseconds until a retry is due, or -1. */
+int transport_retry_timeout(const struct rv_viewer *viewer);
+/* Tries again if it is time: true if the link is open now. */
+bool transport_retry(struct rv_viewer *viewer);
+/* A TCP connect finished: false (errno set) if it failed. */
+bool transport_finish_connect(struct rv_viewer *viewer);
+
+#endif

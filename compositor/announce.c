@@ -73,8 +73,8 @@ void announce_window(struct rc_window *window)
 				{
 					.window = window->id,
 					.parent = parent_id(window),
-					.width = clamp_dim(window->geometry.width, 0),
-					.height = clamp_dim(window->geometry.height, 0),
+					.width = clamp_dim(window->capture.geometry.width, 0),
+					.height = clamp_dim(window->capture.geometry.height, 0),
 					.title_len = (uint16_t)strnlen(title, WIRE_MAX_TITLE),
 					.app_id_len = (uint16_t)strnlen(app_id, WIRE_MAX_APP_ID),
 					.title = title,

@@ -11,7 +11,7 @@
 #include "log.h"
 #include "wire.h"
 
-struct wlr_box capture_crop(struct rc_capture *cap, uint32_t id, struct wlr_box geo, int32_t scale)
+bool capture_place(struct rc_capture *cap, uint32_t id, struct wlr_box geo, int32_t scale)
 {
 	/* Windows past the wire limits are cropped, never refused; the limits
 	 * are on image pixels, the window's size times its scale. */
@@ -32,7 +32,10 @@ struct wlr_box capture_crop(struct rc_capture *cap, uint32_t id, struct wlr_box 
 			geo.height);
 		cap->crop_logged = true;
 	}
-	return geo;
+	struct wlr_box old = cap->geometry;
+	cap->geometry = geo;
+	return geo.x != old.x || geo.y != old.y || geo.width != old.width ||
+		geo.height != old.height;
 }
 
 static void free_image(struct rc_capture *cap)
@@ -107,19 +110,25 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 	}
 }
 
-bool capture_update(struct rc_capture *cap, struct wlr_surface *root, struct wlr_box geo,
-	int32_t scale, pixman_region32_t *damage)
+struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surface *root,
+	struct wlr_box geometry, int32_t scale, pixman_region32_t *damage)
 {
+	if (capture_place(cap, id, geometry, scale)) {
+		/* Moved or resized inside its surface: every pixel may differ. */
+		pixman_region32_union_rect(damage, damage, 0, 0, WIRE_MAX_DIM, WIRE_MAX_DIM);
+	}
+	struct wlr_box geo = cap->geometry;
 	if (!root || geo.width <= 0 || geo.height <= 0) {
-		return false;
+		return (struct image){0};
 	}
 	int32_t width = geo.width * scale, height = geo.height * scale;
 	if (!ensure_image(cap, width, height, damage)) {
-		return false;
+		return (struct image){0};
 	}
+	struct image image = {cap->pixels, cap->width, cap->height, cap->width};
 	pixman_region32_intersect_rect(damage, damage, 0, 0, (unsigned)width, (unsigned)height);
 	if (!pixman_region32_not_empty(damage)) {
-		return true;
+		return image;
 	}
 	pixman_image_set_clip_region32(cap->image, damage);
 	/* Clear the damaged area, then draw the tree bottom to top. */
@@ -130,12 +139,7 @@ bool capture_update(struct rc_capture *cap, struct wlr_surface *root, struct wlr
 	struct compose c = {.dst = cap->image, .geo = geo, .scale = scale};
 	wlr_surface_for_each_surface(root, compose_surface, &c);
 	pixman_image_set_clip_region32(cap->image, NULL);
-	return true;
-}
-
-struct image capture_image(const struct rc_capture *cap)
-{
-	return (struct image){cap->pixels, cap->width, cap->height, cap->width};
+	return image;
 }
 
 void capture_finish(struct rc_capture *cap)

@@ -16,6 +16,10 @@
 struct wlr_surface;
 
 struct rc_capture {
+	/* The window geometry in surface coordinates, cut to the limits: the
+	 * image covers exactly this box, and coordinates on the wire are
+	 * relative to its corner. */
+	struct wlr_box geometry;
 	pixman_image_t *image; /* over pixels */
 	uint32_t *pixels;
 	int32_t width, height; /* image pixels: the geometry times the scale */
@@ -23,23 +27,19 @@ struct rc_capture {
 };
 
 /*
- * The window geometry to capture: geometry cut to the stream's limits at
- * scale (the first crop of a window is logged, with id).
+ * Takes the window geometry (cut to the stream's limits at scale; the first
+ * crop of a window is logged, with id). True if it changed.
  */
-struct wlr_box capture_crop(struct rc_capture *cap, uint32_t id, struct wlr_box geometry,
-	int32_t scale);
+bool capture_place(struct rc_capture *cap, uint32_t id, struct wlr_box geometry, int32_t scale);
 
 /*
  * Brings the image up to date within damage (image pixels) for the surface
- * tree of root, whose window geometry is geo (from capture_crop) at scale.
- * A new size reallocates the image and damages all of it. False if there is
- * nothing to capture (an empty geometry) or no memory.
+ * tree of root at window geometry and scale. A new geometry damages all of
+ * it. Returns the image as the encoders read it; its pixels are NULL if
+ * there is nothing to capture (an empty geometry) or no memory.
  */
-bool capture_update(struct rc_capture *cap, struct wlr_surface *root, struct wlr_box geo,
-	int32_t scale, pixman_region32_t *damage);
-
-/* The image as the encoders read it. */
-struct image capture_image(const struct rc_capture *cap);
+struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surface *root,
+	struct wlr_box geometry, int32_t scale, pixman_region32_t *damage);
 
 void capture_finish(struct rc_capture *cap);
 

@@ -95,8 +95,8 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	wlr_surface_get_effective_damage(rs->surface, &damage);
-	pixman_region32_translate(&damage, find.sx - window->geometry.x,
-		find.sy - window->geometry.y);
+	const struct wlr_box *geo = &window->capture.geometry;
+	pixman_region32_translate(&damage, find.sx - geo->x, find.sy - geo->y);
 	if (window->scale != 1) {
 		wlr_region_scale(&damage, &damage, (float)window->scale);
 	}

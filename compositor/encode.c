@@ -136,15 +136,14 @@ static bool ensure_scratch(struct rc_encode_context *ctx, size_t size)
 	return true;
 }
 
-/* Books a frame just written after `before` bytes of the send queue. */
-static void frame_queued(struct rc_encoder *enc, struct rc_connection *conn, size_t before,
+/* Books a frame of bytes just queued. */
+static void frame_queued(struct rc_encoder *enc, struct rc_connection *conn, size_t bytes,
 	uint64_t now)
 {
-	uint32_t bytes = (uint32_t)(channel_queued(&conn->channel) - before);
 	enc->seq++;
 	enc->stat_frames++;
 	enc->stat_bytes += bytes;
-	connection_frame_sent(conn, enc->id, enc->seq, bytes, now);
+	connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes, now);
 }
 
 /* Writes the copy the viewer was sent as a binary PPM, for tests. */
@@ -224,34 +223,25 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 	}
 	size_t written = codec_diff_encode(&cur, &base, rects, nrects, ctx->scratch);
 
-	struct wire_msg msg = {
-		.type = WIRE_FRAME,
-		.frame =
-			{
-				.window = enc->id,
-				.seq = enc->seq + 1,
-				.width = enc->width,
-				.height = enc->height,
-				.codec = WIRE_CODEC_XOR,
-				.compression = (uint8_t)ctx->compressor.kind,
-				.flags = flags,
-				.nrects = nrects,
-				.rects = packed,
-				.raw_size = (uint32_t)written,
-			},
+	struct wire_frame frame = {
+		.window = enc->id,
+		.seq = enc->seq + 1,
+		.width = enc->width,
+		.height = enc->height,
+		.codec = WIRE_CODEC_XOR,
+		.flags = flags,
+		.nrects = nrects,
+		.rects = packed,
 	};
-	struct buffer *out = &conn->channel.out;
-	size_t before = buffer_size(out), start;
-	if (!wire_begin(out, &msg, &start) ||
-		!compressor_compress(&ctx->compressor, ctx->scratch, written, out)) {
+	size_t bytes = codec_append_frame(&conn->channel.out, frame, &ctx->compressor, ctx->scratch,
+		written);
+	if (!bytes) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
-		buffer_truncate(out, before);
 		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
 		enc->need_reset = true;
 		return;
 	}
-	wire_finish(out, start);
-	frame_queued(enc, conn, before, monotonic_usec());
+	frame_queued(enc, conn, bytes, monotonic_usec());
 	enc->need_reset = false;
 	if (ctx->dump_dir) {
 		dump(enc, ctx->dump_dir);
@@ -354,38 +344,26 @@ static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		}
 	}
 	pixman_region32_clear(damage);
-	struct wire_msg msg = {
-		.type = WIRE_FRAME,
-		.frame =
-			{
-				.window = enc->id,
-				.seq = enc->seq + 1,
-				.width = enc->width,
-				.height = enc->height,
-				.codec = WIRE_CODEC_H264,
-				.compression = WIRE_COMPRESS_NONE,
-				.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
-			},
+	struct wire_frame frame = {
+		.window = enc->id,
+		.seq = enc->seq + 1,
+		.width = enc->width,
+		.height = enc->height,
+		.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
 	};
-	struct buffer *out = &conn->channel.out;
-	size_t before = buffer_size(out), start;
-	bool produced = false;
-	if (!wire_begin(out, &msg, &start) ||
-		!video_encoder_encode(enc->video, cur.pixels, cur.stride,
-			video_bitrate(enc, &conn->flow, fps, now), out, &produced)) {
-		buffer_truncate(out, before);
+	bool failed;
+	size_t bytes = video_append_frame(enc->video, frame, cur.pixels, cur.stride,
+		video_bitrate(enc, &conn->flow, fps, now), &conn->channel.out, &failed);
+	if (failed) {
 		log_error("window %u: video encoding failed; back to lossless", enc->id);
 		enc->video_failed = true;
 		stop_video(enc, damage, "encoder failure");
 		return;
 	}
-	if (!produced) {
-		buffer_truncate(out, before);
-		return;
+	if (bytes) {
+		enc->new_stream = false;
+		frame_queued(enc, conn, bytes, now);
 	}
-	wire_finish(out, start);
-	enc->new_stream = false;
-	frame_queued(enc, conn, before, now);
 }
 
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,

@@ -27,32 +27,21 @@ static void has_callbacks_iter(struct wlr_surface *surface, int sx, int sy, void
 	}
 }
 
-static bool same_box(const struct wlr_box *a, const struct wlr_box *b)
-{
-	return a->x == b->x && a->y == b->y && a->width == b->width && a->height == b->height;
-}
-
 /* Capture, encode, queue. */
 static void send(struct rc_window *window)
 {
 	struct rc_server *server = window->server;
-	struct wlr_box geo;
-	window->impl->geometry(window, &geo);
-	geo = capture_crop(&window->capture, window->id, geo, window->scale);
-	if (!same_box(&geo, &window->geometry)) {
-		/* Moved or resized inside its surface: every pixel may differ. */
-		window->geometry = geo;
-		pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, WIRE_MAX_DIM,
-			WIRE_MAX_DIM);
-	}
-	if (!capture_update(&window->capture, window_surface(window), geo, window->scale,
-		    &window->damage)) {
+	struct wlr_box geometry;
+	window->impl->geometry(window, &geometry);
+	struct image image = capture_update(&window->capture, window->id, window_surface(window),
+		geometry, window->scale, &window->damage);
+	if (!image.pixels) {
 		return;
 	}
 	long interval = window->clock.interval_ns;
 	int fps = (int)((1000000000L + interval / 2) / interval);
-	encoder_send(&window->encoder, &server->encode, server->connection,
-		capture_image(&window->capture), &window->damage, fps);
+	encoder_send(&window->encoder, &server->encode, server->connection, image, &window->damage,
+		fps);
 }
 
 void frame_tick(struct rc_clock *clock)

@@ -189,7 +189,8 @@ void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 		return;
 	}
 	input->pointer_window = window->id;
-	double sx = wx + window->geometry.x, sy = wy + window->geometry.y;
+	const struct wlr_box *geo = &window->capture.geometry;
+	double sx = wx + geo->x, sy = wy + geo->y;
 	double subx = 0, suby = 0;
 	/* The window's own tree: its popups are windows of their own. */
 	struct wlr_surface *surface =
@@ -269,7 +270,7 @@ void input_touch_down(struct rc_server *server, struct rc_window *window,
 	double wx = msg->x / 256.0, wy = msg->y / 256.0;
 	double subx = 0, suby = 0;
 	struct wlr_surface *surface = wlr_surface_surface_at(window_surface(window),
-		wx + window->geometry.x, wy + window->geometry.y, &subx, &suby);
+		wx + window->capture.geometry.x, wy + window->capture.geometry.y, &subx, &suby);
 	if (!p || !surface) {
 		return; /* more fingers than we track, or none on the app */
 	}

@@ -71,7 +71,6 @@ struct rc_window {
 	/* The frame path: damage since the last frame sent (image pixels), the
 	 * clock that drives it, the captured image and its encoder. */
 	pixman_region32_t damage;
-	struct wlr_box geometry; /* of the last capture, cropped to the limits */
 	struct rc_clock clock;
 	struct rc_capture capture;
 	struct rc_encoder encoder;

@@ -110,9 +110,11 @@ void window_map(struct rc_window *window)
 		window->scale = parent ? parent->scale : 1;
 	}
 	output_window_enter(window);
-	window->impl->geometry(window, &window->geometry);
-	log_debug("window %u mapped, %dx%d", window->id, window->geometry.width,
-		window->geometry.height);
+	struct wlr_box geometry;
+	window->impl->geometry(window, &geometry);
+	capture_place(&window->capture, window->id, geometry, window->scale);
+	log_debug("window %u mapped, %dx%d", window->id, window->capture.geometry.width,
+		window->capture.geometry.height);
 	window_damage_all(window);
 	window_announce(window);
 }

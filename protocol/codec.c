@@ -262,3 +262,18 @@ void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, 
 		}
 	}
 }
+
+size_t codec_append_frame(struct buffer *out, struct wire_frame frame, struct compressor *comp,
+	const uint8_t *raw, size_t raw_size)
+{
+	frame.compression = (uint8_t)comp->kind;
+	frame.raw_size = (uint32_t)raw_size;
+	struct wire_msg msg = {.type = WIRE_FRAME, .frame = frame};
+	size_t before = buffer_size(out), start;
+	if (!wire_begin(out, &msg, &start) || !compressor_compress(comp, raw, raw_size, out)) {
+		buffer_truncate(out, before);
+		return 0;
+	}
+	wire_finish(out, start);
+	return buffer_size(out) - before;
+}

@@ -54,6 +54,12 @@ bool codec_rect_shrink(const struct image *a, const struct image *b, struct wire
 size_t codec_diff_encode(const struct image *cur, struct image *base, const struct wire_rect *rects,
 	size_t nrects, uint8_t *raw);
 
+/* Appends a frame message: frame's fields, its payload raw (raw_size bytes)
+ * compressed by comp (which sets the frame's compression and raw size).
+ * Returns the bytes appended; 0, with out unchanged, if out refuses them. */
+size_t codec_append_frame(struct buffer *out, struct wire_frame frame, struct compressor *comp,
+	const uint8_t *raw, size_t raw_size);
+
 /* XORs raw into img for each rectangle; the rectangles were validated. */
 void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, const uint8_t *raw);
 

@@ -32,6 +32,13 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 	return false;
 }
 
+size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
+	const uint32_t *pixels, int32_t stride, int64_t bitrate, struct buffer *out, bool *failed)
+{
+	*failed = true;
+	return 0;
+}
+
 struct video_decoder *video_decoder_create(char *err, size_t err_size)
 {
 	snprintf(err, err_size, "this rcomp-view was built without video");

@@ -304,6 +304,24 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 	}
 }
 
+size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
+	const uint32_t *pixels, int32_t stride, int64_t bitrate, struct buffer *out, bool *failed)
+{
+	frame.codec = WIRE_CODEC_H264;
+	frame.compression = WIRE_COMPRESS_NONE;
+	struct wire_msg msg = {.type = WIRE_FRAME, .frame = frame};
+	size_t before = buffer_size(out), start;
+	bool produced = false;
+	*failed = !wire_begin(out, &msg, &start) ||
+		!video_encoder_encode(enc, pixels, stride, bitrate, out, &produced);
+	if (*failed || !produced) {
+		buffer_truncate(out, before);
+		return 0;
+	}
+	wire_finish(out, start);
+	return buffer_size(out) - before;
+}
+
 struct video_decoder {
 	AVCodecContext *ctx;
 	AVFrame *frame;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "buffer.h"
+#include "wire.h"
 
 struct video_encoder;
 struct video_decoder;
@@ -27,6 +28,13 @@ const char *video_encoder_name(const struct video_encoder *enc);
  * access unit to out. *produced is false if the encoder held the frame back. */
 bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
 	int64_t bitrate, struct buffer *out, bool *produced);
+
+/* Encodes one image and appends it as a frame message with frame's fields
+ * (codec and compression are set here). Returns the bytes appended: 0 if
+ * the encoder held the frame back, or, with *failed, if encoding or the
+ * buffer failed; out is unchanged then. */
+size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
+	const uint32_t *pixels, int32_t stride, int64_t bitrate, struct buffer *out, bool *failed);
 
 struct video_decoder *video_decoder_create(char *err, size_t err_size);
 void video_decoder_destroy(struct video_decoder *dec);

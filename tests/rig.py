@@ -1,5 +1,7 @@
 """The integration test rig: a headless sway as the local desktop, rcomp-run
-and rcomp-view between it and real apps, screenshots with grim.
+and rcomp-view between it and real apps, screenshots with grim, and the
+helpers the tests share. conftest.py makes it the tests' fixtures; the
+benchmarks in tools/ use it directly.
 
 sway refuses to run as root, so it runs as nobody (65534) with its own
 XDG_RUNTIME_DIR; root clients (the viewer, grim, wtype, swaymsg) connect to it.
@@ -21,6 +23,36 @@ RCOMP_RUN = os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))
 RCOMP_VIEW = os.path.abspath(os.path.join(BUILD, "viewer", "rcomp-view"))
 TEST_CLIENTS = os.path.abspath(os.path.join(BUILD, "tests"))
 RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "relay.py")
+INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
+ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
+ABUSE_CLIENT = os.path.join(TEST_CLIENTS, "abuse-client")
+MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
+VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
+VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
+
+
+def _linked(library):
+    """Whether rcomp-run links a library (the build's features, without asking
+    meson)."""
+    try:
+        out = subprocess.run(["ldd", RCOMP_RUN], capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return library in out
+
+
+# A build with video (libavcodec), and one with sanitizers, where memory
+# figures mean nothing (ASan holds freed memory in quarantine).
+VIDEO = _linked("libavcodec")
+SANITIZED = _linked("libasan") or os.environ.get("RCOMP_SANITIZED") == "1"
+
+BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274
+KEY_2, KEY_MINUS, KEY_Y, KEY_A, KEY_Z, KEY_LEFTSHIFT = 3, 12, 21, 30, 44, 42
+# Colours the test clients draw.
+GREEN, BLUE, ORANGE = (0x20, 0xc0, 0x20), (0x20, 0x40, 0xe0), (0xe0, 0x80, 0x20)
+GREY, RED, MAGENTA = (0x80, 0x80, 0x80), (0xe0, 0x20, 0x20), (0xe0, 0x20, 0xe0)
+YELLOW, CYAN = (0xe0, 0xe0, 0x20), (0x20, 0xe0, 0xe0)
 
 SWAY_CONFIG = """
 output HEADLESS-1 resolution {width}x{height}{refresh} position 0 0 scale {scale}
@@ -36,8 +68,8 @@ xwayland disable
 SANITIZER_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 
 
-class Failure(Exception):
-    pass
+class Failure(AssertionError):
+    """A test's expectation not met; pytest reports it as a failure."""
 
 
 def log(*args):
@@ -354,29 +386,45 @@ def wait_screen_matches(rig, app_id, path, timeout=20):
         raise Failure("%s: %s" % (e, state.get("last")))
 
 
-def run_test(body, **rig_args):
-    """Runs body(rig) and reports; exit status 0 on success, 1 on failure."""
-    rig = None
-    result = 1
-    try:
-        rig = Rig(**rig_args)
-        body(rig)
-        result = 0
-    except Failure as e:
-        log("FAIL:", e)
-        if rig:
-            for p in rig.procs:
-                log("---- %s log ----\n%s" % (p.rcomp_name, rig.read_log(p.rcomp_name, 6000)))
-    finally:
-        if rig:
-            rig.close()
-    if rig and rig.sanitizer_reports:
-        log("FAIL: sanitizer reports:\n" + "\n".join(rig.sanitizer_reports))
-        result = 1
-    if result == 0:
-        log("PASS")
-    return result
+class VirtualPointer:
+    """tests/clients/vpointer: a local pointer driven line by line. It must
+    stay alive for the whole test, or the seat loses its pointer."""
+
+    def __init__(self, rig, width=1280, height=800):
+        self.proc = rig.start("vpointer", [VPOINTER, str(width), str(height)], rig.local_env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def send(self, *lines):
+        for line in lines:
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.write("sync\n")
+        self.proc.stdin.flush()
+        if self.proc.stdout.readline().strip() != "ok":
+            raise Failure("the virtual pointer did not answer")
 
 
-def main(body, **rig_args):
-    sys.exit(run_test(body, **rig_args))
+class VirtualKeyboard(VirtualPointer):
+    """tests/clients/vkeyboard: a local keyboard with the layout we choose."""
+
+    def __init__(self, rig):
+        self.proc = rig.start("vkeyboard", [VKEYBOARD], rig.local_env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def step(rig, server, n):
+    """Moves model-client on to step n of its script and waits until it has
+    done it."""
+    pid = wait_for("model-client's process", lambda: descendant(server.pid, "model-client"))
+    os.kill(pid, signal.SIGUSR1)
+    wait_for("model-client's step %d" % n,
+             lambda: "step %d" % n in rig.read_log("rcomp-run").split("\n"))
+
+
+def focused(rig, app_id):
+    return (rig.window(app_id=app_id) or {}).get("focused")
+
+
+def type_text(rig, text):
+    """wtype's first key may be lost while its keymap settles: Shift first."""
+    subprocess.run(["wtype", "-k", "Shift_L", "-s", "300", text], env=rig.local_env,
+                   check=True, timeout=20)

@@ -10,7 +10,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 tools/deps.sh
 if [ ! -d build ]; then
-	meson setup build -Dbuildtype=debugoptimized >/dev/null
+	meson setup build >/dev/null
 fi
 ninja -C build >/dev/null
 exec python3 tools/demo.py "$@"

@@ -10,6 +10,7 @@ packages=(
 	libavcodec-dev libavutil-dev libswscale-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
+	python3-pytest python3-pytest-timeout
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Sets up a Debian 12 machine and runs the whole test suite: the unit and
-# integration tests in a normal build, again in an ASan+UBSan build, a
-# bounded libFuzzer pass over each decoder, and a clang-format check. Ends
-# with "N passed, N failed".
+# Sets up a Debian 12 machine and runs the whole test suite: the unit tests
+# (meson) and the integration tests (pytest) in a normal build, again in an
+# ASan+UBSan build, a bounded libFuzzer pass over each decoder, and a
+# clang-format check. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then
@@ -11,6 +11,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 tools/deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+
+# pytest comes from Debian's python3-pytest: prefer the python3 that has it.
+PYTHON=python3
+if ! $PYTHON -c "import pytest, pytest_timeout" 2>/dev/null; then
+	PYTHON=/usr/bin/python3
+fi
 
 status=0
 logs=()
@@ -38,12 +44,15 @@ build() {
 
 run_suite() {
 	local dir=$1
-	echo "== tests in $dir"
+	echo "== unit tests in $dir"
 	meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
 	logs+=("$dir/meson-logs/testlog.json")
+	echo "== integration tests in $dir"
+	RCOMP_BUILD=$PWD/$dir $PYTHON -m pytest tests -q --junitxml="$dir/pytest.xml" || status=1
+	logs+=("$dir/pytest.xml")
 }
 
-if build build -Dbuildtype=debugoptimized; then
+if build build; then
 	step ok
 	run_suite build
 else

@@ -1,0 +1,50 @@
+"""Fixtures of the integration suite: a fresh headless sway for each test
+(the desktop the viewer shows its windows on), and rcomp-run and rcomp-view
+started on it. When a test fails, the tail of every component's log (sway,
+rcomp-run, rcomp-view, apps) is shown with it; a sanitizer report in any of
+them fails the test."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rig  # noqa: E402
+
+
+@pytest.fixture
+def desktop(request):
+    """The local desktop: headless sway, options from @pytest.mark.desktop."""
+    marker = request.node.get_closest_marker("desktop")
+    d = rig.Rig(**(marker.kwargs if marker else {}))
+    request.node.desktop = d
+    yield d
+    d.close()
+    if d.sanitizer_reports:
+        pytest.fail("sanitizer reports:\n" + "\n".join(d.sanitizer_reports), pytrace=False)
+
+
+@pytest.fixture
+def rcomp_run(desktop):
+    """Starts rcomp-run with an app: rcomp_run([app, args], [options])."""
+    return desktop.start_server
+
+
+@pytest.fixture
+def rcomp_view(desktop):
+    """Starts rcomp-view on the desktop, attached to an rcomp-run."""
+    return desktop.start_viewer
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    d = getattr(item, "desktop", None)
+    if d is None or not report.failed or report.when != "call":
+        return
+    report.sections.append(("log of sway", d.read_log("sway.log", 4000)))
+    for p in d.procs:
+        state = "running" if p.poll() is None else "exit status %s" % p.returncode
+        report.sections.append(("log of %s (%s)" % (p.rcomp_name, state),
+                                d.read_log(p.rcomp_name, 6000)))

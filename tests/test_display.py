@@ -1,0 +1,239 @@
+"""What the user sees: remote windows as local ones, pixel for pixel, at the
+app's size and scale, animating at the local output's refresh, lossless
+when still."""
+import os
+import re
+import time
+
+import pytest
+
+from rig import (ANIM_CLIENT, BLUE, CYAN, GREEN, GREY, INPUT_CLIENT, MAGENTA,  # noqa: F401
+                 MODEL_CLIENT, RCOMP_VIEW, RED, VIDEO, YELLOW, Failure, log, read_ppm, step,
+                 wait_for, wait_screen_matches)
+
+
+def dump_path(desktop, window_id=1):
+    return os.path.join(desktop.tmp, "dump", "window-%d.ppm" % window_id)
+
+
+def start_with_dump(desktop, app, args=()):
+    """rcomp-run writing each window's last sent frame, and a viewer."""
+    os.makedirs(os.path.join(desktop.tmp, "dump"), exist_ok=True)
+    server = desktop.start_server(app, ["--dump-dir", os.path.join(desktop.tmp, "dump"), *args])
+    viewer = desktop.start_viewer(server)
+    return server, viewer
+
+
+def colours(image):
+    w, h, p = image
+    return len(set(p[i:i + 3] for i in range(0, len(p), 3 * 7)))
+
+
+def test_foot_shows_pixel_for_pixel_what_rcomp_run_captured(desktop):
+    server, viewer = start_with_dump(desktop, ["foot"])
+    wait_for("a local window with app_id foot", lambda: desktop.window(app_id="foot"))
+    shot, dump, w = wait_screen_matches(desktop, "foot", dump_path(desktop))
+    assert colours(shot) >= 3, "the window shows only %d colours: no real content" % colours(
+        shot)
+    log("screenshot %dx%d equals the capture pixel for pixel (%d colours)" % (
+        shot[0], shot[1], colours(shot)))
+    desktop.check_alive(server)
+    desktop.check_alive(viewer)
+
+
+def test_a_remote_window_has_the_apps_size_and_title(desktop):
+    desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
+    w = wait_for("the test client window", lambda: desktop.window(app_id="rcomp-input-test"))
+    assert (w["rect"]["width"], w["rect"]["height"]) == (400, 300)
+    assert w.get("name") == "rcomp input test"
+
+
+def test_resizing_the_local_window_resizes_the_remote_app(desktop):
+    start_with_dump(desktop, ["foot"])
+    wait_for("the foot window", lambda: desktop.window(app_id="foot"))
+    wait_screen_matches(desktop, "foot", dump_path(desktop))
+    desktop.swaymsg('[app_id="foot"] resize set width 500 px height 400 px')
+
+    def resized():
+        w = desktop.window(app_id="foot")
+        return w and (w["rect"]["width"], w["rect"]["height"]) == (500, 400)
+
+    wait_for("the local window to become 500x400", resized)
+    shot, dump, w = wait_screen_matches(desktop, "foot", dump_path(desktop))
+    assert (dump[0], dump[1]) == (500, 400), "the remote capture did not follow the resize"
+
+
+def animates_without_errors(desktop, app):
+    # The dump shows lossless frames: this checks the lossless path.
+    server, viewer = start_with_dump(desktop, app, ["--codec", "lossless"])
+    wait_for("the app's window", lambda: desktop.windows())
+    path = dump_path(desktop)
+    wait_for("a first frame", lambda: os.path.exists(path))
+    seen = set()
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            with open(path, "rb") as f:
+                seen.add(hash(f.read()))
+        except OSError:
+            pass
+        time.sleep(0.25)
+    desktop.check_alive(server)
+    desktop.check_alive(viewer)
+    assert desktop.windows(), "the app's window is gone"
+    assert len(seen) >= 5, "only %d distinct frames in 5 s: the animation stalled" % len(seen)
+    text = desktop.read_log("rcomp-run")
+    for bad in ("error", "abort", "busy", "Segmentation"):
+        assert bad not in text.lower(), "the log mentions %r" % bad
+    log("%s ran 5 s: %d distinct frames sampled, no errors" % (app[0], len(seen)))
+
+
+def test_weston_simple_shm_animates_through_rcomp_without_errors(desktop):
+    animates_without_errors(desktop, ["weston-simple-shm"])
+
+
+def test_weston_simple_egl_animates_through_rcomp_without_errors(desktop):
+    animates_without_errors(desktop, ["weston-simple-egl"])
+
+
+@pytest.mark.desktop(refresh=30)
+def test_a_windows_frame_clock_follows_the_refresh_of_its_local_output(desktop):
+    server = desktop.start_server(["weston-simple-egl"], ["--stats"])
+    desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.windows())
+    wait_for("the frame clock to follow the 30 Hz output",
+             lambda: "frame clock 30.000 Hz (the viewer's output)"
+             in desktop.read_log("rcomp-run"))
+    time.sleep(3.5)
+    rates = [int(x) for x in re.findall(r"app (\d+) fps", desktop.read_log("rcomp-run"))][-2:]
+    # Loose bounds: they tell 30 Hz from 60 Hz even on a slow machine.
+    assert rates and all(15 <= r <= 40 for r in rates), "app rates %s on a 30 Hz output" % rates
+
+
+@pytest.mark.desktop(scale=2)
+def test_at_local_scale_2_the_app_renders_at_scale_2_and_its_pixels_arrive_exactly(desktop):
+    """A checkerboard of single buffer pixels reaches the screen pixel for
+    pixel, in a window of the app's logical size."""
+    server = desktop.start_server([MODEL_CLIENT, "scale"])
+    desktop.start_viewer(server)
+    wait_for("the app to draw at scale 2",
+             lambda: "scale 2" in desktop.read_log("rcomp-run").split("\n"))
+    last = {}
+
+    def sharp():
+        w = desktop.window(title="model scale")
+        if not w:
+            return False
+        rect = {"x": w["rect"]["x"] + 50, "y": w["rect"]["y"] + 50, "width": 20, "height": 20}
+        width, height, px = desktop.screenshot(rect)
+        last["size"] = (width, height)
+        if (width, height) != (40, 40):
+            return False
+        last["wrong"] = sum(1 for y in range(40) for x in range(40)
+                            if px[(y * 40 + x) * 3:(y * 40 + x) * 3 + 3]
+                            != (b"\xff\xff\xff" if (x + y) % 2 else b"\0\0\0"))
+        return last["wrong"] == 0
+
+    try:
+        wait_for("a pixel-sharp checkerboard (20x20 at scale 2 = 40x40 pixels)", sharp,
+                 interval=0.3)
+    except Failure:
+        raise Failure("not pixel-sharp: %r" % last)
+    w = desktop.window(title="model scale")
+    assert (w["rect"]["width"], w["rect"]["height"]) == (200, 150)
+
+
+def wait_window(desktop, title, width, height):
+    def sized():
+        w = desktop.window(title=title)
+        return w if w and (w["rect"]["width"], w["rect"]["height"]) == (width, height) else None
+    return wait_for("%s at %dx%d" % (title, width, height), sized)
+
+
+def pixels_are(desktop, w, expected):
+    """True when every window-relative point in expected has its colour."""
+    return all(desktop.pixel(x, y, w) == c for (x, y), c in expected.items())
+
+
+# model-client subsurfaces: B (80x80 at 160,110) reaches past the 200x150
+# toplevel, so the window is 240x190.
+SUBSURFACES = {(5, 5): GREY, (25, 25): RED, (35, 35): MAGENTA, (55, 55): RED,
+               (200, 170): YELLOW, (170, 120): GREY, (199, 149): GREY}
+
+
+def test_subsurfaces_are_composited_nested_below_the_parent_and_past_its_edge(desktop):
+    desktop.start_viewer(desktop.start_server([MODEL_CLIENT, "subsurfaces"]))
+    w = wait_window(desktop, "model subsurfaces", 240, 190)
+    wait_for("the composited subsurfaces", lambda: pixels_are(desktop, w, SUBSURFACES),
+             interval=0.2)
+
+
+def test_subsurface_moves_colours_and_unmapping_show_with_the_parents_commit(desktop):
+    server = desktop.start_server([MODEL_CLIENT, "subsurfaces"])
+    desktop.start_viewer(server)
+    w = wait_window(desktop, "model subsurfaces", 240, 190)
+    wait_for("the composited subsurfaces", lambda: pixels_are(desktop, w, SUBSURFACES),
+             interval=0.2)
+    step(desktop, server, 1)
+    # A moved to (100,40), C turned cyan, B unmapped: 200x150 again.
+    w = wait_window(desktop, "model subsurfaces", 200, 150)
+    changed = {(25, 25): GREY, (105, 45): RED, (115, 55): CYAN, (125, 65): CYAN,
+               (155, 95): RED, (5, 5): GREY, (170, 120): GREY}
+    wait_for("the moved subsurface and the new colour", lambda: pixels_are(desktop, w, changed),
+             interval=0.2)
+    desktop.check_alive(server)
+
+
+def codec_switch(desktop, codec, **link):
+    """The app moves, then stops: video while it moves, then a lossless
+    refresh that leaves the screen equal to the app's pixels."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--codec", codec, "--dump-dir",
+                                                       dump])
+    target = server.socket
+    if link:
+        target = desktop.start_relay(server.socket, **link).socket
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", target], desktop.local_env)
+    wait_for("the switch to video", lambda: "video with" in desktop.read_log("rcomp-run"))
+    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
+    wait_for("the lossless refresh",
+             lambda: "back to lossless (motion stopped)" in desktop.read_log("rcomp-run"))
+    shot, _, _ = wait_screen_matches(desktop, "rcomp-anim-test",
+                                     os.path.join(dump, "window-1.ppm"), timeout=30)
+    # The still picture has one-pixel black and white checks at the top: a
+    # lossy picture would have greys there.
+    w, h, p = shot
+    assert not set(p[:w * 3]) - {0, 255}, "the top row has greys after the refresh"
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_a_window_in_motion_goes_to_video_and_back_to_lossless_exactly(desktop):
+    codec_switch(desktop, "auto")
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_forced_video_over_1_mbit_ends_with_an_exact_lossless_refresh(desktop):
+    codec_switch(desktop, "video", delay_ms=20, rate_mbit=1, buffer_kb=64)
+
+
+def test_a_reattaching_viewer_gets_the_whole_current_state(desktop):
+    """The app goes on while no viewer watches; a new viewer gets the
+    window, its title and size, and its current pixels."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--dump-dir", dump])
+    first = desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-anim-test"))
+    first.terminate()
+    first.wait(timeout=20)
+    wait_for("the window to go with its viewer",
+             lambda: not desktop.window(app_id="rcomp-anim-test"))
+    wait_for("the app to finish moving unwatched",
+             lambda: "still after" in desktop.read_log("rcomp-run"), timeout=30)
+    desktop.check_alive(server)
+    desktop.start_viewer(server, name="second-viewer")
+    shot, _, w = wait_screen_matches(desktop, "rcomp-anim-test", os.path.join(dump,
+                                                                              "window-1.ppm"))
+    assert w.get("name") == "rcomp anim test"
+    assert (shot[0], shot[1]) == (480, 360)

@@ -1,0 +1,285 @@
+"""Input from the local seat reaching the remote app: keys and layouts,
+pointer and buttons on the right surface at the right coordinates, touch,
+focus, and the app's cursor shown locally."""
+import os
+import re
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+import pytest
+
+from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS,
+                 KEY_Y, KEY_Z, MAGENTA, MODEL_CLIENT, VirtualKeyboard, VirtualPointer,
+                 focused, hello, step, wait_for)
+
+
+def remote_log(desktop):
+    return desktop.read_log("rcomp-run")
+
+
+def test_text_typed_into_the_local_window_reaches_the_remote_app(desktop):
+    out = os.path.join(desktop.tmp, "typed.txt")
+    script = 'read l; printf "%%s\\n" "$l" > %s' % out
+    desktop.start_viewer(desktop.start_server(["foot", "sh", "-c", script]))
+    wait_for("the foot window to have focus", lambda: focused(desktop, "foot"))
+    text = "Hello rcomp-42 ~/x_y"
+    subprocess.run(["wtype", "-k", "Shift_L", "-s", "400", text, "-k", "Return"],
+                   env=desktop.local_env, check=True, timeout=20)
+    got = wait_for("the typed line in " + out, lambda: os.path.exists(out) and open(out).read())
+    assert got.strip("\n") == text
+
+
+def pointer_on_input_client(desktop):
+    """The input test client, and a virtual pointer moved into its window."""
+    desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
+    w = wait_for("the test client window", lambda: desktop.window(app_id="rcomp-input-test"))
+    pointer = VirtualPointer(desktop)
+    # The viewer gets its wl_pointer when the virtual pointer appears.
+    time.sleep(0.5)
+    pointer.send("move %d %d" % (w["rect"]["x"] + 5, w["rect"]["y"] + 5))
+    time.sleep(0.3)
+    return w["rect"], pointer
+
+
+def test_a_click_reaches_the_surface_under_the_pointer_at_its_coordinates(desktop):
+    r, pointer = pointer_on_input_client(desktop)
+    pointer.send("move %d %d" % (r["x"] + 150, r["y"] + 120))
+    wait_for("pointer on the subsurface at 50,20",
+             lambda: "sub 50.00 20.00" in remote_log(desktop))
+    pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+    wait_for("a click on the subsurface",
+             lambda: "button sub 272 released" in remote_log(desktop))
+    pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
+    wait_for("pointer on the main surface at 20,30",
+             lambda: "main 20.00 30.00" in remote_log(desktop))
+    pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+    wait_for("a click on the main surface",
+             lambda: "button main 272 pressed" in remote_log(desktop))
+
+
+def test_scrolling_reaches_the_surface_under_the_pointer(desktop):
+    r, pointer = pointer_on_input_client(desktop)
+    pointer.send("move %d %d" % (r["x"] + 150, r["y"] + 120))
+    wait_for("pointer on the subsurface", lambda: "sub 50.00 20.00" in remote_log(desktop))
+    pointer.send("scroll 10")
+    wait_for("a scroll on the subsurface", lambda: "axis 0 10.00" in remote_log(desktop))
+
+
+def test_a_clicks_effect_comes_back_as_pixels(desktop):
+    r, pointer = pointer_on_input_client(desktop)
+    pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
+    wait_for("pointer on the main surface", lambda: "main 20.00 30.00" in remote_log(desktop))
+    pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+    # The main surface turns red; sway draws a software cursor, so move it
+    # off the window first.
+    pointer.send("move 2 2")
+    wait_for("the click's colour change on screen",
+             lambda: desktop.pixel(20, 30, {"rect": r}) == (0xc0, 0x30, 0x30), interval=0.2)
+    assert desktop.pixel(150, 150, {"rect": r}) == (0x20, 0xc0, 0x20), \
+        "the subsurface changed colour too"
+
+
+def held_keyboard(desktop):
+    """A wtype keyboard that stays a while, so that focus changes show."""
+    desktop.start("held-keyboard", ["wtype", "-k", "Shift_L", "-s", "8000", "-k", "Shift_L"],
+                  desktop.local_env)
+    wait_for("keyboard focus to reach the remote app",
+             lambda: "key-enter main" in remote_log(desktop))
+
+
+KEYBOARD_SETTINGS = ("input type:keyboard repeat_rate 40\n"
+                     "input type:keyboard repeat_delay 300\n")
+
+
+@pytest.mark.desktop(extra=KEYBOARD_SETTINGS)
+def test_keyboard_focus_follows_the_local_seat(desktop):
+    desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
+    wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
+    held_keyboard(desktop)
+    # Another local window takes focus: the remote app loses it...
+    desktop.start("local-client", [INPUT_CLIENT, "local-window"], desktop.local_env)
+    wait_for("the local window to take focus", lambda: focused(desktop, "local-window"))
+    wait_for("the remote app to lose keyboard focus", lambda: "key-leave" in remote_log(desktop))
+    # ...and gets it back when the user focuses the remote window again.
+    desktop.swaymsg('[app_id="rcomp-input-test"] focus')
+    wait_for("focus to come back", lambda: remote_log(desktop).count("key-enter main") >= 2)
+
+
+@pytest.mark.desktop(extra=KEYBOARD_SETTINGS)
+def test_repeat_info_keymap_and_modifiers_reach_the_remote_app(desktop):
+    desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
+    wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
+    held_keyboard(desktop)
+    wait_for("the local repeat info (40/s after 300 ms)",
+             lambda: "repeat 40 300" in remote_log(desktop))
+    subprocess.run(["wtype", "-M", "ctrl", "-k", "a", "-m", "ctrl"], env=desktop.local_env,
+                   check=True, timeout=20)
+    # wtype brings its own keymap, so the key code is its choice; what
+    # matters is a key press while Control (mask 4) is held.
+    wait_for("a key pressed with ctrl held",
+             lambda: re.search(r"modifiers 4 0 0 0\n(?:.*\n)*?key \d+ pressed",
+                               remote_log(desktop)))
+    assert remote_log(desktop).count("keymap ") >= 2, "the local keymap was not forwarded"
+
+
+def keysyms(desktop):
+    return re.findall(r"^keysym (\S+)$", remote_log(desktop), re.M)
+
+
+def german_keyboard(desktop):
+    desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
+    wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
+    kb = VirtualKeyboard(desktop)
+    kb.send("layout de")
+    # The first key of a new keyboard makes it (and its keymap) the seat's.
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    wait_for("the first key", lambda: keysyms(desktop))
+    return kb
+
+
+def test_a_german_keymap_types_german_characters_remotely(desktop):
+    kb = german_keyboard(desktop)
+    n = len(keysyms(desktop))
+    kb.send("tap %d" % KEY_Y, "tap %d" % KEY_Z, "tap %d" % KEY_MINUS,
+            "press %d" % KEY_LEFTSHIFT, "tap %d" % KEY_2, "release %d" % KEY_LEFTSHIFT)
+    german = ["z", "y", "ssharp", "Shift_L", "quotedbl"]
+    wait_for("German characters in the remote app %s" % german,
+             lambda: keysyms(desktop)[n:] == german)
+
+
+def test_a_switch_of_the_local_layout_takes_effect_remotely_at_once(desktop):
+    kb = german_keyboard(desktop)
+    keymaps = remote_log(desktop).count("keymap ")
+    kb.send("layout us")
+    n = len(keysyms(desktop))
+    kb.send("tap %d" % KEY_Y, "press %d" % KEY_LEFTSHIFT, "tap %d" % KEY_2,
+            "release %d" % KEY_LEFTSHIFT)
+    us = ["y", "Shift_L", "at"]
+    wait_for("US characters after the layout switch %s" % us,
+             lambda: keysyms(desktop)[n:] == us)
+    assert remote_log(desktop).count("keymap ") > keymaps, "the new keymap never arrived"
+
+
+def test_a_key_held_when_focus_leaves_is_not_held_when_it_returns(desktop):
+    kb = german_keyboard(desktop)
+    kb.send("press %d" % KEY_A)
+    wait_for("A held in the remote app", lambda: "key %d pressed" % KEY_A in remote_log(desktop))
+    desktop.start("local-client", [INPUT_CLIENT, "local-window"], desktop.local_env)
+    wait_for("the local window to take focus", lambda: focused(desktop, "local-window"))
+    wait_for("the remote app to lose focus", lambda: "key-leave" in remote_log(desktop))
+    kb.send("release %d" % KEY_A)
+    desktop.swaymsg('[app_id="rcomp-input-test"] focus')
+
+    def enters():
+        return re.findall(r"^key-enter main held:(.*)$", remote_log(desktop), re.M)
+
+    wait_for("focus to come back", lambda: len(enters()) >= 2)
+    assert not enters()[-1].strip(), "keys %s stuck down" % enters()[-1].strip()
+
+
+def wire(msg_type, body=b""):
+    return struct.pack("<HHI", msg_type, 0, len(body)) + body
+
+
+def test_touch_points_reach_the_surface_under_them_move_lift_and_cancel(desktop):
+    """The local side cannot make touch events on these machines (no uinput;
+    sway 1.7 has no virtual touch device), so a client speaking the wire
+    protocol plays the viewer: a point goes down on the surface under it
+    (the subsurface), moves in that surface's coordinates, goes up; another
+    is cancelled."""
+    server = desktop.start_server([INPUT_CLIENT])
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(server.socket)
+    sock.sendall(hello())
+    window = None
+    data = b""
+    while window is None:
+        chunk = sock.recv(1 << 20)
+        assert chunk, "rcomp-run closed the connection"
+        data += chunk
+        while len(data) >= 8:
+            msg_type, _, length = struct.unpack_from("<HHI", data)
+            if len(data) < 8 + length:
+                break
+            if msg_type == 0x0203:
+                window = struct.unpack_from("<I", data, 8)[0]
+            data = data[8 + length:]
+
+    def drain():
+        """Keeps reading, so that frames never back up."""
+        try:
+            while sock.recv(1 << 20):
+                pass
+        except OSError:
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+
+    def fx(v):
+        return int(v * 256)
+
+    sock.sendall(wire(0x0113, struct.pack("<Iiii", window, 5, fx(150.5), fx(150.25))) +
+                 wire(0x0116) +
+                 wire(0x0115, struct.pack("<iii", 5, fx(160), fx(170))) + wire(0x0116) +
+                 wire(0x0114, struct.pack("<i", 5)) + wire(0x0116) +
+                 wire(0x0113, struct.pack("<Iiii", window, 6, fx(20), fx(30))) +
+                 wire(0x0116) + wire(0x0117))
+    expected = ["touch-down 5 sub 50.50 50.25", "touch-frame", "touch-motion 5 60.00 70.00",
+                "touch-frame", "touch-up 5", "touch-frame", "touch-down 6 main 20.00 30.00",
+                "touch-frame", "touch-cancel"]
+
+    def got():
+        return [line for line in remote_log(desktop).splitlines()
+                if line.startswith("touch-")]
+
+    wait_for("the touch events in the app %s" % expected, lambda: got() == expected)
+    sock.shutdown(socket.SHUT_RDWR)
+    sock.close()
+    desktop.check_alive(server)
+
+
+def cursor_app(desktop):
+    """model-client's cursor script, with the pointer in its window at
+    (150,100). Headless sway draws the cursor into its screenshots."""
+    server = desktop.start_server([MODEL_CLIENT, "cursor"])
+    desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(title="model cursor"))
+    pointer = VirtualPointer(desktop)
+    time.sleep(0.5)
+    r = w["rect"]
+    pointer.send("move %d %d" % (r["x"] + 10, r["y"] + 10))
+    px, py = r["x"] + 150, r["y"] + 100
+    pointer.send("move %d %d" % (px, py))
+    wait_for("the pointer to enter the remote app",
+             lambda: "pointer-enter" in remote_log(desktop))
+
+    def at(points, x=px, y=py):
+        return all(desktop.pixel(x + dx, y + dy) == c for (dx, dy), c in points.items())
+
+    # 16x16 magenta, hotspot (8,8): from (px-8,py-8) to (px+7,py+7).
+    magenta = {(-8, -8): MAGENTA, (7, 7): MAGENTA, (0, 0): MAGENTA, (9, 9): BLUE,
+               (-9, -9): BLUE}
+    wait_for("the app's cursor under the pointer", lambda: at(magenta), interval=0.2)
+    return server, pointer, at, (px, py)
+
+
+def test_the_apps_cursor_with_its_hotspot_is_the_local_cursor_over_its_window(desktop):
+    cursor_app(desktop)
+
+
+def test_a_changed_cursor_follows_and_a_hidden_one_stays_hidden(desktop):
+    server, pointer, at, (px, py) = cursor_app(desktop)
+    step(desktop, server, 1)
+    # 24x24 cyan, hotspot (0,0): from (px,py) to (px+23,py+23).
+    cyan = {(0, 0): CYAN, (23, 23): CYAN, (-2, -2): BLUE, (24, 24): BLUE}
+    wait_for("the changed cursor", lambda: at(cyan), interval=0.2)
+    step(desktop, server, 2)
+    hidden = {(0, 0): BLUE, (5, 5): BLUE, (20, 20): BLUE, (-5, -5): BLUE}
+    wait_for("the cursor to hide", lambda: at(hidden), interval=0.2)
+    # Still hidden after the pointer moves within the window.
+    pointer.send("move %d %d" % (px + 30, py + 20))
+    time.sleep(0.5)
+    assert at(hidden, px + 30, py + 20), "the hidden cursor came back when the pointer moved"

@@ -29,8 +29,6 @@ struct rc_connection {
 	bool welcomed; /* the hello was answered: frames may flow */
 	bool video; /* the viewer decodes H.264 */
 	bool closing; /* flush what is queued, then close */
-	bool tcp;
-	char peer[64]; /* for log lines: "ADDR port N", or empty */
 	struct flow flow;
 	const struct rc_connection_handler *handler;
 	void *data;

@@ -252,7 +252,7 @@ static const struct rc_connection_handler handler = {
 	.closed = handle_closed,
 };
 
-void dispatch_attach(struct rc_server *server, int fd, bool tcp, const char *peer,
+void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 	const struct wire_hello *hello)
 {
 	if (server->connection) {
@@ -268,8 +268,6 @@ void dispatch_attach(struct rc_server *server, int fd, bool tcp, const char *pee
 		log_error("out of memory accepting a viewer");
 		return;
 	}
-	conn->tcp = tcp;
-	snprintf(conn->peer, sizeof(conn->peer), "%s", peer);
 	server->connection = conn;
 	welcome(server, hello);
 }

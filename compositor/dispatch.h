@@ -10,8 +10,9 @@
 #include "server.h"
 
 /* A connection whose hello was read (and on TCP its token checked) takes
- * the session over. fd is taken. */
-void dispatch_attach(struct rc_server *server, int fd, bool tcp, const char *peer,
+ * the session over. fd is taken; peer names it in log lines ("" for a unix
+ * socket). */
+void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 	const struct wire_hello *hello);
 /* The one viewer of an rcomp-run --stdio, on stdin and stdout. */
 bool dispatch_attach_stdio(struct rc_server *server);

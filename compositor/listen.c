@@ -162,11 +162,10 @@ static void pending_promote(struct rc_pending *pending, const struct wire_msg *h
 {
 	struct rc_server *server = pending->server;
 	int fd = pending->fd;
-	bool tcp = pending->tcp;
 	char peer[sizeof(pending->peer)];
 	memcpy(peer, pending->peer, sizeof(peer));
 	pending_destroy(pending, false);
-	dispatch_attach(server, fd, tcp, peer, &hello->hello);
+	dispatch_attach(server, fd, peer, &hello->hello);
 }
 
 static int handle_pending_readable(int fd, uint32_t mask, void *data)

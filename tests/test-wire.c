@@ -619,7 +619,8 @@ static struct wire_frame one_rect_frame(struct wire_rect r, uint32_t payload)
 		.height = 8,
 		.nrects = 1,
 		.rects = packed,
-		.raw_size = (uint32_t)(r.width > 0 && r.height > 0 ? r.width * r.height * 4 : 0),
+		.raw_size = (uint32_t)(r.width > 0 && r.height > 0 ? (int64_t)r.width * r.height * 4
+								   : 0),
 		.payload = zeros,
 		.payload_size = payload};
 }

@@ -102,16 +102,18 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	}
 }
 
+static bool is_stale(struct rv_window *window, void *data)
+{
+	return window->stale;
+}
+
 static void sync_done(struct rv_viewer *viewer)
 {
-	struct rv_window *window, *tmp;
-	wl_list_for_each_safe(window, tmp, &viewer->windows, link)
+	window_destroy_if(viewer, is_stale, NULL);
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
 	{
-		if (window->stale) {
-			window_destroy(window);
-		} else {
-			window_set_disconnected(window, false);
-		}
+		window_set_disconnected(window, false);
 	}
 	log_debug("snapshot complete");
 }
@@ -244,6 +246,11 @@ bool dispatch_message(void *data, const struct wire_msg *msg)
 	return viewer->running && viewer->connection.connected;
 }
 
+static bool is_popup(struct rv_window *window, void *data)
+{
+	return window->parent != NULL;
+}
+
 void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 {
 	struct rv_connection *conn = &viewer->connection;
@@ -263,20 +270,8 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 	}
 	/* Popups are fleeting: they go now, and come back with the snapshot if
 	 * the app still shows them. */
+	window_destroy_if(viewer, is_popup, NULL);
 	struct rv_window *window;
-	bool found = true;
-	while (found) {
-		/* A popup's destruction takes its own popups along: start over. */
-		found = false;
-		wl_list_for_each(window, &viewer->windows, link)
-		{
-			if (window->parent) {
-				window_destroy(window);
-				found = true;
-				break;
-			}
-		}
-	}
 	wl_list_for_each(window, &viewer->windows, link)
 	{
 		window_set_disconnected(window, true);

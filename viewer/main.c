@@ -68,6 +68,11 @@ static bool read_token(struct rv_options *options, const char *file)
 	return true;
 }
 
+static bool every_window(struct rv_window *window, void *data)
+{
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -229,11 +234,7 @@ int main(int argc, char **argv)
 		loop_run(&viewer);
 	}
 
-	struct rv_window *window, *tmp;
-	wl_list_for_each_safe(window, tmp, &viewer.windows, link)
-	{
-		window_destroy(window);
-	}
+	window_destroy_if(&viewer, every_window, NULL);
 	/* Our end closes: rcomp-run (--local) or the remote bridge sees the
 	 * viewer leave; a persistent session runs on. */
 	transport_close(&viewer);

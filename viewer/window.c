@@ -469,6 +469,30 @@ struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wir
 	return window;
 }
 
+static bool is_child_of(struct rv_window *window, void *parent)
+{
+	return window->parent == parent;
+}
+
+void window_destroy_if(struct rv_viewer *viewer, bool (*test)(struct rv_window *, void *),
+	void *data)
+{
+	/* A window takes its popups along, so look again after each. */
+	bool found = true;
+	while (found) {
+		found = false;
+		struct rv_window *window;
+		wl_list_for_each(window, &viewer->windows, link)
+		{
+			if (test(window, data)) {
+				window_destroy(window);
+				found = true;
+				break;
+			}
+		}
+	}
+}
+
 void window_destroy(struct rv_window *window)
 {
 	if (!window) {
@@ -476,13 +500,7 @@ void window_destroy(struct rv_window *window)
 	}
 	struct rv_viewer *viewer = window->viewer;
 	/* Popups go first, topmost first, as xdg-shell demands. */
-	struct rv_window *child, *tmp;
-	wl_list_for_each_safe(child, tmp, &viewer->windows, link)
-	{
-		if (child->parent == window) {
-			window_destroy(child);
-		}
-	}
+	window_destroy_if(viewer, is_child_of, window);
 	input_window_gone(viewer, window);
 	present_finish(window);
 	drop_role(window);

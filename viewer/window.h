@@ -13,6 +13,9 @@ struct rv_window *window_create_popup(struct rv_viewer *viewer, const struct wir
 void window_reattach(struct rv_window *window, const struct wire_window_new *msg);
 /* Destroys the window and its popups. NULL is ignored. */
 void window_destroy(struct rv_window *window);
+/* Destroys every window test accepts (and their popups). */
+void window_destroy_if(struct rv_viewer *viewer, bool (*test)(struct rv_window *, void *),
+	void *data);
 
 void window_set_title(struct rv_window *window, const char *text, uint32_t len);
 void window_set_app_id(struct rv_window *window, const char *text, uint32_t len);

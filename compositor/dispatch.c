@@ -66,7 +66,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = wire_local_caps(),
+				.caps = codec_local_caps(),
 				.compression = compression,
 				.session_id = server->record.id,
 				.name_len = (uint32_t)strlen(name),

@@ -5,8 +5,14 @@
 #include <zstd.h>
 
 #include "codec.h"
+#include "video.h"
 
 #define ZSTD_DEFAULT_LEVEL 3
+
+uint32_t codec_local_caps(void)
+{
+	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | (video_available() ? WIRE_CAP_H264 : 0);
+}
 
 bool codec_parse_compression(const char *text, enum wire_compression *kind, int *level)
 {

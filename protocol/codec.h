@@ -28,6 +28,9 @@ struct decompressor {
 	void *zstd; /* ZSTD_DCtx */
 };
 
+/* The codecs this build decodes and encodes, as hello's and welcome's caps. */
+uint32_t codec_local_caps(void);
+
 /* Parses "none", "lz4", "zstd" or "zstd:LEVEL". */
 bool codec_parse_compression(const char *text, enum wire_compression *kind, int *level);
 const char *codec_compression_name(enum wire_compression kind);

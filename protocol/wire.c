@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "video.h"
 #include "wire.h"
 
 #define VIEWER WIRE_FROM_VIEWER
@@ -106,11 +105,6 @@ bool wire_message_info(size_t index, struct wire_message_info *info)
 	*info = (struct wire_message_info){t->type, t->name, t->senders, t->fixed, t->min_body,
 		t->max_body};
 	return true;
-}
-
-uint32_t wire_local_caps(void)
-{
-	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | (video_available() ? WIRE_CAP_H264 : 0);
 }
 
 /* Little-endian fields. Readers are used only after the body's length was

@@ -222,9 +222,6 @@ struct wire_message_info {
 };
 bool wire_message_info(size_t index, struct wire_message_info *info);
 
-/* The capabilities this build has (hello and welcome). */
-uint32_t wire_local_caps(void);
-
 /* Session names are 1 to WIRE_MAX_SESSION_NAME of [A-Za-z0-9._-], not
  * starting with a dot: safe as a file name and in a shell. */
 bool wire_session_name_ok(const char *name, size_t len);

@@ -25,7 +25,7 @@ void dispatch_hello(struct rv_viewer *viewer)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = wire_local_caps() |
+				.caps = codec_local_caps() |
 					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
 								    : 0),
 				.token_len = (uint32_t)viewer->options.token_len,

@@ -47,7 +47,13 @@ bool channel_send(struct channel *ch, const struct wire_msg *msg)
 enum channel_status channel_read(struct channel *ch, enum wire_sender from, size_t chunk,
 	channel_handler handle, void *data, char *err, size_t err_size)
 {
-	uint8_t *dst = buffer_reserve(&ch->in, chunk);
+	/* Never past the limit: what is buffered is the front of one message
+	 * the header said fits, so there is room for the rest of it. */
+	size_t room = ch->in.limit - buffer_size(&ch->in);
+	if (chunk > room) {
+		chunk = room;
+	}
+	uint8_t *dst = chunk ? buffer_reserve(&ch->in, chunk) : NULL;
 	if (!dst) {
 		/* Cannot happen with a valid stream: decoding bounds every message
 		 * below the input limit. */

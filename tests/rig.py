@@ -294,10 +294,53 @@ def free_port():
     return port
 
 
-def hello(token=b""):
+def message(msg_type, body=b""):
+    """One wire message, as bytes."""
+    return struct.pack("<HHI", msg_type, 0, len(body)) + body
+
+
+def hello(token=b"", major=1):
     """A viewer's hello message, as bytes."""
-    body = struct.pack("<IHHIII", 0x504D4352, 1, 0, 7, 0, len(token)) + token
-    return struct.pack("<HHI", 0x0101, 0, len(body)) + body
+    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, 0, 7, 0, len(token)) +
+                   token)
+
+
+def welcome(name=b"0", session_id=1):
+    """A server's welcome, as bytes."""
+    return message(0x0201, struct.pack("<IHHIIQI", 0x504D4352, 1, 0, 7, 1, session_id,
+                                       len(name)) + name)
+
+
+def goodbye(reason, text, status=0):
+    return message(0x0202, struct.pack("<iI", status, reason) + text)
+
+
+def read_messages(sock, seconds, until=None):
+    """(type, body) of the messages sock receives within seconds, or until
+    one of type until arrives, or until sock closes."""
+    data = b""
+    found = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        sock.settimeout(max(0.01, end - time.monotonic()))
+        try:
+            chunk = sock.recv(1 << 20)
+        except socket.timeout:
+            break
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+        while len(data) >= 8:
+            msg_type, _, length = struct.unpack_from("<HHI", data)
+            if len(data) < 8 + length:
+                break
+            found.append((msg_type, data[8:8 + length]))
+            data = data[8 + length:]
+            if until is not None and msg_type == until:
+                return found
+    return found
 
 
 def rss_kib(pid):

@@ -3,6 +3,7 @@
  * real socket pair.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -102,12 +103,59 @@ static void test_refusals(void)
 	channel_close(&b);
 }
 
+static bool take_keymap(void *data, const struct wire_msg *msg)
+{
+	uint32_t *size = data;
+	*size = msg->type == WIRE_KEYMAP ? msg->keymap.size : 0;
+	return true;
+}
+
+static void test_largest_message(void)
+{
+	/* The largest legal message fits an input buffer sized for it, however
+	 * the reads fall: a keymap of WIRE_MAX_KEYMAP bytes, read in 64 KiB
+	 * chunks. */
+	int sv[2];
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	struct channel reader;
+	channel_init(&reader, sv[1], sv[1], WIRE_HEADER_SIZE + 4 + WIRE_MAX_KEYMAP, 64);
+	char *text = malloc(WIRE_MAX_KEYMAP);
+	memset(text, 'k', WIRE_MAX_KEYMAP);
+	struct buffer out;
+	buffer_init(&out, 2 << 20);
+	struct wire_msg msg = {.type = WIRE_KEYMAP,
+		.keymap = {.format = 1, .data = text, .size = WIRE_MAX_KEYMAP}};
+	CHECK(wire_encode(&out, &msg));
+	size_t sent = 0;
+	uint32_t got = 0;
+	char err[256] = "";
+	enum channel_status status = CHANNEL_OK;
+	while ((sent < buffer_size(&out) || !got) && status == CHANNEL_OK) {
+		if (sent < buffer_size(&out)) {
+			ssize_t n = write(sv[0], buffer_head(&out) + sent,
+				buffer_size(&out) - sent < 40000 ? buffer_size(&out) - sent : 40000);
+			sent += n > 0 ? (size_t)n : 0;
+		}
+		status = channel_read(&reader, WIRE_FROM_VIEWER, 64 * 1024, take_keymap, &got, err,
+			sizeof(err));
+	}
+	if (status != CHANNEL_OK) {
+		fprintf(stderr, "  refused: %s\n", err);
+	}
+	CHECK(status == CHANNEL_OK && got == WIRE_MAX_KEYMAP);
+	buffer_finish(&out);
+	free(text);
+	close(sv[0]);
+	channel_close(&reader);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
 		{"byte_by_byte", test_byte_by_byte},
 		{"many_and_stop", test_many_and_stop},
 		{"refusals", test_refusals},
+		{"largest_message", test_largest_message},
 	};
 	return check_main(argc, argv, cases, N(cases));
 }

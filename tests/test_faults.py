@@ -12,7 +12,8 @@ import time
 import pytest
 
 from rig import (ABUSE_CLIENT, ANIM_CLIENT, GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW,
-                 SANITIZED, TEST_CLIENTS, hello, log, rss_kib, type_text, wait_for)
+                 SANITIZED, TEST_CLIENTS, hello, log, message, read_messages, rss_kib,
+                 type_text, wait_for)
 
 
 def attach_again(desktop, server, app_id, name):
@@ -286,3 +287,20 @@ def test_rcomp_run_and_rcomp_view_are_clean_under_valgrind_memcheck_end_to_end(d
         assert summary and " 0 errors" in summary[-1], "%s under memcheck: %s" % (name,
                                                                                  summary)
     assert codes == (0, 0), "exit statuses under memcheck: %s" % (codes,)
+
+
+def test_a_keymap_of_the_largest_legal_size_is_accepted(desktop):
+    """1 MiB of keymap text (not a keymap xkb can compile, which is the
+    app's problem, not the connection's): the viewer is welcomed and kept."""
+    server = desktop.start_server([INPUT_CLIENT])
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(server.socket)
+    s.sendall(hello() + message(0x0102, struct.pack("<I", 1) + b"k" * (1 << 20)))
+    got = read_messages(s, 5)
+    types = [t for t, _ in got]
+    assert 0x0201 in types, "no welcome: %s" % types
+    assert 0x0202 not in types, "a goodbye: %r" % [b for t, b in got if t == 0x0202]
+    wait_for("the keymap to be tried", lambda: "keymap does not compile"
+             in desktop.read_log("rcomp-run"))
+    assert "bad data" not in desktop.read_log("rcomp-run")
+    s.close()

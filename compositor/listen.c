@@ -218,6 +218,15 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 			msg.hello.token_len ? "wrong token" : "no token given");
 		return 0;
 	}
+	if (msg.hello.major != WIRE_VERSION_MAJOR) {
+		/* Before it takes anything over: the attached viewer stays. */
+		char text[160];
+		snprintf(text, sizeof(text),
+			"protocol version %u is not supported; this rcomp-run speaks version %u",
+			msg.hello.major, WIRE_VERSION_MAJOR);
+		refuse(pending, WIRE_BYE_VERSION, text);
+		return 0;
+	}
 	pending_promote(pending, &msg);
 	return 0;
 }

@@ -7,11 +7,12 @@ import shutil
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import time
 
-from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, free_port, hello, log, rss_kib,
-                 type_text, wait_for)
+from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, free_port, hello, log,
+                 read_messages, rss_kib, type_text, wait_for)
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -349,3 +350,20 @@ def test_ssh_host_attach_lists_and_takes_over_a_session_over_ssh(desktop):
                       and x["pid"] == second.pid], timeout=30)
     desktop.swaymsg("[app_id=%s] kill" % title)
     assert second.wait(timeout=30) == 0
+
+
+def test_a_hello_of_another_protocol_version_is_refused_without_disturbing_the_viewer(desktop):
+    server = desktop.start_server([INPUT_CLIENT])
+    viewer = desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(server.socket)
+    s.sendall(hello(major=2))
+    got = read_messages(s, 10, until=0x0202)
+    s.close()
+    byes = [struct.unpack_from("<iI", body)[1] for t, body in got if t == 0x0202]
+    assert byes == [4], "expected a goodbye with reason 4 (version), got %s" % got
+    time.sleep(1)
+    desktop.check_alive(viewer)
+    assert desktop.window(app_id="rcomp-input-test"), "the attached viewer's window went"
+    assert "takes the session over" not in desktop.read_log("rcomp-run")

@@ -5,6 +5,7 @@
  * the viewer's copy keeps the bytes small).
  */
 #include <stdlib.h>
+#include <string.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/region.h>
@@ -49,9 +50,11 @@ static void note_commit_rate(struct rc_window *window)
 	uint64_t elapsed = now - window->rate_start_us;
 	if (elapsed < 1000000 && !window->flood_logged) {
 		const char *app_id = window->impl->app_id(window);
+		char name[WIRE_MAX_APP_ID * 4 + 1];
+		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
 		log_error("window %u (%s) commits %llu times a second without waiting for frame "
 			  "callbacks; only its newest content is sent",
-			window->id, *app_id ? app_id : "no app id",
+			window->id, *name ? name : "no app id",
 			(unsigned long long)(FLOOD_COMMITS * 1000000ull / (elapsed ? elapsed : 1)));
 		window->flood_logged = true;
 	}

@@ -5,6 +5,7 @@
  * the minimum round trip. Counters reset after each line.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 #include "stats.h"
@@ -27,13 +28,14 @@ static void print_stats(struct rc_server *server)
 			continue;
 		}
 		struct rc_encoder *enc = &window->encoder;
-		char codec[64];
+		char codec[64], name[WIRE_MAX_APP_ID * 4 + 1];
 		encoder_describe(enc, &server->encode, codec, sizeof(codec));
+		const char *app_id = window->impl->app_id(window);
+		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
 		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %.3f MB/s, rtt %.1f "
 			 "ms, in flight %u",
-			window->id, window->impl->app_id(window), window->stat_commits,
-			enc->stat_frames, codec, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			enc->seq - enc->acked);
+			window->id, name, window->stat_commits, enc->stat_frames, codec,
+			(double)enc->stat_bytes / 1e6, enc->rtt_ms, enc->seq - enc->acked);
 		window->stat_commits = enc->stat_frames = 0;
 		enc->stat_bytes = 0;
 	}

@@ -1,5 +1,6 @@
 /* Logging to stderr with program name, level and source location. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -42,5 +43,57 @@ void log_printf(enum log_level level, const char *file, int line, const char *fm
 	} else {
 		fprintf(stderr, "%s: %s%s\n", log_program, level == LOG_ERROR ? "error: " : "",
 			msg);
+	}
+}
+
+/* The length of the UTF-8 sequence at s (at most left bytes) if it is valid
+ * and prints (not a C1 control), else 0. */
+static size_t printable_utf8(const unsigned char *s, size_t left)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+		: s[0] >= 0xe0			? 3
+		: s[0] >= 0xc2 && s[0] <= 0xdf	? 2
+						: 0;
+	if (n == 0 || n > left) {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+	}
+	uint32_t c = n == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu)
+		: n == 3    ? (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu)
+			    : (s[0] & 0x07u) << 18 | (s[1] & 0x3fu) << 12 | (s[2] & 0x3fu) << 6 |
+			(s[3] & 0x3fu);
+	bool overlong = (n == 3 && c < 0x800) || (n == 4 && c < 0x10000);
+	bool invalid = c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff);
+	bool c1 = c >= 0x80 && c <= 0x9f;
+	return overlong || invalid || c1 ? 0 : n;
+}
+
+void log_escape(char *out, size_t size, const char *text, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)text;
+	size_t o = 0;
+	for (size_t i = 0; i < len && o + 1 < size;) {
+		size_t n = s[i] >= 0x20 && s[i] < 0x7f ? 1 : printable_utf8(s + i, len - i);
+		if (n > 0 && o + n < size) {
+			memcpy(out + o, s + i, n);
+			o += n;
+			i += n;
+		} else if (n == 0 && o + 4 < size) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[i] >> 4];
+			out[o++] = hex[s[i] & 0xf];
+			i++;
+		} else {
+			break;
+		}
+	}
+	if (size > 0) {
+		out[o] = '\0';
 	}
 }

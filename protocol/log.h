@@ -3,6 +3,7 @@
 #define RCOMP_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_ERROR = 1,
@@ -11,6 +12,10 @@ enum log_level {
 };
 
 void log_init(const char *program, enum log_level level);
+/* Makes text from a peer or an app safe to print: valid UTF-8 stays, other
+ * bytes and control characters (C0, DEL, C1) become \xNN. out gets at most
+ * size - 1 characters and a NUL. */
+void log_escape(char *out, size_t size, const char *text, size_t len);
 enum log_level log_get_level(void);
 void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -39,9 +39,9 @@ void dispatch_hello(struct rv_viewer *viewer)
 
 static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
 {
-	char text[WIRE_MAX_TEXT + 1];
-	memcpy(text, msg->text, msg->text_len);
-	text[msg->text_len] = '\0';
+	/* The server's words, safe for the terminal they are printed on. */
+	char text[WIRE_MAX_TEXT * 4 + 1];
+	log_escape(text, sizeof(text), msg->text, msg->text_len);
 	viewer->running = false;
 	switch (msg->reason) {
 	case WIRE_BYE_APP_EXITED:

@@ -391,3 +391,20 @@ def test_goodbye_text_from_the_server_is_printed_with_control_characters_escaped
     for raw in ("\x1b", "\x07", "\r", "\x9b"):
         assert raw not in text, "the goodbye printed %r raw: %r" % (raw, text)
     assert "\\x1b]0;owned\\x07\\x1b[2J\\x0d\\x0a\\xc2\\x9b2J end" in text
+
+
+def test_the_viewer_sends_only_its_hello_until_it_is_welcomed(desktop):
+    """Keymap and clipboard types go only to a server that answered: on TCP
+    the other end may be anyone until it does."""
+    listener, path = fake_server(desktop)
+    subprocess.run(["wl-copy", "local text"], env=desktop.local_env, timeout=10,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    got = read_messages(conn, 2)
+    assert [t for t, _ in got] == [0x0101], "before a welcome the viewer sent %s" % [
+        hex(t) for t, _ in got]
+    conn.sendall(welcome())
+    got = [t for t, _ in read_messages(conn, 2)]
+    assert 0x010e in got and 0x0301 in got, "after the welcome: %s" % [hex(t) for t in got]
+    conn.close()

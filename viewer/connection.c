@@ -31,7 +31,10 @@ void connection_close(struct rv_viewer *viewer)
 void connection_send(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rv_connection *conn = &viewer->connection;
-	if (!viewer->running || !conn->connected) {
+	/* Nothing but the hello goes to a server that has not answered it: on
+	 * TCP it may be anyone until then. What the server must know of us is
+	 * sent once it welcomes us. */
+	if (!viewer->running || !conn->connected || (!conn->welcomed && msg->type != WIRE_HELLO)) {
 		return;
 	}
 	if (!channel_send(&conn->channel, msg)) {

@@ -14,7 +14,8 @@ void connection_open(struct rv_viewer *viewer, int in_fd, int out_fd);
 /* The link is down: fds closed, everything queued or half-read dropped. */
 void connection_close(struct rv_viewer *viewer);
 
-/* Queues a message for the server; dropped while the link is down. */
+/* Queues a message for the server; dropped while the link is down, and,
+ * but for the hello, until the server welcomes us. */
 void connection_send(struct rv_viewer *viewer, const struct wire_msg *msg);
 /* The server sent bad data: says what, and ends rcomp-view. */
 void connection_fail(struct rv_viewer *viewer, const char *fmt, ...)

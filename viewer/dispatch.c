@@ -33,8 +33,6 @@ void dispatch_hello(struct rv_viewer *viewer)
 			},
 	};
 	connection_send(viewer, &hello);
-	input_send_state(viewer);
-	clipboard_link_up(viewer);
 }
 
 static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
@@ -100,6 +98,9 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	{
 		window->stale = true;
 	}
+	/* Now, and only to a server that answered, what it must know of us. */
+	input_send_state(viewer);
+	clipboard_link_up(viewer);
 }
 
 static bool is_stale(struct rv_window *window, void *data)

@@ -8,7 +8,8 @@
 
 #include "viewer.h"
 
-/* The link is open: hello, and the local state the server needs. */
+/* The link is open: the hello; the rest of what the server must know of
+ * us follows its welcome. */
 void dispatch_hello(struct rv_viewer *viewer);
 /* A message from the server (a channel_handler). */
 bool dispatch_message(void *data, const struct wire_msg *msg);

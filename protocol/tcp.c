@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "tcp.h"
@@ -28,6 +30,16 @@ bool tcp_read_token(const char *path, char *token, size_t *len)
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		log_error("cannot read the token file %s: %s", path, strerror(errno));
+		return false;
+	}
+	/* A secret others could read, or change, is no secret. */
+	struct stat st;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+		(st.st_mode & 077)) {
+		log_error("refusing the token file %s: it must be a file of yours that only you "
+			  "can read and write (chmod 600 %s)",
+			path, path);
+		fclose(f);
 		return false;
 	}
 	char line[WIRE_MAX_TOKEN + 2] = "";

@@ -12,8 +12,9 @@
  * *port points into spec. False if spec has no port or HOST is too long. */
 bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port);
 
-/* Reads a token: the first line of path, 1 to WIRE_MAX_TOKEN characters.
- * Logs why and returns false if it cannot. */
+/* Reads a token: the first line of path, 1 to WIRE_MAX_TOKEN characters,
+ * from a regular file of ours that nobody else may read or write. Logs why
+ * and returns false if it cannot. */
 bool tcp_read_token(const char *path, char *token, size_t *len);
 
 #endif

@@ -229,6 +229,7 @@ def test_wrong_or_missing_tcp_tokens_are_refused_with_one_log_line_each(desktop)
     bad = os.path.join(desktop.tmp, "bad.token")
     with open(bad, "w") as f:
         f.write(wrong + "\n")
+    os.chmod(bad, 0o600)
     refused = subprocess.run([RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port, "--token-file", bad],
                              env=desktop.local_env, capture_output=True, text=True, timeout=20)
     assert refused.returncode != 0 and "wrong token" in refused.stderr
@@ -408,3 +409,23 @@ def test_the_viewer_sends_only_its_hello_until_it_is_welcomed(desktop):
     got = [t for t, _ in read_messages(conn, 2)]
     assert 0x010e in got and 0x0301 in got, "after the welcome: %s" % [hex(t) for t in got]
     conn.close()
+
+
+def test_a_token_file_others_can_read_or_that_is_not_ours_is_refused(desktop):
+    port = free_port()
+    for mode, owner in ((0o644, 0), (0o640, 0), (0o600, 65534)):
+        token = os.path.join(desktop.tmp, "token-%o-%d" % (mode, owner))
+        with open(token, "w") as f:
+            f.write("0123456789abcdef0123456789abcdef\n")
+        os.chmod(token, mode)
+        os.chown(token, owner, owner)
+        server = subprocess.run([RCOMP_RUN, "--listen-tcp", "127.0.0.1:%d" % port,
+                                 "--token-file", token, "--", "true"], env=desktop.remote_env,
+                                capture_output=True, text=True, timeout=20)
+        assert server.returncode != 0, "rcomp-run used %s (mode %o, uid %d)" % (token, mode,
+                                                                               owner)
+        assert "chmod 600" in server.stderr, server.stderr
+        viewer = subprocess.run([RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port, "--token-file",
+                                 token], env=desktop.local_env, capture_output=True, text=True,
+                                timeout=20)
+        assert viewer.returncode != 0 and "chmod 600" in viewer.stderr, viewer.stderr

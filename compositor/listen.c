@@ -33,6 +33,7 @@ struct rc_pending {
 	struct wl_list link; // rc_listen::pending
 	int fd;
 	bool tcp;
+	char host[48]; /* TCP: the address it comes from */
 	char peer[64];
 	struct wl_event_source *source, *timeout;
 	size_t len;
@@ -94,10 +95,15 @@ static bool token_ok(const struct rc_listen *listen, const char *token, size_t l
 	return listen->token_len > 0 && diff == 0;
 }
 
-/* At most this many connections may be in the handshake at once, each for
- * at most PENDING_TIMEOUT_MS: idle or hostile connections cost a bounded few
- * kilobytes and never disturb the attached viewer. */
+/* At most this many connections may be in the handshake at once on each
+ * of the unix socket and TCP, each for at most PENDING_TIMEOUT_MS: idle or
+ * hostile connections cost a bounded few kilobytes and never disturb the
+ * attached viewer. TCP has its own share, so that nobody who can reach the
+ * port can keep the owner off the unix socket; one address may hold only a
+ * few, and a full share makes room by dropping its oldest connection, so a
+ * flood from many addresses delays a real viewer but cannot keep it out. */
 #define MAX_PENDING 16
+#define MAX_PENDING_PER_HOST 4
 #define PENDING_TIMEOUT_MS 10000
 
 /* Refused connections are logged in a burst of 10 lines, then one a second
@@ -128,7 +134,7 @@ static void pending_destroy(struct rc_pending *pending, bool close_fd)
 {
 	struct rc_server *server = pending->server;
 	wl_list_remove(&pending->link);
-	server->listen.npending--;
+	server->listen.npending[pending->tcp]--;
 	wl_event_source_remove(pending->source);
 	wl_event_source_remove(pending->timeout);
 	if (close_fd) {
@@ -238,6 +244,35 @@ static int handle_pending_timeout(void *data)
 	return 0;
 }
 
+/* Whether a new connection from host may wait for its hello; on TCP a full
+ * share drops its oldest connection to let it. */
+static bool make_room(struct rc_server *server, bool tcp, const char *host, const char *peer)
+{
+	struct rc_listen *listen = &server->listen;
+	struct rc_pending *pending, *oldest = NULL;
+	int from_host = 0;
+	wl_list_for_each(pending, &listen->pending, link)
+	{
+		if (pending->tcp && tcp) {
+			from_host += strcmp(pending->host, host) == 0;
+			oldest = pending;
+		}
+	}
+	if (tcp && from_host >= MAX_PENDING_PER_HOST) {
+		log_refusal(server, peer, "too many connections from one address in the handshake");
+		return false;
+	}
+	if (listen->npending[tcp] < MAX_PENDING) {
+		return true;
+	}
+	if (!tcp) {
+		log_refusal(server, peer, "too many connections in the handshake");
+		return false;
+	}
+	refuse(oldest, WIRE_BYE_BUSY, "too many connections in the handshake");
+	return true;
+}
+
 static void accept_one(struct rc_server *server, int fd, bool tcp)
 {
 	struct sockaddr_storage addr;
@@ -249,9 +284,9 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 		}
 		return;
 	}
-	char peer[64] = "";
+	char peer[64] = "", host[48] = "";
 	if (tcp) {
-		char host[48], port[8];
+		char port[8];
 		if (getnameinfo((struct sockaddr *)&addr, addr_len, host, sizeof(host), port,
 			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
 			snprintf(peer, sizeof(peer), "%s port %s", host, port);
@@ -259,16 +294,20 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 		int one = 1;
 		setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	struct rc_pending *pending =
-		server->listen.npending < MAX_PENDING ? calloc(1, sizeof(*pending)) : NULL;
+	if (!make_room(server, tcp, host, peer)) {
+		close(conn);
+		return;
+	}
+	struct rc_pending *pending = calloc(1, sizeof(*pending));
 	if (!pending) {
-		log_refusal(server, peer, "too many connections in the handshake");
+		log_error("out of memory accepting a connection");
 		close(conn);
 		return;
 	}
 	pending->server = server;
 	pending->fd = conn;
 	pending->tcp = tcp;
+	memcpy(pending->host, host, sizeof(host));
 	memcpy(pending->peer, peer, sizeof(peer));
 	pending->source = wl_event_loop_add_fd(server->loop, conn, WL_EVENT_READABLE,
 		handle_pending_readable, pending);
@@ -286,7 +325,7 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 		return;
 	}
 	wl_list_insert(&server->listen.pending, &pending->link);
-	server->listen.npending++;
+	server->listen.npending[tcp]++;
 	wl_event_source_timer_update(pending->timeout, PENDING_TIMEOUT_MS);
 }
 

@@ -135,8 +135,8 @@ struct rc_listen {
 	int fd, tcp_fd;
 	char *path; /* the unix socket we bound */
 	struct wl_event_source *source, *tcp_source;
-	struct wl_list pending; // rc_pending::link
-	int npending;
+	struct wl_list pending; // rc_pending::link, newest first
+	int npending[2]; /* on the unix socket, on TCP */
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	uint64_t refused_log_us; /* rate limit for refusal log lines */

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from rig import (ABUSE_CLIENT, ANIM_CLIENT, GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW,
-                 SANITIZED, TEST_CLIENTS, hello, log, message, read_messages, rss_kib,
-                 type_text, wait_for)
+                 SANITIZED, TEST_CLIENTS, free_port, hello, log, message, read_messages,
+                 rss_kib, type_text, wait_for)
 
 
 def attach_again(desktop, server, app_id, name):
@@ -304,3 +304,79 @@ def test_a_keymap_of_the_largest_legal_size_is_accepted(desktop):
              in desktop.read_log("rcomp-run"))
     assert "bad data" not in desktop.read_log("rcomp-run")
     s.close()
+
+
+def tcp_server(desktop):
+    port = free_port()
+    server = desktop.start("rcomp-run", [RCOMP_RUN, "--name", "lan", "--listen-tcp",
+                                         "127.0.0.1:%d" % port, "--", INPUT_CLIENT],
+                           desktop.remote_env)
+    wait_for("the TCP listener", lambda: "listening on TCP" in desktop.read_log("rcomp-run"))
+    return server, port, os.path.join(desktop.session_dir, "lan")
+
+
+def idle_tcp(port, source="127.0.0.1"):
+    s = socket.socket()
+    s.bind((source, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def closed_by_server(sockets):
+    closed = 0
+    for s in sockets:
+        s.settimeout(0.05)
+        try:
+            data = s.recv(4096)
+            closed += data == b"" or data[:2] == b"\x02\x02"
+        except socket.timeout:
+            pass
+        except OSError:
+            closed += 1
+    return closed
+
+
+def test_idle_tcp_connections_never_lock_the_owner_out_of_the_unix_socket(desktop):
+    server, port, base = tcp_server(desktop)
+    flood = [idle_tcp(port) for _ in range(40)]
+    time.sleep(0.5)
+    welcomed = 0
+    for _ in range(20):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(base + ".sock")
+        try:
+            s.sendall(hello())
+            welcomed += any(t == 0x0201 for t, _ in read_messages(s, 5, until=0x0201))
+        except OSError:
+            pass  # refused and closed before the hello was read
+        s.close()
+    for s in flood:
+        s.close()
+    desktop.check_alive(server)
+    assert welcomed == 20, "the owner got in %d times of 20" % welcomed
+
+
+def test_one_address_holds_at_most_4_connections_in_the_handshake(desktop):
+    server, port, _ = tcp_server(desktop)
+    flood = [idle_tcp(port) for _ in range(30)]
+    time.sleep(1)
+    closed = closed_by_server(flood)
+    for s in flood:
+        s.close()
+    assert closed >= 30 - 4, "only %d of 30 idle connections from one address were closed" % (
+        closed)
+
+
+def test_idle_connections_from_many_addresses_cannot_keep_a_viewer_with_the_token_out(
+        desktop):
+    server, port, base = tcp_server(desktop)
+    flood = [idle_tcp(port, "127.0.0.%d" % (2 + i)) for i in range(30)]
+    time.sleep(0.5)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port,
+                                          "--token-file", base + ".token"], desktop.local_env)
+    wait_for("the window over TCP", lambda: desktop.window(app_id="rcomp-input-test"))
+    desktop.check_alive(viewer)
+    # In on its first connection: a full handshake share made room for it.
+    assert "reconnecting" not in desktop.read_log("rcomp-view"), desktop.read_log("rcomp-view")
+    for s in flood:
+        s.close()

@@ -8,6 +8,7 @@
  * than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US; the
  * way back is a whole lossless frame, so text ends sharp.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 /* Rectangles per frame before the damage is sent as its bounding box. */
 #define MAX_FRAME_RECTS 64
+static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wire allows");
 
 #define MOTION_FRAMES 3
 #define MOTION_FRACTION 0.5

@@ -1,5 +1,6 @@
 /* Lossless pixel codec: XOR diff against the previous frame, then lz4 or zstd. */
 #include <lz4.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -121,14 +122,15 @@ bool compressor_compress(struct compressor *comp, const uint8_t *src, size_t siz
 
 bool decompressor_init(struct decompressor *dec)
 {
-	dec->zstd = ZSTD_createDCtx();
+	*dec = (struct decompressor){.zstd = ZSTD_createDCtx()};
 	return dec->zstd != NULL;
 }
 
 void decompressor_finish(struct decompressor *dec)
 {
 	ZSTD_freeDCtx(dec->zstd);
-	dec->zstd = NULL;
+	free(dec->scratch);
+	*dec = (struct decompressor){0};
 }
 
 bool decompressor_run(struct decompressor *dec, enum wire_compression kind, const uint8_t *src,
@@ -267,6 +269,48 @@ void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, 
 			in += (size_t)r.width * 4;
 		}
 	}
+}
+
+bool codec_apply_frame(struct decompressor *dec, struct image *img, const struct wire_frame *frame,
+	char *err, size_t err_size)
+{
+	/* wire_decode refused overlapping rectangles, so raw_size is at most the
+	 * frame's pixels; this only guards the promise. */
+	if (frame->width != img->width || frame->height != img->height ||
+		frame->raw_size > (uint64_t)img->width * img->height * 4) {
+		snprintf(err, err_size, "frame of %u bytes does not fit a %dx%d image",
+			frame->raw_size, img->width, img->height);
+		return false;
+	}
+	const uint8_t *raw = frame->payload;
+	if (frame->compression == WIRE_COMPRESS_NONE) {
+		/* The payload is the raw bytes: XOR them in where they lie. */
+		if (frame->payload_size != frame->raw_size) {
+			snprintf(err, err_size, "payload of %u bytes is not its %u raw bytes",
+				frame->payload_size, frame->raw_size);
+			return false;
+		}
+	} else {
+		if (dec->scratch_size < frame->raw_size) {
+			uint8_t *scratch = realloc(dec->scratch, frame->raw_size);
+			if (!scratch) {
+				snprintf(err, err_size, "out of memory for a frame of %u bytes",
+					frame->raw_size);
+				return false;
+			}
+			dec->scratch = scratch;
+			dec->scratch_size = frame->raw_size;
+		}
+		if (!decompressor_run(dec, frame->compression, frame->payload, frame->payload_size,
+			    dec->scratch, frame->raw_size)) {
+			snprintf(err, err_size, "payload does not decompress to its %u bytes",
+				frame->raw_size);
+			return false;
+		}
+		raw = dec->scratch;
+	}
+	codec_diff_apply(img, frame->rects, frame->nrects, raw);
+	return true;
 }
 
 size_t codec_append_frame(struct buffer *out, struct wire_frame frame, struct compressor *comp,

@@ -26,6 +26,10 @@ struct compressor {
 
 struct decompressor {
 	void *zstd; /* ZSTD_DCtx */
+	/* Decompressed frame bytes, kept between frames; never more than the
+	 * largest frame's pixels. */
+	uint8_t *scratch;
+	size_t scratch_size;
 };
 
 /* The codecs this build decodes and encodes, as hello's and welcome's caps. */
@@ -65,5 +69,12 @@ size_t codec_append_frame(struct buffer *out, struct wire_frame frame, struct co
 
 /* XORs raw into img for each rectangle; the rectangles were validated. */
 void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, const uint8_t *raw);
+
+/* Applies a lossless frame that wire_decode accepted to img, which has the
+ * frame's size: decompresses the payload into dec's scratch and XORs it in.
+ * Returns false, with a reason in err, if the payload does not decompress to
+ * exactly raw_size bytes; img may then hold part of the frame. */
+bool codec_apply_frame(struct decompressor *dec, struct image *img, const struct wire_frame *frame,
+	char *err, size_t err_size);
 
 #endif

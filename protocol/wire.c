@@ -416,6 +416,16 @@ static enum wire_status check_frame(const struct wire_frame *f, char *err, size_
 			INVALID("frame rectangle %d,%d %dx%d is outside the %dx%d frame", rect.x,
 				rect.y, rect.width, rect.height, w, h);
 		}
+		/* Rectangles may touch but not overlap: a frame never carries a
+		 * pixel twice, so its raw size is at most the frame's pixels. At
+		 * most WIRE_MAX_RECTS rectangles keep this pairwise test cheap. */
+		for (uint32_t j = 0; j < i; j++) {
+			struct wire_rect other = wire_get_rect(f->rects, j);
+			if (rect.x < other.x + other.width && other.x < rect.x + rect.width &&
+				rect.y < other.y + other.height && other.y < rect.y + rect.height) {
+				INVALID("frame rectangles %u and %u overlap", j, i);
+			}
+		}
 		area += (uint64_t)rect.width * (uint64_t)rect.height;
 	}
 	if (area * 4 != f->raw_size) {

@@ -21,7 +21,7 @@
 /* Limits. Every length and count a peer sends is checked against these. */
 #define WIRE_MAX_DIM 8192
 #define WIRE_MAX_PIXELS (4096 * 4096)
-#define WIRE_MAX_RECTS 4096
+#define WIRE_MAX_RECTS 256 /* per frame; they may not overlap */
 #define WIRE_MAX_TITLE 1024
 #define WIRE_MAX_APP_ID 256
 #define WIRE_MAX_TEXT 1024

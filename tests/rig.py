@@ -315,6 +315,28 @@ def goodbye(reason, text, status=0):
     return message(0x0202, struct.pack("<iI", status, reason) + text)
 
 
+def fake_server(desktop, name="fake"):
+    """A unix socket that plays rcomp-run by hand: (listener, path)."""
+    path = os.path.join(desktop.tmp, name + ".sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(1)
+    return listener, path
+
+
+def window_new(window, width, height, app_id=b"fake"):
+    return message(0x0203, struct.pack("<IIiiHH", window, 0, width, height, 0, len(app_id)) +
+                   app_id)
+
+
+def frame(window, seq, width, height, rects, payload, raw_size, compression=0, flags=1):
+    """A lossless frame; rects are (x, y, width, height); flags 1 is reset."""
+    body = struct.pack("<IIiiBBHII", window, seq, width, height, 0, compression, flags,
+                       len(rects), raw_size)
+    body += b"".join(struct.pack("<iiii", *r) for r in rects)
+    return message(0x0207, body + payload)
+
+
 def read_messages(sock, seconds, until=None):
     """(type, body) of the messages sock receives within seconds, or until
     one of type until arrives, or until sock closes."""

@@ -119,18 +119,26 @@ static void roundtrip(const uint32_t *prev, const uint32_t *next, const char *co
 		raw_size));
 	CHECK(memcmp(unpacked, raw, raw_size) == 0);
 
-	/* The receiver applies rectangles as they come off the wire. */
-	uint8_t wire_rects[4 * 16];
+	/* The receiver applies the frame as it comes off the wire. */
+	uint8_t wire_rects[4 * WIRE_RECT_SIZE];
 	for (size_t i = 0; i < n; i++) {
-		int32_t v[4] = {sent[i].x, sent[i].y, sent[i].width, sent[i].height};
-		for (int k = 0; k < 4; k++) {
-			for (int b = 0; b < 4; b++) {
-				wire_rects[i * 16 + (size_t)k * 4 + (size_t)b] =
-					(uint8_t)((uint32_t)v[k] >> (8 * b));
-			}
-		}
+		wire_put_rect(wire_rects, (uint32_t)i, sent[i]);
 	}
-	codec_diff_apply(&recv, wire_rects, (uint32_t)n, unpacked);
+	struct buffer out;
+	buffer_init(&out, WIRE_MAX_BODY + WIRE_HEADER_SIZE);
+	struct wire_frame frame = {.window = 1,
+		.width = W,
+		.height = H,
+		.nrects = (uint32_t)n,
+		.rects = wire_rects};
+	CHECK(codec_append_frame(&out, frame, &comp, raw, raw_size) == buffer_size(&out));
+	struct wire_msg msg;
+	size_t used;
+	char err[256];
+	CHECK(wire_decode(WIRE_FROM_SERVER, buffer_head(&out), buffer_size(&out), &msg, &used, err,
+		      sizeof(err)) == WIRE_OK);
+	CHECK(codec_apply_frame(&dec, &recv, &msg.frame, err, sizeof(err)));
+	buffer_finish(&out);
 	CHECK(memcmp(receiver, next, W * H * 4) == 0);
 
 	free(unpacked);

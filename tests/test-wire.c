@@ -635,6 +635,55 @@ static void test_frame_rects(void)
 	CHECK(decode_frame(one_rect_frame((struct wire_rect){12, 6, 4, 2}, 32)) == WIRE_OK);
 }
 
+static void test_frame_overlaps(void)
+{
+	/* Rectangles that overlap are refused, so a frame's raw size never
+	 * exceeds its pixels: here the whole frame twice over, and the audit's
+	 * 63 overlapping windows of the largest size. */
+	static uint8_t packed[63 * WIRE_RECT_SIZE];
+	struct wire_rect whole = {0, 0, 16, 8}, corner = {15, 7, 1, 1};
+	wire_put_rect(packed, 0, whole);
+	wire_put_rect(packed, 1, corner);
+	struct wire_frame f = {.window = 1,
+		.width = 16,
+		.height = 8,
+		.nrects = 2,
+		.rects = packed,
+		.raw_size = (16 * 8 + 1) * 4,
+		.payload = zeros,
+		.payload_size = (16 * 8 + 1) * 4};
+	CHECK(decode_frame(f) == WIRE_INVALID);
+	wire_put_rect(packed, 1, whole);
+	f.raw_size = f.payload_size = 2 * 16 * 8 * 4;
+	CHECK(decode_frame(f) == WIRE_INVALID);
+	for (uint32_t i = 0; i < 63; i++) {
+		wire_put_rect(packed, i, (struct wire_rect){0, 0, 4096, 4096});
+	}
+	f = (struct wire_frame){.window = 1,
+		.width = 4096,
+		.height = 4096,
+		.compression = WIRE_COMPRESS_LZ4,
+		.nrects = 63,
+		.rects = packed,
+		.raw_size = (uint32_t)(63ull * 4096 * 4096 * 4),
+		.payload = zeros,
+		.payload_size = 1000};
+	CHECK(decode_frame(f) == WIRE_INVALID);
+	/* Touching is not overlapping. */
+	wire_put_rect(packed, 0, (struct wire_rect){0, 0, 8, 8});
+	wire_put_rect(packed, 1, (struct wire_rect){8, 0, 8, 4});
+	wire_put_rect(packed, 2, (struct wire_rect){8, 4, 8, 4});
+	f = (struct wire_frame){.window = 1,
+		.width = 16,
+		.height = 8,
+		.nrects = 3,
+		.rects = packed,
+		.raw_size = 16 * 8 * 4,
+		.payload = zeros,
+		.payload_size = 16 * 8 * 4};
+	CHECK(decode_frame(f) == WIRE_OK);
+}
+
 static void test_frame_sizes(void)
 {
 	struct wire_frame f = one_rect_frame((struct wire_rect){0, 0, 4, 2}, 32);
@@ -779,6 +828,7 @@ int main(int argc, char **argv)
 		{"mime_types", test_mime_types},
 		{"keys", test_keys},
 		{"frame_rects", test_frame_rects},
+		{"frame_overlaps", test_frame_overlaps},
 		{"frame_sizes", test_frame_sizes},
 		{"video_frames", test_video_frames},
 		{"random", test_random},

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from rig import (ABUSE_CLIENT, ANIM_CLIENT, GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW,
-                 SANITIZED, TEST_CLIENTS, free_port, hello, log, message, read_messages,
-                 rss_kib, type_text, wait_for)
+                 SANITIZED, TEST_CLIENTS, fake_server, frame, free_port, hello, log, message,
+                 read_messages, rss_kib, type_text, wait_for, welcome, window_new)
 
 
 def attach_again(desktop, server, app_id, name):
@@ -380,3 +380,27 @@ def test_idle_connections_from_many_addresses_cannot_keep_a_viewer_with_the_toke
     assert "reconnecting" not in desktop.read_log("rcomp-view"), desktop.read_log("rcomp-view")
     for s in flood:
         s.close()
+
+
+def test_a_frame_whose_rectangles_overlap_is_refused_with_a_clear_error(desktop):
+    """A small frame of overlapping rectangles as large as the window, zstd
+    expanding each to zeros, made the viewer allocate and keep raw bytes
+    many times the window's pixels (the audit's 127 KB frame took 3.9 GiB);
+    now it is refused as invalid before anything is allocated."""
+    listener, path = fake_server(desktop)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    w = h = 1024
+    good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
+    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
+    wait_for("the fake window", lambda: desktop.window(app_id="fake"))
+    raw = 16 * w * h * 4  # 64 MiB, the most any frame may carry, for 4 MiB of pixels
+    payload = subprocess.run(["zstd", "-q", "-c", "--no-check"], input=bytes(raw),
+                             stdout=subprocess.PIPE, check=True).stdout
+    assert len(payload) < 64 * 1024
+    conn.sendall(frame(1, 2, w, h, [(0, 0, w, h)] * 16, payload, raw, compression=2, flags=0))
+    assert viewer.wait(timeout=20) != 0
+    conn.close()
+    text = desktop.read_log("rcomp-view")
+    assert re.search(r"frame rectangles \d+ and \d+ overlap", text), text

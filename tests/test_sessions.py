@@ -11,8 +11,8 @@ import struct
 import subprocess
 import time
 
-from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, free_port, goodbye, hello, log,
-                 read_messages, rss_kib, type_text, wait_for, welcome)
+from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, fake_server, free_port, goodbye,
+                 hello, log, read_messages, rss_kib, type_text, wait_for, welcome)
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -368,15 +368,6 @@ def test_a_hello_of_another_protocol_version_is_refused_without_disturbing_the_v
     desktop.check_alive(viewer)
     assert desktop.window(app_id="rcomp-input-test"), "the attached viewer's window went"
     assert "takes the session over" not in desktop.read_log("rcomp-run")
-
-
-def fake_server(desktop, name="fake"):
-    """A unix socket that plays rcomp-run by hand."""
-    path = os.path.join(desktop.tmp, name + ".sock")
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(path)
-    listener.listen(1)
-    return listener, path
 
 
 def test_goodbye_text_from_the_server_is_printed_with_control_characters_escaped(desktop):

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the libFuzzer harnesses with clang, ASan and UBSan, and runs each
 # for SECONDS (default 60) on the corpus in tests/fuzz/corpus. A crash
-# fails the run and leaves its input in build-fuzz/artifacts/.
+# fails the run and leaves its input in build-fuzz/artifacts/; so does an
+# input that makes a harness use more than FUZZ_RSS_MB (default 512) MiB.
 #
 #   tools/fuzz.sh [SECONDS] [HARNESS...]      harnesses: wire frame video
 #
@@ -40,7 +41,7 @@ for h in "${harnesses[@]}"; do
 	cp -r tests/fuzz/corpus/"$h"/. "$corpus"/ 2>/dev/null
 	cp -r "$work/seeds/$h"/. "$corpus"/ 2>/dev/null
 	echo "== fuzz-$h for $seconds s"
-	if "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 \
+	if "$bin" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=${FUZZ_RSS_MB:-512} \
 		-artifact_prefix=build-fuzz/artifacts/"$h"- -print_final_stats=1 "$corpus" \
 		>"$work/$h.log" 2>&1; then
 		grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/$h.log" |

@@ -75,23 +75,12 @@ static void apply_lossless(struct rv_window *window, const struct wire_frame *ms
 		/* Back to lossless: the stream is over. */
 		decode_reset(window);
 	}
-	if (viewer->raw_size < msg->raw_size) {
-		uint8_t *raw = realloc(viewer->raw, msg->raw_size);
-		if (!raw) {
-			connection_fail(viewer, "out of memory decoding a frame");
-			return;
-		}
-		viewer->raw = raw;
-		viewer->raw_size = msg->raw_size;
-	}
-	if (!decompressor_run(&viewer->decompressor, msg->compression, msg->payload,
-		    msg->payload_size, viewer->raw, msg->raw_size)) {
-		connection_fail(viewer, "frame %u of window %u does not decompress to its %u bytes",
-			msg->seq, window->id, msg->raw_size);
+	struct image img = {window->image, window->width, window->height, window->width};
+	char err[256];
+	if (!codec_apply_frame(&viewer->decompressor, &img, msg, err, sizeof(err))) {
+		connection_fail(viewer, "frame %u of window %u: %s", msg->seq, window->id, err);
 		return;
 	}
-	struct image img = {window->image, window->width, window->height, window->width};
-	codec_diff_apply(&img, msg->rects, msg->nrects, viewer->raw);
 
 	pixman_region32_t damage;
 	if (reset) {

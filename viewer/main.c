@@ -248,7 +248,6 @@ int main(int argc, char **argv)
 	input_finish(&viewer);
 	registry_finish(&viewer);
 	decompressor_finish(&viewer.decompressor);
-	free(viewer.raw);
 	idmap_finish(&viewer.window_ids);
 	return viewer.exit_code;
 }

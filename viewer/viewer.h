@@ -209,8 +209,6 @@ struct rv_viewer {
 
 	/* What decoding shares (decode.c). */
 	struct decompressor decompressor;
-	uint8_t *raw;
-	size_t raw_size;
 	uint64_t image_bytes;
 
 	bool running;

@@ -39,7 +39,8 @@ size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
 	return 0;
 }
 
-struct video_decoder *video_decoder_create(char *err, size_t err_size)
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+	size_t err_size)
 {
 	snprintf(err, err_size, "this rcomp-view was built without video");
 	return NULL;

@@ -328,12 +328,17 @@ struct video_decoder {
 	AVFrame *sw_frame; /* a hardware picture copied to memory */
 	AVBufferRef *hw_device;
 	AVPacket *packet;
+	/* Reads the parameter sets and slice headers the decoder will see, so a
+	 * picture size is known before the decoder sizes anything for it. */
+	AVCodecParserContext *parser;
+	int coded_width, coded_height; /* the most a slice's picture may have */
 	struct SwsContext *sws;
 	uint8_t *padded; /* the access unit with the padding libavcodec wants */
 	size_t padded_size;
 };
 
-struct video_decoder *video_decoder_create(char *err, size_t err_size)
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+	size_t err_size)
 {
 	if (log_get_level() < LOG_DEBUG) {
 		av_log_set_level(AV_LOG_ERROR);
@@ -348,10 +353,22 @@ struct video_decoder *video_decoder_create(char *err, size_t err_size)
 	dec->ctx = avcodec_alloc_context3(codec);
 	dec->frame = av_frame_alloc();
 	dec->packet = av_packet_alloc();
-	if (!dec->ctx || !dec->frame || !dec->packet) {
+	dec->parser = av_parser_init(AV_CODEC_ID_H264);
+	if (!dec->ctx || !dec->frame || !dec->packet || !dec->parser) {
 		snprintf(err, err_size, "out of memory");
 		goto error;
 	}
+	/* The stream may declare no larger picture than the window's, padded to
+	 * whole macroblocks. libavcodec's max_pixels refuses larger picture
+	 * buffers (with room for its 64-byte stride alignment), but the H.264
+	 * decoder sizes its macroblock tables from the SPS before any buffer
+	 * (about 100 bytes a macroblock: 100 MB for 16000x16000), so the parser
+	 * screens each access unit first (video_decoder_decode). */
+	dec->coded_width = (width + 15) & ~15;
+	dec->coded_height = (height + 15) & ~15;
+	dec->ctx->max_pixels = (int64_t)((width + 63) & ~63) * dec->coded_height;
+	dec->ctx->width = (width + 1) & ~1;
+	dec->ctx->height = (height + 1) & ~1;
 	/* Output each picture as soon as it is decoded. */
 	dec->ctx->flags |= AV_CODEC_FLAG_LOW_DELAY;
 	dec->ctx->thread_count = 1;
@@ -382,6 +399,9 @@ void video_decoder_destroy(struct video_decoder *dec)
 		return;
 	}
 	sws_freeContext(dec->sws);
+	if (dec->parser) {
+		av_parser_close(dec->parser);
+	}
 	av_packet_free(&dec->packet);
 	av_frame_free(&dec->frame);
 	av_frame_free(&dec->sw_frame);
@@ -389,6 +409,42 @@ void video_decoder_destroy(struct video_decoder *dec)
 	av_buffer_unref(&dec->hw_device);
 	free(dec->padded);
 	free(dec);
+}
+
+static bool parse_fits(struct video_decoder *dec, uint8_t *data, size_t size)
+{
+	uint8_t *parsed;
+	int parsed_size;
+	av_parser_parse2(dec->parser, dec->ctx, &parsed, &parsed_size, data, (int)size,
+		AV_NOPTS_VALUE, AV_NOPTS_VALUE, 0);
+	return dec->parser->coded_width <= dec->coded_width &&
+		dec->parser->coded_height <= dec->coded_height;
+}
+
+/* Whether every slice of the access unit (padded) belongs to a picture the
+ * decoder may allocate. The parser reads only up to the first slice of what
+ * it is given, so it gets the unit in pieces that each end with one slice:
+ * it then sees every parameter set and every slice in the decoder's order. */
+static bool screen_access_unit(struct video_decoder *dec, uint8_t *au, size_t size)
+{
+	dec->parser->flags |= PARSER_FLAG_COMPLETE_FRAMES;
+	size_t begin = 0;
+	bool in_slice = false;
+	for (size_t i = 0; i + 3 < size; i++) {
+		if (au[i] != 0 || au[i + 1] != 0 || au[i + 2] != 1) {
+			continue;
+		}
+		if (in_slice) {
+			if (!parse_fits(dec, au + begin, i - begin)) {
+				return false;
+			}
+			begin = i;
+		}
+		unsigned type = au[i + 3] & 0x1f;
+		in_slice = type == 1 || type == 5; /* coded slice: non-IDR, IDR */
+		i += 2;
+	}
+	return begin == size || parse_fits(dec, au + begin, size - begin);
 }
 
 bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,
@@ -412,6 +468,12 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 	}
 	memcpy(dec->padded, data, size);
 	memset(dec->padded + size, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+	if (!screen_access_unit(dec, dec->padded, size)) {
+		snprintf(err, err_size,
+			"video stream declares a %dx%d picture, the window is %dx%d",
+			dec->parser->coded_width, dec->parser->coded_height, width, height);
+		return false;
+	}
 	dec->packet->data = dec->padded;
 	dec->packet->size = (int)size;
 	int ret = avcodec_send_packet(dec->ctx, dec->packet);

@@ -36,7 +36,10 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
 	const uint32_t *pixels, int32_t stride, int64_t bitrate, struct buffer *out, bool *failed);
 
-struct video_decoder *video_decoder_create(char *err, size_t err_size);
+/* A decoder for a window of width x height: a stream that declares a larger
+ * picture is refused before anything is allocated for it. */
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+	size_t err_size);
 void video_decoder_destroy(struct video_decoder *dec);
 /* Decodes one access unit into dst (width x height, stride in pixels, opaque
  * BGRA). Returns false with a reason if the data does not decode to a picture

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 
 #include "check.h"
 #include "video.h"
@@ -41,7 +43,7 @@ static void roundtrip(int w, int h)
 {
 	char err[256];
 	struct video_encoder *enc = video_encoder_create(w, h, 60, 8000000, err, sizeof(err));
-	struct video_decoder *dec = video_decoder_create(err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(w, h, err, sizeof(err));
 	CHECK(enc && dec);
 	if (!enc || !dec) {
 		fprintf(stderr, "%s\n", err);
@@ -96,7 +98,7 @@ static void test_odd(void)
 static void test_garbage(void)
 {
 	char err[256];
-	struct video_decoder *dec = video_decoder_create(err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(64, 64, err, sizeof(err));
 	CHECK(dec != NULL);
 	uint32_t *out = calloc(64 * 64, 4);
 	uint8_t junk[4096];
@@ -122,7 +124,7 @@ static void test_garbage(void)
 	buffer_init(&au, 1 << 20);
 	bool produced = false, decoded = false;
 	CHECK(video_encoder_encode(enc, src, 96, 2000000, &au, &produced) && produced);
-	struct video_decoder *fresh = video_decoder_create(err, sizeof(err));
+	struct video_decoder *fresh = video_decoder_create(64, 64, err, sizeof(err));
 	CHECK(!video_decoder_decode(fresh, buffer_head(&au), buffer_size(&au), 64, 64, out, 64,
 		&decoded, err, sizeof(err)));
 	buffer_finish(&au);
@@ -133,12 +135,177 @@ static void test_garbage(void)
 	video_decoder_destroy(dec);
 }
 
+/* An H.264 bit writer, just enough for a parameter set and a slice header. */
+struct bits {
+	uint8_t rbsp[64];
+	size_t bit;
+};
+
+static void put_bit(struct bits *b, unsigned v)
+{
+	if (v) {
+		b->rbsp[b->bit / 8] |= (uint8_t)(0x80 >> (b->bit % 8));
+	}
+	b->bit++;
+}
+
+static void put_u(struct bits *b, unsigned v, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		put_bit(b, (v >> i) & 1);
+	}
+}
+
+static void put_ue(struct bits *b, unsigned v)
+{
+	int n = 0;
+	while ((v + 1) >> (n + 1)) {
+		n++;
+	}
+	put_u(b, 0, n);
+	put_u(b, v + 1, n + 1);
+}
+
+/* Appends start code, NAL header and the RBSP with its stop bit, inserting
+ * the emulation prevention bytes. */
+static size_t put_nal(uint8_t *out, size_t at, uint8_t header, struct bits *b)
+{
+	put_bit(b, 1);
+	size_t len = (b->bit + 7) / 8;
+	const uint8_t start[] = {0, 0, 0, 1};
+	memcpy(out + at, start, 4);
+	at += 4;
+	out[at++] = header;
+	int zeros = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (zeros == 2 && b->rbsp[i] <= 3) {
+			out[at++] = 3;
+			zeros = 0;
+		}
+		out[at++] = b->rbsp[i];
+		zeros = b->rbsp[i] == 0 ? zeros + 1 : 0;
+	}
+	return at;
+}
+
+/* SPS, PPS and an IDR slice of a picture of mbs_w x mbs_h macroblocks:
+ * some forty bytes that declare a picture as large as libavcodec allows. */
+static size_t huge_access_unit(uint8_t *out, unsigned mbs_w, unsigned mbs_h)
+{
+	struct bits sps = {0}, pps = {0}, slice = {0};
+	put_u(&sps, 66, 8); /* baseline profile */
+	put_u(&sps, 0, 8); /* constraint flags */
+	put_u(&sps, 51, 8); /* level 5.1 */
+	put_ue(&sps, 0); /* seq_parameter_set_id */
+	put_ue(&sps, 0); /* log2_max_frame_num_minus4 */
+	put_ue(&sps, 2); /* pic_order_cnt_type */
+	put_ue(&sps, 1); /* max_num_ref_frames */
+	put_bit(&sps, 0); /* gaps_in_frame_num_value_allowed_flag */
+	put_ue(&sps, mbs_w - 1);
+	put_ue(&sps, mbs_h - 1);
+	put_bit(&sps, 1); /* frame_mbs_only_flag */
+	put_bit(&sps, 1); /* direct_8x8_inference_flag */
+	put_bit(&sps, 0); /* frame_cropping_flag */
+	put_bit(&sps, 0); /* vui_parameters_present_flag */
+	put_ue(&pps, 0); /* pic_parameter_set_id */
+	put_ue(&pps, 0); /* seq_parameter_set_id */
+	put_bit(&pps, 0); /* entropy_coding_mode_flag: CAVLC */
+	put_bit(&pps, 0); /* bottom_field_pic_order_in_frame_present_flag */
+	put_ue(&pps, 0); /* num_slice_groups_minus1 */
+	put_ue(&pps, 0); /* num_ref_idx_l0_default_active_minus1 */
+	put_ue(&pps, 0); /* num_ref_idx_l1_default_active_minus1 */
+	put_bit(&pps, 0); /* weighted_pred_flag */
+	put_u(&pps, 0, 2); /* weighted_bipred_idc */
+	put_ue(&pps, 0); /* pic_init_qp_minus26 (se 0) */
+	put_ue(&pps, 0); /* pic_init_qs_minus26 */
+	put_ue(&pps, 0); /* chroma_qp_index_offset */
+	put_bit(&pps, 1); /* deblocking_filter_control_present_flag */
+	put_bit(&pps, 0); /* constrained_intra_pred_flag */
+	put_bit(&pps, 0); /* redundant_pic_cnt_present_flag */
+	put_ue(&slice, 0); /* first_mb_in_slice */
+	put_ue(&slice, 7); /* slice_type: I, all slices */
+	put_ue(&slice, 0); /* pic_parameter_set_id */
+	put_u(&slice, 0, 4); /* frame_num */
+	put_ue(&slice, 0); /* idr_pic_id */
+	put_bit(&slice, 0); /* no_output_of_prior_pics_flag */
+	put_bit(&slice, 0); /* long_term_reference_flag */
+	put_ue(&slice, 0); /* slice_qp_delta (se 0) */
+	put_ue(&slice, 1); /* disable_deblocking_filter_idc */
+	put_ue(&slice, 0); /* mb_type: I_NxN of the first macroblock, then nothing */
+	size_t at = put_nal(out, 0, 0x67, &sps);
+	at = put_nal(out, at, 0x68, &pps);
+	return put_nal(out, at, 0x65, &slice);
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static void test_huge_picture(void)
+{
+	/* A stream that declares a 16000x16000 picture for a 64x48 window: the
+	 * decoder must refuse it before it allocates for it. */
+	uint8_t au[256];
+	size_t size = huge_access_unit(au, 1000, 1000);
+	fprintf(stderr, "access unit of %zu bytes\n", size);
+	char err[256];
+	struct video_decoder *dec = video_decoder_create(64, 48, err, sizeof(err));
+	CHECK(dec != NULL);
+	uint32_t *out = calloc(64 * 48, 4);
+	long before = peak_rss_kib();
+	bool decoded = true;
+	for (int i = 0; i < 3; i++) {
+		bool ok = video_decoder_decode(dec, au, size, 64, 48, out, 64, &decoded, err,
+			sizeof(err));
+		CHECK(!decoded);
+		fprintf(stderr, "decode %d: %s\n", i, ok ? "no picture" : err);
+	}
+	/* A picture of the window's size first, then the large one, in one
+	 * access unit; and a picture of the window's size with the large one's
+	 * parameter sets in one unit, its slice in the next. */
+	struct video_decoder *mixed = video_decoder_create(64, 48, err, sizeof(err));
+	uint8_t two[512];
+	size_t small = huge_access_unit(two, 4, 3);
+	size = small + huge_access_unit(two + small, 1000, 1000);
+	CHECK(!video_decoder_decode(mixed, two, size, 64, 48, out, 64, &decoded, err, sizeof(err)));
+	fprintf(stderr, "two pictures: %s\n", err);
+	video_decoder_destroy(mixed);
+	struct video_decoder *split = video_decoder_create(64, 48, err, sizeof(err));
+	size_t slice = 0;
+	for (size_t i = small; i + 4 < size; i++) {
+		if (two[i] == 0 && two[i + 1] == 0 && two[i + 2] == 0 && two[i + 3] == 1 &&
+			two[i + 4] == 0x65) {
+			slice = i;
+		}
+	}
+	CHECK(slice > small);
+	CHECK(video_decoder_decode(split, two, slice, 64, 48, out, 64, &decoded, err, sizeof(err)));
+	CHECK(!video_decoder_decode(split, two + slice, size - slice, 64, 48, out, 64, &decoded,
+		err, sizeof(err)));
+	fprintf(stderr, "slice after its parameter sets: %s\n", err);
+	video_decoder_destroy(split);
+	long grown = peak_rss_kib() - before;
+	fprintf(stderr, "peak RSS grew by %ld KiB\n", grown);
+	CHECK(grown < 64 * 1024);
+	/* The same stream at the window's size is a stream the decoder takes. */
+	struct video_decoder *fits = video_decoder_create(64, 48, err, sizeof(err));
+	size = huge_access_unit(au, 4, 3);
+	CHECK(video_decoder_decode(fits, au, size, 64, 48, out, 64, &decoded, err, sizeof(err)));
+	video_decoder_destroy(fits);
+	video_decoder_destroy(dec);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
 		{"psnr", test_psnr},
 		{"odd", test_odd},
 		{"garbage", test_garbage},
+		{"huge_picture", test_huge_picture},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

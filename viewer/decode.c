@@ -41,7 +41,8 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 	char err[256];
 	if (msg->flags & WIRE_FRAME_RESET) {
 		video_decoder_destroy(window->decoder);
-		window->decoder = video_decoder_create(err, sizeof(err));
+		window->decoder =
+			video_decoder_create(window->width, window->height, err, sizeof(err));
 		if (!window->decoder) {
 			connection_fail(viewer, "window %u: cannot decode video: %s", window->id,
 				err);

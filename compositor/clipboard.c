@@ -150,17 +150,33 @@ static void handle_set_primary_selection(struct wl_listener *listener, void *dat
 	offer_to_viewer(server, WIRE_SELECTION_PRIMARY, false);
 }
 
+/* Clears the selection of that kind if it is the viewer's. */
+static void clear_viewers(struct rc_server *server, enum wire_selection_kind kind)
+{
+	struct wlr_seat *seat = server->seat;
+	uint32_t serial = wl_display_next_serial(server->display);
+	if (kind == WIRE_SELECTION_PRIMARY) {
+		struct wlr_primary_selection_source *p = seat->primary_selection_source;
+		if (p && p->impl == &remote_primary_impl) {
+			wlr_seat_set_primary_selection(seat, NULL, serial);
+		}
+	} else {
+		struct wlr_data_source *s = seat->selection_source;
+		if (s && s->impl == &remote_impl) {
+			wlr_seat_set_selection(seat, NULL, serial);
+		}
+	}
+}
+
 void clipboard_selection(struct rc_server *server, const struct wire_selection *msg)
 {
 	struct wlr_seat *seat = server->seat;
 	uint32_t serial = wl_display_next_serial(server->display);
 	bool primary = msg->kind == WIRE_SELECTION_PRIMARY;
 	if (msg->count == 0) {
-		if (primary) {
-			wlr_seat_set_primary_selection(seat, NULL, serial);
-		} else {
-			wlr_seat_set_selection(seat, NULL, serial);
-		}
+		/* The viewer's selection went: that clears only the viewer's own,
+		 * never one an app made since. */
+		clear_viewers(server, msg->kind);
 		return;
 	}
 	struct remote_source *r = calloc(1, sizeof(*r));
@@ -311,6 +327,10 @@ void clipboard_sync(struct rc_server *server)
 void clipboard_viewer_gone(struct rc_server *server)
 {
 	transfers_finish(&server->clipboard.transfers);
+	/* Nobody can paste what the viewer held: apps see no selection rather
+	 * than one that gives nothing. The next viewer offers its own. */
+	clear_viewers(server, WIRE_SELECTION_CLIPBOARD);
+	clear_viewers(server, WIRE_SELECTION_PRIMARY);
 }
 
 bool clipboard_init(struct rc_server *server)

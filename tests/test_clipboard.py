@@ -4,12 +4,15 @@ large pastes arrive intact and never stop the windows."""
 import hashlib
 import os
 import re
+import socket
+import struct
 import subprocess
 import time
 
 import pytest
 
-from rig import INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, VirtualKeyboard, focused, wait_for
+from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, VirtualKeyboard, focused, hello, message,
+                 read_messages, wait_for)
 
 
 def sha(path):
@@ -123,3 +126,100 @@ def test_the_primary_selection_works_both_ways(sides):
     wait_for("the local primary selection remotely",
              lambda: sides.run(sides.remote, "wl-paste", "--primary", "--no-newline").stdout
              == b"local primary")
+
+
+def paste(env, primary=False):
+    r = subprocess.run(["wl-paste", "--no-newline", *(["--primary"] if primary else [])],
+                       env=env, capture_output=True, timeout=60)
+    return r.stdout if r.returncode == 0 else None
+
+
+def copy(env, text, primary=False):
+    subprocess.run(["wl-copy", *(["--primary"] if primary else []), text], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+
+
+def test_a_copy_made_before_a_viewer_attaches_survives_the_attach(desktop):
+    VirtualKeyboard(desktop)  # a seat without a keyboard gives no focus serial
+    server = desktop.start_server([INPUT_CLIENT])
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    copy(remote, "before attach")
+    copy(remote, "primary before attach", primary=True)
+    wait_for("the remote selection", lambda: paste(remote) == b"before attach")
+    desktop.start_viewer(server)
+    wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
+    wait_for("the remote selection locally",
+             lambda: paste(desktop.local_env) == b"before attach")
+    assert paste(remote) == b"before attach"
+    assert paste(remote, primary=True) == b"primary before attach"
+
+
+@pytest.mark.desktop(extra='no_focus [app_id="rcomp-input-test"]\n')
+def test_a_remote_copy_waiting_for_focus_keeps_the_apps_selection_when_focus_comes(desktop):
+    """Without a keyboard serial the viewer cannot take the local selection,
+    so the remote one waits; the local compositor's empty selection, sent as
+    focus arrives, must not clear the app's."""
+    VirtualKeyboard(desktop)
+    desktop.start("local-app", [INPUT_CLIENT, "local-app"], desktop.local_env)
+    wait_for("a local window with focus", lambda: focused(desktop, "local-app"))
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    wait_for("the remote window", lambda: desktop.window(app_id="rcomp-input-test"))
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    copy(remote, "waiting for focus")
+    time.sleep(1)
+    assert focused(desktop, "local-app"), "the remote window took focus"
+    desktop.swaymsg('[app_id="rcomp-input-test"] focus')
+    wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
+    wait_for("the remote selection locally",
+             lambda: paste(desktop.local_env) == b"waiting for focus")
+    time.sleep(0.5)
+    assert paste(remote) == b"waiting for focus", "the app's selection was cleared"
+    assert paste(desktop.local_env) == b"waiting for focus"
+
+
+def test_an_empty_selection_from_a_viewer_clears_only_a_selection_that_viewer_made(desktop):
+    server = desktop.start_server([INPUT_CLIENT])
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    copy(remote, "the app's")
+    wait_for("the remote selection", lambda: paste(remote) == b"the app's")
+    viewer = socket.socket(socket.AF_UNIX)
+    viewer.connect(server.socket)
+    viewer.sendall(hello())
+    read_messages(viewer, 5, until=0x0208)  # to the end of the snapshot
+    for kind in (0, 1):
+        viewer.sendall(message(0x0301, struct.pack("<II", kind, 0)))
+    time.sleep(0.5)
+    assert paste(remote) == b"the app's", "the viewer's empty selection cleared the app's"
+    # The viewer's own selection is cleared by its empty one.
+    types = b"text/plain"
+    viewer.sendall(message(0x0301, struct.pack("<II", 0, 1) + struct.pack("<H", len(types)) +
+                           types))
+    wait_for("the viewer's selection remotely",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
+                                    capture_output=True).stdout == b"text/plain\n")
+    viewer.sendall(message(0x0301, struct.pack("<II", 0, 0)))
+    wait_for("no selection remotely",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
+                                    capture_output=True).returncode != 0)
+    viewer.close()
+
+
+def test_a_selection_a_viewer_made_goes_with_that_viewer(desktop):
+    """Nobody could paste it once the viewer is gone: apps see no selection
+    rather than one that gives nothing."""
+    server = desktop.start_server([INPUT_CLIENT])
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    viewer = socket.socket(socket.AF_UNIX)
+    viewer.connect(server.socket)
+    viewer.sendall(hello())
+    read_messages(viewer, 5, until=0x0208)
+    types = b"text/plain"
+    viewer.sendall(message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
+    wait_for("the viewer's selection remotely",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
+                                    capture_output=True).stdout == b"text/plain\n")
+    viewer.close()
+    wait_for("no selection remotely",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
+                                    capture_output=True).returncode != 0)

@@ -69,18 +69,45 @@ static const struct zwp_primary_selection_offer_v1_listener primary_offer_listen
 	.offer = primary_offer_offer,
 };
 
-/* Tells the server what the local selection of one kind offers. */
+/* Tells the server what the local selection of one kind offers, if that
+ * is news to it. */
 static void send_selection(struct rv_viewer *viewer, enum wire_selection_kind kind)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
 	struct rv_offer *offer = c->selection[kind];
-	if (offer && offer->own) {
-		return; /* the server's own selection, shown here */
-	}
-	static const struct mime_list none;
 	struct wire_msg msg;
-	mime_list_to_msg(offer ? &offer->types : &none, kind, &msg);
+	if (offer && offer->own) {
+		/* The server's own selection, shown here: it holds an app's. */
+		c->announced[kind] = false;
+		return;
+	}
+	if (!offer || offer->types.count == 0) {
+		/* The local selection went. That matters to the server only if it
+		 * holds the one we announced, and never when a remote selection
+		 * waits to be shown here: it is newer than ours. */
+		if (!c->announced[kind] || c->remote[kind].pending) {
+			return;
+		}
+		static const struct mime_list none;
+		log_debug("clipboard: the local %s selection went",
+			kind == WIRE_SELECTION_PRIMARY ? "primary" : "clipboard");
+		c->announced[kind] = false;
+		mime_list_to_msg(&none, kind, &msg);
+		connection_send(viewer, &msg);
+		return;
+	}
+	/* A local copy is newer than a remote one still waiting for a serial. */
+	c->remote[kind].pending = false;
+	c->announced[kind] = true;
+	log_debug("clipboard: offering the local %s selection (%u types)",
+		kind == WIRE_SELECTION_PRIMARY ? "primary" : "clipboard", offer->types.count);
+	mime_list_to_msg(&offer->types, kind, &msg);
 	connection_send(viewer, &msg);
+}
+
+static bool own_source(struct rv_clipboard *c, enum wire_selection_kind kind)
+{
+	return kind == WIRE_SELECTION_CLIPBOARD ? c->source != NULL : c->primary_source != NULL;
 }
 
 static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_kind kind,
@@ -91,13 +118,12 @@ static void set_local_selection(struct rv_viewer *viewer, enum wire_selection_ki
 		offer_destroy(c->selection[kind]);
 		c->selection[kind] = offer;
 	}
-	/* The compositor shows us our own selection, set just before, as an
-	 * offer with the same types: the server has it already. */
-	if (offer && c->expect_own[kind] &&
-		mime_list_equal(&offer->types, &c->remote[kind].types)) {
+	/* The compositor shows us our own selection as an offer of the same
+	 * types. Ours stays the selection until the compositor cancels our
+	 * source, which it does before it tells us of anyone else's. */
+	if (offer && own_source(c, kind) && mime_list_equal(&offer->types, &c->offered[kind])) {
 		offer->own = true;
 	}
-	c->expect_own[kind] = false;
 	send_selection(viewer, kind);
 }
 
@@ -274,6 +300,8 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 		return;
 	}
 	r->pending = false;
+	log_debug("clipboard: the remote %s selection (%u types) becomes the local one",
+		kind == WIRE_SELECTION_PRIMARY ? "primary" : "clipboard", r->types.count);
 	/* A remote selection that went clears only ours, never one a local
 	 * app made since. */
 	if (r->types.count == 0 &&
@@ -281,7 +309,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 						   : (void *)c->primary_source)) {
 		return;
 	}
-	c->expect_own[kind] = r->types.count > 0;
+	c->offered[kind] = r->types;
 	if (kind == WIRE_SELECTION_CLIPBOARD && c->device) {
 		struct wl_data_source *source = NULL;
 		if (r->types.count > 0) {
@@ -341,7 +369,12 @@ void clipboard_selection(struct rv_viewer *viewer, const struct wire_selection *
 {
 	struct rv_remote *r = &viewer->clipboard.remote[msg->kind];
 	mime_list_from_msg(&r->types, msg);
+	log_debug("clipboard: the server's %s selection offers %u types",
+		msg->kind == WIRE_SELECTION_PRIMARY ? "primary" : "clipboard", r->types.count);
 	r->pending = true;
+	/* The server tells us only of selections not ours: it holds none of
+	 * ours now. */
+	viewer->clipboard.announced[msg->kind] = false;
 	apply_remote(viewer, msg->kind);
 }
 
@@ -355,6 +388,10 @@ void clipboard_transfer(struct rv_viewer *viewer, const struct wire_msg *msg)
 
 void clipboard_link_up(struct rv_viewer *viewer)
 {
+	/* A new server connection holds nothing of ours: offer a local
+	 * selection, but an empty one is no news and would clear nothing. */
+	viewer->clipboard.announced[WIRE_SELECTION_CLIPBOARD] = false;
+	viewer->clipboard.announced[WIRE_SELECTION_PRIMARY] = false;
 	send_selection(viewer, WIRE_SELECTION_CLIPBOARD);
 	send_selection(viewer, WIRE_SELECTION_PRIMARY);
 }

@@ -185,7 +185,12 @@ struct rv_clipboard {
 	struct wl_data_source *source; /* ours: the remote clipboard */
 	struct zwp_primary_selection_source_v1 *primary_source;
 	struct rv_remote remote[2];
-	bool expect_own[2]; /* we just set that selection: its offer is ours */
+	/* The types our source of that kind offers, while it is the local
+	 * selection or on its way to be: an offer of these is ours. */
+	struct mime_list offered[2];
+	/* We told the server of a local selection of that kind it still holds:
+	 * only then may we tell it that selection went. */
+	bool announced[2];
 	struct transfers transfers;
 };
 

@@ -18,6 +18,7 @@
 #include "clipboard.h"
 #include "log.h"
 #include "mime.h"
+#include "monotonic.h"
 
 /* The viewer's selection, as a source apps here can paste from. */
 struct remote_source {
@@ -295,9 +296,20 @@ static void transfer_done(void *data, struct transfer *tr, bool ok)
 		(unsigned long long)tr->bytes, tr->sending ? "to" : "from");
 }
 
+static int handle_idle_timer(void *data)
+{
+	clipboard_sync(data);
+	return 0;
+}
+
 void clipboard_sync(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
+	/* Stalled transfers end first, so no watch is left on a closed fd. */
+	int64_t next = transfers_expire(&c->transfers, monotonic_usec());
+	if (c->idle_timer) {
+		wl_event_source_timer_update(c->idle_timer, next < 0 ? 0 : (int)(next / 1000) + 1);
+	}
 	bool may_send = server->connection && connection_may_send_bulk(server->connection);
 	for (size_t i = 0; i < TRANSFER_MAX; i++) {
 		struct transfer *tr = &c->transfers.slots[i];
@@ -337,7 +349,8 @@ bool clipboard_init(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
 	transfers_init(&c->transfers, transfer_send, transfer_done, server);
-	if (!wlr_primary_selection_v1_device_manager_create(server->display) ||
+	c->idle_timer = wl_event_loop_add_timer(server->loop, handle_idle_timer, server);
+	if (!c->idle_timer || !wlr_primary_selection_v1_device_manager_create(server->display) ||
 		!wlr_data_control_manager_v1_create(server->display)) {
 		return false;
 	}
@@ -365,6 +378,10 @@ void clipboard_finish(struct rc_server *server)
 {
 	struct rc_clipboard *c = &server->clipboard;
 	transfers_finish(&c->transfers);
+	if (c->idle_timer) {
+		wl_event_source_remove(c->idle_timer);
+		c->idle_timer = NULL;
+	}
 	wl_list_remove(&c->request_set_selection.link);
 	wl_list_remove(&c->request_set_primary_selection.link);
 	wl_list_remove(&c->set_selection.link);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "monotonic.h"
 #include "transfer.h"
 
 void transfers_init(struct transfers *t, void (*send)(void *, const struct wire_msg *),
@@ -61,6 +62,7 @@ struct transfer *transfers_start(struct transfers *t, uint32_t id, int fd, bool 
 			tr->id = id;
 			tr->fd = fd;
 			tr->sending = sending;
+			tr->active_us = monotonic_usec();
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 			return tr;
 		}
@@ -152,6 +154,7 @@ static void handle_readable(struct transfers *t, struct transfer *tr)
 	}
 	tr->in_flight += (uint32_t)n;
 	tr->bytes += (uint64_t)n;
+	tr->active_us = monotonic_usec();
 	send_data(t, tr, chunk, (uint32_t)n, 0);
 }
 
@@ -175,6 +178,7 @@ static void handle_writable(struct transfers *t, struct transfer *tr)
 		tr->len -= (uint32_t)n;
 		tr->unacked += (uint32_t)n;
 		tr->bytes += (uint64_t)n;
+		tr->active_us = monotonic_usec();
 	}
 	if (tr->len == 0) {
 		tr->head = 0;
@@ -198,6 +202,29 @@ void transfers_handle_fd(struct transfers *t, struct transfer *tr)
 	}
 }
 
+int64_t transfers_expire(struct transfers *t, uint64_t now)
+{
+	int64_t next = -1;
+	for (int i = 0; i < TRANSFER_MAX; i++) {
+		struct transfer *tr = &t->slots[i];
+		if (tr->fd < 0) {
+			continue;
+		}
+		int64_t left = (int64_t)(tr->active_us + TRANSFER_IDLE_US - now);
+		if (left > 0) {
+			next = next < 0 || left < next ? left : next;
+			continue;
+		}
+		if (tr->sending) {
+			send_data(t, tr, NULL, 0, WIRE_TRANSFER_END | WIRE_TRANSFER_FAILED);
+		} else if (!tr->end) {
+			send_ack(t, tr, WIRE_TRANSFER_CANCEL);
+		}
+		end_transfer(t, tr, false);
+	}
+	return next;
+}
+
 bool transfers_handle_message(struct transfers *t, const struct wire_msg *msg, char *err,
 	size_t err_size)
 {
@@ -212,6 +239,9 @@ bool transfers_handle_message(struct transfers *t, const struct wire_msg *msg, c
 			return false;
 		}
 		tr->in_flight -= msg->transfer_ack.bytes;
+		if (msg->transfer_ack.bytes > 0) {
+			tr->active_us = monotonic_usec();
+		}
 		if (msg->transfer_ack.flags & WIRE_TRANSFER_CANCEL) {
 			end_transfer(t, tr, false);
 		}
@@ -238,6 +268,7 @@ bool transfers_handle_message(struct transfers *t, const struct wire_msg *msg, c
 		memcpy(tr->buf + tr->head + tr->len, msg->transfer_data.data, len);
 		tr->len += len;
 	}
+	tr->active_us = monotonic_usec();
 	if (msg->transfer_data.flags & WIRE_TRANSFER_FAILED) {
 		end_transfer(t, tr, false);
 		return true;

@@ -19,6 +19,10 @@
  * this, so a large paste shares the link with frames instead of queueing
  * ahead of them. */
 #define TRANSFER_HIGH_WATER (1024 * 1024)
+/* A transfer in which no byte moved for this long ends, and the peer is
+ * told: a peer or app that never answers cannot hold a paste or a slot.
+ * X toolkits wait as long for a selection owner. */
+#define TRANSFER_IDLE_US (5 * 1000000)
 
 struct transfer {
 	uint32_t id;
@@ -31,6 +35,7 @@ struct transfer {
 	uint32_t head, len;
 	uint32_t unacked; /* written since the last ack */
 	bool end; /* no more data will arrive */
+	uint64_t active_us; /* when a byte last moved, or it started */
 };
 
 struct transfers {
@@ -60,6 +65,10 @@ void transfers_refuse(struct transfers *t, uint32_t id);
 short transfers_events(const struct transfer *tr, bool may_send);
 /* The fd is ready (or failed): moves what it can. */
 void transfers_handle_fd(struct transfers *t, struct transfer *tr);
+/* Ends the transfers in which nothing moved for TRANSFER_IDLE_US before now,
+ * telling the peer. Returns the microseconds until the next one may expire,
+ * or -1 if there is no transfer. */
+int64_t transfers_expire(struct transfers *t, uint64_t now);
 /* transfer_data or transfer_ack from the peer. False (err set) if the peer
  * broke the protocol, e.g. sent more than the window. */
 bool transfers_handle_message(struct transfers *t, const struct wire_msg *msg, char *err,

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, VirtualKeyboard, focused, hello, message,
-                 read_messages, wait_for)
+from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_VIEW, VirtualKeyboard, fake_server,
+                 focused, frame, hello, message, read_messages, wait_for, welcome, window_new)
 
 
 def sha(path):
@@ -223,3 +223,65 @@ def test_a_selection_a_viewer_made_goes_with_that_viewer(desktop):
     wait_for("no selection remotely",
              lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
                                     capture_output=True).returncode != 0)
+
+
+def test_a_paste_from_a_viewer_that_never_answers_ends_after_5_idle_seconds(desktop):
+    """The viewer offers a type and ignores the request for it: the paste
+    ends empty, the viewer is told to stop, and the slot is free again."""
+    server = desktop.start_server([INPUT_CLIENT])
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    viewer = socket.socket(socket.AF_UNIX)
+    viewer.connect(server.socket)
+    viewer.sendall(hello())
+    read_messages(viewer, 5, until=0x0208)
+    types = b"text/plain"
+    viewer.sendall(message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
+    wait_for("the viewer's selection remotely",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
+                                    capture_output=True).stdout == b"text/plain\n")
+    pastes = [subprocess.Popen(["wl-paste", "--no-newline"], env=remote,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+              for _ in range(20)]
+    got = read_messages(viewer, 3)
+    requests = [struct.unpack_from("<I", body)[0] for t, body in got if t == 0x0302]
+    assert len(requests) == 16, "expected 16 requests (one per slot), got %d" % len(requests)
+    # Each paste ends: the first 16 when they stall, the rest at once.
+    for p in pastes:
+        out, _ = p.communicate(timeout=60)
+        assert out == b""
+    cancelled = [struct.unpack_from("<III", body) for t, body in read_messages(viewer, 2)
+                 if t == 0x0304]
+    assert sorted(i for i, _, flags in cancelled if flags & 1) == sorted(requests), cancelled
+    assert desktop.read_log("rcomp-run").count("gave up after 0 bytes from the viewer") == 16
+    # The slots are free: a paste asks the viewer again.
+    late = subprocess.Popen(["wl-paste"], env=remote, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for("a new request", lambda: any(t == 0x0302 for t, _ in read_messages(viewer, 1)))
+    late.kill()
+    viewer.close()
+
+
+def test_a_local_paste_from_a_server_that_never_answers_ends_after_5_idle_seconds(desktop):
+    VirtualKeyboard(desktop)
+    listener, path = fake_server(desktop)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    types = b"text/plain"
+    conn.sendall(welcome() + window_new(1, 64, 64) + message(0x0208) +
+                 frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4) +
+                 message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
+    wait_for("the remote selection locally",
+             lambda: subprocess.run(["wl-paste", "--list-types"], env=desktop.local_env,
+                                    capture_output=True).stdout == b"text/plain\n")
+    paste = subprocess.Popen(["wl-paste", "--no-newline"], env=desktop.local_env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    got = read_messages(conn, 3, until=0x0302)
+    requests = [struct.unpack_from("<I", body)[0] for t, body in got if t == 0x0302]
+    assert len(requests) == 1, got
+    out, _ = paste.communicate(timeout=60)
+    assert out == b""
+    acks = [struct.unpack_from("<III", body) for t, body in read_messages(conn, 2)
+            if t == 0x0304]
+    assert acks == [(requests[0], 0, 1)], "expected a cancel of the request: %s" % acks
+    conn.close()

@@ -13,6 +13,7 @@
 #include "clipboard.h"
 #include "connection.h"
 #include "log.h"
+#include "monotonic.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 
 struct rv_offer {
@@ -435,6 +436,12 @@ void clipboard_seat(struct rv_viewer *viewer)
 		zwp_primary_selection_device_v1_add_listener(c->primary_device,
 			&primary_device_listener, viewer);
 	}
+}
+
+int clipboard_expire(struct rv_viewer *viewer)
+{
+	int64_t next = transfers_expire(&viewer->clipboard.transfers, monotonic_usec());
+	return next < 0 ? -1 : (int)(next / 1000) + 1;
 }
 
 void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send)

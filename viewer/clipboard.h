@@ -24,6 +24,9 @@ void clipboard_request(struct rv_viewer *viewer, const struct wire_transfer_requ
 void clipboard_transfer(struct rv_viewer *viewer, const struct wire_msg *msg);
 void clipboard_link_up(struct rv_viewer *viewer);
 void clipboard_link_down(struct rv_viewer *viewer);
+/* Ends transfers that stalled; returns the milliseconds until the next
+ * may, or -1 when there is none. Call before clipboard_poll_fds. */
+int clipboard_expire(struct rv_viewer *viewer);
 /* Fills TRANSFER_MAX pollfds, one per transfer slot; apps are read only
  * while the link has room (may_send). */
 void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);

@@ -98,6 +98,8 @@ static bool turn(struct rv_viewer *viewer)
 		viewer->exit_code = 1;
 		return false;
 	}
+	/* Stalled transfers end before the flush that tells the server. */
+	int stall = clipboard_expire(viewer);
 	if (conn->connected && !conn->connecting) {
 		connection_flush(viewer);
 	}
@@ -117,9 +119,13 @@ static bool turn(struct rv_viewer *viewer)
 		fds[2].fd = -1;
 	}
 	/* Clipboard data is read only while the server keeps up. */
+	int timeout = poll_timeout(viewer);
+	if (stall >= 0 && (timeout < 0 || stall < timeout)) {
+		timeout = stall;
+	}
 	clipboard_poll_fds(viewer, fds + 3,
 		up && channel_queued(&conn->channel) < TRANSFER_HIGH_WATER);
-	if (poll(fds, sizeof(fds) / sizeof(fds[0]), poll_timeout(viewer)) < 0) {
+	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
 		if (errno == EINTR) {
 			return true;

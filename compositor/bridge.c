@@ -37,14 +37,9 @@ static void say_goodbye(int fd, enum wire_goodbye_reason reason, int status, con
 
 int bridge_list(void)
 {
-	char dir[SESSION_PATH_MAX];
-	struct session_info infos[256];
-	if (!session_dir(dir, sizeof(dir), false)) {
-		return 1;
-	}
-	int n = session_list(dir, infos, 256);
+	static struct session_info infos[256];
+	int n = session_list(infos, 256);
 	if (n < 0) {
-		log_error("cannot read %s: %s", dir, strerror(errno));
 		return 1;
 	}
 	if (n == 0) {
@@ -152,19 +147,19 @@ static int connect_session(const char *dir, const char *name)
 
 int bridge_attach(const char *name)
 {
-	char dir[SESSION_PATH_MAX], text[WIRE_MAX_TEXT];
-	struct session_info infos[256];
-	int n = session_dir(dir, sizeof(dir), false) ? session_list(dir, infos, 256) : -1;
-	const char *chosen = NULL;
+	char text[WIRE_MAX_TEXT];
+	static struct session_info infos[256];
+	int n = session_list(infos, 256);
+	const struct session_info *chosen = NULL;
 	if (n < 0) {
 		snprintf(text, sizeof(text), "cannot read the session directory");
 	} else {
 		int i = session_choose(infos, n, name, text, sizeof(text));
-		chosen = i >= 0 ? infos[i].name : NULL;
+		chosen = i >= 0 ? &infos[i] : NULL;
 	}
-	int sock = chosen ? connect_session(dir, chosen) : -1;
+	int sock = chosen ? connect_session(chosen->dir, chosen->name) : -1;
 	if (chosen && sock < 0) {
-		snprintf(text, sizeof(text), "session %s does not answer: %s", chosen,
+		snprintf(text, sizeof(text), "session %s does not answer: %s", chosen->name,
 			strerror(errno));
 	}
 	if (sock < 0) {
@@ -172,7 +167,7 @@ int bridge_attach(const char *name)
 		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, 1, text);
 		return 1;
 	}
-	log_debug("attached to session %s", chosen);
+	log_debug("attached to session %s", chosen->name);
 	int status = bridge(sock);
 	close(sock);
 	return status;

@@ -75,13 +75,15 @@ bool record_init(struct rc_server *server, char **app)
 		snprintf(record->name, sizeof(record->name), "stdio-%ld", (long)getpid());
 		return true;
 	}
-	if (!session_dir(record->dir, sizeof(record->dir), true)) {
+	/* A --persist session outlives the login: not in the runtime dir. */
+	if (!session_dir_create(record->dir, sizeof(record->dir), server->options.persist)) {
 		record->dir[0] = '\0';
 		return false;
 	}
-	/* Listing first also clears the records of sessions that died. */
-	struct session_info infos[256];
-	int n = session_list(record->dir, infos, 256);
+	/* Listing first also clears the records of sessions that died. Names
+	 * are unique across all the session directories. */
+	static struct session_info infos[256];
+	int n = session_list(infos, 256);
 	const char *name = server->options.name;
 	if (name) {
 		if (name_taken(record->dir, infos, n, name)) {

@@ -16,35 +16,121 @@
 #include "log.h"
 #include "session.h"
 
-bool session_dir(char *out, size_t size, bool create)
+/* Room for DIR/NAME.token in a socket address. */
+static bool dir_fits(const char *dir)
 {
+	return strlen(dir) + 1 + WIRE_MAX_SESSION_NAME + 6 < SESSION_PATH_MAX;
+}
+
+/* Adds a + b unless it does not fit. */
+static void add_dir(struct session_dir *dirs, int *n, enum session_dir_kind kind, const char *a,
+	const char *b)
+{
+	int len = snprintf(dirs[*n].path, SESSION_PATH_MAX, "%s%s", a, b);
+	if (len > 0 && len < SESSION_PATH_MAX) {
+		dirs[(*n)++].kind = kind;
+	}
+}
+
+static bool absolute(const char *path)
+{
+	return path && path[0] == '/';
+}
+
+int session_dirs(struct session_dir dirs[SESSION_DIRS_MAX])
+{
+	int n = 0;
 	const char *env = getenv("RCOMP_DIR");
-	int n = env && *env ? snprintf(out, size, "%s", env)
-			    : snprintf(out, size, "/tmp/rcomp-%u", (unsigned)getuid());
-	if (n < 0 || (size_t)n >= size ||
-		(size_t)n + 1 + WIRE_MAX_SESSION_NAME + 6 >= SESSION_PATH_MAX) {
-		log_error("session directory path is too long: %s", out);
-		return false;
+	if (env && *env) {
+		add_dir(dirs, &n, SESSION_DIR_OVERRIDE, env, "");
+		return n;
 	}
-	if (create && mkdir(out, 0700) < 0 && errno != EEXIST) {
-		log_error("cannot create the session directory %s: %s", out, strerror(errno));
-		return false;
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	if (absolute(runtime)) {
+		add_dir(dirs, &n, SESSION_DIR_RUNTIME, runtime, "/rcomp");
 	}
+	const char *tmp = getenv("TMPDIR");
+	char uid[32];
+	snprintf(uid, sizeof(uid), "/rcomp-%u", (unsigned)getuid());
+	add_dir(dirs, &n, SESSION_DIR_TMP, absolute(tmp) ? tmp : "/tmp", uid);
+	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (absolute(cache)) {
+		add_dir(dirs, &n, SESSION_DIR_CACHE, cache, "/rcomp");
+	} else if (absolute(home)) {
+		add_dir(dirs, &n, SESSION_DIR_CACHE, home, "/.cache/rcomp");
+	}
+	return n;
+}
+
+/* Whether dir is a directory of ours that no one else may enter; if not,
+ * why in why. Missing is not usable, with errno ENOENT. */
+static bool dir_usable(const char *dir, char *why, size_t why_size)
+{
 	struct stat st;
-	if (lstat(out, &st) < 0) {
-		if (!create && errno == ENOENT) {
-			return true; /* no sessions yet */
+	if (lstat(dir, &st) < 0) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_size, "it is not a directory");
+	} else if (st.st_uid != getuid()) {
+		snprintf(why, why_size, "it belongs to user %u", (unsigned)st.st_uid);
+	} else if (st.st_mode & 077) {
+		snprintf(why, why_size, "others may enter it (mode %03o, not 700)",
+			(unsigned)(st.st_mode & 0777));
+	} else {
+		return true;
+	}
+	errno = EPERM;
+	return false;
+}
+
+static bool make_dir(const char *dir, bool parent, char *why, size_t why_size)
+{
+	if (!dir_fits(dir)) {
+		snprintf(why, why_size, "its path is too long for a socket address");
+		return false;
+	}
+	if (parent) {
+		/* ~/.cache may not exist yet: make it as private as ours. */
+		char up[SESSION_PATH_MAX];
+		snprintf(up, sizeof(up), "%s", dir);
+		char *slash = strrchr(up, '/');
+		if (slash && slash != up) {
+			*slash = '\0';
+			(void)mkdir(up, 0700);
 		}
-		log_error("cannot use the session directory %s: %s", out, strerror(errno));
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, why_size, "%s", strerror(errno));
 		return false;
 	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
-		log_error("refusing the session directory %s: it must be a directory of user %u "
-			  "with mode 0700",
-			out, (unsigned)getuid());
-		return false;
+	return dir_usable(dir, why, why_size);
+}
+
+bool session_dir_create(char *out, size_t size, bool durable)
+{
+	struct session_dir dirs[SESSION_DIRS_MAX];
+	char why[160];
+	int n = session_dirs(dirs);
+	for (int i = 0; i < n; i++) {
+		const struct session_dir *dir = &dirs[i];
+		if (durable && dir->kind == SESSION_DIR_RUNTIME) {
+			continue; /* gone when the login ends */
+		}
+		if (make_dir(dir->path, dir->kind == SESSION_DIR_CACHE, why, sizeof(why))) {
+			snprintf(out, size, "%s", dir->path);
+			return true;
+		}
+		if (dir->kind == SESSION_DIR_OVERRIDE || i == n - 1) {
+			log_error("cannot use the session directory %s: %s", dir->path, why);
+			return false;
+		}
+		log_info("passing over the session directory %s (%s): trying %s", dir->path, why,
+			dirs[i + 1].path);
 	}
-	return true;
+	log_error("no session directory: set RCOMP_DIR");
+	return false;
 }
 
 bool session_path(char *out, size_t size, const char *dir, const char *name, const char *suffix)
@@ -129,7 +215,7 @@ static int by_start(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int session_list(const char *dir, struct session_info *out, int max)
+static int list_dir(const char *dir, struct session_info *out, int max)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -151,15 +237,47 @@ int session_list(const char *dir, struct session_info *out, int max)
 		if (!wire_session_name_ok(name, len - 5)) {
 			continue;
 		}
-		struct session_info info;
-		if (!read_info(dir, name, &info) || (kill(info.pid, 0) < 0 && errno == ESRCH)) {
+		struct session_info *info = &out[n];
+		if (!read_info(dir, name, info) || (kill(info->pid, 0) < 0 && errno == ESRCH)) {
 			/* Its process is gone: a session that was killed. */
 			session_remove(dir, name);
 			continue;
 		}
-		out[n++] = info;
+		size_t dir_len = strnlen(dir, sizeof(info->dir) - 1);
+		memcpy(info->dir, dir, dir_len);
+		info->dir[dir_len] = '\0';
+		n++;
 	}
 	closedir(d);
+	return n;
+}
+
+int session_list(struct session_info *out, int max)
+{
+	struct session_dir dirs[SESSION_DIRS_MAX];
+	char why[160];
+	int ndirs = session_dirs(dirs), n = 0;
+	for (int i = 0; i < ndirs; i++) {
+		const char *dir = dirs[i].path;
+		if (!dir_usable(dir, why, sizeof(why))) {
+			if (errno == ENOENT) {
+				continue;
+			}
+			if (dirs[i].kind == SESSION_DIR_OVERRIDE) {
+				log_error("cannot use the session directory %s: %s", dir, why);
+				return -1;
+			}
+			/* Not ours: nothing of ours is in it. */
+			log_debug("passing over %s: %s", dir, why);
+			continue;
+		}
+		int found = list_dir(dir, out + n, max - n);
+		if (found < 0) {
+			log_error("cannot read the session directory %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		n += found;
+	}
 	qsort(out, (size_t)n, sizeof(*out), by_start);
 	return n;
 }

@@ -17,6 +17,7 @@
 
 struct session_info {
 	char name[WIRE_MAX_SESSION_NAME + 1];
+	char dir[SESSION_PATH_MAX]; /* the session directory it lives in */
 	pid_t pid;
 	int64_t started; /* wall clock, seconds */
 	bool attached; /* a viewer is attached now */
@@ -24,12 +25,34 @@ struct session_info {
 };
 
 /*
- * This user's session directory: $RCOMP_DIR if set, else /tmp/rcomp-UID. Not
- * XDG_RUNTIME_DIR: logind removes it when the last login ends, which is
- * exactly when a detached session must stay reachable. With create, makes it
- * (mode 0700). Refuses a directory that is not ours or that others can enter.
+ * This user's session directories, in the order they are searched: just
+ * $RCOMP_DIR if it is set, else
+ *  - $XDG_RUNTIME_DIR/rcomp: private by birth, but logind removes it when
+ *    the user's last login ends, so only for sessions that end with theirs;
+ *  - ${TMPDIR:-/tmp}/rcomp-UID: for sessions that outlive the login
+ *    (--persist), and where there is no runtime directory;
+ *  - ${XDG_CACHE_HOME:-~/.cache}/rcomp: where those go when the one in /tmp
+ *    is not ours to use (another user can make it first).
+ * Each must be a directory of ours that no one else may enter.
  */
-bool session_dir(char *out, size_t size, bool create);
+enum session_dir_kind {
+	SESSION_DIR_OVERRIDE,
+	SESSION_DIR_RUNTIME,
+	SESSION_DIR_TMP,
+	SESSION_DIR_CACHE
+};
+struct session_dir {
+	char path[SESSION_PATH_MAX];
+	enum session_dir_kind kind;
+};
+#define SESSION_DIRS_MAX 3
+int session_dirs(struct session_dir dirs[SESSION_DIRS_MAX]);
+
+/* Makes (mode 0700) or checks the directory a new session records itself
+ * in: the first usable of session_dirs, but not the runtime directory for a
+ * durable session. A directory that is not usable is passed over with a
+ * warning; $RCOMP_DIR never is. */
+bool session_dir_create(char *out, size_t size, bool durable);
 
 /* DIR/NAME.SUFFIX, or false if it does not fit a socket address. */
 bool session_path(char *out, size_t size, const char *dir, const char *name, const char *suffix);
@@ -41,10 +64,11 @@ bool session_write_info(const char *dir, const struct session_info *info);
 void session_remove(const char *dir, const char *name);
 
 /*
- * Live sessions in DIR, oldest first, at most max; files of sessions whose
- * process is gone are removed. Returns the number found, or -1.
+ * Live sessions in every session directory, oldest first, at most max;
+ * files of sessions whose process is gone are removed. Returns the number
+ * found, or -1 if a directory could not be read.
  */
-int session_list(const char *dir, struct session_info *out, int max);
+int session_list(struct session_info *out, int max);
 
 /*
  * Which of n listed sessions to attach to: the one named name, or with no

@@ -250,7 +250,32 @@ class Rig:
                                   os.path.join(self.tmp, "pixel.ppm"))
         return tuple(p[0:3])
 
+    def _end_persistent_sessions(self):
+        """--persist sessions are daemons, out of reach of killpg: end each
+        one the test's session directories record."""
+        pids = []
+        for info in glob.glob(os.path.join(self.tmp, "**", "*.info"), recursive=True):
+            try:
+                with open(info) as f:
+                    pids += [int(line[4:]) for line in f if line.startswith("pid=")]
+            except (OSError, ValueError):
+                pass
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+        end = time.monotonic() + 5
+        for pid in pids:
+            while os.path.exists("/proc/%d" % pid) and time.monotonic() < end:
+                time.sleep(0.05)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def close(self):
+        self._end_persistent_sessions()
         for p in reversed(self.procs):
             if p.poll() is None:
                 try:

@@ -420,3 +420,80 @@ def test_a_token_file_others_can_read_or_that_is_not_ours_is_refused(desktop):
                                  token], env=desktop.local_env, capture_output=True, text=True,
                                 timeout=20)
         assert viewer.returncode != 0 and "chmod 600" in viewer.stderr, viewer.stderr
+
+
+def own_dirs(desktop, **dirs):
+    """An environment without RCOMP_DIR, with each of dirs (TMPDIR=...) a
+    new directory under the test's, short enough for socket addresses."""
+    env = dict(desktop.remote_env)
+    env.pop("RCOMP_DIR")
+    for key, leaf in dirs.items():
+        path = os.path.join(desktop.tmp, leaf)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        env[key] = path
+    return env
+
+
+def persistent_session(desktop, env, name):
+    """rcomp-run --stdio --persist, as ssh runs it, left detached."""
+    p = subprocess.Popen([RCOMP_RUN, "--stdio", "--persist", "--name", name, "--",
+                          INPUT_CLIENT], env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = p.communicate(input=b"", timeout=20)
+    return err.decode()
+
+
+def wait_listed(env, name):
+    return wait_for("--list to show %s" % name, lambda: re.search(
+        r"^%s\s" % name, subprocess.run([RCOMP_RUN, "--list"], env=env, capture_output=True,
+                                        text=True, timeout=10).stdout, re.M))
+
+
+def test_a_session_lives_in_xdg_runtime_dir_when_there_is_one(desktop):
+    env = own_dirs(desktop, XDG_RUNTIME_DIR="r", TMPDIR="t", XDG_CACHE_HOME="c")
+    desktop.start("rcomp-run", [RCOMP_RUN, "--name", "here", "--", INPUT_CLIENT], env)
+    sock = os.path.join(env["XDG_RUNTIME_DIR"], "rcomp", "here.sock")
+    wait_for("the session's socket in the runtime dir", lambda: os.path.exists(sock))
+    assert stat.S_IMODE(os.stat(os.path.dirname(sock)).st_mode) == 0o700
+    wait_listed(env, "here")
+    local = desktop.local_env
+    viewer_env = dict(local, XDG_RUNTIME_DIR=env["XDG_RUNTIME_DIR"],
+                      WAYLAND_DISPLAY=os.path.join(local["XDG_RUNTIME_DIR"],
+                                                   local["WAYLAND_DISPLAY"]))
+    viewer_env.pop("RCOMP_DIR")
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--attach", "here"], viewer_env)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+
+
+def test_a_persistent_session_outlives_the_login_in_tmpdir(desktop):
+    env = own_dirs(desktop, XDG_RUNTIME_DIR="r", TMPDIR="t", XDG_CACHE_HOME="c")
+    persistent_session(desktop, env, "kept")
+    sock = os.path.join(env["TMPDIR"], "rcomp-%d" % os.getuid(), "kept.sock")
+    wait_for("the session's socket under $TMPDIR", lambda: os.path.exists(sock))
+    wait_listed(env, "kept")
+    # Found from another login, whose runtime directory is another one.
+    wait_listed(dict(env, XDG_RUNTIME_DIR=desktop.remote_rt), "kept")
+    subprocess.run([RCOMP_RUN, "--attach", "kept"], env=env, stdin=subprocess.DEVNULL,
+                   capture_output=True, timeout=10)
+
+
+def test_another_users_tmp_directory_sends_sessions_to_a_private_one(desktop):
+    """Anyone can make /tmp/rcomp-UID before us: rcomp-run does not stop but
+    uses ~/.cache/rcomp, and --list and --attach look there too."""
+    env = own_dirs(desktop, XDG_RUNTIME_DIR="r", TMPDIR="t", XDG_CACHE_HOME="c")
+    taken = os.path.join(env["TMPDIR"], "rcomp-%d" % os.getuid())
+    os.mkdir(taken, 0o777)
+    os.chmod(taken, 0o777)
+    os.chown(taken, 65534, 65534)
+    err = persistent_session(desktop, env, "safe")
+    assert "passing over the session directory %s (it belongs to user 65534)" % taken in err, err
+    sock = os.path.join(env["XDG_CACHE_HOME"], "rcomp", "safe.sock")
+    wait_for("the session's socket in the cache dir", lambda: os.path.exists(sock))
+    assert stat.S_IMODE(os.stat(os.path.dirname(sock)).st_mode) == 0o700
+    assert os.listdir(taken) == []
+    wait_listed(env, "safe")
+    viewer_env = dict(desktop.local_env, TMPDIR=env["TMPDIR"],
+                      XDG_CACHE_HOME=env["XDG_CACHE_HOME"])
+    viewer_env.pop("RCOMP_DIR")
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--attach", "safe"], viewer_env)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))

@@ -249,27 +249,22 @@ static int start_ssh(struct rv_viewer *viewer)
 }
 
 /* A local session's socket: the named one, or the only one, or the only
- * detached one. */
+ * detached one; when reconnecting, the same one again. */
 static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size)
 {
-	char dir[SESSION_PATH_MAX];
-	if (!session_dir(dir, sizeof(dir), false)) {
-		return false;
-	}
-	if (viewer->connection.ever_welcomed) {
-		/* The same session again; connecting tells whether it lives. */
-		return session_path(path, size, dir, viewer->connection.session_name, "sock");
-	}
-	struct session_info infos[256];
+	static struct session_info infos[256];
 	char err[256];
-	int n = session_list(dir, infos, 256);
-	int i = n >= 0 ? session_choose(infos, n, viewer->options.attach_name, err, sizeof(err))
-		       : -1;
+	int n = session_list(infos, 256);
+	const char *name = viewer->connection.ever_welcomed ? viewer->connection.session_name
+							    : viewer->options.attach_name;
+	int i = n >= 0 ? session_choose(infos, n, name, err, sizeof(err)) : -1;
 	if (i < 0) {
-		log_error("%s", n >= 0 ? err : "cannot read the session directory");
+		if (!viewer->connection.ever_welcomed) {
+			log_error("%s", n >= 0 ? err : "cannot read the session directory");
+		}
 		return false;
 	}
-	return session_path(path, size, dir, infos[i].name, "sock");
+	return session_path(path, size, infos[i].dir, infos[i].name, "sock");
 }
 
 /* Opens the link to rcomp-run. Returns false if it cannot be started now. */

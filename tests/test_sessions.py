@@ -11,8 +11,9 @@ import struct
 import subprocess
 import time
 
-from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, fake_server, free_port, goodbye,
-                 hello, log, read_messages, rss_kib, type_text, wait_for, welcome)
+from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, VirtualKeyboard, fake_server, frame,
+                 free_port, goodbye, hello, log, message, read_messages, rss_kib, type_text,
+                 wait_for, welcome, window_new)
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -387,19 +388,32 @@ def test_goodbye_text_from_the_server_is_printed_with_control_characters_escaped
 
 def test_the_viewer_sends_only_its_hello_until_it_is_welcomed(desktop):
     """Keymap and clipboard types go only to a server that answered: on TCP
-    the other end may be anyone until it does."""
+    the other end may be anyone until it does. The viewer knows them best
+    when it reconnects, so the fake server ends the first connection."""
+    VirtualKeyboard(desktop)
     listener, path = fake_server(desktop)
     subprocess.run(["wl-copy", "local text"], env=desktop.local_env, timeout=10,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
-    conn, _ = listener.accept()
-    got = read_messages(conn, 2)
+    first, _ = listener.accept()
+    got = read_messages(first, 2)
     assert [t for t, _ in got] == [0x0101], "before a welcome the viewer sent %s" % [
         hex(t) for t, _ in got]
-    conn.sendall(welcome())
-    got = [t for t, _ in read_messages(conn, 2)]
+    first.sendall(welcome() + window_new(1, 64, 64) + message(0x0208) +
+                  frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4))
+    got = read_messages(first, 10, until=0x0301)
+    assert 0x010e in [t for t, _ in got], "no keymap after the welcome"
+    assert got[-1][0] == 0x0301, "the local selection never came: %s" % [
+        hex(t) for t, _ in got]
+    first.close()
+    second, _ = listener.accept()
+    got = read_messages(second, 2)
+    assert [t for t, _ in got] == [0x0101], "before the new welcome the viewer sent %s" % [
+        hex(t) for t, _ in got]
+    second.sendall(welcome() + window_new(1, 64, 64) + message(0x0208))
+    got = [t for t, _ in read_messages(second, 3)]
     assert 0x010e in got and 0x0301 in got, "after the welcome: %s" % [hex(t) for t in got]
-    conn.close()
+    second.close()
 
 
 def test_a_token_file_others_can_read_or_that_is_not_ours_is_refused(desktop):

@@ -139,6 +139,34 @@ def copy(env, text, primary=False):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
 
 
+def remote_types(remote):
+    """The remote selection's types, or None when there is none."""
+    r = subprocess.run(["wl-paste", "--list-types"], env=remote, capture_output=True,
+                       timeout=60)
+    return r.stdout.decode().split() if r.returncode == 0 else None
+
+
+def selection(types, kind=0):
+    """A selection message offering types (count 0: cleared)."""
+    return message(0x0301, struct.pack("<II", kind, len(types)) + b"".join(
+        struct.pack("<H", len(t)) + t for t in types))
+
+
+def fake_viewer(desktop, server, types=()):
+    """A viewer by hand, attached, which offers a selection of types; returns
+    its socket and the apps' environment."""
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    viewer = socket.socket(socket.AF_UNIX)
+    viewer.connect(server.socket)
+    viewer.sendall(hello())
+    read_messages(viewer, 5, until=0x0208)  # to the end of the snapshot
+    if types:
+        viewer.sendall(selection(types))
+        wait_for("the viewer's selection remotely",
+                 lambda: remote_types(remote) == [t.decode() for t in types])
+    return viewer, remote
+
+
 def test_a_copy_made_before_a_viewer_attaches_survives_the_attach(desktop):
     VirtualKeyboard(desktop)  # a seat without a keyboard gives no focus serial
     server = desktop.start_server([INPUT_CLIENT])
@@ -183,25 +211,15 @@ def test_an_empty_selection_from_a_viewer_clears_only_a_selection_that_viewer_ma
     remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
     copy(remote, "the app's")
     wait_for("the remote selection", lambda: paste(remote) == b"the app's")
-    viewer = socket.socket(socket.AF_UNIX)
-    viewer.connect(server.socket)
-    viewer.sendall(hello())
-    read_messages(viewer, 5, until=0x0208)  # to the end of the snapshot
-    for kind in (0, 1):
-        viewer.sendall(message(0x0301, struct.pack("<II", kind, 0)))
+    viewer, _ = fake_viewer(desktop, server)
+    viewer.sendall(selection([], 0) + selection([], 1))
     time.sleep(0.5)
     assert paste(remote) == b"the app's", "the viewer's empty selection cleared the app's"
     # The viewer's own selection is cleared by its empty one.
-    types = b"text/plain"
-    viewer.sendall(message(0x0301, struct.pack("<II", 0, 1) + struct.pack("<H", len(types)) +
-                           types))
-    wait_for("the viewer's selection remotely",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
-                                    capture_output=True).stdout == b"text/plain\n")
-    viewer.sendall(message(0x0301, struct.pack("<II", 0, 0)))
-    wait_for("no selection remotely",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
-                                    capture_output=True).returncode != 0)
+    viewer.sendall(selection([b"text/plain"]))
+    wait_for("the viewer's selection remotely", lambda: remote_types(remote) == ["text/plain"])
+    viewer.sendall(selection([]))
+    wait_for("no selection remotely", lambda: remote_types(remote) is None)
     viewer.close()
 
 
@@ -209,36 +227,16 @@ def test_a_selection_a_viewer_made_goes_with_that_viewer(desktop):
     """Nobody could paste it once the viewer is gone: apps see no selection
     rather than one that gives nothing."""
     server = desktop.start_server([INPUT_CLIENT])
-    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
-    viewer = socket.socket(socket.AF_UNIX)
-    viewer.connect(server.socket)
-    viewer.sendall(hello())
-    read_messages(viewer, 5, until=0x0208)
-    types = b"text/plain"
-    viewer.sendall(message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
-    wait_for("the viewer's selection remotely",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
-                                    capture_output=True).stdout == b"text/plain\n")
+    viewer, remote = fake_viewer(desktop, server, [b"text/plain"])
     viewer.close()
-    wait_for("no selection remotely",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
-                                    capture_output=True).returncode != 0)
+    wait_for("no selection remotely", lambda: remote_types(remote) is None)
 
 
 def test_a_paste_from_a_viewer_that_never_answers_ends_after_5_idle_seconds(desktop):
     """The viewer offers a type and ignores the request for it: the paste
     ends empty, the viewer is told to stop, and the slot is free again."""
     server = desktop.start_server([INPUT_CLIENT])
-    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
-    viewer = socket.socket(socket.AF_UNIX)
-    viewer.connect(server.socket)
-    viewer.sendall(hello())
-    read_messages(viewer, 5, until=0x0208)
-    types = b"text/plain"
-    viewer.sendall(message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
-    wait_for("the viewer's selection remotely",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=remote,
-                                    capture_output=True).stdout == b"text/plain\n")
+    viewer, remote = fake_viewer(desktop, server, [b"text/plain"])
     pastes = [subprocess.Popen(["wl-paste", "--no-newline"], env=remote,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
               for _ in range(20)]
@@ -267,13 +265,11 @@ def test_a_local_paste_from_a_server_that_never_answers_ends_after_5_idle_second
     desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
     conn, _ = listener.accept()
     read_messages(conn, 5, until=0x0101)
-    types = b"text/plain"
     conn.sendall(welcome() + window_new(1, 64, 64) + message(0x0208) +
                  frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4) +
-                 message(0x0301, struct.pack("<IIH", 0, 1, len(types)) + types))
+                 selection([b"text/plain"]))
     wait_for("the remote selection locally",
-             lambda: subprocess.run(["wl-paste", "--list-types"], env=desktop.local_env,
-                                    capture_output=True).stdout == b"text/plain\n")
+             lambda: remote_types(desktop.local_env) == ["text/plain"])
     paste = subprocess.Popen(["wl-paste", "--no-newline"], env=desktop.local_env,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     got = read_messages(conn, 3, until=0x0302)

@@ -133,7 +133,8 @@ static void test_largest_message(void)
 	while ((sent < buffer_size(&out) || !got) && status == CHANNEL_OK) {
 		if (sent < buffer_size(&out)) {
 			ssize_t n = write(sv[0], buffer_head(&out) + sent,
-				buffer_size(&out) - sent < 40000 ? buffer_size(&out) - sent : 40000);
+				buffer_size(&out) - sent < 40000 ? buffer_size(&out) - sent
+								 : 40000);
 			sent += n > 0 ? (size_t)n : 0;
 		}
 		status = channel_read(&reader, WIRE_FROM_VIEWER, 64 * 1024, take_keymap, &got, err,

@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from rig import (ANIM_CLIENT, BLUE, CYAN, GREEN, GREY, INPUT_CLIENT, MAGENTA,  # noqa: F401
-                 MODEL_CLIENT, RCOMP_VIEW, RED, VIDEO, YELLOW, Failure, log, read_ppm, step,
-                 wait_for, wait_screen_matches)
+from rig import (ANIM_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, RED,
+                 VIDEO, YELLOW, Failure, log, step, wait_for, wait_screen_matches)
 
 
 def dump_path(desktop, window_id=1):

@@ -28,6 +28,7 @@ struct rc_connection {
 	bool writable_armed; /* out_source waits for WL_EVENT_WRITABLE */
 	bool welcomed; /* the hello was answered: frames may flow */
 	bool video; /* the viewer decodes H.264 */
+	bool copy_rect; /* the viewer applies copy_rect */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
 	const struct rc_connection_handler *handler;

@@ -67,6 +67,7 @@ void encoder_init(struct rc_encoder *enc, uint32_t id)
 void encoder_finish(struct rc_encoder *enc)
 {
 	video_encoder_destroy(enc->video);
+	scroll_finish(&enc->scroll);
 	free(enc->sent);
 	*enc = (struct rc_encoder){.id = enc->id};
 }
@@ -180,6 +181,29 @@ static void dump(const struct rc_encoder *enc, const char *dir)
 	}
 }
 
+/* Moves what scrolled in the viewer's copy with a copy_rect, appended to
+ * out: the diff that follows then carries only what is new. */
+static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image cur,
+	struct wire_rect box)
+{
+	struct image base = {enc->sent, enc->width, enc->height, enc->width};
+	struct scroll_move move;
+	if (!scroll_find(&enc->scroll, &cur, &base, box, &move)) {
+		return false;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_COPY_RECT,
+		.copy_rect = {enc->id, move.src.x, move.src.y, move.src.width, move.src.height,
+			move.dx, move.dy},
+	};
+	if (!wire_encode(out, &msg)) {
+		return false;
+	}
+	codec_copy(&base, move.src, move.dx, move.dy);
+	enc->stat_copies++;
+	return true;
+}
+
 static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 	struct rc_connection *conn, struct image cur, pixman_region32_t *damage)
 {
@@ -187,14 +211,22 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 	uint16_t flags = 0;
 	if (enc->need_reset) {
 		memset(enc->sent, 0, (size_t)enc->width * enc->height * 4);
+		scroll_forget(&enc->scroll);
 		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
 			(unsigned)enc->height);
 		flags |= WIRE_FRAME_RESET;
 	}
 
+	struct buffer *out = &conn->channel.out;
+	size_t before = buffer_size(out);
+	pixman_box32_t extents = *pixman_region32_extents(damage);
+	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
+		extents.y2 - extents.y1};
+	bool copied =
+		!(flags & WIRE_FRAME_RESET) && conn->copy_rect && send_scroll(enc, out, cur, box);
+
 	int n = 0;
 	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
-	pixman_box32_t extents = *pixman_region32_extents(damage);
 	if (n > MAX_FRAME_RECTS) {
 		boxes = &extents;
 		n = 1;
@@ -214,12 +246,14 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		}
 	}
 	pixman_region32_clear(damage);
-	if (nrects == 0 && !(flags & WIRE_FRAME_RESET)) {
+	if (nrects == 0 && !(flags & WIRE_FRAME_RESET) && !copied) {
+		scroll_sent(&enc->scroll, box);
 		return;
 	}
 	if (!ensure_scratch(ctx, raw_size ? raw_size : 1)) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
+		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return;
 	}
@@ -235,16 +269,17 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		.nrects = nrects,
 		.rects = packed,
 	};
-	size_t bytes = codec_append_frame(&conn->channel.out, frame, &ctx->compressor, ctx->scratch,
-		written);
-	if (!bytes) {
+	if (!codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, written)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
 		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
+		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return;
 	}
-	frame_queued(enc, conn, bytes, monotonic_usec());
+	/* The copy_rect and its frame count as one frame. */
+	frame_queued(enc, conn, buffer_size(out) - before, monotonic_usec());
 	enc->need_reset = false;
+	scroll_sent(&enc->scroll, box);
 	if (ctx->dump_dir) {
 		dump(enc, ctx->dump_dir);
 	}

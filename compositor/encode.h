@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "codec.h"
+#include "scroll.h"
 
 struct rc_connection;
 struct video_encoder;
@@ -38,6 +39,7 @@ struct rc_encode_context {
 struct rc_encoder {
 	uint32_t id; /* the window's */
 	uint32_t *sent; /* the copy the viewer holds */
+	struct rc_scroll scroll; /* row hashes of sent, to find scrolls */
 	int32_t width, height;
 	bool need_reset; /* the viewer clears its copy: the next frame is whole */
 	uint32_t seq; /* of the last frame sent */
@@ -56,6 +58,7 @@ struct rc_encoder {
 
 	/* For --stats, per second. */
 	uint32_t stat_frames;
+	uint32_t stat_copies; /* copy_rects */
 	uint64_t stat_bytes;
 };
 

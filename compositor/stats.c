@@ -32,11 +32,13 @@ static void print_stats(struct rc_server *server)
 		encoder_describe(enc, &server->encode, codec, sizeof(codec));
 		const char *app_id = window->impl->app_id(window);
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
-		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %.3f MB/s, rtt %.1f "
-			 "ms, in flight %u",
+		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
+			 "MB/s, "
+			 "rtt %.1f ms, in flight %u",
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
-			(double)enc->stat_bytes / 1e6, enc->rtt_ms, enc->seq - enc->acked);
-		window->stat_commits = enc->stat_frames = 0;
+			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
+			enc->seq - enc->acked);
+		window->stat_commits = enc->stat_frames = enc->stat_copies = 0;
 		enc->stat_bytes = 0;
 	}
 }

@@ -12,7 +12,8 @@
 
 uint32_t codec_local_caps(void)
 {
-	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | (video_available() ? WIRE_CAP_H264 : 0);
+	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | WIRE_CAP_COPY_RECT |
+		(video_available() ? WIRE_CAP_H264 : 0);
 }
 
 bool codec_parse_compression(const char *text, enum wire_compression *kind, int *level)
@@ -268,6 +269,25 @@ void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, 
 			}
 			in += (size_t)r.width * 4;
 		}
+	}
+}
+
+bool codec_copy_fits(const struct image *img, struct wire_rect src, int32_t dx, int32_t dy)
+{
+	int64_t x = src.x, y = src.y, w = src.width, h = src.height;
+	return w > 0 && h > 0 && x >= 0 && y >= 0 && x + w <= img->width && y + h <= img->height &&
+		x + dx >= 0 && y + dy >= 0 && x + dx + w <= img->width && y + dy + h <= img->height;
+}
+
+void codec_copy(struct image *img, struct wire_rect src, int32_t dx, int32_t dy)
+{
+	size_t bytes = (size_t)src.width * 4;
+	/* Rows in the order that never reads one already overwritten. */
+	for (int32_t i = 0; i < src.height; i++) {
+		int32_t row = dy > 0 ? src.y + src.height - 1 - i : src.y + i;
+		uint32_t *from = img->pixels + (size_t)row * img->stride + src.x;
+		uint32_t *to = img->pixels + (size_t)(row + dy) * img->stride + (src.x + dx);
+		memmove(to, from, bytes);
 	}
 }
 

@@ -70,6 +70,13 @@ size_t codec_append_frame(struct buffer *out, struct wire_frame frame, struct co
 /* XORs raw into img for each rectangle; the rectangles were validated. */
 void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, const uint8_t *raw);
 
+/* Whether the rectangle src of img, and where dx, dy moves it, both lie
+ * inside img. */
+bool codec_copy_fits(const struct image *img, struct wire_rect src, int32_t dx, int32_t dy);
+/* Moves the rectangle src of img by dx, dy (codec_copy_fits holds); what it
+ * leaves behind is unchanged. */
+void codec_copy(struct image *img, struct wire_rect src, int32_t dx, int32_t dy);
+
 /* Applies a lossless frame that wire_decode accepted to img, which has the
  * frame's size: decompresses the payload into dec's scratch and XORs it in.
  * Returns false, with a reason in err, if the payload does not decompress to

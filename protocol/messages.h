@@ -68,6 +68,7 @@
 	X(WINDOW_REQUEST, window_request, 0x020d, SERVER, 8) \
 	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20) \
 	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8) \
+	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -227,6 +228,14 @@
 #define WIRE_WINDOW_DECORATION_FIELDS \
 	FIELD(u32, window) \
 	RANGE(u32, mode, WIRE_DECORATION_CLIENT_SIDE, WIRE_DECORATION_SERVER_SIDE)
+#define WIRE_COPY_RECT_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, x, 0, WIRE_MAX_DIM - 1) \
+	RANGE(i32, y, 0, WIRE_MAX_DIM - 1) \
+	RANGE(i32, width, 1, WIRE_MAX_DIM) \
+	RANGE(i32, height, 1, WIRE_MAX_DIM) \
+	RANGE(i32, dx, -WIRE_MAX_DIM, WIRE_MAX_DIM) \
+	RANGE(i32, dy, -WIRE_MAX_DIM, WIRE_MAX_DIM)
 
 #define WIRE_SELECTION_FIELDS \
 	RANGE(u32, kind, 0, WIRE_SELECTION_PRIMARY) \

@@ -476,6 +476,16 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 			INVALID("popup %u is its own parent", msg->popup_new.window);
 		}
 		break;
+	case WIRE_COPY_RECT:
+		if (msg->copy_rect.dx == 0 && msg->copy_rect.dy == 0) {
+			INVALID("copy_rect of window %u moves nothing", msg->copy_rect.window);
+		}
+		if ((int64_t)msg->copy_rect.x + msg->copy_rect.width > WIRE_MAX_DIM ||
+			(int64_t)msg->copy_rect.y + msg->copy_rect.height > WIRE_MAX_DIM) {
+			INVALID("copy_rect of window %u reaches past %d pixels",
+				msg->copy_rect.window, WIRE_MAX_DIM);
+		}
+		break;
 	case WIRE_WINDOW_PARENT:
 		if (msg->window_parent.parent == msg->window_parent.window) {
 			INVALID("window %u is its own parent", msg->window_parent.window);

@@ -56,6 +56,8 @@ enum wire_caps {
 	WIRE_CAP_H264 = 1u << 2,
 	/* hello: the local compositor draws decorations (xdg-decoration) */
 	WIRE_CAP_SERVER_DECORATIONS = 1u << 3,
+	/* hello: the viewer applies copy_rect */
+	WIRE_CAP_COPY_RECT = 1u << 4,
 };
 
 enum wire_codec {

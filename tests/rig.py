@@ -27,6 +27,7 @@ INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
 ABUSE_CLIENT = os.path.join(TEST_CLIENTS, "abuse-client")
 MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
+SCROLL_CLIENT = os.path.join(TEST_CLIENTS, "scroll-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
 VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
 

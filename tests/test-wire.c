@@ -164,6 +164,9 @@ static struct wire_msg sample(enum wire_type type)
 		m.window_decoration =
 			(struct wire_window_decoration){4, WIRE_DECORATION_CLIENT_SIDE};
 		break;
+	case WIRE_COPY_RECT:
+		m.copy_rect = (struct wire_copy_rect){4, 0, 17, WIRE_MAX_DIM, 100, 0, -17};
+		break;
 	case WIRE_SELECTION:
 		m.selection = (struct wire_selection){WIRE_SELECTION_PRIMARY, 2, mime_types,
 			2 + 10 + 2 + 11};
@@ -720,6 +723,39 @@ static void test_video_frames(void)
 	CHECK(decode_frame(f) == WIRE_INVALID);
 }
 
+static enum wire_status decode_copy(struct wire_copy_rect c)
+{
+	struct buffer buf;
+	buffer_init(&buf, 1 << 16);
+	struct wire_msg m = {.type = WIRE_COPY_RECT, .copy_rect = c}, out;
+	char err[256];
+	CHECK(wire_encode(&buf, &m));
+	enum wire_status status = decode_buf(WIRE_FROM_SERVER, &buf, &out, err);
+	buffer_finish(&buf);
+	return status;
+}
+
+static void test_copy_rects(void)
+{
+	struct wire_copy_rect c =
+		{.window = 1, .x = 0, .y = 20, .width = 640, .height = 400, .dx = 0, .dy = -20};
+	CHECK(decode_copy(c) == WIRE_OK);
+	struct wire_copy_rect still = c;
+	still.dy = 0;
+	CHECK(decode_copy(still) == WIRE_INVALID);
+	struct wire_copy_rect past = c;
+	past.y = WIRE_MAX_DIM - 10;
+	CHECK(decode_copy(past) == WIRE_INVALID);
+	past = c;
+	past.x = 1;
+	past.width = WIRE_MAX_DIM;
+	CHECK(decode_copy(past) == WIRE_INVALID);
+	/* Sideways and diagonal moves are the protocol's too. */
+	struct wire_copy_rect side = c;
+	side.dx = 9;
+	CHECK(decode_copy(side) == WIRE_OK);
+}
+
 static void test_random(void)
 {
 	/* Random bytes: decoding never crashes, never reads past the input,
@@ -831,6 +867,7 @@ int main(int argc, char **argv)
 		{"frame_overlaps", test_frame_overlaps},
 		{"frame_sizes", test_frame_sizes},
 		{"video_frames", test_video_frames},
+		{"copy_rects", test_copy_rects},
 		{"random", test_random},
 		{"spec", test_spec},
 	};

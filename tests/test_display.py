@@ -3,12 +3,14 @@ app's size and scale, animating at the local output's refresh, lossless
 when still."""
 import os
 import re
+import signal
 import time
 
 import pytest
 
 from rig import (ANIM_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, RED,
-                 VIDEO, YELLOW, Failure, log, step, wait_for, wait_screen_matches)
+                 SCROLL_CLIENT, VIDEO, YELLOW, Failure, count_differences, descendant, log, step,
+                 wait_for, wait_screen_matches)
 
 
 def dump_path(desktop, window_id=1):
@@ -236,3 +238,44 @@ def test_a_reattaching_viewer_gets_the_whole_current_state(desktop):
                                                                               "window-1.ppm"))
     assert w.get("name") == "rcomp anim test"
     assert (shot[0], shot[1]) == (480, 360)
+
+
+SCROLL_APART = ('for_window [app_id="scroll-direct"] move position 0 0\n'
+                'for_window [app_id="scroll-remote"] move position 600 0\n')
+
+
+@pytest.mark.desktop(extra=SCROLL_APART)
+def test_scrolled_text_arrives_pixel_exact_against_the_app_run_directly(desktop):
+    """The same scrolling app, run directly and through rcomp, side by side:
+    whole-window and part-window scrolls, up and down, by lines and by 7
+    pixels, with a gutter, a status line and a square changing meanwhile."""
+    direct = desktop.start("scroll-direct", [SCROLL_CLIENT, "scroll-direct"], desktop.local_env)
+    # Lossless, so that no refresh after video can hide a wrong move.
+    server = desktop.start_server([SCROLL_CLIENT, "scroll-remote"],
+                                  args=["--stats", "--codec", "lossless"])
+    desktop.start_viewer(server)
+    state = {}
+
+    def same():
+        a, b = desktop.window(app_id="scroll-direct"), desktop.window(app_id="scroll-remote")
+        if not a or not b:
+            return False
+        diff = count_differences(desktop.screenshot(a["rect"]), desktop.screenshot(b["rect"]))
+        state["last"] = "%s pixels differ" % diff
+        return diff == 0
+
+    wait_for("both windows to show the first picture", same)
+    remote = wait_for("the remote app", lambda: descendant(server.pid, "scroll-client"))
+    for n in range(1, 7):
+        os.kill(direct.pid, signal.SIGUSR1)
+        os.kill(remote, signal.SIGUSR1)
+        for name in ("scroll-direct", "rcomp-run"):
+            wait_for("step %d of %s" % (n, name),
+                     lambda: "step %d" % n in desktop.read_log(name).split("\n"))
+        try:
+            wait_for("step %d to look the same through rcomp" % n, same)
+        except Failure as e:
+            raise Failure("%s: %s" % (e, state.get("last")))
+    wait_for("--stats to count the scrolls",
+             lambda: re.search(r", [1-9]\d* scrolls,", desktop.read_log("rcomp-run")),
+             timeout=5)

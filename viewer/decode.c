@@ -102,8 +102,30 @@ static void apply_lossless(struct rv_window *window, const struct wire_frame *ms
 	present(window);
 }
 
+void decode_copy(struct rv_window *window, const struct wire_copy_rect *msg)
+{
+	struct image img = {window->image, window->width, window->height, window->width};
+	struct wire_rect src = {msg->x, msg->y, msg->width, msg->height};
+	if (!window->image || !codec_copy_fits(&img, src, msg->dx, msg->dy)) {
+		connection_fail(window->viewer,
+			"copy_rect of window %u moves %dx%d at %d,%d by %d,%d, outside its %dx%d "
+			"picture",
+			window->id, msg->width, msg->height, msg->x, msg->y, msg->dx, msg->dy,
+			window->width, window->height);
+		return;
+	}
+	codec_copy(&img, src, msg->dx, msg->dy);
+	pixman_region32_t moved;
+	pixman_region32_init_rect(&moved, msg->x + msg->dx, msg->y + msg->dy, (unsigned)msg->width,
+		(unsigned)msg->height);
+	present_damage(window, &moved);
+	pixman_region32_fini(&moved);
+	window->copy_pending = true;
+}
+
 void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 {
+	window->copy_pending = false;
 	window->stat_received++;
 	window->stat_bytes += msg->payload_size;
 	bool reset = msg->flags & WIRE_FRAME_RESET;

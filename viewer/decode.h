@@ -9,6 +9,9 @@
 #include "viewer.h"
 
 void decode_frame(struct rv_window *window, const struct wire_frame *msg);
+/* Moves part of the image, as the frame that follows expects; nothing is
+ * shown until that frame. */
+void decode_copy(struct rv_window *window, const struct wire_copy_rect *msg);
 /* A new stream follows (a reattach): the video decoder goes. */
 void decode_reset(struct rv_window *window);
 /* The window goes: its image and decoder with it. */

@@ -216,6 +216,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			decode_frame(window, &msg->frame);
 		}
 		break;
+	case WIRE_COPY_RECT:
+		if ((window = known_window(viewer, msg, msg->copy_rect.window))) {
+			decode_copy(window, &msg->copy_rect);
+		}
+		break;
 	case WIRE_CURSOR:
 		cursor_set(viewer, &msg->cursor);
 		break;

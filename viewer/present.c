@@ -161,7 +161,7 @@ void present_ack_configure(struct rv_window *window)
 void present(struct rv_window *window)
 {
 	if (window->dismissed || !window->configured || !window->dirty || window->frame_callback ||
-		!window->image) {
+		!window->image || window->copy_pending) {
 		return;
 	}
 	struct rv_buffer *buf = next_buffer(window);

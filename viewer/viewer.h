@@ -87,6 +87,7 @@ struct rv_window {
 	struct rv_buffer buffers[RV_BUFFERS];
 	pixman_region32_t pending_damage; /* changed since the last commit */
 	bool dirty; /* the image is newer than the surface */
+	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */
 	struct wl_callback *frame_callback;

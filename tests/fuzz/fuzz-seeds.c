@@ -129,6 +129,13 @@ int main(int argc, char **argv)
 		wire_begin(&buf, &m, &start);
 		compressor_compress(&comp, raw, n, &buf);
 		wire_finish(&buf, start);
+		/* Then a scroll: a copy_rect and the frame that completes it. */
+		m = (struct wire_msg){.type = WIRE_COPY_RECT,
+			.copy_rect = {.window = 1, .y = 8, .width = 64, .height = 40, .dy = -8}};
+		wire_encode(&buf, &m);
+		m = (struct wire_msg){.type = WIRE_FRAME,
+			.frame = {.window = 1, .seq = 2, .width = 64, .height = 48}};
+		wire_encode(&buf, &m);
 		char name[32];
 		snprintf(name, sizeof(name), "frame-%s", names[c]);
 		save(dir, "frame", name, &buf, NULL, 0);

@@ -1,12 +1,19 @@
 /*
- * Encoding frames: the codec choice per window, the lossless diff and the
- * video stream, written straight into the connection's send queue.
+ * Encoding frames: the codec choice per window, the lossless diff (after any
+ * scroll) and the video stream, written straight into the connection's send
+ * queue.
  *
- * The choice (written down in DESIGN.md): a window goes to video after
- * MOTION_FRAMES frames in a row that each change at least MOTION_FRACTION
- * of it, and back to lossless after STILL_FRAMES frames that change less
- * than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US; the
- * way back is a whole lossless frame, so text ends sharp.
+ * The choice (written down in DESIGN.md) is made from what each codec would
+ * cost, not from how much was damaged. A window goes to video only after
+ * MOTION_FRAMES lossless frames in a row that each changed at least
+ * MOTION_FRACTION of it (after any scroll was taken out) and each cost more
+ * than VIDEO_GAIN times what a video frame would at the bit rate video
+ * would get now. First pictures, resizes and every other reset frame are
+ * lossless and do not count, so a new window is never sent as video; a
+ * scrolling terminal changes only its new lines and typing little, so both
+ * stay lossless. A window leaves video after STILL_FRAMES frames that change
+ * less than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US;
+ * the way back is a whole lossless frame, so text ends sharp.
  */
 #include <assert.h>
 #include <errno.h>
@@ -24,8 +31,9 @@
 #define MAX_FRAME_RECTS 64
 static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wire allows");
 
-#define MOTION_FRAMES 3
+#define MOTION_FRAMES 4
 #define MOTION_FRACTION 0.5
+#define VIDEO_GAIN 2
 #define STILL_FRAMES 10
 #define STILL_FRACTION 0.1
 #define REFRESH_AFTER_US (150 * 1000)
@@ -204,9 +212,12 @@ static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image
 	return true;
 }
 
-static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
-	struct rc_connection *conn, struct image cur, pixman_region32_t *damage)
+/* Sends what changed as a lossless frame; returns the bytes queued (0: none)
+ * and, in *changed, how many pixels the diff carries. */
+static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
+	struct rc_connection *conn, struct image cur, pixman_region32_t *damage, uint64_t *changed)
 {
+	*changed = 0;
 	struct image base = {enc->sent, enc->width, enc->height, enc->width};
 	uint16_t flags = 0;
 	if (enc->need_reset) {
@@ -248,14 +259,14 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 	pixman_region32_clear(damage);
 	if (nrects == 0 && !(flags & WIRE_FRAME_RESET) && !copied) {
 		scroll_sent(&enc->scroll, box);
-		return;
+		return 0;
 	}
 	if (!ensure_scratch(ctx, raw_size ? raw_size : 1)) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
-		return;
+		return 0;
 	}
 	size_t written = codec_diff_encode(&cur, &base, rects, nrects, ctx->scratch);
 
@@ -274,15 +285,18 @@ static void send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
-		return;
+		return 0;
 	}
 	/* The copy_rect and its frame count as one frame. */
-	frame_queued(enc, conn, buffer_size(out) - before, monotonic_usec());
+	size_t bytes = buffer_size(out) - before;
+	frame_queued(enc, conn, bytes, monotonic_usec());
 	enc->need_reset = false;
 	scroll_sent(&enc->scroll, box);
 	if (ctx->dump_dir) {
 		dump(enc, ctx->dump_dir);
 	}
+	*changed = raw_size / 4;
+	return bytes;
 }
 
 static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *damage)
@@ -328,6 +342,25 @@ static int64_t video_bitrate(struct rc_encoder *enc, const struct flow *flow, in
 		enc->bitrate = MIN_BITRATE;
 	}
 	return enc->bitrate;
+}
+
+/* What a video frame would cost now: the bit rate a new stream would get
+ * (below the measured delivery rate, within what the picture needs), over
+ * the frame rate. */
+static double video_frame_bytes(const struct rc_encoder *enc, const struct flow *flow, int fps)
+{
+	int64_t rate = (int64_t)flow_rate(flow) * 8 * 8 / 10;
+	int64_t ceiling = (int64_t)enc->width * enc->height * fps / 4;
+	if (rate <= 0) {
+		rate = INITIAL_BITRATE;
+	}
+	if (rate > ceiling) {
+		rate = ceiling;
+	}
+	if (rate < MIN_BITRATE) {
+		rate = MIN_BITRATE;
+	}
+	return (double)rate / 8.0 / (fps > 0 ? fps : 60);
 }
 
 static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
@@ -376,7 +409,8 @@ static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		if (!start_video(enc, &conn->flow, fps)) {
 			enc->need_reset = true;
 			enc->in_video = false;
-			send_lossless(enc, ctx, conn, cur, damage);
+			uint64_t changed;
+			send_lossless(enc, ctx, conn, cur, damage, &changed);
 			return;
 		}
 	}
@@ -410,12 +444,13 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		return;
 	}
 	uint64_t now = monotonic_usec();
+	uint64_t changed;
 	bool damaged = pixman_region32_not_empty(damage);
 	if (enc->in_video) {
 		if (!damaged) {
 			if (now - enc->last_change_us >= REFRESH_AFTER_US) {
 				stop_video(enc, damage, "motion stopped");
-				send_lossless(enc, ctx, conn, image, damage);
+				send_lossless(enc, ctx, conn, image, damage, &changed);
 			}
 			return;
 		}
@@ -424,26 +459,33 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		enc->still_frames = still ? enc->still_frames + 1 : 0;
 		if (ctx->mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
 			stop_video(enc, damage, "little motion");
-			send_lossless(enc, ctx, conn, image, damage);
+			send_lossless(enc, ctx, conn, image, damage, &changed);
 			return;
 		}
 		send_video(enc, ctx, conn, image, damage, fps);
 		return;
 	}
 	if (damaged && ctx->mode != RC_CODEC_LOSSLESS && conn->video && !enc->video_failed &&
-		(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS) {
-		bool moving = damage_fraction(enc, damage) >= MOTION_FRACTION;
-		enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
-		if (ctx->mode == RC_CODEC_VIDEO || enc->motion_frames >= MOTION_FRAMES) {
-			if (start_video(enc, &conn->flow, fps)) {
-				enc->need_reset = false;
-				send_video(enc, ctx, conn, image, damage, fps);
-				return;
-			}
+		(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
+		(ctx->mode == RC_CODEC_VIDEO ||
+			(enc->motion_frames >= MOTION_FRAMES && !enc->need_reset))) {
+		if (start_video(enc, &conn->flow, fps)) {
+			enc->need_reset = false;
+			send_video(enc, ctx, conn, image, damage, fps);
+			return;
 		}
 	}
 	if (damaged || enc->need_reset) {
-		send_lossless(enc, ctx, conn, image, damage);
+		bool reset = enc->need_reset;
+		size_t bytes = send_lossless(enc, ctx, conn, image, damage, &changed);
+		/* Motion is what lossless carries dearly: much of the window,
+		 * frame after frame, at more than video would cost. */
+		bool moving = bytes && !reset &&
+			(double)changed >= MOTION_FRACTION * enc->width * enc->height &&
+			(double)bytes > VIDEO_GAIN * video_frame_bytes(enc, &conn->flow, fps);
+		if (bytes || reset) {
+			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
+		}
 	}
 }
 

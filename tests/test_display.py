@@ -279,3 +279,23 @@ def test_scrolled_text_arrives_pixel_exact_against_the_app_run_directly(desktop)
     wait_for("--stats to count the scrolls",
              lambda: re.search(r", [1-9]\d* scrolls,", desktop.read_log("rcomp-run")),
              timeout=5)
+
+
+LINES = ('for i in $(seq 1 300); do echo "line $i: the quick brown fox jumps over the lazy dog";'
+         ' sleep 0.01; done; sleep 3')
+
+
+@pytest.mark.skipif(not VIDEO, reason="this build has no video: nothing to choose")
+def test_a_scrolling_terminal_and_a_new_window_stay_lossless(desktop):
+    """foot scrolling 300 lines, from its first picture on, with video
+    allowed: every second of --stats says lossless, and scrolls went as
+    copy_rects."""
+    server, _ = start_with_dump(desktop, ["foot", "sh", "-c", LINES], ["--stats"])
+    wait_for("foot to print its lines and end", lambda: server.poll() is not None, timeout=60)
+    stats = re.findall(r"stats window 1 \(foot\): .*", desktop.read_log("rcomp-run"))
+    assert stats, "no --stats lines"
+    video = [line for line in stats if "video" in line]
+    assert not video, "foot went to video:\n" + "\n".join(video)
+    scrolls = sum(int(n) for n in re.findall(r", (\d+) scrolls,", "\n".join(stats)))
+    log("%d seconds of stats, %d scrolls" % (len(stats), scrolls))
+    assert scrolls >= 10

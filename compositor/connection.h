@@ -29,6 +29,7 @@ struct rc_connection {
 	bool welcomed; /* the hello was answered: frames may flow */
 	bool video; /* the viewer decodes H.264 */
 	bool copy_rect; /* the viewer applies copy_rect */
+	bool replace; /* and frames of new pixels (WIRE_FRAME_REPLACE) */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
 	const struct rc_connection_handler *handler;

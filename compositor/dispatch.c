@@ -77,6 +77,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 	conn->welcomed = true;
 	conn->video = (hello->caps & WIRE_CAP_H264) && video_available();
 	conn->copy_rect = hello->caps & WIRE_CAP_COPY_RECT;
+	conn->replace = hello->caps & WIRE_CAP_REPLACE;
 	log_info("viewer attached (protocol %u.%u, %s)", hello->major, hello->minor,
 		codec_compression_name(compression));
 	/* Apps learn who draws their decorations before the snapshot says. */

@@ -43,6 +43,7 @@ static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wir
 
 bool encode_context_init(struct rc_encode_context *ctx)
 {
+	buffer_init(&ctx->alt, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
 	return compressor_init(&ctx->compressor, ctx->compression, ctx->compression_level);
 }
 
@@ -63,8 +64,10 @@ void encode_context_finish(struct rc_encode_context *ctx)
 {
 	compressor_finish(&ctx->compressor);
 	free(ctx->scratch);
-	ctx->scratch = NULL;
-	ctx->scratch_size = 0;
+	free(ctx->pixels);
+	buffer_finish(&ctx->alt);
+	ctx->scratch = ctx->pixels = NULL;
+	ctx->scratch_size = ctx->pixels_size = 0;
 }
 
 void encoder_init(struct rc_encoder *enc, uint32_t id)
@@ -133,17 +136,17 @@ static bool fit_sent(struct rc_encoder *enc, struct image image)
 	return true;
 }
 
-static bool ensure_scratch(struct rc_encode_context *ctx, size_t size)
+static bool ensure(uint8_t **scratch, size_t *have, size_t size)
 {
-	if (ctx->scratch_size >= size) {
+	if (*have >= size) {
 		return true;
 	}
-	uint8_t *scratch = realloc(ctx->scratch, size);
-	if (!scratch) {
+	uint8_t *bigger = realloc(*scratch, size);
+	if (!bigger) {
 		return false;
 	}
-	ctx->scratch = scratch;
-	ctx->scratch_size = size;
+	*scratch = bigger;
+	*have = size;
 	return true;
 }
 
@@ -212,6 +215,43 @@ static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image
 	return true;
 }
 
+/*
+ * Appends the frame with the smaller payload: the XOR with the viewer's copy
+ * (ctx->scratch; near zero where little changed) or the new pixels
+ * (ctx->pixels; better where the content is new, as a new page of text:
+ * XOR would mix two pages' glyphs). Small frames try both; large ones try
+ * both every TRY_BOTH_EVERY frames and otherwise take the last winner.
+ */
+#define TRY_BOTH_BYTES (256 * 1024)
+#define TRY_BOTH_EVERY 8
+
+static bool append_smaller(struct rc_encoder *enc, struct rc_encode_context *ctx,
+	struct rc_connection *conn, struct wire_frame frame, size_t raw)
+{
+	struct buffer *out = &conn->channel.out;
+	struct wire_frame replace = frame;
+	replace.flags |= WIRE_FRAME_REPLACE;
+	if (!conn->replace) {
+		return codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw) > 0;
+	}
+	bool both = raw <= TRY_BOTH_BYTES || enc->large_frames++ % TRY_BOTH_EVERY == 0;
+	if (!both) {
+		return enc->replace_won
+			? codec_append_frame(out, replace, &ctx->compressor, ctx->pixels, raw) > 0
+			: codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw) > 0;
+	}
+	size_t start = buffer_size(out);
+	size_t xor = codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw);
+	buffer_truncate(&ctx->alt, 0);
+	size_t pixels = codec_append_frame(&ctx->alt, replace, &ctx->compressor, ctx->pixels, raw);
+	enc->replace_won = pixels && (!xor || pixels < xor);
+	if (!enc->replace_won) {
+		return xor > 0;
+	}
+	buffer_truncate(out, start);
+	return buffer_append(out, buffer_head(&ctx->alt), pixels);
+}
+
 /* Sends what changed as a lossless frame; returns the bytes queued (0: none)
  * and, in *changed, how many pixels the diff carries. */
 static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
@@ -261,12 +301,17 @@ static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ct
 		scroll_sent(&enc->scroll, box);
 		return 0;
 	}
-	if (!ensure_scratch(ctx, raw_size ? raw_size : 1)) {
+	if (!ensure(&ctx->scratch, &ctx->scratch_size, raw_size ? raw_size : 1) ||
+		(conn->replace &&
+			!ensure(&ctx->pixels, &ctx->pixels_size, raw_size ? raw_size : 1))) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return 0;
+	}
+	if (conn->replace) {
+		codec_pixels_encode(&cur, rects, nrects, ctx->pixels);
 	}
 	size_t written = codec_diff_encode(&cur, &base, rects, nrects, ctx->scratch);
 
@@ -280,7 +325,7 @@ static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ct
 		.nrects = nrects,
 		.rects = packed,
 	};
-	if (!codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, written)) {
+	if (!append_smaller(enc, ctx, conn, frame, written)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
 		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
 		buffer_truncate(out, before);

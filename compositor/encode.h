@@ -31,8 +31,11 @@ struct rc_encode_context {
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
 	struct compressor compressor;
-	uint8_t *scratch;
+	uint8_t *scratch; /* raw XOR diffs */
 	size_t scratch_size;
+	uint8_t *pixels; /* raw new pixels */
+	size_t pixels_size;
+	struct buffer alt; /* a frame compressed the other way */
 };
 
 /* One window's encoding state. */
@@ -40,6 +43,8 @@ struct rc_encoder {
 	uint32_t id; /* the window's */
 	uint32_t *sent; /* the copy the viewer holds */
 	struct rc_scroll scroll; /* row hashes of sent, to find scrolls */
+	bool replace_won; /* new pixels compressed smaller than the XOR last time */
+	uint32_t large_frames;
 	int32_t width, height;
 	bool need_reset; /* the viewer clears its copy: the next frame is whole */
 	uint32_t seq; /* of the last frame sent */

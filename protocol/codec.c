@@ -12,7 +12,7 @@
 
 uint32_t codec_local_caps(void)
 {
-	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | WIRE_CAP_COPY_RECT |
+	return WIRE_CAP_LZ4 | WIRE_CAP_ZSTD | WIRE_CAP_COPY_RECT | WIRE_CAP_REPLACE |
 		(video_available() ? WIRE_CAP_H264 : 0);
 }
 
@@ -255,6 +255,35 @@ size_t codec_diff_encode(const struct image *cur, struct image *base, const stru
 	return (size_t)(out - raw);
 }
 
+size_t codec_pixels_encode(const struct image *cur, const struct wire_rect *rects, size_t nrects,
+	uint8_t *raw)
+{
+	uint8_t *out = raw;
+	for (size_t i = 0; i < nrects; i++) {
+		const struct wire_rect *r = &rects[i];
+		for (int32_t y = r->y; y < r->y + r->height; y++) {
+			memcpy(out, cur->pixels + (size_t)y * cur->stride + r->x,
+				(size_t)r->width * 4);
+			out += (size_t)r->width * 4;
+		}
+	}
+	return (size_t)(out - raw);
+}
+
+void codec_pixels_apply(struct image *img, const uint8_t *rects, uint32_t nrects,
+	const uint8_t *raw)
+{
+	const uint8_t *in = raw;
+	for (uint32_t i = 0; i < nrects; i++) {
+		struct wire_rect r = wire_get_rect(rects, i);
+		for (int32_t y = r.y; y < r.y + r.height; y++) {
+			memcpy(img->pixels + (size_t)y * img->stride + r.x, in,
+				(size_t)r.width * 4);
+			in += (size_t)r.width * 4;
+		}
+	}
+}
+
 void codec_diff_apply(struct image *img, const uint8_t *rects, uint32_t nrects, const uint8_t *raw)
 {
 	const uint8_t *in = raw;
@@ -329,7 +358,11 @@ bool codec_apply_frame(struct decompressor *dec, struct image *img, const struct
 		}
 		raw = dec->scratch;
 	}
-	codec_diff_apply(img, frame->rects, frame->nrects, raw);
+	if (frame->flags & WIRE_FRAME_REPLACE) {
+		codec_pixels_apply(img, frame->rects, frame->nrects, raw);
+	} else {
+		codec_diff_apply(img, frame->rects, frame->nrects, raw);
+	}
 	return true;
 }
 

@@ -61,6 +61,15 @@ bool codec_rect_shrink(const struct image *a, const struct image *b, struct wire
 size_t codec_diff_encode(const struct image *cur, struct image *base, const struct wire_rect *rects,
 	size_t nrects, uint8_t *raw);
 
+/* Writes the pixels of cur in each rectangle, row by row, into raw: a frame
+ * with WIRE_FRAME_REPLACE. Returns the bytes written. */
+size_t codec_pixels_encode(const struct image *cur, const struct wire_rect *rects, size_t nrects,
+	uint8_t *raw);
+/* Writes raw's pixels into img for each rectangle; the rectangles were
+ * validated. */
+void codec_pixels_apply(struct image *img, const uint8_t *rects, uint32_t nrects,
+	const uint8_t *raw);
+
 /* Appends a frame message: frame's fields, its payload raw (raw_size bytes)
  * compressed by comp (which sets the frame's compression and raw size).
  * Returns the bytes appended; 0, with out unchanged, if out refuses them. */

@@ -182,7 +182,7 @@
 	RANGE(i32, height, 1, WIRE_MAX_DIM) \
 	RANGE(u8, codec, 0, WIRE_CODEC_H264) \
 	RANGE(u8, compression, 0, WIRE_COMPRESS_ZSTD) \
-	BITS(u16, flags, WIRE_FRAME_RESET) \
+	BITS(u16, flags, WIRE_FRAME_RESET | WIRE_FRAME_REPLACE) \
 	COUNT(u32, nrects, 0, WIRE_MAX_RECTS, rects, uint8_t, \
 		WIRE_RECT_SIZE) /* wire_get_rect() */ \
 	RANGE(u32, raw_size, 0, WIRE_MAX_RAW) \

@@ -434,9 +434,9 @@ static enum wire_status check_frame(const struct wire_frame *f, char *err, size_
 	}
 	if (f->codec == WIRE_CODEC_H264) {
 		if (f->compression != WIRE_COMPRESS_NONE || f->nrects != 0 ||
-			f->payload_size == 0) {
-			INVALID("video frame must have no rectangles, no compression and a "
-				"payload");
+			f->payload_size == 0 || (f->flags & WIRE_FRAME_REPLACE)) {
+			INVALID("video frame must have no rectangles, no compression, no replace "
+				"flag and a payload");
 		}
 	} else if (f->compression == WIRE_COMPRESS_NONE && f->payload_size != f->raw_size) {
 		INVALID("uncompressed frame payload is %u bytes, expected %u", f->payload_size,

@@ -58,6 +58,8 @@ enum wire_caps {
 	WIRE_CAP_SERVER_DECORATIONS = 1u << 3,
 	/* hello: the viewer applies copy_rect */
 	WIRE_CAP_COPY_RECT = 1u << 4,
+	/* hello: the viewer applies lossless frames with WIRE_FRAME_REPLACE */
+	WIRE_CAP_REPLACE = 1u << 5,
 };
 
 enum wire_codec {
@@ -71,6 +73,8 @@ enum wire_frame_flags {
 	/* The viewer clears its copy first: the diff base is all zeros. For
 	 * video: a new stream starts here (the viewer makes a new decoder). */
 	WIRE_FRAME_RESET = 1u << 0,
+	/* lossless: the raw bytes are the new pixels, not XORed with the old */
+	WIRE_FRAME_REPLACE = 1u << 1,
 };
 
 enum wire_goodbye_reason {

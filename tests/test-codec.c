@@ -141,6 +141,23 @@ static void roundtrip(const uint32_t *prev, const uint32_t *next, const char *co
 	buffer_finish(&out);
 	CHECK(memcmp(receiver, next, W * H * 4) == 0);
 
+	/* The same rectangles as new pixels (replace) give the same picture. */
+	uint32_t *replaced = malloc(W * H * 4);
+	memcpy(replaced, prev, W * H * 4);
+	struct image rimg = {replaced, W, H, W};
+	uint8_t *pixels = malloc(raw_size ? raw_size : 1);
+	CHECK(codec_pixels_encode(&cur, sent, n, pixels) == raw_size);
+	frame.flags = WIRE_FRAME_REPLACE;
+	buffer_init(&out, WIRE_MAX_BODY + WIRE_HEADER_SIZE);
+	CHECK(codec_append_frame(&out, frame, &comp, pixels, raw_size) == buffer_size(&out));
+	CHECK(wire_decode(WIRE_FROM_SERVER, buffer_head(&out), buffer_size(&out), &msg, &used, err,
+		      sizeof(err)) == WIRE_OK);
+	CHECK(codec_apply_frame(&dec, &rimg, &msg.frame, err, sizeof(err)));
+	CHECK(memcmp(replaced, next, W * H * 4) == 0);
+	buffer_finish(&out);
+	free(pixels);
+	free(replaced);
+
 	free(unpacked);
 	buffer_finish(&payload);
 	free(raw);

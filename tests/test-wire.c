@@ -721,6 +721,9 @@ static void test_video_frames(void)
 	f = base;
 	f.payload_size = 0;
 	CHECK(decode_frame(f) == WIRE_INVALID);
+	f = base;
+	f.flags = WIRE_FRAME_REPLACE;
+	CHECK(decode_frame(f) == WIRE_INVALID);
 }
 
 static enum wire_status decode_copy(struct wire_copy_rect c)

@@ -2,7 +2,7 @@
 equal compression, counted by the relay in tests/relay.py. Prints a table;
 it measures, it does not pass or fail.
 
-    python3 tools/bench.py [--workloads seq,lines,egl] [--compress lz4,zstd]
+    python3 tools/bench.py [--workloads seq,lines,wterm,less,egl] [--compress lz4,zstd]
 
 Runs as root on the headless-sway rig (see tests/rig.py).
 """
@@ -21,10 +21,47 @@ RELAY = os.path.join(HERE, "..", "tests", "relay.py")
 
 LINES = ('for i in $(seq 1 300); do echo "line $i: the quick brown fox jumps over the lazy '
          'dog"; sleep 0.01; done')
+
+
+def script(rig, name, text):
+    path = os.path.join(rig.tmp, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + text + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def long_file(rig):
+    path = os.path.join(rig.tmp, "long.txt")
+    words = "the quick brown fox jumps over the lazy dog while a remote display keeps up".split()
+    with open(path, "w") as f:
+        for i in range(3000):
+            f.write("%5d  %s\n" % (i, " ".join(words[(i * 7 + k) % len(words)]
+                                             for k in range(4 + i % 9))))
+    return path
+
+
+def page_through(rig, app_id):
+    """Twenty pages down, then sixty lines one at a time, then quit."""
+    wait_for("the pager's window", lambda: rig.window(app_id=app_id), timeout=30)
+    time.sleep(1)
+    keys = ["-k", "Shift_L", "-s", "300"]
+    keys += ["-k", "space", "-s", "150"] * 20 + ["-k", "Down", "-s", "50"] * 60 + ["q"]
+    subprocess.run(["wtype", *keys], env=rig.local_env, check=True, timeout=60)
+
+
+# name: (title, app's argv for this rig, what drives it once it shows or None)
 WORKLOADS = {
-    "seq": ("foot printing seq 1 2000000", ["foot", "seq", "1", "2000000"]),
-    "lines": ("foot printing 300 lines 10 ms apart", ["foot", "sh", "-c", LINES]),
-    "egl": ("weston-simple-egl for 10 s", ["timeout", "10", "weston-simple-egl"]),
+    "seq": ("foot printing seq 1 2000000", lambda rig: ["foot", "seq", "1", "2000000"], None),
+    "lines": ("foot printing 300 lines 10 ms apart", lambda rig: ["foot", "sh", "-c", LINES],
+              None),
+    "wterm": ("weston-terminal printing 300 lines 10 ms apart",
+              lambda rig: ["weston-terminal", "--shell=" + script(rig, "lines.sh", LINES)],
+              None),
+    "less": ("foot paging a long file in less (20 pages, 60 lines)",
+             lambda rig: ["foot", "less", long_file(rig)], lambda rig: page_through(rig, "foot")),
+    "egl": ("weston-simple-egl for 10 s", lambda rig: ["timeout", "10", "weston-simple-egl"],
+            None),
 }
 # (rcomp option, waypipe option) pairs at the same algorithm and level.
 COMPRESSIONS = {
@@ -57,7 +94,7 @@ def read_stats(path):
         return json.load(f)
 
 
-def run_rcomp(rig, app, compress, tag):
+def run_rcomp(rig, app, compress, tag, drive=None):
     sock = os.path.join(rig.remote_rt, tag + ".sock")
     # Lossless, to compare like with like; video is tools/bench_link.py's.
     server = rig.start("rcomp-run-" + tag, [RCOMP_RUN, "--socket", sock, "--compress", compress,
@@ -67,13 +104,15 @@ def run_rcomp(rig, app, compress, tag):
     relay_proc, stats = relay(rig, "relay-" + tag, rsock, sock)
     t0 = time.monotonic()
     viewer = rig.start("rcomp-view-" + tag, [RCOMP_VIEW, "--socket", rsock], rig.local_env)
+    if drive:
+        drive(rig)
     finish(rig, [server, viewer, relay_proc], 300)
     s = read_stats(stats)
     # The viewer dials the relay: what flows down goes to the viewer.
     return {"down": s["down"], "up": s["up"]}, time.monotonic() - t0
 
 
-def run_waypipe(rig, app, compress, tag):
+def run_waypipe(rig, app, compress, tag, drive=None):
     csock = os.path.join(rig.tmp, tag + "-client.sock")
     client = rig.start("waypipe-client-" + tag, ["waypipe", "--oneshot", "-c", compress, "-s",
                                                  csock, "client"], rig.local_env)
@@ -83,6 +122,8 @@ def run_waypipe(rig, app, compress, tag):
     t0 = time.monotonic()
     server = rig.start("waypipe-server-" + tag, ["waypipe", "-c", compress, "-s", rsock,
                                                  "server", "--", *app], rig.remote_env)
+    if drive:
+        drive(rig)
     finish(rig, [server, relay_proc, client], 300)
     s = read_stats(stats)
     # Here the remote side dials the relay: its "up" goes to the local side.
@@ -90,24 +131,25 @@ def run_waypipe(rig, app, compress, tag):
 
 
 def mb(n):
-    return "%.2f" % (n / 1e6)
+    return "%.3f" % (n / 1e6)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workloads", default="seq,lines,egl")
+    ap.add_argument("--workloads", default="seq,lines,wterm,less,egl")
     ap.add_argument("--compress", default="lz4,zstd")
     args = ap.parse_args()
     rows = []
     rig = Rig()
     try:
         for w in args.workloads.split(","):
-            title, app = WORKLOADS[w]
+            title, make_app, drive = WORKLOADS[w]
+            app = make_app(rig)
             for c in args.compress.split(","):
                 rc_opt, wp_opt = COMPRESSIONS[c]
                 tag = "%s-%s" % (w, c)
-                rc, rc_time = run_rcomp(rig, app, rc_opt, "rc-" + tag)
-                wp, wp_time = run_waypipe(rig, app, wp_opt, "wp-" + tag)
+                rc, rc_time = run_rcomp(rig, app, rc_opt, "rc-" + tag, drive)
+                wp, wp_time = run_waypipe(rig, app, wp_opt, "wp-" + tag, drive)
                 rows.append((title, c, rc, rc_time, wp, wp_time))
                 print("%-36s %-5s rcomp %s MB down %s MB up (%.1f s) | waypipe %s MB down "
                       "%s MB up (%.1f s)" % (title, c, mb(rc["down"]), mb(rc["up"]), rc_time,

@@ -1,7 +1,13 @@
-/* Outputs per scale, and telling surfaces which one they are on. */
+/*
+ * Outputs per scale, and telling surfaces which one they are on. Nothing is
+ * ever rendered to them, so they are our own outputs rather than the
+ * headless backend's: those tick a 60 Hz frame timer forever, which woke an
+ * idle session 60 times a second.
+ */
+#include <stdio.h>
 #include <stdlib.h>
 #include <wayland-server-protocol.h>
-#include <wlr/backend/headless.h>
+#include <wlr/interfaces/wlr_output.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_surface.h>
 
@@ -9,8 +15,9 @@
 #include "output.h"
 
 struct rc_output {
+	struct wlr_output wlr_output;
 	struct rc_server *server;
-	struct wlr_output *output;
+	struct wlr_output *output; /* &wlr_output */
 	int32_t scale;
 	struct wl_listener bind;
 };
@@ -60,6 +67,39 @@ static void handle_bind(struct wl_listener *listener, void *data)
 	}
 }
 
+/* A mode, a scale, on or off: what apps are told. No buffer is ever
+ * committed. */
+static bool output_commit(struct wlr_output *wlr_output)
+{
+	const struct wlr_output_state *pending = &wlr_output->pending;
+	if (pending->committed & WLR_OUTPUT_STATE_BUFFER) {
+		return false;
+	}
+	if (pending->committed & WLR_OUTPUT_STATE_MODE) {
+		if (pending->mode_type != WLR_OUTPUT_STATE_MODE_CUSTOM) {
+			return false;
+		}
+		wlr_output_update_custom_mode(wlr_output, pending->custom_mode.width,
+			pending->custom_mode.height, pending->custom_mode.refresh);
+	}
+	if (pending->committed & WLR_OUTPUT_STATE_ENABLED) {
+		wlr_output_update_enabled(wlr_output, pending->enabled);
+	}
+	return true;
+}
+
+static void output_destroy(struct wlr_output *wlr_output)
+{
+	struct rc_output *output = wl_container_of(wlr_output, output, wlr_output);
+	wl_list_remove(&output->bind.link);
+	free(output);
+}
+
+static const struct wlr_output_impl output_impl = {
+	.commit = output_commit,
+	.destroy = output_destroy,
+};
+
 static struct wlr_output *output_for_scale(struct rc_server *server, int32_t scale)
 {
 	if (scale < 1 || scale > WIRE_MAX_SCALE) {
@@ -69,13 +109,21 @@ static struct wlr_output *output_for_scale(struct rc_server *server, int32_t sca
 		return server->outputs[scale]->output;
 	}
 	struct rc_output *output = calloc(1, sizeof(*output));
-	struct wlr_output *wlr_output =
-		output ? wlr_headless_add_output(server->backend, 1920, 1080) : NULL;
-	if (!wlr_output) {
-		free(output);
+	if (!output) {
 		log_error("cannot create an output of scale %d; the app stays at scale 1", scale);
 		return NULL;
 	}
+	struct wlr_output *wlr_output = &output->wlr_output;
+	wlr_output_init(wlr_output, server->backend, &output_impl, server->display);
+	char text[64];
+	snprintf(text, sizeof(text), "RCOMP-%d", scale);
+	wlr_output_set_name(wlr_output, text);
+	snprintf(text, sizeof(text), "rcomp output of scale %d", scale);
+	wlr_output_set_description(wlr_output, text);
+	snprintf(wlr_output->make, sizeof(wlr_output->make), "rcomp");
+	snprintf(wlr_output->model, sizeof(wlr_output->model), "remote");
+	wlr_output_update_custom_mode(wlr_output, 1920, 1080, 60000);
+	wlr_output_update_enabled(wlr_output, true);
 	wlr_output_set_scale(wlr_output, (float)scale);
 	if (!wlr_output_commit(wlr_output)) {
 		log_error("cannot set scale %d on an output", scale);
@@ -117,8 +165,7 @@ void output_finish(struct rc_server *server)
 {
 	for (int32_t scale = 1; scale <= WIRE_MAX_SCALE; scale++) {
 		if (server->outputs[scale]) {
-			wl_list_remove(&server->outputs[scale]->bind.link);
-			free(server->outputs[scale]);
+			wlr_output_destroy(server->outputs[scale]->output);
 			server->outputs[scale] = NULL;
 		}
 	}

@@ -218,6 +218,7 @@ bool connection_may_send_bulk(const struct rc_connection *conn)
 void connection_frame_sent(struct rc_connection *conn, uint32_t window, uint32_t seq,
 	uint32_t bytes, uint64_t now_us)
 {
+	conn->frames++;
 	flow_sent(&conn->flow, window, seq, bytes, now_us);
 }
 

@@ -32,6 +32,7 @@ struct rc_connection {
 	bool replace; /* and frames of new pixels (WIRE_FRAME_REPLACE) */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
+	uint64_t frames; /* sent, for stats */
 	const struct rc_connection_handler *handler;
 	void *data;
 };

@@ -53,11 +53,8 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 		connection_goodbye(conn, WIRE_BYE_VERSION, 0, text);
 		return;
 	}
-	if (!encode_context_set_viewer(&server->encode, hello->caps)) {
-		connection_goodbye(conn, WIRE_BYE_SHUTDOWN, 0, "out of memory");
-		return;
-	}
-	enum wire_compression compression = server->encode.compressor.kind;
+	encode_context_set_viewer(&server->encode, hello->caps);
+	enum wire_compression compression = server->encode.viewer_compression;
 	const char *name = server->record.name;
 	struct wire_msg msg = {
 		.type = WIRE_WELCOME,

@@ -14,6 +14,13 @@
  * stay lossless. A window leaves video after STILL_FRAMES frames that change
  * less than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US;
  * the way back is a whole lossless frame, so text ends sharp.
+ *
+ * Encoding runs on a worker thread. encoder_send captures nothing: it takes
+ * the window's damage and a copy of what it needs from the connection (the
+ * link), and queues the window's job; the job writes its messages into the
+ * encoder's own buffer; encoder_deliver, back on the event loop, appends
+ * them to the connection. While a job runs the window skips its ticks, so
+ * a newer picture merges into the next frame instead of queueing.
  */
 #include <assert.h>
 #include <errno.h>
@@ -26,6 +33,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "video.h"
+#include "workers.h"
 
 /* Rectangles per frame before the damage is sent as its bounding box. */
 #define MAX_FRAME_RECTS 64
@@ -41,13 +49,62 @@ static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wir
 #define INITIAL_BITRATE 4000000
 #define MIN_BITRATE 200000
 
-bool encode_context_init(struct rc_encode_context *ctx)
+/* A worker's own compressor and scratch memory. */
+struct tools {
+	struct compressor compressor;
+	bool ready;
+	enum wire_compression kind;
+	int level;
+	uint8_t *scratch; /* raw XOR diffs */
+	size_t scratch_size;
+	uint8_t *pixels; /* raw new pixels */
+	size_t pixels_size;
+	struct buffer alt; /* a frame compressed the other way */
+};
+
+static void tools_finish(void *local)
 {
-	buffer_init(&ctx->alt, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
-	return compressor_init(&ctx->compressor, ctx->compression, ctx->compression_level);
+	struct tools *tools = local;
+	if (tools->ready) {
+		compressor_finish(&tools->compressor);
+		buffer_finish(&tools->alt);
+	}
+	free(tools->scratch);
+	free(tools->pixels);
 }
 
-bool encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps)
+static bool tools_ready(struct tools *tools, const struct rc_encode_link *link)
+{
+	if (tools->ready && tools->kind == link->compression &&
+		tools->level == link->compression_level) {
+		return true;
+	}
+	if (tools->ready) {
+		compressor_finish(&tools->compressor);
+	} else {
+		buffer_init(&tools->alt, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
+	}
+	tools->ready = true;
+	tools->kind = link->compression;
+	tools->level = link->compression_level;
+	if (!compressor_init(&tools->compressor, link->compression, link->compression_level)) {
+		compressor_finish(&tools->compressor);
+		buffer_finish(&tools->alt);
+		tools->ready = false;
+		return false;
+	}
+	return true;
+}
+
+bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop)
+{
+	ctx->viewer_compression = ctx->compression;
+	ctx->workers =
+		workers_create(loop, workers_default_count(), sizeof(struct tools), tools_finish);
+	return ctx->workers != NULL;
+}
+
+void encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps)
 {
 	enum wire_compression kind = ctx->compression;
 	if ((kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) ||
@@ -56,42 +113,64 @@ bool encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_ca
 			codec_compression_name(kind));
 		kind = WIRE_COMPRESS_NONE;
 	}
-	compressor_finish(&ctx->compressor);
-	return compressor_init(&ctx->compressor, kind, ctx->compression_level);
+	ctx->viewer_compression = kind;
 }
 
 void encode_context_finish(struct rc_encode_context *ctx)
 {
-	compressor_finish(&ctx->compressor);
-	free(ctx->scratch);
-	free(ctx->pixels);
-	buffer_finish(&ctx->alt);
-	ctx->scratch = ctx->pixels = NULL;
-	ctx->scratch_size = ctx->pixels_size = 0;
+	workers_destroy(ctx->workers);
+	ctx->workers = NULL;
 }
 
-void encoder_init(struct rc_encoder *enc, uint32_t id)
+static void encode_run(struct rc_job *job, void *local);
+
+static void encode_done(struct rc_job *job)
 {
-	*enc = (struct rc_encoder){.id = id, .need_reset = true};
+	struct rc_encoder *enc = wl_container_of(job, enc, job);
+	enc->encoded(enc);
 }
 
-void encoder_finish(struct rc_encoder *enc)
+/* A frame (a copy_rect and its diff) in the encoder's buffer. */
+#define OUT_LIMIT (2 * WIRE_HEADER_SIZE + 64 + WIRE_MAX_BODY)
+/* Past this, the buffer is given back after each frame. */
+#define OUT_KEEP (4u << 20)
+
+bool encoder_init(struct rc_encoder *enc, uint32_t id, void (*encoded)(struct rc_encoder *enc))
 {
+	*enc = (struct rc_encoder){.id = id, .need_reset = true, .encoded = encoded};
+	enc->job.run = encode_run;
+	enc->job.done = encode_done;
+	wl_list_init(&enc->job.link);
+	pixman_region32_init(&enc->damage);
+	buffer_init(&enc->out, OUT_LIMIT);
+	return true;
+}
+
+void encoder_finish(struct rc_encoder *enc, struct rc_encode_context *ctx)
+{
+	if (ctx->workers) {
+		workers_cancel(ctx->workers, &enc->job);
+	}
 	video_encoder_destroy(enc->video);
 	scroll_finish(&enc->scroll);
 	free(enc->sent);
+	pixman_region32_fini(&enc->damage);
+	buffer_finish(&enc->out);
 	*enc = (struct rc_encoder){.id = enc->id};
 }
 
 void encoder_reset(struct rc_encoder *enc)
 {
-	enc->need_reset = true;
+	/* need_reset is the worker's while it runs; this reaches it at the
+	 * next hand-off, and the frame being encoded now is dropped. */
+	enc->reset_asked = true;
+	enc->epoch++;
 	enc->acked = enc->seq;
 }
 
 bool encoder_wants_tick(const struct rc_encoder *enc)
 {
-	return enc->in_video || enc->need_reset;
+	return enc->video_shown || enc->reset_asked || (!encoder_busy(enc) && enc->need_reset);
 }
 
 bool encoder_in_flight(const struct rc_encoder *enc)
@@ -150,16 +229,6 @@ static bool ensure(uint8_t **scratch, size_t *have, size_t size)
 	return true;
 }
 
-/* Books a frame of bytes just queued. */
-static void frame_queued(struct rc_encoder *enc, struct rc_connection *conn, size_t bytes,
-	uint64_t now)
-{
-	enc->seq++;
-	enc->stat_frames++;
-	enc->stat_bytes += bytes;
-	connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes, now);
-}
-
 /* Writes the copy the viewer was sent as a binary PPM, for tests. */
 static void dump(const struct rc_encoder *enc, const char *dir)
 {
@@ -211,51 +280,52 @@ static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image
 		return false;
 	}
 	codec_copy(&base, move.src, move.dx, move.dy);
-	enc->stat_copies++;
+	enc->job_copies++;
 	return true;
 }
 
 /*
  * Appends the frame with the smaller payload: the XOR with the viewer's copy
- * (ctx->scratch; near zero where little changed) or the new pixels
- * (ctx->pixels; better where the content is new, as a new page of text:
+ * (tools->scratch; near zero where little changed) or the new pixels
+ * (tools->pixels; better where the content is new, as a new page of text:
  * XOR would mix two pages' glyphs). Small frames try both; large ones try
  * both every TRY_BOTH_EVERY frames and otherwise take the last winner.
  */
 #define TRY_BOTH_BYTES (256 * 1024)
 #define TRY_BOTH_EVERY 8
 
-static bool append_smaller(struct rc_encoder *enc, struct rc_encode_context *ctx,
-	struct rc_connection *conn, struct wire_frame frame, size_t raw)
+static bool append_smaller(struct rc_encoder *enc, struct tools *tools, struct wire_frame frame,
+	size_t raw)
 {
-	struct buffer *out = &conn->channel.out;
+	struct buffer *out = &enc->out;
+	struct compressor *comp = &tools->compressor;
 	struct wire_frame replace = frame;
 	replace.flags |= WIRE_FRAME_REPLACE;
-	if (!conn->replace) {
-		return codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw) > 0;
+	if (!enc->link.replace) {
+		return codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
 	}
 	bool both = raw <= TRY_BOTH_BYTES || enc->large_frames++ % TRY_BOTH_EVERY == 0;
 	if (!both) {
 		return enc->replace_won
-			? codec_append_frame(out, replace, &ctx->compressor, ctx->pixels, raw) > 0
-			: codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw) > 0;
+			? codec_append_frame(out, replace, comp, tools->pixels, raw) > 0
+			: codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
 	}
 	size_t start = buffer_size(out);
-	size_t xor = codec_append_frame(out, frame, &ctx->compressor, ctx->scratch, raw);
-	buffer_truncate(&ctx->alt, 0);
-	size_t pixels = codec_append_frame(&ctx->alt, replace, &ctx->compressor, ctx->pixels, raw);
+	size_t xor = codec_append_frame(out, frame, comp, tools->scratch, raw);
+	buffer_truncate(&tools->alt, 0);
+	size_t pixels = codec_append_frame(&tools->alt, replace, comp, tools->pixels, raw);
 	enc->replace_won = pixels && (!xor || pixels < xor);
 	if (!enc->replace_won) {
 		return xor > 0;
 	}
 	buffer_truncate(out, start);
-	return buffer_append(out, buffer_head(&ctx->alt), pixels);
+	return buffer_append(out, buffer_head(&tools->alt), pixels);
 }
 
-/* Sends what changed as a lossless frame; returns the bytes queued (0: none)
- * and, in *changed, how many pixels the diff carries. */
-static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ctx,
-	struct rc_connection *conn, struct image cur, pixman_region32_t *damage, uint64_t *changed)
+/* Encodes what changed as a lossless frame into enc->out; returns its bytes
+ * (0: none) and, in *changed, how many pixels the diff carries. */
+static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct image cur,
+	pixman_region32_t *damage, uint64_t *changed)
 {
 	*changed = 0;
 	struct image base = {enc->sent, enc->width, enc->height, enc->width};
@@ -268,13 +338,13 @@ static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ct
 		flags |= WIRE_FRAME_RESET;
 	}
 
-	struct buffer *out = &conn->channel.out;
+	struct buffer *out = &enc->out;
 	size_t before = buffer_size(out);
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
 		extents.y2 - extents.y1};
-	bool copied =
-		!(flags & WIRE_FRAME_RESET) && conn->copy_rect && send_scroll(enc, out, cur, box);
+	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect &&
+		send_scroll(enc, out, cur, box);
 
 	int n = 0;
 	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
@@ -301,23 +371,23 @@ static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ct
 		scroll_sent(&enc->scroll, box);
 		return 0;
 	}
-	if (!ensure(&ctx->scratch, &ctx->scratch_size, raw_size ? raw_size : 1) ||
-		(conn->replace &&
-			!ensure(&ctx->pixels, &ctx->pixels_size, raw_size ? raw_size : 1))) {
+	if (!ensure(&tools->scratch, &tools->scratch_size, raw_size ? raw_size : 1) ||
+		(enc->link.replace &&
+			!ensure(&tools->pixels, &tools->pixels_size, raw_size ? raw_size : 1))) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return 0;
 	}
-	if (conn->replace) {
-		codec_pixels_encode(&cur, rects, nrects, ctx->pixels);
+	if (enc->link.replace) {
+		codec_pixels_encode(&cur, rects, nrects, tools->pixels);
 	}
-	size_t written = codec_diff_encode(&cur, &base, rects, nrects, ctx->scratch);
+	size_t written = codec_diff_encode(&cur, &base, rects, nrects, tools->scratch);
 
 	struct wire_frame frame = {
 		.window = enc->id,
-		.seq = enc->seq + 1,
+		.seq = enc->job_seq,
 		.width = enc->width,
 		.height = enc->height,
 		.codec = WIRE_CODEC_XOR,
@@ -325,23 +395,22 @@ static size_t send_lossless(struct rc_encoder *enc, struct rc_encode_context *ct
 		.nrects = nrects,
 		.rects = packed,
 	};
-	if (!append_smaller(enc, ctx, conn, frame, written)) {
+	if (!append_smaller(enc, tools, frame, written)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
-		log_error("cannot queue a frame of window %u; resending it whole", enc->id);
+		log_error("cannot encode a frame of window %u; resending it whole", enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return 0;
 	}
 	/* The copy_rect and its frame count as one frame. */
-	size_t bytes = buffer_size(out) - before;
-	frame_queued(enc, conn, bytes, monotonic_usec());
+	enc->produced = true;
 	enc->need_reset = false;
 	scroll_sent(&enc->scroll, box);
-	if (ctx->dump_dir) {
-		dump(enc, ctx->dump_dir);
+	if (enc->link.dump_dir) {
+		dump(enc, enc->link.dump_dir);
 	}
 	*changed = raw_size / 4;
-	return bytes;
+	return buffer_size(out) - before;
 }
 
 static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *damage)
@@ -360,10 +429,11 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
 /* The video bit rate follows the link: it grows while round trips stay near
  * their minimum (no queue), and drops to below the delivery rate when a
  * queue builds. It never asks for more than the picture needs. */
-static int64_t video_bitrate(struct rc_encoder *enc, const struct flow *flow, int fps, uint64_t now)
+static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 {
-	int64_t rate = (int64_t)flow_rate(flow) * 8;
-	int64_t ceiling = (int64_t)enc->width * enc->height * fps / 4;
+	const struct rc_encode_link *link = &enc->link;
+	int64_t rate = (int64_t)link->rate * 8;
+	int64_t ceiling = (int64_t)enc->width * enc->height * link->fps / 4;
 	if (ceiling < MIN_BITRATE) {
 		ceiling = MIN_BITRATE;
 	}
@@ -372,8 +442,8 @@ static int64_t video_bitrate(struct rc_encoder *enc, const struct flow *flow, in
 		enc->bitrate_stamp_us = now;
 	} else if (now - enc->bitrate_stamp_us >= 250000) {
 		enc->bitrate_stamp_us = now;
-		double min_rtt = (double)flow->min_rtt_us / 1000.0;
-		bool queueing = enc->rtt_ms > min_rtt * 1.5 + 10.0;
+		double min_rtt = (double)link->min_rtt_us / 1000.0;
+		bool queueing = link->rtt_ms > min_rtt * 1.5 + 10.0;
 		if (queueing && rate > 0) {
 			enc->bitrate = rate * 8 / 10;
 		} else if (!queueing) {
@@ -392,10 +462,11 @@ static int64_t video_bitrate(struct rc_encoder *enc, const struct flow *flow, in
 /* What a video frame would cost now: the bit rate a new stream would get
  * (below the measured delivery rate, within what the picture needs), over
  * the frame rate. */
-static double video_frame_bytes(const struct rc_encoder *enc, const struct flow *flow, int fps)
+static double video_frame_bytes(const struct rc_encoder *enc)
 {
-	int64_t rate = (int64_t)flow_rate(flow) * 8 * 8 / 10;
-	int64_t ceiling = (int64_t)enc->width * enc->height * fps / 4;
+	const struct rc_encode_link *link = &enc->link;
+	int64_t rate = (int64_t)link->rate * 8 * 8 / 10;
+	int64_t ceiling = (int64_t)enc->width * enc->height * link->fps / 4;
 	if (rate <= 0) {
 		rate = INITIAL_BITRATE;
 	}
@@ -405,7 +476,7 @@ static double video_frame_bytes(const struct rc_encoder *enc, const struct flow 
 	if (rate < MIN_BITRATE) {
 		rate = MIN_BITRATE;
 	}
-	return (double)rate / 8.0 / (fps > 0 ? fps : 60);
+	return (double)rate / 8.0 / (link->fps > 0 ? link->fps : 60);
 }
 
 static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
@@ -422,13 +493,13 @@ static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const 
 		(unsigned)enc->height);
 }
 
-static bool start_video(struct rc_encoder *enc, const struct flow *flow, int fps)
+static bool start_video(struct rc_encoder *enc)
 {
 	char err[256];
 	uint64_t now = monotonic_usec();
 	enc->bitrate = 0;
-	enc->video = video_encoder_create(enc->width, enc->height, fps,
-		video_bitrate(enc, flow, fps, now), err, sizeof(err));
+	enc->video = video_encoder_create(enc->width, enc->height, enc->link.fps,
+		video_bitrate(enc, now), err, sizeof(err));
 	if (!enc->video) {
 		log_error("window %u stays lossless: %s", enc->id, err);
 		enc->video_failed = true;
@@ -442,8 +513,8 @@ static bool start_video(struct rc_encoder *enc, const struct flow *flow, int fps
 	return true;
 }
 
-static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
-	struct rc_connection *conn, struct image cur, pixman_region32_t *damage, int fps)
+static void send_video(struct rc_encoder *enc, struct tools *tools, struct image cur,
+	pixman_region32_t *damage)
 {
 	uint64_t now = monotonic_usec();
 	if (enc->need_reset) {
@@ -451,25 +522,25 @@ static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
 		video_encoder_destroy(enc->video);
 		enc->video = NULL;
 		enc->need_reset = false;
-		if (!start_video(enc, &conn->flow, fps)) {
+		if (!start_video(enc)) {
 			enc->need_reset = true;
 			enc->in_video = false;
 			uint64_t changed;
-			send_lossless(enc, ctx, conn, cur, damage, &changed);
+			send_lossless(enc, tools, cur, damage, &changed);
 			return;
 		}
 	}
 	pixman_region32_clear(damage);
 	struct wire_frame frame = {
 		.window = enc->id,
-		.seq = enc->seq + 1,
+		.seq = enc->job_seq,
 		.width = enc->width,
 		.height = enc->height,
 		.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
 	};
 	bool failed;
 	size_t bytes = video_append_frame(enc->video, frame, cur.pixels, cur.stride,
-		video_bitrate(enc, &conn->flow, fps, now), &conn->channel.out, &failed);
+		video_bitrate(enc, now), &enc->out, &failed);
 	if (failed) {
 		log_error("window %u: video encoding failed; back to lossless", enc->id);
 		enc->video_failed = true;
@@ -478,69 +549,150 @@ static void send_video(struct rc_encoder *enc, struct rc_encode_context *ctx,
 	}
 	if (bytes) {
 		enc->new_stream = false;
-		frame_queued(enc, conn, bytes, now);
+		enc->produced = true;
 	}
 }
 
-void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps)
+/* The codec choice and the encoding, on a worker. */
+static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 {
+	struct image image = enc->image;
+	pixman_region32_t *damage = &enc->damage;
 	if (!fit_sent(enc, image)) {
+		pixman_region32_clear(damage);
 		return;
 	}
 	uint64_t now = monotonic_usec();
 	uint64_t changed;
 	bool damaged = pixman_region32_not_empty(damage);
+	enum rc_codec_mode mode = enc->link.mode;
 	if (enc->in_video) {
 		if (!damaged) {
 			if (now - enc->last_change_us >= REFRESH_AFTER_US) {
 				stop_video(enc, damage, "motion stopped");
-				send_lossless(enc, ctx, conn, image, damage, &changed);
+				send_lossless(enc, tools, image, damage, &changed);
 			}
 			return;
 		}
 		enc->last_change_us = now;
 		bool still = damage_fraction(enc, damage) < STILL_FRACTION;
 		enc->still_frames = still ? enc->still_frames + 1 : 0;
-		if (ctx->mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
+		if (mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
 			stop_video(enc, damage, "little motion");
-			send_lossless(enc, ctx, conn, image, damage, &changed);
+			send_lossless(enc, tools, image, damage, &changed);
 			return;
 		}
-		send_video(enc, ctx, conn, image, damage, fps);
+		send_video(enc, tools, image, damage);
 		return;
 	}
-	if (damaged && ctx->mode != RC_CODEC_LOSSLESS && conn->video && !enc->video_failed &&
+	if (damaged && mode != RC_CODEC_LOSSLESS && enc->link.video && !enc->video_failed &&
 		(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
-		(ctx->mode == RC_CODEC_VIDEO ||
+		(mode == RC_CODEC_VIDEO ||
 			(enc->motion_frames >= MOTION_FRAMES && !enc->need_reset))) {
-		if (start_video(enc, &conn->flow, fps)) {
+		if (start_video(enc)) {
 			enc->need_reset = false;
-			send_video(enc, ctx, conn, image, damage, fps);
+			send_video(enc, tools, image, damage);
 			return;
 		}
 	}
 	if (damaged || enc->need_reset) {
 		bool reset = enc->need_reset;
-		size_t bytes = send_lossless(enc, ctx, conn, image, damage, &changed);
+		size_t bytes = send_lossless(enc, tools, image, damage, &changed);
 		/* Motion is what lossless carries dearly: much of the window,
 		 * frame after frame, at more than video would cost. */
 		bool moving = bytes && !reset &&
 			(double)changed >= MOTION_FRACTION * enc->width * enc->height &&
-			(double)bytes > VIDEO_GAIN * video_frame_bytes(enc, &conn->flow, fps);
+			(double)bytes > VIDEO_GAIN * video_frame_bytes(enc);
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 		}
 	}
 }
 
+static void encode_run(struct rc_job *job, void *local)
+{
+	struct rc_encoder *enc = wl_container_of(job, enc, job);
+	struct tools *tools = local;
+	if (!tools_ready(tools, &enc->link)) {
+		log_error("out of memory for a compressor; window %u waits", enc->id);
+		return;
+	}
+	encode_frame(enc, tools);
+}
+
+void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
+	struct image image, pixman_region32_t *damage, int fps)
+{
+	assert(!encoder_busy(enc));
+	enc->link = (struct rc_encode_link){
+		.mode = ctx->mode,
+		.compression = ctx->viewer_compression,
+		.compression_level = ctx->compression_level,
+		.dump_dir = ctx->dump_dir,
+		.video = conn->video,
+		.copy_rect = conn->copy_rect,
+		.replace = conn->replace,
+		.rate = flow_rate(&conn->flow),
+		.min_rtt_us = conn->flow.min_rtt_us,
+		.rtt_ms = enc->rtt_ms,
+		.fps = fps > 0 ? fps : 60,
+	};
+	if (enc->reset_asked) {
+		enc->need_reset = true;
+		enc->reset_asked = false;
+	}
+	enc->image = image;
+	pixman_region32_copy(&enc->damage, damage);
+	pixman_region32_clear(damage);
+	enc->job_seq = enc->seq + 1;
+	enc->job_epoch = enc->epoch;
+	enc->job_copies = 0;
+	enc->produced = false;
+	buffer_truncate(&enc->out, 0);
+	workers_submit(ctx->workers, &enc->job);
+}
+
+void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage)
+{
+	enc->video_shown = enc->in_video;
+	enc->bitrate_shown = enc->bitrate;
+	enc->video_name = enc->video ? video_encoder_name(enc->video) : NULL;
+	/* Damage the job did not send (a failure, or a refresh it asked for)
+	 * waits for the next frame. */
+	pixman_region32_union(damage, damage, &enc->damage);
+	pixman_region32_clear(&enc->damage);
+	size_t bytes = buffer_size(&enc->out);
+	if (enc->job_epoch != enc->epoch || !conn || !conn->welcomed || conn->closing) {
+		/* The viewer was reset (or left) meanwhile: the frame was meant
+		 * for a copy it no longer holds. The next one is whole. */
+		enc->reset_asked = true;
+	} else if (enc->produced && bytes) {
+		if (!buffer_append(&conn->channel.out, buffer_head(&enc->out), bytes)) {
+			log_error("viewer is not reading; frames of window %u wait", enc->id);
+			enc->reset_asked = true;
+		} else {
+			enc->seq = enc->job_seq;
+			enc->stat_frames++;
+			enc->stat_copies += enc->job_copies;
+			enc->stat_bytes += bytes;
+			connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes,
+				monotonic_usec());
+		}
+	}
+	buffer_truncate(&enc->out, 0);
+	if (enc->out.capacity > OUT_KEEP) {
+		buffer_finish(&enc->out);
+		buffer_init(&enc->out, OUT_LIMIT);
+	}
+}
+
 void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_context *ctx, char *out,
 	size_t size)
 {
-	if (enc->in_video) {
-		snprintf(out, size, "video %s %.2f Mbit/s", video_encoder_name(enc->video),
-			(double)enc->bitrate / 1e6);
+	if (enc->video_shown && enc->video_name) {
+		snprintf(out, size, "video %s %.2f Mbit/s", enc->video_name,
+			(double)enc->bitrate_shown / 1e6);
 	} else {
-		snprintf(out, size, "lossless %s", codec_compression_name(ctx->compressor.kind));
+		snprintf(out, size, "lossless %s", codec_compression_name(ctx->viewer_compression));
 	}
 }

@@ -2,7 +2,8 @@
  * Encoding: each window's captured image becomes frames on the connection,
  * as a lossless diff against the copy the viewer holds (lz4/zstd), or as
  * H.264 while the window is in motion, with a lossless refresh once it
- * stops. The codec is chosen per window, frame by frame.
+ * stops. The codec is chosen per window, frame by frame, and frames are
+ * encoded on worker threads, one at a time per window.
  */
 #ifndef RCOMP_ENCODE_H
 #define RCOMP_ENCODE_H
@@ -11,10 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "buffer.h"
 #include "codec.h"
 #include "scroll.h"
+#include "workers.h"
 
 struct rc_connection;
+struct rc_workers;
 struct video_encoder;
 
 enum rc_codec_mode {
@@ -23,36 +27,73 @@ enum rc_codec_mode {
 	RC_CODEC_VIDEO, /* video on any change, a lossless refresh once still */
 };
 
-/* What every window's encoder shares: the options, the compressor of the
- * current connection and a scratch buffer for raw diffs. */
+/* What every window's encoder shares: the options, the compression the
+ * viewer can decode, and the workers that encode. */
 struct rc_encode_context {
 	enum rc_codec_mode mode;
 	enum wire_compression compression; /* asked for; the viewer may lack it */
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
-	struct compressor compressor;
-	uint8_t *scratch; /* raw XOR diffs */
-	size_t scratch_size;
-	uint8_t *pixels; /* raw new pixels */
-	size_t pixels_size;
-	struct buffer alt; /* a frame compressed the other way */
+	enum wire_compression viewer_compression; /* what frames use now */
+	struct rc_workers *workers;
 };
 
-/* One window's encoding state. */
+/* What one encoding job knows of the session, copied when it is handed to
+ * a worker: the job never reads the connection. */
+struct rc_encode_link {
+	enum rc_codec_mode mode;
+	enum wire_compression compression;
+	int compression_level;
+	const char *dump_dir;
+	bool video, copy_rect, replace; /* what the viewer decodes */
+	uint64_t rate; /* delivery rate, bytes per second; 0: unknown */
+	uint64_t min_rtt_us;
+	double rtt_ms; /* the window's smoothed round trip */
+	int fps;
+};
+
+/*
+ * One window's encoder. The fields under "the worker's" belong to the job
+ * while it runs (job_busy), and to the event loop's thread otherwise; the
+ * others are the event loop's only.
+ */
 struct rc_encoder {
 	uint32_t id; /* the window's */
+	struct rc_job job;
+	void (*encoded)(struct rc_encoder *enc); /* the job is done */
+
+	/* The event loop's. */
+	bool reset_asked; /* encoder_reset while the job ran */
+	uint32_t epoch; /* counts resets: a job from an older one is stale */
+	uint32_t job_epoch;
+	uint32_t seq; /* of the last frame sent */
+	uint32_t acked; /* newest sequence the viewer presented */
+	double rtt_ms; /* smoothed, from acks */
+	bool video_shown; /* as of the last job, for wants_tick and stats */
+	int64_t bitrate_shown;
+	const char *video_name;
+	/* For --stats, per second. */
+	uint32_t stat_frames;
+	uint32_t stat_copies; /* copy_rects */
+	uint64_t stat_bytes;
+
+	/* The job's input and output. */
+	struct rc_encode_link link;
+	struct image image; /* the window's captured image: not recaptured while busy */
+	pixman_region32_t damage; /* taken from the window; what is left goes back */
+	uint32_t job_seq; /* the sequence the frame would have */
+	struct buffer out; /* messages to append to the connection */
+	bool produced; /* out holds a frame */
+	uint32_t job_copies;
+
+	/* The worker's. */
 	uint32_t *sent; /* the copy the viewer holds */
 	struct rc_scroll scroll; /* row hashes of sent, to find scrolls */
 	bool replace_won; /* new pixels compressed smaller than the XOR last time */
 	uint32_t large_frames;
 	int32_t width, height;
 	bool need_reset; /* the viewer clears its copy: the next frame is whole */
-	uint32_t seq; /* of the last frame sent */
-	uint32_t acked; /* newest sequence the viewer presented */
-	double rtt_ms; /* smoothed, from acks */
-
-	/* Video: while in motion the window is one H.264 stream. */
-	struct video_encoder *video;
+	struct video_encoder *video; /* while in motion the window is one H.264 stream */
 	bool in_video; /* streaming video now; the viewer's copy is lossy */
 	bool video_failed; /* no encoder could be made: stay lossless */
 	bool new_stream; /* the next video frame starts a stream */
@@ -60,23 +101,26 @@ struct rc_encoder {
 	uint64_t last_change_us;
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;
-
-	/* For --stats, per second. */
-	uint32_t stat_frames;
-	uint32_t stat_copies; /* copy_rects */
-	uint64_t stat_bytes;
 };
 
-/* The compressor follows what the viewer can decode (its hello's caps). */
-bool encode_context_init(struct rc_encode_context *ctx);
-bool encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps);
+/* The workers start with the event loop, and end before it. */
+bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop);
+/* The compression follows what the viewer can decode (its hello's caps). */
+void encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps);
 void encode_context_finish(struct rc_encode_context *ctx);
 
-void encoder_init(struct rc_encoder *enc, uint32_t id);
-void encoder_finish(struct rc_encoder *enc);
+/* encoded runs on the event loop's thread when a frame is encoded. */
+bool encoder_init(struct rc_encoder *enc, uint32_t id, void (*encoded)(struct rc_encoder *enc));
+/* Waits for a running job, drops a waiting one. */
+void encoder_finish(struct rc_encoder *enc, struct rc_encode_context *ctx);
 /* A new viewer, or a new scale: the next frame is whole, and the frames in
- * flight will never be acknowledged. */
+ * flight will never be acknowledged; a frame being encoded is dropped. */
 void encoder_reset(struct rc_encoder *enc);
+/* Encoding now: the window's image must not change, and damage waits. */
+static inline bool encoder_busy(const struct rc_encoder *enc)
+{
+	return job_busy(&enc->job);
+}
 /* Whether a frame must go out even without new damage: a whole frame is
  * due, or the video stream ends with a lossless refresh once still. */
 bool encoder_wants_tick(const struct rc_encoder *enc);
@@ -84,12 +128,16 @@ bool encoder_wants_tick(const struct rc_encoder *enc);
 bool encoder_in_flight(const struct rc_encoder *enc);
 
 /*
- * Sends what changed in image (damage, in image pixels, is consumed) to the
- * connection: as video while the window is in motion, else as a lossless
- * diff. fps is the window's frame rate, for the video encoder.
+ * Hands what changed in image (damage, in image pixels, is taken) to a
+ * worker: it is encoded as video while the window is in motion, else as a
+ * lossless diff. The image must stay as it is until encoded is called.
+ * fps is the window's frame rate, for the video encoder.
  */
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
 	struct image image, pixman_region32_t *damage, int fps);
+/* From encoded: queues the frame on the connection (NULL: none now, the
+ * frame is dropped), gives back any damage left, and books the frame. */
+void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage);
 
 /* The viewer presented frame seq: false if it was never sent (the viewer
  * broke the protocol). rtt_us < 0: unknown. */

@@ -27,7 +27,7 @@ static void has_callbacks_iter(struct wlr_surface *surface, int sx, int sy, void
 	}
 }
 
-/* Capture, encode, queue. */
+/* Capture, and hand the image to the encoder's worker. */
 static void send(struct rc_window *window)
 {
 	struct rc_server *server = window->server;
@@ -44,6 +44,12 @@ static void send(struct rc_window *window)
 		fps);
 }
 
+void frame_encoded(struct rc_encoder *enc)
+{
+	struct rc_window *window = wl_container_of(enc, window, encoder);
+	encoder_deliver(enc, window->server->connection, &window->damage);
+}
+
 void frame_tick(struct rc_clock *clock)
 {
 	struct rc_window *window = wl_container_of(clock, window, clock);
@@ -56,10 +62,13 @@ void frame_tick(struct rc_clock *clock)
 	/* Damage keeps the clock going only while someone can receive it; a
 	 * viewer that attaches damages every window and restarts its clock. */
 	bool watched = server_watched(server);
+	/* While its last frame is being encoded the window's image stays as
+	 * it is, and new damage waits for the next tick after. */
+	bool encoding = encoder_busy(&window->encoder);
 	bool busy = watched && window->announced &&
-		(pixman_region32_not_empty(&window->damage) ||
+		(encoding || pixman_region32_not_empty(&window->damage) ||
 			encoder_wants_tick(&window->encoder));
-	if (busy &&
+	if (busy && !encoding &&
 		connection_may_send_frame(server->connection,
 			encoder_in_flight(&window->encoder))) {
 		send(window);

@@ -264,6 +264,8 @@ static void destroy_compositor(struct rc_server *server)
 {
 	wl_display_destroy_clients(server->display);
 	xwayland_finish(server);
+	/* Every window is gone, and with it every encoding job. */
+	encode_context_finish(&server->encode);
 	cursor_finish(server);
 	clipboard_finish(server);
 	decoration_finish(server);
@@ -361,9 +363,6 @@ int main(int argc, char **argv)
 		.compression_level = server.options.compression_level,
 		.dump_dir = server.options.dump_dir,
 	};
-	if (!encode_context_init(&server.encode)) {
-		return 1;
-	}
 	/* A plain ssh login may have no runtime directory: make a private one,
 	 * for our Wayland socket and the app's. */
 	char runtime_dir[] = "/tmp/rcomp-run-XXXXXX";
@@ -379,7 +378,7 @@ int main(int argc, char **argv)
 		own_runtime_dir = true;
 		log_info("XDG_RUNTIME_DIR is not set; using %s", runtime_dir);
 	}
-	if (!create_compositor(&server)) {
+	if (!create_compositor(&server) || !encode_context_init(&server.encode, server.loop)) {
 		log_error("cannot start the compositor");
 		return 1;
 	}
@@ -425,7 +424,6 @@ int main(int argc, char **argv)
 		}
 	}
 	destroy_compositor(&server);
-	encode_context_finish(&server.encode);
 	idmap_finish(&server.window_ids);
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */

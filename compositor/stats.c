@@ -1,8 +1,9 @@
 /*
  * Statistics for --stats. Per window: the app's commits and the frames
  * sent in the last second, the codec, bytes/s, round trip and frames in
- * flight; for the link: bytes in flight, their limit, the delivery rate and
- * the minimum round trip. Counters reset after each line.
+ * flight; for the link: bytes in flight, their limit, the delivery rate,
+ * the minimum round trip, and the writes and frames so far. The window
+ * counters reset after each line.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +17,11 @@ static void print_stats(struct rc_server *server)
 	if (conn && conn->welcomed) {
 		const struct flow *flow = &conn->flow;
 		log_info("stats link: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
-			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms",
+			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames",
 			flow->count, (double)flow->in_flight / 1024,
 			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,
-			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000);
+			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000,
+			(unsigned long long)conn->channel.writes, (unsigned long long)conn->frames);
 	}
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)

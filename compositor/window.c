@@ -40,7 +40,7 @@ bool window_init(struct rc_window *window, struct rc_server *server,
 	}
 	pixman_region32_init(&window->damage);
 	clock_init(&window->clock, server->loop, frame_interval_ns(window), frame_tick);
-	encoder_init(&window->encoder, window->id);
+	encoder_init(&window->encoder, window->id, frame_encoded);
 	wl_list_insert(server->windows.prev, &window->link);
 	return true;
 }
@@ -66,8 +66,9 @@ void window_finish(struct rc_window *window)
 	wl_list_remove(&window->link);
 	idmap_remove(&server->window_ids, window->id);
 	clock_finish(&window->clock);
+	/* The encoder first: a job may be reading the captured image. */
+	encoder_finish(&window->encoder, &server->encode);
 	capture_finish(&window->capture);
-	encoder_finish(&window->encoder);
 	pixman_region32_fini(&window->damage);
 	app_check_exit(server);
 }

@@ -90,6 +90,7 @@ enum channel_status channel_flush(struct channel *ch)
 {
 	while (buffer_size(&ch->out) > 0) {
 		ssize_t n = write(ch->out_fd, buffer_head(&ch->out), buffer_size(&ch->out));
+		ch->writes++;
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}

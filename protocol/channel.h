@@ -16,6 +16,7 @@
 struct channel {
 	int in_fd, out_fd; /* -1: closed */
 	struct buffer in, out;
+	uint64_t writes; /* write calls, for stats */
 };
 
 enum channel_status {

@@ -4,11 +4,11 @@
  * 0.15 ms for one typing step in foot.
  */
 #include <stdlib.h>
-#include <wlr/render/pixman.h>
 #include <wlr/types/wlr_surface.h>
 
 #include "capture.h"
 #include "log.h"
+#include "texture.h"
 #include "wire.h"
 
 bool capture_place(struct rc_capture *cap, uint32_t id, struct wlr_box geo, int32_t scale)
@@ -80,11 +80,7 @@ struct compose {
 static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *data)
 {
 	struct compose *c = data;
-	struct wlr_texture *texture = wlr_surface_get_texture(surface);
-	if (!texture || !wlr_texture_is_pixman(texture)) {
-		return;
-	}
-	pixman_image_t *src = wlr_pixman_texture_get_image(texture);
+	pixman_image_t *src = texture_image(wlr_surface_get_texture(surface));
 	if (!src) {
 		return;
 	}

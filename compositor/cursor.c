@@ -5,12 +5,12 @@
  */
 #include <stdlib.h>
 #include <time.h>
-#include <wlr/render/pixman.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_surface.h>
 
 #include "cursor.h"
 #include "log.h"
+#include "texture.h"
 
 /* Animated cursors wait for frame callbacks: answer them at this pace. */
 #define CURSOR_FRAME_MS 16
@@ -37,10 +37,7 @@ static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t 
 {
 	*msg = (struct wire_msg){.type = WIRE_CURSOR, .cursor = {.scale = 1}};
 	struct wlr_surface *surface = cursor->surface;
-	struct wlr_texture *texture = surface ? wlr_surface_get_texture(surface) : NULL;
-	pixman_image_t *src = texture && wlr_texture_is_pixman(texture)
-		? wlr_pixman_texture_get_image(texture)
-		: NULL;
+	pixman_image_t *src = surface ? texture_image(wlr_surface_get_texture(surface)) : NULL;
 	if (!src) {
 		return; /* hidden */
 	}

@@ -15,7 +15,6 @@
 #include <wayland-server-core.h>
 #include <wlr/backend.h>
 #include <wlr/backend/headless.h>
-#include <wlr/render/pixman.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_seat.h>
@@ -34,6 +33,7 @@
 #include "output.h"
 #include "record.h"
 #include "stats.h"
+#include "texture.h"
 #include "xdg.h"
 #include "xwayland.h"
 
@@ -226,9 +226,9 @@ static bool create_compositor(struct rc_server *server)
 	}
 	server->loop = wl_display_get_event_loop(server->display);
 	server->backend = wlr_headless_backend_create(server->display);
-	server->renderer = wlr_pixman_renderer_create();
+	server->renderer = texture_renderer_create();
 	if (!server->backend || !server->renderer) {
-		log_error("cannot create the headless backend or the pixman renderer");
+		log_error("cannot create the headless backend or the renderer");
 		return false;
 	}
 	wlr_renderer_init_wl_display(server->renderer, server->display);

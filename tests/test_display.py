@@ -299,3 +299,16 @@ def test_a_scrolling_terminal_and_a_new_window_stay_lossless(desktop):
     scrolls = sum(int(n) for n in re.findall(r", (\d+) scrolls,", "\n".join(stats)))
     log("%d seconds of stats, %d scrolls" % (len(stats), scrolls))
     assert scrolls >= 10
+
+
+def test_foot_finds_each_buffer_released_as_soon_as_it_is_copied(desktop):
+    """foot warns when the compositor keeps its buffers past the commit
+    (it then needs a third); rcomp-run copies each commit's damage and
+    releases the buffer at once, through 300 lines of scrolling."""
+    server = desktop.start_server(["foot", "sh", "-c", LINES])
+    desktop.start_viewer(server)
+    wait_for("foot to print its lines and end", lambda: server.poll() is not None, timeout=60)
+    text = desktop.read_log("rcomp-run")
+    assert "loading configuration" in text, "foot's own log is not in rcomp-run's"
+    warnings = [line for line in text.splitlines() if "not releasing buffers" in line]
+    assert not warnings, "\n".join(warnings)

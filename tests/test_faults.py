@@ -404,3 +404,27 @@ def test_a_frame_whose_rectangles_overlap_is_refused_with_a_clear_error(desktop)
     conn.close()
     text = desktop.read_log("rcomp-view")
     assert re.search(r"frame rectangles \d+ and \d+ overlap", text), text
+
+
+@pytest.mark.parametrize("move", [(0, 900, 1024, 200, 0, -100), (0, 0, 1024, 100, 0, -10),
+                                  (1000, 0, 24, 24, 1, 0)],
+                         ids=["source past the bottom", "destination above the top",
+                              "destination past the right"])
+def test_a_copy_rect_outside_the_window_is_refused_with_a_clear_error(desktop, move):
+    """A server's copy_rect must move a rectangle of the window's picture to
+    a place inside it; else the viewer names the message, the window and the
+    sizes, and ends that connection."""
+    listener, path = fake_server(desktop)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    w = h = 1024
+    good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
+    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
+    wait_for("the fake window", lambda: desktop.window(app_id="fake"))
+    conn.sendall(message(0x0210, struct.pack("<Iiiiiii", 1, *move)))
+    assert viewer.wait(timeout=20) != 0
+    conn.close()
+    text = desktop.read_log("rcomp-view")
+    assert re.search(r"copy_rect of window 1 moves \d+x\d+ at -?\d+,-?\d+ by -?\d+,-?\d+, "
+                     r"outside its 1024x1024 picture", text), text

@@ -92,6 +92,7 @@ static int handle_done(int fd, uint32_t mask, void *data)
 		if (!job) {
 			return 0;
 		}
+		job->busy = false;
 		job->done(job);
 	}
 }
@@ -178,12 +179,16 @@ void workers_destroy(struct rc_workers *workers)
 	wl_list_for_each_safe(job, tmp, &workers->queued, link)
 	{
 		wl_list_remove(&job->link);
+		wl_list_init(&job->link);
 		job->state = RC_JOB_IDLE;
+		job->busy = false;
 	}
 	wl_list_for_each_safe(job, tmp, &workers->done, link)
 	{
 		wl_list_remove(&job->link);
+		wl_list_init(&job->link);
 		job->state = RC_JOB_IDLE;
+		job->busy = false;
 	}
 	if (workers->source) {
 		wl_event_source_remove(workers->source);
@@ -201,6 +206,7 @@ void workers_submit(struct rc_workers *workers, struct rc_job *job)
 {
 	pthread_mutex_lock(&workers->lock);
 	if (job->state == RC_JOB_IDLE) {
+		job->busy = true;
 		job->state = RC_JOB_QUEUED;
 		wl_list_insert(workers->queued.prev, &job->link);
 		pthread_cond_signal(&workers->work);
@@ -219,5 +225,6 @@ void workers_cancel(struct rc_workers *workers, struct rc_job *job)
 		wl_list_init(&job->link);
 	}
 	job->state = RC_JOB_IDLE;
+	job->busy = false;
 	pthread_mutex_unlock(&workers->lock);
 }

@@ -26,6 +26,7 @@ struct rc_job {
 	/* On the event loop's thread, once run returned. */
 	void (*done)(struct rc_job *job);
 	enum rc_job_state state; /* changes under the pool's lock */
+	bool busy; /* submitted and not yet done: the loop's thread's own */
 	struct wl_list link;
 };
 
@@ -40,7 +41,7 @@ void workers_destroy(struct rc_workers *workers);
 
 static inline bool job_busy(const struct rc_job *job)
 {
-	return job->state != RC_JOB_IDLE;
+	return job->busy;
 }
 
 /* Queues an idle job. */

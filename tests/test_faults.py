@@ -90,6 +90,23 @@ def test_64_kib_of_random_bytes_drop_that_peer_alone_with_one_log_line(desktop):
     attach_again(desktop, server, "rcomp-input-test", "viewer")
 
 
+def test_a_viewer_sending_a_copy_rect_is_dropped_and_the_session_goes_on(desktop):
+    """copy_rect is the server's message: a viewer that sends one is told
+    why, in a goodbye and in rcomp-run's log, and dropped; the next viewer
+    is served."""
+    server = desktop.start_server([INPUT_CLIENT])
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(server.socket)
+    s.sendall(hello() + message(0x0210, struct.pack("<Iiiiiii", 1, 0, 0, 10, 10, 0, 5)))
+    reason, text = read_goodbye(s)
+    s.close()
+    assert reason == 3 and "copy_rect message may not be sent by a viewer" in text, text
+    desktop.check_alive(server)
+    viewer = attach_again(desktop, server, "rcomp-input-test", "rcomp-view")
+    desktop.check_alive(viewer)
+    assert "copy_rect message may not be sent by a viewer" in desktop.read_log("rcomp-run")
+
+
 def test_a_viewer_killed_mid_stream_leaves_the_session_serving_the_next_one(desktop):
     server = desktop.start_server([ANIM_CLIENT, "1000"], ["--codec", "lossless"])
     viewer = desktop.start_viewer(server)

@@ -215,20 +215,6 @@ static bool fit_sent(struct rc_encoder *enc, struct image image)
 	return true;
 }
 
-static bool ensure(uint8_t **scratch, size_t *have, size_t size)
-{
-	if (*have >= size) {
-		return true;
-	}
-	uint8_t *bigger = realloc(*scratch, size);
-	if (!bigger) {
-		return false;
-	}
-	*scratch = bigger;
-	*have = size;
-	return true;
-}
-
 /* Writes the copy the viewer was sent as a binary PPM, for tests. */
 static void dump(const struct rc_encoder *enc, const char *dir)
 {
@@ -371,9 +357,10 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 		scroll_sent(&enc->scroll, box);
 		return 0;
 	}
-	if (!ensure(&tools->scratch, &tools->scratch_size, raw_size ? raw_size : 1) ||
+	if (!memory_grow((void **)&tools->scratch, &tools->scratch_size, raw_size ? raw_size : 1) ||
 		(enc->link.replace &&
-			!ensure(&tools->pixels, &tools->pixels_size, raw_size ? raw_size : 1))) {
+			!memory_grow((void **)&tools->pixels, &tools->pixels_size,
+				raw_size ? raw_size : 1))) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
 		buffer_truncate(out, before);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer.h"
 #include "scroll.h"
 
 #define MIN_WIDTH 32 /* pixels: a box narrower is not worth looking in */
@@ -58,20 +59,6 @@ static uint64_t hash_span(const uint32_t *p, int32_t n)
 	return mix(mix(mix(mix(a, b), c), d), (uint64_t)n);
 }
 
-static bool grow(void **array, size_t *size, size_t need)
-{
-	if (*size >= need) {
-		return true;
-	}
-	void *bigger = realloc(*array, need);
-	if (!bigger) {
-		return false;
-	}
-	*array = bigger;
-	*size = need;
-	return true;
-}
-
 static const uint32_t *row_at(const struct image *img, int32_t x, int32_t y)
 {
 	return img->pixels + (size_t)y * img->stride + x;
@@ -95,11 +82,11 @@ static bool fit(struct rc_scroll *s, int32_t width, int32_t height)
 	while (table < (size_t)height * 2) {
 		table <<= 1;
 	}
-	if (!grow((void **)&s->cur, &s->cur_size, cells * sizeof(uint64_t)) ||
-		!grow((void **)&s->old, &s->old_size, cells * sizeof(uint64_t)) ||
-		!grow((void **)&s->known, &s->known_size, cells) ||
-		!grow((void **)&s->slots, &s->slots_size, table * sizeof(uint32_t)) ||
-		!grow((void **)&s->votes, &s->votes_size, (2 * (size_t)height + 1) * 4)) {
+	if (!memory_grow((void **)&s->cur, &s->cur_size, cells * sizeof(uint64_t)) ||
+		!memory_grow((void **)&s->old, &s->old_size, cells * sizeof(uint64_t)) ||
+		!memory_grow((void **)&s->known, &s->known_size, cells) ||
+		!memory_grow((void **)&s->slots, &s->slots_size, table * sizeof(uint32_t)) ||
+		!memory_grow((void **)&s->votes, &s->votes_size, (2 * (size_t)height + 1) * 4)) {
 		s->width = s->height = 0;
 		return false;
 	}

@@ -87,3 +87,17 @@ void buffer_truncate(struct buffer *buf, size_t size)
 		buf->end = buf->start + size;
 	}
 }
+
+bool memory_grow(void **memory, size_t *size, size_t need)
+{
+	if (*size >= need) {
+		return true;
+	}
+	void *bigger = realloc(*memory, need);
+	if (!bigger) {
+		return false;
+	}
+	*memory = bigger;
+	*size = need;
+	return true;
+}

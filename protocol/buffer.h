@@ -25,6 +25,10 @@ void buffer_consume(struct buffer *buf, size_t n);
 /* Drops bytes written after offset (an offset in buffer_size() terms). */
 void buffer_truncate(struct buffer *buf, size_t size);
 
+/* Grows a scratch allocation *memory of *size bytes to at least need bytes
+ * (contents kept). False when out of memory: the old allocation stays. */
+bool memory_grow(void **memory, size_t *size, size_t need);
+
 static inline uint8_t *buffer_head(const struct buffer *buf)
 {
 	return buf->data + buf->start;

@@ -399,19 +399,26 @@ def test_idle_connections_from_many_addresses_cannot_keep_a_viewer_with_the_toke
         s.close()
 
 
+def viewer_of_a_fake_window(desktop, w, h):
+    """rcomp-view attached to a hand-played server that shows one black
+    window of w x h: (viewer, the server's end of the connection)."""
+    listener, path = fake_server(desktop)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
+    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
+    wait_for("the fake window", lambda: desktop.window(app_id="fake"))
+    return viewer, conn
+
+
 def test_a_frame_whose_rectangles_overlap_is_refused_with_a_clear_error(desktop):
     """A small frame of overlapping rectangles as large as the window, zstd
     expanding each to zeros, made the viewer allocate and keep raw bytes
     many times the window's pixels (the audit's 127 KB frame took 3.9 GiB);
     now it is refused as invalid before anything is allocated."""
-    listener, path = fake_server(desktop)
-    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
-    conn, _ = listener.accept()
-    read_messages(conn, 5, until=0x0101)
     w = h = 1024
-    good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
-    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
-    wait_for("the fake window", lambda: desktop.window(app_id="fake"))
+    viewer, conn = viewer_of_a_fake_window(desktop, w, h)
     raw = 16 * w * h * 4  # 64 MiB, the most any frame may carry, for 4 MiB of pixels
     payload = subprocess.run(["zstd", "-q", "-c", "--no-check"], input=bytes(raw),
                              stdout=subprocess.PIPE, check=True).stdout
@@ -431,14 +438,8 @@ def test_a_copy_rect_outside_the_window_is_refused_with_a_clear_error(desktop, m
     """A server's copy_rect must move a rectangle of the window's picture to
     a place inside it; else the viewer names the message, the window and the
     sizes, and ends that connection."""
-    listener, path = fake_server(desktop)
-    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
-    conn, _ = listener.accept()
-    read_messages(conn, 5, until=0x0101)
     w = h = 1024
-    good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
-    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
-    wait_for("the fake window", lambda: desktop.window(app_id="fake"))
+    viewer, conn = viewer_of_a_fake_window(desktop, w, h)
     conn.sendall(message(0x0210, struct.pack("<Iiiiiii", 1, *move)))
     assert viewer.wait(timeout=20) != 0
     conn.close()

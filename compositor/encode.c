@@ -40,7 +40,7 @@
 static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wire allows");
 
 #define MOTION_FRAMES 4
-#define MOTION_FRACTION 0.5
+#define MOTION_FRACTION 0.1
 #define VIDEO_GAIN 2
 #define STILL_FRAMES 10
 #define STILL_FRACTION 0.1
@@ -271,38 +271,48 @@ static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image
 }
 
 /*
- * Appends the frame with the smaller payload: the XOR with the viewer's copy
- * (tools->scratch; near zero where little changed) or the new pixels
- * (tools->pixels; better where the content is new, as a new page of text:
- * XOR would mix two pages' glyphs). Small frames try both; large ones try
- * both every TRY_BOTH_EVERY frames and otherwise take the last winner.
+ * A frame's payload is the XOR with the viewer's copy (near zero where
+ * little changed) or the new pixels (WIRE_FRAME_REPLACE; better where the
+ * content is new, as a new page of text: XOR would mix two pages' glyphs).
+ * Small frames try both and send the smaller; large ones try both every
+ * TRY_BOTH_EVERY frames and otherwise make only the last winner. A whole
+ * frame is XOR with zeros, the pixels themselves.
  */
 #define TRY_BOTH_BYTES (256 * 1024)
 #define TRY_BOTH_EVERY 8
 
-static bool append_smaller(struct rc_encoder *enc, struct tools *tools, struct wire_frame frame,
-	size_t raw)
+struct payloads {
+	bool diff, pixels; /* which to make: the XOR, the new pixels */
+	bool both; /* and compare */
+};
+
+static struct payloads choose_payloads(struct rc_encoder *enc, bool reset, uint64_t raw)
+{
+	bool replace = enc->link.replace && !reset;
+	bool both = replace && (raw <= TRY_BOTH_BYTES || enc->large_frames++ % TRY_BOTH_EVERY == 0);
+	bool pixels = replace && (both || enc->replace_won);
+	return (struct payloads){.diff = !pixels || both, .pixels = pixels, .both = both};
+}
+
+/* Appends the frame with the payload chosen, or the smaller of both. */
+static bool append_payload(struct rc_encoder *enc, struct tools *tools, struct payloads made,
+	struct wire_frame frame, size_t raw)
 {
 	struct buffer *out = &enc->out;
 	struct compressor *comp = &tools->compressor;
 	struct wire_frame replace = frame;
 	replace.flags |= WIRE_FRAME_REPLACE;
-	if (!enc->link.replace) {
-		return codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
-	}
-	bool both = raw <= TRY_BOTH_BYTES || enc->large_frames++ % TRY_BOTH_EVERY == 0;
-	if (!both) {
-		return enc->replace_won
-			? codec_append_frame(out, replace, comp, tools->pixels, raw) > 0
-			: codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
+	if (!made.both) {
+		return made.pixels ? codec_append_frame(out, replace, comp, tools->pixels, raw) > 0
+				   : codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
 	}
 	size_t start = buffer_size(out);
-	size_t xor = codec_append_frame(out, frame, comp, tools->scratch, raw);
+	size_t diff = codec_append_frame(out, frame, comp, tools->scratch, raw);
 	buffer_truncate(&tools->alt, 0);
 	size_t pixels = codec_append_frame(&tools->alt, replace, comp, tools->pixels, raw);
-	enc->replace_won = pixels && (!xor || pixels < xor);
+	enc->replace_won = pixels && (!diff || pixels < diff);
 	if (!enc->replace_won) {
-		return xor > 0;
+		return diff > 0;
 	}
 	buffer_truncate(out, start);
 	return buffer_append(out, buffer_head(&tools->alt), pixels);
@@ -357,20 +367,25 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 		scroll_sent(&enc->scroll, box);
 		return 0;
 	}
-	if (!memory_grow((void **)&tools->scratch, &tools->scratch_size, raw_size ? raw_size : 1) ||
-		(enc->link.replace &&
-			!memory_grow((void **)&tools->pixels, &tools->pixels_size,
-				raw_size ? raw_size : 1))) {
+	struct payloads made = choose_payloads(enc, flags & WIRE_FRAME_RESET, raw_size);
+	size_t need = raw_size ? raw_size : 1;
+	if ((made.diff && !memory_grow((void **)&tools->scratch, &tools->scratch_size, need)) ||
+		(made.pixels && !memory_grow((void **)&tools->pixels, &tools->pixels_size, need))) {
 		log_error("out of memory encoding a frame of window %u; resending it whole",
 			enc->id);
 		buffer_truncate(out, before);
 		enc->need_reset = true;
 		return 0;
 	}
-	if (enc->link.replace) {
+	if (made.pixels) {
 		codec_pixels_encode(&cur, rects, nrects, tools->pixels);
 	}
-	size_t written = codec_diff_encode(&cur, &base, rects, nrects, tools->scratch);
+	if (made.diff) {
+		codec_diff_encode(&cur, &base, rects, nrects, tools->scratch);
+	} else {
+		codec_rects_copy(&cur, &base, rects, nrects);
+	}
+	size_t written = (size_t)raw_size;
 
 	struct wire_frame frame = {
 		.window = enc->id,
@@ -382,7 +397,7 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 		.nrects = nrects,
 		.rects = packed,
 	};
-	if (!append_smaller(enc, tools, frame, written)) {
+	if (!append_payload(enc, tools, made, frame, written)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
 		log_error("cannot encode a frame of window %u; resending it whole", enc->id);
 		buffer_truncate(out, before);
@@ -593,6 +608,9 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 		}
+		log_debug("window %u: lossless %zu bytes, %llu of %dx%d changed, video ~%.0f bytes",
+			enc->id, bytes, (unsigned long long)changed, enc->width, enc->height,
+			video_frame_bytes(enc));
 	}
 }
 

@@ -12,6 +12,14 @@
 
 #include "log.h"
 #include "texture.h"
+#include "wire.h"
+
+/* A texture keeps at most the top-left part of its buffer that a window's
+ * picture can show: WIRE_MAX_DIM wide and WIRE_MAX_PIXELS in all, as
+ * capture.c crops windows. An app's 16384x16384 buffer then costs 64 MiB
+ * here, not 1 GiB. */
+#define KEEP_DIM WIRE_MAX_DIM
+#define KEEP_PIXELS WIRE_MAX_PIXELS
 
 struct format {
 	uint32_t drm;
@@ -50,8 +58,9 @@ static const struct format *find_format(uint32_t drm)
 }
 
 struct texture {
-	struct wlr_texture base;
-	pixman_image_t *image;
+	struct wlr_texture base; /* the buffer's size */
+	pixman_image_t *image; /* its top-left part, at most KEEP_DIM per side */
+	uint32_t kept_width, kept_height;
 	const struct format *format;
 };
 
@@ -82,6 +91,16 @@ static bool texture_write_pixels(struct wlr_texture *wlr_texture, uint32_t strid
 	uint32_t w = wlr_texture->width, h = wlr_texture->height;
 	if (dst_x > w || dst_y > h || width > w - dst_x || height > h - dst_y) {
 		return false;
+	}
+	/* What lies past the kept part is not kept. */
+	if (dst_x >= texture->kept_width || dst_y >= texture->kept_height) {
+		return true;
+	}
+	if (width > texture->kept_width - dst_x) {
+		width = texture->kept_width - dst_x;
+	}
+	if (height > texture->kept_height - dst_y) {
+		height = texture->kept_height - dst_y;
 	}
 	int bytes = texture->format->bytes;
 	uint8_t *dst = (uint8_t *)pixman_image_get_data(texture->image);
@@ -120,11 +139,19 @@ static struct wlr_texture *renderer_texture_from_buffer(struct wlr_renderer *ren
 		return NULL;
 	}
 	const struct format *format = find_format(drm_format);
+	if (buffer->width <= 0 || buffer->height <= 0) {
+		wlr_buffer_end_data_ptr_access(buffer);
+		return NULL;
+	}
 	struct texture *texture = format ? calloc(1, sizeof(*texture)) : NULL;
 	if (texture) {
+		texture->kept_width = buffer->width < KEEP_DIM ? (uint32_t)buffer->width : KEEP_DIM;
+		uint32_t most_rows = KEEP_PIXELS / texture->kept_width;
+		texture->kept_height =
+			(uint32_t)buffer->height < most_rows ? (uint32_t)buffer->height : most_rows;
 		/* pixman allocates the pixels itself when given none. */
-		texture->image = pixman_image_create_bits_no_clear(format->pixman, buffer->width,
-			buffer->height, NULL, 0);
+		texture->image = pixman_image_create_bits_no_clear(format->pixman,
+			(int)texture->kept_width, (int)texture->kept_height, NULL, 0);
 	}
 	if (!texture || !texture->image) {
 		wlr_buffer_end_data_ptr_access(buffer);

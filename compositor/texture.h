@@ -16,7 +16,9 @@ struct wlr_renderer;
 struct wlr_texture;
 
 struct wlr_renderer *texture_renderer_create(void);
-/* A texture's pixels, NULL if it is not one of ours. */
+/* A texture's pixels, NULL if it is not one of ours. The image keeps only
+ * what a window can show of a huge buffer (the wire's limits): the
+ * texture's width and height are the buffer's, the image's may be less. */
 pixman_image_t *texture_image(struct wlr_texture *texture);
 
 #endif

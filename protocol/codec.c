@@ -255,6 +255,18 @@ size_t codec_diff_encode(const struct image *cur, struct image *base, const stru
 	return (size_t)(out - raw);
 }
 
+void codec_rects_copy(const struct image *cur, struct image *base, const struct wire_rect *rects,
+	size_t nrects)
+{
+	for (size_t i = 0; i < nrects; i++) {
+		const struct wire_rect *r = &rects[i];
+		for (int32_t y = r->y; y < r->y + r->height; y++) {
+			memcpy(base->pixels + (size_t)y * base->stride + r->x,
+				cur->pixels + (size_t)y * cur->stride + r->x, (size_t)r->width * 4);
+		}
+	}
+}
+
 size_t codec_pixels_encode(const struct image *cur, const struct wire_rect *rects, size_t nrects,
 	uint8_t *raw)
 {

@@ -61,6 +61,10 @@ bool codec_rect_shrink(const struct image *a, const struct image *b, struct wire
 size_t codec_diff_encode(const struct image *cur, struct image *base, const struct wire_rect *rects,
 	size_t nrects, uint8_t *raw);
 
+/* Copies the rectangles of cur into base. */
+void codec_rects_copy(const struct image *cur, struct image *base, const struct wire_rect *rects,
+	size_t nrects);
+
 /* Writes the pixels of cur in each rectangle, row by row, into raw: a frame
  * with WIRE_FRAME_REPLACE. Returns the bytes written. */
 size_t codec_pixels_encode(const struct image *cur, const struct wire_rect *rects, size_t nrects,

@@ -143,6 +143,11 @@ void connection_send(struct rc_connection *conn, const struct wire_msg *msg)
 	}
 }
 
+bool connection_send_encoded(struct rc_connection *conn, const uint8_t *bytes, size_t size)
+{
+	return !conn->closing && buffer_append(&conn->channel.out, bytes, size);
+}
+
 void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
 	const char *text)
 {

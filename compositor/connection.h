@@ -46,6 +46,9 @@ void connection_destroy(struct rc_connection *conn);
 /* Queues one message. A viewer that stops reading is disconnected at the
  * next flush; until then messages to it are dropped. */
 void connection_send(struct rc_connection *conn, const struct wire_msg *msg);
+/* Queues messages already encoded (a frame from an encoder's worker).
+ * False, with nothing queued, if the queue would pass its limit. */
+bool connection_send_encoded(struct rc_connection *conn, const uint8_t *bytes, size_t size);
 /* Sends a goodbye; the connection closes once it is written. */
 void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
 	const char *text);

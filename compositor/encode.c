@@ -431,14 +431,20 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
 /* The video bit rate follows the link: it grows while round trips stay near
  * their minimum (no queue), and drops to below the delivery rate when a
  * queue builds. It never asks for more than the picture needs. */
+/* Within MIN_BITRATE and what the picture needs at its frame rate. */
+static int64_t clamp_bitrate(const struct rc_encoder *enc, int64_t rate)
+{
+	int64_t ceiling = (int64_t)enc->width * enc->height * enc->link.fps / 4;
+	if (rate > ceiling) {
+		rate = ceiling;
+	}
+	return rate < MIN_BITRATE ? MIN_BITRATE : rate;
+}
+
 static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 {
 	const struct rc_encode_link *link = &enc->link;
 	int64_t rate = (int64_t)link->rate * 8;
-	int64_t ceiling = (int64_t)enc->width * enc->height * link->fps / 4;
-	if (ceiling < MIN_BITRATE) {
-		ceiling = MIN_BITRATE;
-	}
 	if (enc->bitrate == 0) {
 		enc->bitrate = rate > 0 ? rate * 8 / 10 : INITIAL_BITRATE;
 		enc->bitrate_stamp_us = now;
@@ -452,12 +458,7 @@ static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 			enc->bitrate = enc->bitrate * 115 / 100;
 		}
 	}
-	if (enc->bitrate > ceiling) {
-		enc->bitrate = ceiling;
-	}
-	if (enc->bitrate < MIN_BITRATE) {
-		enc->bitrate = MIN_BITRATE;
-	}
+	enc->bitrate = clamp_bitrate(enc, enc->bitrate);
 	return enc->bitrate;
 }
 
@@ -466,19 +467,9 @@ static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
  * the frame rate. */
 static double video_frame_bytes(const struct rc_encoder *enc)
 {
-	const struct rc_encode_link *link = &enc->link;
-	int64_t rate = (int64_t)link->rate * 8 * 8 / 10;
-	int64_t ceiling = (int64_t)enc->width * enc->height * link->fps / 4;
-	if (rate <= 0) {
-		rate = INITIAL_BITRATE;
-	}
-	if (rate > ceiling) {
-		rate = ceiling;
-	}
-	if (rate < MIN_BITRATE) {
-		rate = MIN_BITRATE;
-	}
-	return (double)rate / 8.0 / (link->fps > 0 ? link->fps : 60);
+	int64_t rate = (int64_t)enc->link.rate * 8 * 8 / 10;
+	rate = clamp_bitrate(enc, rate > 0 ? rate : INITIAL_BITRATE);
+	return (double)rate / 8.0 / enc->link.fps; /* fps > 0: see encoder_send */
 }
 
 static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
@@ -602,15 +593,16 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		size_t bytes = send_lossless(enc, tools, image, damage, &changed);
 		/* Motion is what lossless carries dearly: much of the window,
 		 * frame after frame, at more than video would cost. */
+		double video = video_frame_bytes(enc);
 		bool moving = bytes && !reset &&
 			(double)changed >= MOTION_FRACTION * enc->width * enc->height &&
-			(double)bytes > VIDEO_GAIN * video_frame_bytes(enc);
+			(double)bytes > VIDEO_GAIN * video;
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 		}
 		log_debug("window %u: lossless %zu bytes, %llu of %dx%d changed, video ~%.0f bytes",
 			enc->id, bytes, (unsigned long long)changed, enc->width, enc->height,
-			video_frame_bytes(enc));
+			video);
 	}
 }
 
@@ -672,7 +664,7 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 		 * for a copy it no longer holds. The next one is whole. */
 		enc->reset_asked = true;
 	} else if (enc->produced && bytes) {
-		if (!buffer_append(&conn->channel.out, buffer_head(&enc->out), bytes)) {
+		if (!connection_send_encoded(conn, buffer_head(&enc->out), bytes)) {
 			log_error("viewer is not reading; frames of window %u wait", enc->id);
 			enc->reset_asked = true;
 		} else {

@@ -6,6 +6,13 @@
  * bandwidth-delay product; frames are sent only while the bytes in flight are
  * below about that, so nothing queues beyond what the link holds, and windows
  * keep their newest pixels as damage until there is room.
+ *
+ * A frame sent while the pipe had room is app-limited (BBR's term): its
+ * delivery rate tells what the app sent, not what the link carries, so it
+ * may raise the estimate but never lower it. Otherwise a terminal that sends
+ * a kilobyte a frame would make a gigabit link look like half a megabit, and
+ * every choice made from the rate (video's cost, the bound on bytes in
+ * flight) would follow the app instead of the link.
  */
 #include <string.h>
 
@@ -69,7 +76,9 @@ void flow_sent(struct flow *flow, uint32_t window, uint32_t seq, uint32_t bytes,
 	if (flow->count == FLOW_MAX_FRAMES) {
 		return; /* callers check flow_can_send(); keep the books safe anyway */
 	}
+	bool app_limited = flow->in_flight + bytes < flow_limit(flow);
 	flow->frames[flow->count++] = (struct flow_frame){
+		.app_limited = app_limited,
 		.window = window,
 		.seq = seq,
 		.bytes = bytes,
@@ -125,8 +134,10 @@ int64_t flow_acked(struct flow *flow, uint32_t window, uint32_t seq, uint64_t no
 	uint64_t interval = now_us - since; /* at least the round trip */
 	if (interval > 0) {
 		uint64_t bytes = flow->delivered - newest.delivered_at_send;
-		flow->rate_samples[flow->next_sample++ % FLOW_RATE_SAMPLES] =
-			bytes * 1000000 / interval;
+		uint64_t rate = bytes * 1000000 / interval;
+		if (!newest.app_limited || rate >= max_rate(flow)) {
+			flow->rate_samples[flow->next_sample++ % FLOW_RATE_SAMPLES] = rate;
+		}
 	}
 	if (now_us - flow->probe_stamp_us > PROBE_INTERVAL_US) {
 		uint64_t span = flow->min_rtt_us + flow->min_rtt_us / 2;

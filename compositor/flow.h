@@ -14,6 +14,7 @@ struct flow_frame {
 	uint64_t sent_us;
 	uint64_t delivered_at_send; /* flow::delivered when it was sent */
 	uint64_t delivered_us_at_send; /* time of the last ack before it was sent */
+	bool app_limited; /* sent with room to spare: its rate says little of the link */
 };
 
 struct flow {

@@ -1,0 +1,117 @@
+/* Unit tests of flow control (compositor/flow.c) against a simulated link: a
+ * bottleneck of a given rate and a fixed delay, fed by a sender that sends a
+ * frame whenever flow control lets it (link-limited) or on a fixed clock
+ * (app-limited). Time is simulated, so the results do not depend on the
+ * machine. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "flow.h"
+
+struct link {
+	uint64_t rate; /* bytes per second */
+	uint64_t delay_us; /* one way and back, beside the transmission */
+	uint64_t free_us; /* when the bottleneck is next idle */
+	struct {
+		uint32_t seq;
+		uint64_t ack_us;
+	} acks[FLOW_MAX_FRAMES];
+	uint32_t nacks;
+};
+
+static void link_send(struct link *l, uint32_t seq, uint32_t bytes, uint64_t now)
+{
+	uint64_t start = l->free_us > now ? l->free_us : now;
+	l->free_us = start + (uint64_t)bytes * 1000000 / l->rate;
+	l->acks[l->nacks].seq = seq;
+	l->acks[l->nacks].ack_us = l->free_us + l->delay_us;
+	l->nacks++;
+}
+
+static void link_deliver(struct link *l, struct flow *flow, uint64_t now)
+{
+	while (l->nacks > 0 && l->acks[0].ack_us <= now) {
+		flow_acked(flow, 1, l->acks[0].seq, l->acks[0].ack_us);
+		l->nacks--;
+		for (uint32_t i = 0; i < l->nacks; i++) {
+			l->acks[i] = l->acks[i + 1];
+		}
+	}
+}
+
+/* Runs for seconds of simulated time. every_us 0: a frame of bytes
+ * whenever flow control allows (the link limits); else one every every_us
+ * (the app limits). */
+static void run(struct flow *flow, struct link *l, uint32_t *seq, double seconds, uint32_t bytes,
+	uint64_t every_us, uint64_t *now)
+{
+	uint64_t end = *now + (uint64_t)(seconds * 1e6), next = *now;
+	for (; *now < end; *now += 100) {
+		link_deliver(l, flow, *now);
+		bool due = every_us == 0 || *now >= next;
+		if (due && l->nacks < FLOW_MAX_FRAMES && flow_can_send(flow, *now)) {
+			flow_sent(flow, 1, ++*seq, bytes, *now);
+			link_send(l, *seq, bytes, *now);
+			next = *now + every_us;
+		}
+	}
+}
+
+#define MBIT (1000000 / 8)
+
+static void test_link_limited(void)
+{
+	struct flow flow;
+	flow_init(&flow);
+	struct link l = {.rate = 10 * MBIT, .delay_us = 20000};
+	uint32_t seq = 0;
+	uint64_t now = 1;
+	run(&flow, &l, &seq, 5, 16 * 1024, 0, &now);
+	uint64_t rate = flow_rate(&flow);
+	printf("10 Mbit/s link: estimate %.2f Mbit/s\n", (double)rate / MBIT);
+	CHECK(rate > 8 * MBIT && rate < 12 * MBIT);
+}
+
+static void test_app_limited_keeps_rate(void)
+{
+	struct flow flow;
+	flow_init(&flow);
+	struct link l = {.rate = 50 * MBIT, .delay_us = 2000};
+	uint32_t seq = 0;
+	uint64_t now = 1;
+	run(&flow, &l, &seq, 2, 64 * 1024, 0, &now);
+	uint64_t before = flow_rate(&flow);
+	/* A terminal: a kilobyte a frame, sixty frames a second. */
+	run(&flow, &l, &seq, 10, 1024, 16667, &now);
+	uint64_t after = flow_rate(&flow);
+	printf("50 Mbit/s link: %.2f Mbit/s filled, %.2f Mbit/s after 10 s of 1 KB frames\n",
+		(double)before / MBIT, (double)after / MBIT);
+	CHECK(before > 40 * MBIT);
+	CHECK(after >= before);
+}
+
+static void test_slower_link_followed(void)
+{
+	struct flow flow;
+	flow_init(&flow);
+	struct link l = {.rate = 50 * MBIT, .delay_us = 10000};
+	uint32_t seq = 0;
+	uint64_t now = 1;
+	run(&flow, &l, &seq, 3, 64 * 1024, 0, &now);
+	l.rate = 5 * MBIT;
+	run(&flow, &l, &seq, 5, 64 * 1024, 0, &now);
+	uint64_t rate = flow_rate(&flow);
+	printf("50 then 5 Mbit/s: estimate %.2f Mbit/s\n", (double)rate / MBIT);
+	CHECK(rate > 4 * MBIT && rate < 6 * MBIT);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		{"link_limited", test_link_limited},
+		{"app_limited", test_app_limited_keeps_rate},
+		{"slower", test_slower_link_followed},
+	};
+	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}

@@ -4,7 +4,6 @@
  * 0.15 ms for one typing step in foot.
  */
 #include <stdlib.h>
-#include <wlr/render/wlr_texture.h>
 #include <wlr/types/wlr_surface.h>
 
 #include "capture.h"
@@ -81,8 +80,8 @@ struct compose {
 static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *data)
 {
 	struct compose *c = data;
-	struct wlr_texture *texture = wlr_surface_get_texture(surface);
-	pixman_image_t *src = texture_image(texture);
+	int bw, bh; /* the buffer's size; the image may keep less of a huge one */
+	pixman_image_t *src = texture_surface_image(surface, &bw, &bh);
 	if (!src) {
 		return;
 	}
@@ -90,8 +89,6 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 	int dx = (sx - c->geo.x) * c->scale;
 	int dy = (sy - c->geo.y) * c->scale;
 	int w = surface->current.width * c->scale, h = surface->current.height * c->scale;
-	/* The buffer's size; the image may keep less of a huge one. */
-	int bw = (int)texture->width, bh = (int)texture->height;
 	bool scaled = bw != w || bh != h;
 	if (scaled) {
 		/* A buffer_scale other than ours, or a viewport: sample the

@@ -37,7 +37,8 @@ static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t 
 {
 	*msg = (struct wire_msg){.type = WIRE_CURSOR, .cursor = {.scale = 1}};
 	struct wlr_surface *surface = cursor->surface;
-	pixman_image_t *src = surface ? texture_image(wlr_surface_get_texture(surface)) : NULL;
+	int bw, bh;
+	pixman_image_t *src = surface ? texture_surface_image(surface, &bw, &bh) : NULL;
 	if (!src) {
 		return; /* hidden */
 	}

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "output.h"
+#include "texture.h"
 #include "window.h"
 
 /* Every wl_surface. */
@@ -81,8 +82,12 @@ static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void 
 static void handle_surface_commit(struct wl_listener *listener, void *data)
 {
 	struct rc_surface *rs = wl_container_of(listener, rs, commit);
+	texture_surface_commit(rs->surface);
 	struct rc_window *window = window_of_surface(rs->server, rs->surface);
 	if (!window || !window->mapped) {
+		/* No frame will copy its buffer: copy and release it now.
+		 * A window's surfaces keep theirs until its next tick. */
+		texture_surface_settle(rs->surface);
 		return;
 	}
 	struct wlr_surface *root = window_surface(window);
@@ -93,6 +98,7 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	wlr_surface_for_each_surface(root, find_surface_iter, &find);
 	if (!find.found) {
 		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
+		texture_surface_settle(rs->surface);
 		return;
 	}
 	pixman_region32_t damage;

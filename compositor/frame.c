@@ -9,10 +9,16 @@
 
 #include "frame.h"
 #include "server.h"
+#include "texture.h"
 
 /* With no viewer attached, apps get one frame callback in this many ticks:
  * a trickle keeps them alive at little cost. */
 #define UNWATCHED_DIVISOR 15
+
+static void settle_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	texture_surface_settle(surface);
+}
 
 static void send_frame_done_iter(struct wlr_surface *surface, int sx, int sy, void *data)
 {
@@ -74,6 +80,10 @@ void frame_tick(struct rc_clock *clock)
 		send(window);
 	}
 
+	/* Each buffer committed since the last tick is copied (if capture did
+	 * not) and released before the app hears it may draw again, so it never
+	 * finds its last buffer busy. One copy a tick, however often it commits. */
+	wlr_surface_for_each_surface(surface, settle_iter, NULL);
 	bool callbacks = false;
 	wlr_surface_for_each_surface(surface, has_callbacks_iter, &callbacks);
 	if (callbacks && (watched || clock->ticks % UNWATCHED_DIVISOR == 0)) {

@@ -1,14 +1,16 @@
 /*
- * Textures as pixman images of their own. A texture is made from a buffer
- * the client lends us (wl_shm, through the buffer's data pointer) by copying
- * it; later commits of the same size and format copy only their damage.
- * Either way no lock on the client's buffer outlives the commit.
+ * Textures that lend a surface's pixels to capture.c. Each commit's wl_shm
+ * buffer is held until the window's next frame and then copied, only where
+ * damaged, into pixels the surface keeps; a buffer superseded before that is
+ * released uncopied, and none is held past the frame that shows it.
  */
 #include <drm_fourcc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/render/interface.h>
 #include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/util/addon.h>
 
 #include "log.h"
 #include "texture.h"
@@ -57,22 +59,37 @@ static const struct format *find_format(uint32_t drm)
 	return NULL;
 }
 
+/*
+ * A texture is one commit's buffer, locked until its pixels are copied out:
+ * wlroots makes one per commit, because write_pixels declines to update an
+ * old one in place. The copy is made once per frame, not once per commit,
+ * into the surface's own pixels (struct pixels below); a buffer superseded
+ * before then is released without ever being copied. An app that commits a
+ * thousand times a second then costs sixty copies.
+ */
 struct texture {
 	struct wlr_texture base; /* the buffer's size */
-	pixman_image_t *image; /* its top-left part, at most KEEP_DIM per side */
-	uint32_t kept_width, kept_height;
+	struct wlr_buffer *source; /* locked until copied; then NULL */
 	const struct format *format;
 };
 
 static const struct wlr_texture_impl texture_impl;
 
-pixman_image_t *texture_image(struct wlr_texture *wlr_texture)
+static struct texture *texture_of(struct wlr_texture *wlr_texture)
 {
 	if (!wlr_texture || wlr_texture->impl != &texture_impl) {
 		return NULL;
 	}
 	struct texture *texture = wl_container_of(wlr_texture, texture, base);
-	return texture->image;
+	return texture;
+}
+
+static void texture_release(struct texture *texture)
+{
+	if (texture->source) {
+		wlr_buffer_unlock(texture->source);
+		texture->source = NULL;
+	}
 }
 
 static bool texture_is_opaque(struct wlr_texture *wlr_texture)
@@ -81,43 +98,18 @@ static bool texture_is_opaque(struct wlr_texture *wlr_texture)
 	return !texture->format->alpha;
 }
 
-/* Copies a width x height block at (src_x, src_y) of the client's data to
- * (dst_x, dst_y). wlroots checked the size and format already. */
+/* Declines, so that each commit makes a texture of its own buffer. */
 static bool texture_write_pixels(struct wlr_texture *wlr_texture, uint32_t stride, uint32_t width,
 	uint32_t height, uint32_t src_x, uint32_t src_y, uint32_t dst_x, uint32_t dst_y,
 	const void *data)
 {
-	struct texture *texture = wl_container_of(wlr_texture, texture, base);
-	uint32_t w = wlr_texture->width, h = wlr_texture->height;
-	if (dst_x > w || dst_y > h || width > w - dst_x || height > h - dst_y) {
-		return false;
-	}
-	/* What lies past the kept part is not kept. */
-	if (dst_x >= texture->kept_width || dst_y >= texture->kept_height) {
-		return true;
-	}
-	if (width > texture->kept_width - dst_x) {
-		width = texture->kept_width - dst_x;
-	}
-	if (height > texture->kept_height - dst_y) {
-		height = texture->kept_height - dst_y;
-	}
-	int bytes = texture->format->bytes;
-	uint8_t *dst = (uint8_t *)pixman_image_get_data(texture->image);
-	size_t dst_stride = (size_t)pixman_image_get_stride(texture->image);
-	const uint8_t *src = data;
-	for (uint32_t y = 0; y < height; y++) {
-		memcpy(dst + (dst_y + y) * dst_stride + (size_t)dst_x * bytes,
-			src + (src_y + y) * (size_t)stride + (size_t)src_x * bytes,
-			(size_t)width * bytes);
-	}
-	return true;
+	return false;
 }
 
 static void texture_destroy(struct wlr_texture *wlr_texture)
 {
 	struct texture *texture = wl_container_of(wlr_texture, texture, base);
-	pixman_image_unref(texture->image);
+	texture_release(texture);
 	free(texture);
 }
 
@@ -138,39 +130,162 @@ static struct wlr_texture *renderer_texture_from_buffer(struct wlr_renderer *ren
 		/* Not wl_shm: rcomp-run offers no other kind. */
 		return NULL;
 	}
+	wlr_buffer_end_data_ptr_access(buffer);
 	const struct format *format = find_format(drm_format);
-	if (buffer->width <= 0 || buffer->height <= 0) {
-		wlr_buffer_end_data_ptr_access(buffer);
+	if (!format) {
+		log_error("an app committed a buffer of unknown format 0x%08x", drm_format);
 		return NULL;
 	}
-	struct texture *texture = format ? calloc(1, sizeof(*texture)) : NULL;
-	if (texture) {
-		texture->kept_width = buffer->width < KEEP_DIM ? (uint32_t)buffer->width : KEEP_DIM;
-		uint32_t most_rows = KEEP_PIXELS / texture->kept_width;
-		texture->kept_height =
-			(uint32_t)buffer->height < most_rows ? (uint32_t)buffer->height : most_rows;
-		/* pixman allocates the pixels itself when given none. */
-		texture->image = pixman_image_create_bits_no_clear(format->pixman,
-			(int)texture->kept_width, (int)texture->kept_height, NULL, 0);
+	if (buffer->width <= 0 || buffer->height <= 0) {
+		return NULL;
 	}
-	if (!texture || !texture->image) {
-		wlr_buffer_end_data_ptr_access(buffer);
-		if (!format) {
-			log_error("an app committed a buffer of unknown format 0x%08x", drm_format);
-		} else {
-			log_error("out of memory for a %dx%d surface", buffer->width,
-				buffer->height);
-		}
-		free(texture);
+	struct texture *texture = calloc(1, sizeof(*texture));
+	if (!texture) {
+		log_error("out of memory for a %dx%d surface", buffer->width, buffer->height);
 		return NULL;
 	}
 	texture->format = format;
+	texture->source = wlr_buffer_lock(buffer);
 	wlr_texture_init(&texture->base, &texture_impl, (uint32_t)buffer->width,
 		(uint32_t)buffer->height);
-	texture_write_pixels(&texture->base, (uint32_t)stride, (uint32_t)buffer->width,
-		(uint32_t)buffer->height, 0, 0, 0, 0, data);
-	wlr_buffer_end_data_ptr_access(buffer);
 	return &texture->base;
+}
+
+/* A surface's pixels, as of the last buffer copied, kept across commits. */
+struct pixels {
+	struct wlr_addon addon;
+	pixman_image_t *image; /* the buffer's top-left part, at most KEEP_DIM per side */
+	uint32_t width, height; /* the buffer's size */
+	const struct format *format;
+	pixman_region32_t damage; /* buffer pixels that differ from the image */
+};
+
+static void pixels_destroy(struct wlr_addon *addon)
+{
+	struct pixels *pixels = wl_container_of(addon, pixels, addon);
+	wlr_addon_finish(&pixels->addon);
+	if (pixels->image) {
+		pixman_image_unref(pixels->image);
+	}
+	pixman_region32_fini(&pixels->damage);
+	free(pixels);
+}
+
+static const struct wlr_addon_interface pixels_addon = {
+	.name = "rcomp-pixels",
+	.destroy = pixels_destroy,
+};
+
+static struct pixels *pixels_of(struct wlr_surface *surface, bool create)
+{
+	struct wlr_addon *addon = wlr_addon_find(&surface->addons, surface, &pixels_addon);
+	struct pixels *pixels;
+	if (addon || !create) {
+		return addon ? wl_container_of(addon, pixels, addon) : NULL;
+	}
+	pixels = calloc(1, sizeof(*pixels));
+	if (!pixels) {
+		log_error("out of memory for a surface");
+		return NULL;
+	}
+	pixman_region32_init(&pixels->damage);
+	wlr_addon_init(&pixels->addon, &surface->addons, surface, &pixels_addon);
+	return pixels;
+}
+
+void texture_surface_commit(struct wlr_surface *surface)
+{
+	struct pixels *pixels = pixels_of(surface, true);
+	if (pixels) {
+		pixman_region32_union(&pixels->damage, &pixels->damage, &surface->buffer_damage);
+	}
+}
+
+/* The image for a buffer of this size and format, empty, all of it damaged. */
+static bool pixels_fit(struct pixels *pixels, const struct texture *texture)
+{
+	uint32_t width = texture->base.width, height = texture->base.height;
+	if (pixels->image && pixels->width == width && pixels->height == height &&
+		pixels->format == texture->format) {
+		return true;
+	}
+	if (pixels->image) {
+		pixman_image_unref(pixels->image);
+	}
+	uint32_t kept_width = width < KEEP_DIM ? width : KEEP_DIM;
+	uint32_t most_rows = KEEP_PIXELS / kept_width;
+	uint32_t kept_height = height < most_rows ? height : most_rows;
+	/* pixman allocates the pixels itself when given none. */
+	pixels->image = pixman_image_create_bits_no_clear(texture->format->pixman, (int)kept_width,
+		(int)kept_height, NULL, 0);
+	if (!pixels->image) {
+		log_error("out of memory for a %ux%u surface", width, height);
+		return false;
+	}
+	pixels->width = width;
+	pixels->height = height;
+	pixels->format = texture->format;
+	pixman_region32_union_rect(&pixels->damage, &pixels->damage, 0, 0, width, height);
+	return true;
+}
+
+/* Copies the damaged part of the texture's buffer that the image keeps. */
+static void pixels_copy(struct pixels *pixels, struct texture *texture)
+{
+	void *data;
+	uint32_t drm_format;
+	size_t stride;
+	if (!wlr_buffer_begin_data_ptr_access(texture->source, WLR_BUFFER_DATA_PTR_ACCESS_READ,
+		    &data, &drm_format, &stride)) {
+		return;
+	}
+	int kept_width = pixman_image_get_width(pixels->image);
+	int kept_height = pixman_image_get_height(pixels->image);
+	pixman_region32_intersect_rect(&pixels->damage, &pixels->damage, 0, 0, (unsigned)kept_width,
+		(unsigned)kept_height);
+	int bytes = texture->format->bytes;
+	uint8_t *dst = (uint8_t *)pixman_image_get_data(pixels->image);
+	size_t dst_stride = (size_t)pixman_image_get_stride(pixels->image);
+	const uint8_t *src = data;
+	int n = 0;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&pixels->damage, &n);
+	for (int i = 0; i < n; i++) {
+		size_t x = (size_t)boxes[i].x1 * bytes,
+		       len = (size_t)(boxes[i].x2 - boxes[i].x1) * bytes;
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+			memcpy(dst + (size_t)y * dst_stride + x, src + (size_t)y * stride + x, len);
+		}
+	}
+	wlr_buffer_end_data_ptr_access(texture->source);
+}
+
+void texture_surface_settle(struct wlr_surface *surface)
+{
+	int width, height;
+	texture_surface_image(surface, &width, &height);
+}
+
+pixman_image_t *texture_surface_image(struct wlr_surface *surface, int *width, int *height)
+{
+	struct texture *texture = texture_of(wlr_surface_get_texture(surface));
+	struct pixels *pixels = texture ? pixels_of(surface, true) : NULL;
+	if (!pixels) {
+		return NULL;
+	}
+	if (texture->source) {
+		if (pixels_fit(pixels, texture)) {
+			pixels_copy(pixels, texture);
+		}
+		pixman_region32_clear(&pixels->damage);
+		texture_release(texture);
+	}
+	if (!pixels->image || pixels->width != texture->base.width ||
+		pixels->height != texture->base.height) {
+		return NULL;
+	}
+	*width = (int)pixels->width;
+	*height = (int)pixels->height;
+	return pixels->image;
 }
 
 static const uint32_t *renderer_shm_formats(struct wlr_renderer *renderer, size_t *len)

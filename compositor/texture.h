@@ -1,11 +1,13 @@
 /*
- * A renderer that only keeps textures, each holding its own copy of the
- * pixels. wlroots' pixman renderer makes a texture that points into the
- * client's wl_shm buffer and holds the buffer until the next one replaces
- * it, so every app keeps one buffer more than it needs (foot: "compositor
- * is not releasing buffers immediately"). Here a commit's damage is copied
- * out (wlroots calls write_pixels) and the buffer is released at once.
- * Nothing is ever rendered with it: each window is composited by capture.c.
+ * A renderer that only keeps textures, and the pixels of each surface.
+ * wlroots' pixman renderer makes a texture that points into the client's
+ * wl_shm buffer and holds the buffer until the next one replaces it, so
+ * every app keeps one buffer more than it needs (foot: "compositor is not
+ * releasing buffers immediately"); copying each commit instead costs a copy
+ * per commit, a thousand a second for an unpaced game. Here a commit's
+ * buffer is held until the window's next frame, copied (its damage only)
+ * and released then; a buffer superseded before that is released uncopied.
+ * Nothing is ever rendered with the renderer: capture.c composites windows.
  */
 #ifndef RCOMP_TEXTURE_H
 #define RCOMP_TEXTURE_H
@@ -13,12 +15,17 @@
 #include <pixman.h>
 
 struct wlr_renderer;
-struct wlr_texture;
+struct wlr_surface;
 
 struct wlr_renderer *texture_renderer_create(void);
-/* A texture's pixels, NULL if it is not one of ours. The image keeps only
- * what a window can show of a huge buffer (the wire's limits): the
- * texture's width and height are the buffer's, the image's may be less. */
-pixman_image_t *texture_image(struct wlr_texture *texture);
+/* After each commit of the surface: its damage waits to be copied. */
+void texture_surface_commit(struct wlr_surface *surface);
+/* The surface's pixels as of its newest buffer, which is copied now if it
+ * was not, and released; NULL if it has none. The image keeps only what a
+ * window can show of a huge buffer (the wire's limits): *width and *height
+ * are the buffer's, the image's may be less. */
+pixman_image_t *texture_surface_image(struct wlr_surface *surface, int *width, int *height);
+/* Copies the surface's newest buffer if it was not, and releases it. */
+void texture_surface_settle(struct wlr_surface *surface);
 
 #endif

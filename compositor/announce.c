@@ -82,7 +82,7 @@ void announce_window(struct rc_window *window)
 				},
 		};
 	}
-	connection_send(server->connection, &msg);
+	connection_send_window(server->connection, &window->encoder.queued, &msg);
 	window->announced = true;
 	if (window->scale != 1) {
 		announce_scale(window);
@@ -119,7 +119,7 @@ void announce_destroy(struct rc_window *window)
 	if (conn) {
 		struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY,
 			.window_destroy = {.window = window->id}};
-		connection_send(conn, &msg);
+		connection_send_window(conn, &window->encoder.queued, &msg);
 	}
 }
 
@@ -136,7 +136,7 @@ static void send_text(struct rc_window *window, enum wire_type type, const char 
 	} else {
 		msg.window_app_id = (struct wire_window_app_id){window->id, text, len};
 	}
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }
 
 void announce_title(struct rc_window *window)
@@ -159,7 +159,7 @@ void announce_parent(struct rc_window *window)
 		.type = WIRE_WINDOW_PARENT,
 		.window_parent = {.window = window->id, .parent = parent_id(window)},
 	};
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }
 
 void announce_scale(struct rc_window *window)
@@ -172,7 +172,7 @@ void announce_scale(struct rc_window *window)
 		.type = WIRE_WINDOW_SCALE,
 		.window_scale = {.window = window->id, .scale = window->scale},
 	};
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }
 
 void announce_request(struct rc_window *window, enum wire_request request)
@@ -185,7 +185,7 @@ void announce_request(struct rc_window *window, enum wire_request request)
 		.type = WIRE_WINDOW_REQUEST,
 		.window_request = {.window = window->id, .request = request},
 	};
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }
 
 void announce_hints(struct rc_window *window, bool force)
@@ -209,7 +209,7 @@ void announce_hints(struct rc_window *window, bool force)
 		.type = WIRE_WINDOW_HINTS,
 		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]},
 	};
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }
 
 void announce_decoration(struct rc_window *window)
@@ -224,5 +224,5 @@ void announce_decoration(struct rc_window *window)
 			.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
 						    : WIRE_DECORATION_CLIENT_SIDE},
 	};
-	connection_send(conn, &msg);
+	connection_send_window(conn, &window->encoder.queued, &msg);
 }

@@ -14,10 +14,9 @@
 #include "monotonic.h"
 #include "transfer.h"
 
-/* Frames are encoded only while less than this is waiting to be written, so
- * a slow link holds at most about one frame plus control messages. */
-#define OUT_HIGH_WATER (256 * 1024)
-#define OUT_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY + (1u << 20))
+/* Each class's queue: frames wait one per window, so this bounds how many
+ * windows may have one waiting at their largest. */
+#define OUT_LIMIT (4 * ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY))
 /* The largest viewer message is a keymap. */
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + 4 + WIRE_MAX_KEYMAP)
 #define READ_CHUNK (64 * 1024)
@@ -128,24 +127,54 @@ void connection_destroy(struct rc_connection *conn)
 	free(conn);
 }
 
+/* The queue passed its limit: the viewer is not reading. */
+static void not_reading(struct rc_connection *conn)
+{
+	log_error("viewer is not reading (%zu bytes queued); disconnecting it",
+		channel_queued(&conn->channel));
+	/* Dropped at the next flush; nothing queued matters now. */
+	channel_drop_output(&conn->channel);
+	conn->closing = true;
+	conn->channel.unpaced = true;
+	set_writable(conn, true);
+}
+
 void connection_send(struct rc_connection *conn, const struct wire_msg *msg)
 {
 	if (conn->closing) {
 		return;
 	}
 	if (!channel_send(&conn->channel, msg)) {
-		log_error("viewer is not reading (%zu bytes queued); disconnecting it",
-			channel_queued(&conn->channel));
-		/* Dropped at the next flush; nothing queued matters now. */
-		buffer_consume(&conn->channel.out, channel_queued(&conn->channel));
-		conn->closing = true;
-		set_writable(conn, true);
+		not_reading(conn);
 	}
 }
 
-bool connection_send_encoded(struct rc_connection *conn, const uint8_t *bytes, size_t size)
+void connection_send_window(struct rc_connection *conn, struct channel_mark *last,
+	const struct wire_msg *msg)
 {
-	return !conn->closing && buffer_append(&conn->channel.out, bytes, size);
+	if (channel_taken(&conn->channel, *last)) {
+		connection_send(conn, msg);
+		return;
+	}
+	if (conn->closing) {
+		return;
+	}
+	if (!channel_send_to(&conn->channel, last->cls, msg)) {
+		not_reading(conn);
+		return;
+	}
+	*last = channel_mark(&conn->channel, last->cls);
+}
+
+bool connection_send_frame(struct rc_connection *conn, uint32_t window, const uint8_t *bytes,
+	size_t size, struct channel_mark *mark)
+{
+	enum channel_class cls = window == conn->focus ? CHANNEL_FOCUS : CHANNEL_FRAMES;
+	if (conn->closing || !channel_append(&conn->channel, cls, bytes, size)) {
+		return false;
+	}
+	*mark = channel_mark(&conn->channel, cls);
+	return true;
 }
 
 void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
@@ -163,6 +192,8 @@ void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason rea
 	};
 	connection_send(conn, &msg);
 	conn->closing = true;
+	/* A peer being dropped may no longer acknowledge. */
+	conn->channel.unpaced = true;
 	set_writable(conn, true);
 }
 
@@ -170,7 +201,7 @@ void connection_refuse(struct rc_connection *conn, const char *text)
 {
 	log_error("viewer sent bad data, disconnecting it: %s", text);
 	/* Tell the peer why, then close once that is written. */
-	buffer_consume(&conn->channel.in, buffer_size(&conn->channel.in));
+	channel_drop_input(&conn->channel);
 	connection_goodbye(conn, WIRE_BYE_PROTOCOL_ERROR, 0, text);
 }
 
@@ -188,13 +219,15 @@ void connection_flush(struct rc_connection *conn)
 		return;
 	}
 	/* A window that could not send keeps its damage and its clock keeps
-	 * ticking, so nothing needs waking when the queue drains. */
-	set_writable(conn, channel_queued(&conn->channel) > 0);
+	 * ticking, so nothing needs waking when the queue drains; what pacing
+	 * holds back goes when an ack is read. */
+	set_writable(conn, channel_blocked(&conn->channel));
 }
 
 void connection_close_now(struct rc_connection *conn, int wait_ms)
 {
 	/* Give a goodbye a moment to leave. */
+	conn->channel.unpaced = true;
 	for (int waited = 0;; waited += 10) {
 		if (channel_flush(&conn->channel) != CHANNEL_OK ||
 			channel_queued(&conn->channel) == 0 || waited >= wait_ms) {
@@ -205,19 +238,20 @@ void connection_close_now(struct rc_connection *conn, int wait_ms)
 	connection_destroy(conn);
 }
 
-bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight)
+bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight,
+	struct channel_mark last)
 {
 	/* A window with nothing in flight may always send one frame: else a
 	 * window whose clock ticks just after a busy one's could find the
 	 * budget spent at every tick and starve. */
-	return conn->welcomed && !conn->closing &&
-		channel_queued(&conn->channel) < OUT_HIGH_WATER &&
+	return conn->welcomed && !conn->closing && channel_taken(&conn->channel, last) &&
 		(!window_in_flight || flow_can_send(&conn->flow, monotonic_usec()));
 }
 
 bool connection_may_send_bulk(const struct rc_connection *conn)
 {
-	return !conn->closing && channel_queued(&conn->channel) < TRANSFER_HIGH_WATER;
+	return !conn->closing &&
+		channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER;
 }
 
 void connection_frame_sent(struct rc_connection *conn, uint32_t window, uint32_t seq,

@@ -33,6 +33,7 @@ struct rc_connection {
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;
 	uint64_t frames; /* sent, for stats */
+	uint32_t focus; /* the window with the viewer's keyboard focus; 0: none */
 	const struct rc_connection_handler *handler;
 	void *data;
 };
@@ -46,9 +47,17 @@ void connection_destroy(struct rc_connection *conn);
 /* Queues one message. A viewer that stops reading is disconnected at the
  * next flush; until then messages to it are dropped. */
 void connection_send(struct rc_connection *conn, const struct wire_msg *msg);
-/* Queues messages already encoded (a frame from an encoder's worker).
- * False, with nothing queued, if the queue would pass its limit. */
-bool connection_send_encoded(struct rc_connection *conn, const uint8_t *bytes, size_t size);
+/* Queues a message about a window after the window's last frame if that
+ * is still queued (so the two stay in order), else with control; *last
+ * then marks it. */
+void connection_send_window(struct rc_connection *conn, struct channel_mark *last,
+	const struct wire_msg *msg);
+/* Queues a frame of window, already encoded (by an encoder's worker): in
+ * the focus class if the window has the viewer's keyboard focus, else with
+ * the other windows' frames. False, with nothing queued, if the queue would
+ * pass its limit. */
+bool connection_send_frame(struct rc_connection *conn, uint32_t window, const uint8_t *bytes,
+	size_t size, struct channel_mark *mark);
 /* Sends a goodbye; the connection closes once it is written. */
 void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
 	const char *text);
@@ -63,9 +72,12 @@ void connection_flush(struct rc_connection *conn);
  * destroys. */
 void connection_close_now(struct rc_connection *conn, int wait_ms);
 
-/* Frames are encoded only while little waits to be written and the flow
- * allows: a window with nothing in flight may always send one. */
-bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight);
+/* A window's next frame is encoded only once its last one has left the
+ * send queue (the newest pixels win; while the link is short, frames of
+ * windows without focus wait behind the focused one's and come less often)
+ * and the flow allows: a window with nothing in flight may always send. */
+bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight,
+	struct channel_mark last);
 /* The send queue is short enough for bulk data (clipboard) to join it. */
 bool connection_may_send_bulk(const struct rc_connection *conn);
 void connection_frame_sent(struct rc_connection *conn, uint32_t window, uint32_t seq,

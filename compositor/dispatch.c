@@ -141,12 +141,17 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		input_pointer_frame(server);
 		break;
 	case WIRE_KEYBOARD_ENTER:
+		/* Its frames go first from now on. */
+		server->connection->focus = msg->keyboard_enter.window;
 		if ((window = mapped_window(server, msg->keyboard_enter.window))) {
 			window_focus(window);
 			input_keyboard_enter(server, window, &msg->keyboard_enter);
 		}
 		break;
 	case WIRE_KEYBOARD_LEAVE:
+		if (server->connection->focus == msg->keyboard_leave.window) {
+			server->connection->focus = 0;
+		}
 		if ((window = mapped_window(server, msg->keyboard_leave.window))) {
 			input_keyboard_leave(server, window);
 			window_set_activated(window, false);
@@ -268,6 +273,7 @@ void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 		return;
 	}
 	server->connection = conn;
+	channel_first_read(&conn->channel);
 	welcome(server, hello);
 }
 

@@ -664,7 +664,8 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 		 * for a copy it no longer holds. The next one is whole. */
 		enc->reset_asked = true;
 	} else if (enc->produced && bytes) {
-		if (!connection_send_encoded(conn, buffer_head(&enc->out), bytes)) {
+		if (!connection_send_frame(conn, enc->id, buffer_head(&enc->out), bytes,
+			    &enc->queued)) {
 			log_error("viewer is not reading; frames of window %u wait", enc->id);
 			enc->reset_asked = true;
 		} else {

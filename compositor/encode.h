@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "buffer.h"
+#include "channel.h"
 #include "codec.h"
 #include "scroll.h"
 #include "workers.h"
@@ -68,6 +69,7 @@ struct rc_encoder {
 	uint32_t job_epoch;
 	uint32_t seq; /* of the last frame sent */
 	uint32_t acked; /* newest sequence the viewer presented */
+	struct channel_mark queued; /* the last frame, in the send queue */
 	double rtt_ms; /* smoothed, from acks */
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;

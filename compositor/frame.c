@@ -75,8 +75,8 @@ void frame_tick(struct rc_clock *clock)
 		(encoding || pixman_region32_not_empty(&window->damage) ||
 			encoder_wants_tick(&window->encoder));
 	if (busy && !encoding &&
-		connection_may_send_frame(server->connection,
-			encoder_in_flight(&window->encoder))) {
+		connection_may_send_frame(server->connection, encoder_in_flight(&window->encoder),
+			window->encoder.queued)) {
 		send(window);
 	}
 

@@ -73,7 +73,9 @@
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
 	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8) \
-	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12)
+	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12) \
+	/* either way: the link */ \
+	X(LINK_ACK, link_ack, 0x0401, BOTH, 8)
 
 /* Pointer and touch positions: 24.8 fixed point, window coordinates. */
 #define WIRE_MIN_POSITION (-WIRE_MAX_DIM * 256)
@@ -253,5 +255,7 @@
 	FIELD(u32, id) \
 	RANGE(u32, bytes, 0, WIRE_MAX_TRANSFER_CHUNK * 64) /* written since the last ack */ \
 	BITS(u32, flags, WIRE_TRANSFER_CANCEL)
+
+#define WIRE_LINK_ACK_FIELDS FIELD(u64, received) /* record bytes read in all */
 
 #endif

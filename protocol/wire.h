@@ -13,7 +13,7 @@
 #include "buffer.h"
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
-#define WIRE_VERSION_MAJOR 1
+#define WIRE_VERSION_MAJOR 2
 #define WIRE_VERSION_MINOR 0
 
 #define WIRE_HEADER_SIZE 8

@@ -183,6 +183,9 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_LINK_ACK:
+		m.link_ack = (struct wire_link_ack){UINT64_MAX - 1};
+		break;
 	case WIRE_POINTER_FRAME:
 	case WIRE_TOUCH_FRAME:
 	case WIRE_TOUCH_CANCEL:

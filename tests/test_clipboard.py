@@ -12,7 +12,8 @@ import time
 import pytest
 
 from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_VIEW, VirtualKeyboard, fake_server,
-                 focused, frame, hello, message, read_messages, wait_for, welcome, window_new)
+                 focused, frame, hello, message, read_messages, records, wait_for, welcome,
+                 window_new)
 
 
 def sha(path):
@@ -161,7 +162,7 @@ def fake_viewer(desktop, server, types=()):
     viewer.sendall(hello())
     read_messages(viewer, 5, until=0x0208)  # to the end of the snapshot
     if types:
-        viewer.sendall(selection(types))
+        viewer.sendall(records(selection(types)))
         wait_for("the viewer's selection remotely",
                  lambda: remote_types(remote) == [t.decode() for t in types])
     return viewer, remote
@@ -212,13 +213,13 @@ def test_an_empty_selection_from_a_viewer_clears_only_a_selection_that_viewer_ma
     copy(remote, "the app's")
     wait_for("the remote selection", lambda: paste(remote) == b"the app's")
     viewer, _ = fake_viewer(desktop, server)
-    viewer.sendall(selection([], 0) + selection([], 1))
+    viewer.sendall(records(selection([], 0) + selection([], 1)))
     time.sleep(0.5)
     assert paste(remote) == b"the app's", "the viewer's empty selection cleared the app's"
     # The viewer's own selection is cleared by its empty one.
-    viewer.sendall(selection([b"text/plain"]))
+    viewer.sendall(records(selection([b"text/plain"])))
     wait_for("the viewer's selection remotely", lambda: remote_types(remote) == ["text/plain"])
-    viewer.sendall(selection([]))
+    viewer.sendall(records(selection([])))
     wait_for("no selection remotely", lambda: remote_types(remote) is None)
     viewer.close()
 
@@ -265,9 +266,10 @@ def test_a_local_paste_from_a_server_that_never_answers_ends_after_5_idle_second
     desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
     conn, _ = listener.accept()
     read_messages(conn, 5, until=0x0101)
-    conn.sendall(welcome() + window_new(1, 64, 64) + message(0x0208) +
-                 frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4) +
-                 selection([b"text/plain"]))
+    conn.sendall(welcome() + records(
+        window_new(1, 64, 64) + message(0x0208) +
+        frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4) +
+        selection([b"text/plain"])))
     wait_for("the remote selection locally",
              lambda: remote_types(desktop.local_env) == ["text/plain"])
     paste = subprocess.Popen(["wl-paste", "--no-newline"], env=desktop.local_env,

@@ -12,8 +12,9 @@ import time
 import pytest
 
 from rig import (ABUSE_CLIENT, ANIM_CLIENT, GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW,
-                 SANITIZED, TEST_CLIENTS, fake_server, frame, free_port, hello, log, message,
-                 read_messages, rss_kib, type_text, wait_for, welcome, window_new)
+                 SANITIZED, TEST_CLIENTS, Stream, fake_server, frame, free_port, hello, log,
+                 message, read_messages, records, rss_kib, type_text, wait_for, welcome,
+                 window_new)
 
 
 def attach_again(desktop, server, app_id, name):
@@ -24,30 +25,33 @@ def attach_again(desktop, server, app_id, name):
 
 
 def read_goodbye(sock):
+    """The goodbye's reason and text, reading until the server closes."""
     sock.settimeout(10)
-    data = b""
+    stream = Stream()
+    found = []
     while True:
         chunk = sock.recv(65536)
         if not chunk:
             break
-        data += chunk
-    pos = 0
-    while pos + 8 <= len(data):
-        t, _, n = struct.unpack_from("<HHI", data, pos)
+        found += stream.feed(chunk)
+    for t, body in found:
         if t == 0x0202:
-            status, reason = struct.unpack_from("<iI", data, pos + 8)
-            return reason, data[pos + 16:pos + 8 + n].decode()
-        pos += 8 + n
+            status, reason = struct.unpack_from("<iI", body)
+            return reason, body[8:].decode()
     return None, None
 
 
 def test_malformed_viewer_input_drops_that_viewer_and_the_next_one_is_served(desktop):
     server = desktop.start_server([INPUT_CLIENT])
     bad_inputs = [
-        ("an unknown message type", hello() + struct.pack("<HHI", 0x0177, 0, 0)),
-        ("an oversized keymap", hello() + struct.pack("<HHI", 0x0102, 0, 0x7fffffff)),
+        ("an unknown message type", hello() + records(struct.pack("<HHI", 0x0177, 0, 0), 0)),
+        ("an oversized keymap",
+         hello() + records(struct.pack("<HHI", 0x0102, 0, 0x7fffffff), 0)),
         ("garbage before hello", bytes(range(256)) * 4),
-        ("a key with state 9", hello() + struct.pack("<HHIII", 0x010D, 0, 8, 30, 9)),
+        ("a key with state 9", hello() + records(struct.pack("<HHIII", 0x010D, 0, 8, 30, 9))),
+        ("a bad record", hello() + struct.pack("<BBH", 7, 0, 4) + b"abcd"),
+        ("a key in the bulk class", hello() + records(struct.pack("<HHIII", 0x010D, 0, 8, 30,
+                                                                  1), 4)),
     ]
     for what, data in bad_inputs:
         s = socket.socket(socket.AF_UNIX)
@@ -97,7 +101,7 @@ def test_a_viewer_sending_a_copy_rect_is_dropped_and_the_session_goes_on(desktop
     server = desktop.start_server([INPUT_CLIENT])
     s = socket.socket(socket.AF_UNIX)
     s.connect(server.socket)
-    s.sendall(hello() + message(0x0210, struct.pack("<Iiiiiii", 1, 0, 0, 10, 10, 0, 5)))
+    s.sendall(hello() + records(message(0x0210, struct.pack("<Iiiiiii", 1, 0, 0, 10, 10, 0, 5))))
     reason, text = read_goodbye(s)
     s.close()
     assert reason == 3 and "copy_rect message may not be sent by a viewer" in text, text
@@ -312,7 +316,7 @@ def test_a_keymap_of_the_largest_legal_size_is_accepted(desktop):
     server = desktop.start_server([INPUT_CLIENT])
     s = socket.socket(socket.AF_UNIX)
     s.connect(server.socket)
-    s.sendall(hello() + message(0x0102, struct.pack("<I", 1) + b"k" * (1 << 20)))
+    s.sendall(hello() + records(message(0x0102, struct.pack("<I", 1) + b"k" * (1 << 20))))
     got = read_messages(s, 5)
     types = [t for t, _ in got]
     assert 0x0201 in types, "no welcome: %s" % types
@@ -407,7 +411,7 @@ def viewer_of_a_fake_window(desktop, w, h):
     conn, _ = listener.accept()
     read_messages(conn, 5, until=0x0101)
     good = frame(1, 1, w, h, [(0, 0, w, h)], bytes(w * h * 4), w * h * 4)
-    conn.sendall(welcome() + window_new(1, w, h) + message(0x0208) + good)
+    conn.sendall(welcome() + records(window_new(1, w, h) + message(0x0208) + good))
     wait_for("the fake window", lambda: desktop.window(app_id="fake"))
     return viewer, conn
 
@@ -423,7 +427,8 @@ def test_a_frame_whose_rectangles_overlap_is_refused_with_a_clear_error(desktop)
     payload = subprocess.run(["zstd", "-q", "-c", "--no-check"], input=bytes(raw),
                              stdout=subprocess.PIPE, check=True).stdout
     assert len(payload) < 64 * 1024
-    conn.sendall(frame(1, 2, w, h, [(0, 0, w, h)] * 16, payload, raw, compression=2, flags=0))
+    conn.sendall(records(frame(1, 2, w, h, [(0, 0, w, h)] * 16, payload, raw, compression=2,
+                               flags=0)))
     assert viewer.wait(timeout=20) != 0
     conn.close()
     text = desktop.read_log("rcomp-view")
@@ -440,7 +445,7 @@ def test_a_copy_rect_outside_the_window_is_refused_with_a_clear_error(desktop, m
     sizes, and ends that connection."""
     w = h = 1024
     viewer, conn = viewer_of_a_fake_window(desktop, w, h)
-    conn.sendall(message(0x0210, struct.pack("<Iiiiiii", 1, *move)))
+    conn.sendall(records(message(0x0210, struct.pack("<Iiiiiii", 1, *move))))
     assert viewer.wait(timeout=20) != 0
     conn.close()
     text = desktop.read_log("rcomp-view")

@@ -13,7 +13,7 @@ import pytest
 
 from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS,
                  KEY_Y, KEY_Z, MAGENTA, MODEL_CLIENT, VirtualKeyboard, VirtualPointer,
-                 focused, hello, step, wait_for)
+                 focused, hello, read_messages, records, step, wait_for)
 
 
 def remote_log(desktop):
@@ -194,19 +194,9 @@ def test_touch_points_reach_the_surface_under_them_move_lift_and_cancel(desktop)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(server.socket)
     sock.sendall(hello())
-    window = None
-    data = b""
-    while window is None:
-        chunk = sock.recv(1 << 20)
-        assert chunk, "rcomp-run closed the connection"
-        data += chunk
-        while len(data) >= 8:
-            msg_type, _, length = struct.unpack_from("<HHI", data)
-            if len(data) < 8 + length:
-                break
-            if msg_type == 0x0203:
-                window = struct.unpack_from("<I", data, 8)[0]
-            data = data[8 + length:]
+    got = read_messages(sock, 30, until=0x0203)
+    assert got and got[-1][0] == 0x0203, "no window_new: %s" % [hex(t) for t, _ in got]
+    window = struct.unpack_from("<I", got[-1][1])[0]
 
     def drain():
         """Keeps reading, so that frames never back up."""
@@ -221,12 +211,12 @@ def test_touch_points_reach_the_surface_under_them_move_lift_and_cancel(desktop)
     def fx(v):
         return int(v * 256)
 
-    sock.sendall(wire(0x0113, struct.pack("<Iiii", window, 5, fx(150.5), fx(150.25))) +
-                 wire(0x0116) +
-                 wire(0x0115, struct.pack("<iii", 5, fx(160), fx(170))) + wire(0x0116) +
-                 wire(0x0114, struct.pack("<i", 5)) + wire(0x0116) +
-                 wire(0x0113, struct.pack("<Iiii", window, 6, fx(20), fx(30))) +
-                 wire(0x0116) + wire(0x0117))
+    sock.sendall(records(
+        wire(0x0113, struct.pack("<Iiii", window, 5, fx(150.5), fx(150.25))) + wire(0x0116) +
+        wire(0x0115, struct.pack("<iii", 5, fx(160), fx(170))) + wire(0x0116) +
+        wire(0x0114, struct.pack("<i", 5)) + wire(0x0116) +
+        wire(0x0113, struct.pack("<Iiii", window, 6, fx(20), fx(30))) +
+        wire(0x0116) + wire(0x0117)))
     expected = ["touch-down 5 sub 50.50 50.25", "touch-frame", "touch-motion 5 60.00 70.00",
                 "touch-frame", "touch-up 5", "touch-frame", "touch-down 6 main 20.00 30.00",
                 "touch-frame", "touch-cancel"]

@@ -12,8 +12,8 @@ import subprocess
 import time
 
 from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, VirtualKeyboard, fake_server, frame,
-                 free_port, goodbye, hello, log, message, read_messages, rss_kib, type_text,
-                 wait_for, welcome, window_new)
+                 free_port, goodbye, hello, log, message, read_messages, records, rss_kib,
+                 type_text, wait_for, welcome, window_new)
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -360,7 +360,7 @@ def test_a_hello_of_another_protocol_version_is_refused_without_disturbing_the_v
     wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
     s = socket.socket(socket.AF_UNIX)
     s.connect(server.socket)
-    s.sendall(hello(major=2))
+    s.sendall(hello(major=1))
     got = read_messages(s, 10, until=0x0202)
     s.close()
     byes = [struct.unpack_from("<iI", body)[1] for t, body in got if t == 0x0202]
@@ -376,7 +376,7 @@ def test_goodbye_text_from_the_server_is_printed_with_control_characters_escaped
     viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
     conn, _ = listener.accept()
     read_messages(conn, 2, until=0x0101)
-    conn.sendall(welcome() + goodbye(3, b"evil\x1b]0;owned\x07\x1b[2J\r\n\xc2\x9b2J end"))
+    conn.sendall(welcome() + records(goodbye(3, b"evil\x1b]0;owned\x07\x1b[2J\r\n\xc2\x9b2J end")))
     assert viewer.wait(timeout=20) != 0
     conn.close()
     text = desktop.read_log("rcomp-view")
@@ -399,8 +399,9 @@ def test_the_viewer_sends_only_its_hello_until_it_is_welcomed(desktop):
     got = read_messages(first, 2)
     assert [t for t, _ in got] == [0x0101], "before a welcome the viewer sent %s" % [
         hex(t) for t, _ in got]
-    first.sendall(welcome() + window_new(1, 64, 64) + message(0x0208) +
-                  frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4))
+    first.sendall(welcome() + records(
+        window_new(1, 64, 64) + message(0x0208) +
+        frame(1, 1, 64, 64, [(0, 0, 64, 64)], bytes(64 * 64 * 4), 64 * 64 * 4)))
     got = read_messages(first, 10, until=0x0301)
     assert 0x010e in [t for t, _ in got], "no keymap after the welcome"
     assert got[-1][0] == 0x0301, "the local selection never came: %s" % [
@@ -410,7 +411,7 @@ def test_the_viewer_sends_only_its_hello_until_it_is_welcomed(desktop):
     got = read_messages(second, 2)
     assert [t for t, _ in got] == [0x0101], "before the new welcome the viewer sent %s" % [
         hex(t) for t, _ in got]
-    second.sendall(welcome() + window_new(1, 64, 64) + message(0x0208))
+    second.sendall(welcome() + records(window_new(1, 64, 64) + message(0x0208)))
     got = [t for t, _ in read_messages(second, 3)]
     assert 0x010e in got and 0x0301 in got, "after the welcome: %s" % [hex(t) for t in got]
     second.close()

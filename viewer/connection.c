@@ -78,5 +78,5 @@ void connection_flush(struct rv_viewer *viewer)
 			status == CHANNEL_FAILED ? strerror(errno) : "closed");
 		conn->write_failed = true;
 	}
-	buffer_consume(&conn->channel.out, channel_queued(&conn->channel));
+	channel_drop_output(&conn->channel);
 }

@@ -108,7 +108,8 @@ static bool turn(struct rv_viewer *viewer)
 		return false;
 	}
 	bool up = conn->connected;
-	bool want_out = up && (conn->connecting || channel_queued(&conn->channel));
+	/* What pacing holds back goes when the server's ack is read. */
+	bool want_out = up && (conn->connecting || channel_blocked(&conn->channel));
 	struct pollfd fds[3 + TRANSFER_MAX] = {
 		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
@@ -124,7 +125,7 @@ static bool turn(struct rv_viewer *viewer)
 		timeout = stall;
 	}
 	clipboard_poll_fds(viewer, fds + 3,
-		up && channel_queued(&conn->channel) < TRANSFER_HIGH_WATER);
+		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
 		if (errno == EINTR) {

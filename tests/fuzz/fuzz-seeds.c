@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	wire_put_key(keys, 1, 42);
 	struct wire_msg m = {.type = WIRE_HELLO};
 	m.hello.magic = WIRE_MAGIC;
-	m.hello.major = 1;
+	m.hello.major = WIRE_VERSION_MAJOR;
 	m.hello.caps = 7;
 	m.hello.token = "0123456789abcdef0123456789abcdef";
 	m.hello.token_len = 32;
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 
 	m = (struct wire_msg){.type = WIRE_WELCOME};
 	m.welcome.magic = WIRE_MAGIC;
-	m.welcome.major = 1;
+	m.welcome.major = WIRE_VERSION_MAJOR;
 	m.welcome.name = "0";
 	m.welcome.name_len = 1;
 	wire_encode(&buf, &m);

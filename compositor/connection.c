@@ -166,11 +166,14 @@ void connection_send_window(struct rc_connection *conn, struct channel_mark *las
 	*last = channel_mark(&conn->channel, last->cls);
 }
 
-bool connection_send_frame(struct rc_connection *conn, uint32_t window, const uint8_t *bytes,
-	size_t size, struct channel_mark *mark)
+bool connection_send_frame(struct rc_connection *conn, uint32_t window, uint32_t input_mark,
+	const uint8_t *bytes, size_t size, struct channel_mark *mark)
 {
 	enum channel_class cls = window == conn->focus ? CHANNEL_FOCUS : CHANNEL_FRAMES;
-	if (conn->closing || !channel_append(&conn->channel, cls, bytes, size)) {
+	struct wire_msg answer = {.type = WIRE_FRAME_MARK,
+		.frame_mark = {.window = window, .mark = input_mark}};
+	if (conn->closing || (input_mark && !channel_send_to(&conn->channel, cls, &answer)) ||
+		!channel_append(&conn->channel, cls, bytes, size)) {
 		return false;
 	}
 	*mark = channel_mark(&conn->channel, cls);

@@ -52,12 +52,13 @@ void connection_send(struct rc_connection *conn, const struct wire_msg *msg);
  * then marks it. */
 void connection_send_window(struct rc_connection *conn, struct channel_mark *last,
 	const struct wire_msg *msg);
-/* Queues a frame of window, already encoded (by an encoder's worker): in
+/* Queues a frame of window, already encoded (after a frame_mark if it
+ * answers an input_mark) (by an encoder's worker): in
  * the focus class if the window has the viewer's keyboard focus, else with
  * the other windows' frames. False, with nothing queued, if the queue would
  * pass its limit. */
-bool connection_send_frame(struct rc_connection *conn, uint32_t window, const uint8_t *bytes,
-	size_t size, struct channel_mark *mark);
+bool connection_send_frame(struct rc_connection *conn, uint32_t window, uint32_t input_mark,
+	const uint8_t *bytes, size_t size, struct channel_mark *mark);
 /* Sends a goodbye; the connection closes once it is written. */
 void connection_goodbye(struct rc_connection *conn, enum wire_goodbye_reason reason, int status,
 	const char *text);

@@ -111,6 +111,8 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	}
 	pixman_region32_union(&window->damage, &window->damage, &damage);
 	pixman_region32_fini(&damage);
+	/* The app's answer to the viewer's newest input, if it waited for one. */
+	window->input_mark_armed = window->input_mark != 0;
 	clock_start(&window->clock);
 }
 

@@ -160,6 +160,12 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_KEY:
 		input_key(server, &msg->key);
 		break;
+	case WIRE_INPUT_MARK:
+		if ((window = mapped_window(server, msg->input_mark.window))) {
+			window->input_mark = msg->input_mark.mark;
+			window->input_mark_armed = false;
+		}
+		break;
 	case WIRE_MODIFIERS:
 		input_modifiers(server, &msg->modifiers);
 		break;

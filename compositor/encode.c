@@ -618,9 +618,10 @@ static void encode_run(struct rc_job *job, void *local)
 }
 
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps)
+	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark)
 {
 	assert(!encoder_busy(enc));
+	enc->job_mark = input_mark;
 	enc->link = (struct rc_encode_link){
 		.mode = ctx->mode,
 		.compression = ctx->viewer_compression,
@@ -664,8 +665,8 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 		 * for a copy it no longer holds. The next one is whole. */
 		enc->reset_asked = true;
 	} else if (enc->produced && bytes) {
-		if (!connection_send_frame(conn, enc->id, buffer_head(&enc->out), bytes,
-			    &enc->queued)) {
+		if (!connection_send_frame(conn, enc->id, enc->job_mark, buffer_head(&enc->out),
+			    bytes, &enc->queued)) {
 			log_error("viewer is not reading; frames of window %u wait", enc->id);
 			enc->reset_asked = true;
 		} else {

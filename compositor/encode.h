@@ -84,6 +84,7 @@ struct rc_encoder {
 	struct image image; /* the window's captured image: not recaptured while busy */
 	pixman_region32_t damage; /* taken from the window; what is left goes back */
 	uint32_t job_seq; /* the sequence the frame would have */
+	uint32_t job_mark; /* the input_mark it answers, 0: none */
 	struct buffer out; /* messages to append to the connection */
 	bool produced; /* out holds a frame */
 	uint32_t job_copies;
@@ -133,10 +134,11 @@ bool encoder_in_flight(const struct rc_encoder *enc);
  * Hands what changed in image (damage, in image pixels, is taken) to a
  * worker: it is encoded as video while the window is in motion, else as a
  * lossless diff. The image must stay as it is until encoded is called.
- * fps is the window's frame rate, for the video encoder.
+ * fps is the window's frame rate, for the video encoder; input_mark, the
+ * viewer's input the frame answers (0: none).
  */
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps);
+	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark);
 /* From encoded: queues the frame on the connection (NULL: none now, the
  * frame is dropped), gives back any damage left, and books the frame. */
 void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage);

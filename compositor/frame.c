@@ -46,8 +46,14 @@ static void send(struct rc_window *window)
 	}
 	long interval = window->clock.interval_ns;
 	int fps = (int)((1000000000L + interval / 2) / interval);
+	/* The first frame captured after the app answered an input says so. */
+	uint32_t mark = window->input_mark_armed ? window->input_mark : 0;
+	if (mark) {
+		window->input_mark = 0;
+		window->input_mark_armed = false;
+	}
 	encoder_send(&window->encoder, &server->encode, server->connection, image, &window->damage,
-		fps);
+		fps, mark);
 }
 
 void frame_encoded(struct rc_encoder *enc)

@@ -85,6 +85,10 @@ struct rc_window {
 	uint32_t rate_commits;
 	uint64_t rate_start_us;
 	bool flood_logged;
+	/* The viewer's newest input_mark for the window (0: none), and whether
+	 * the app has committed since: then the next frame answers it. */
+	uint32_t input_mark;
+	bool input_mark_armed;
 	uint32_t stat_commits;
 };
 

@@ -16,7 +16,10 @@ static void print_stats(struct rc_server *server)
 	struct rc_connection *conn = server->connection;
 	if (conn && conn->welcomed) {
 		const struct flow *flow = &conn->flow;
-		log_info("stats link: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
+		char pace[160];
+		channel_describe(&conn->channel, pace, sizeof(pace));
+		log_info("stats %s", pace);
+		log_info("stats frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
 			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames",
 			flow->count, (double)flow->in_flight / 1024,
 			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,

@@ -18,7 +18,7 @@
 #define BULK_SHARE 16
 
 static const char *const class_names[CHANNEL_CLASSES] = {"control", "audio", "focus", "frames",
-	"bulk"};
+	"bulk", "link"};
 
 static void set_nonblocking(int fd)
 {
@@ -81,6 +81,8 @@ static enum channel_class class_of(enum wire_type type)
 		return CHANNEL_FRAMES;
 	case WIRE_TRANSFER_DATA:
 		return CHANNEL_BULK;
+	case WIRE_LINK_ACK:
+		return CHANNEL_LINK;
 	default:
 		return CHANNEL_CONTROL;
 	}
@@ -148,9 +150,12 @@ static bool class_carries(enum channel_class cls, uint16_t type)
 	switch (type) {
 	case WIRE_FRAME:
 	case WIRE_COPY_RECT:
+	case WIRE_FRAME_MARK:
 		return frames;
 	case WIRE_TRANSFER_DATA:
 		return cls == CHANNEL_BULK;
+	case WIRE_LINK_ACK:
+		return cls == CHANNEL_LINK;
 	case WIRE_WINDOW_NEW:
 	case WIRE_WINDOW_TITLE:
 	case WIRE_WINDOW_APP_ID:
@@ -299,9 +304,11 @@ enum channel_status channel_read(struct channel *ch, enum wire_sender from, size
 /* The class the next record comes from, or -1. */
 static int pick(struct channel *ch, uint32_t chunk)
 {
+	if (buffer_size(&ch->out[CHANNEL_LINK]) > 0) {
+		return CHANNEL_LINK;
+	}
 	bool bulk = buffer_size(&ch->out[CHANNEL_BULK]) > 0;
 	if (bulk && ch->bulk_credit >= (uint64_t)(BULK_SHARE - 1) * chunk) {
-		ch->bulk_credit = 0;
 		return CHANNEL_BULK;
 	}
 	for (int i = 0; i < CHANNEL_BULK; i++) {
@@ -317,9 +324,9 @@ static void make_records(struct channel *ch)
 {
 	uint64_t budget = ch->unpaced ? UINT64_MAX : pace_budget(&ch->pace);
 	uint32_t chunk = pace_chunk(&ch->pace);
-	while (budget > 0 && buffer_size(&ch->wire) < WIRE_BATCH) {
+	while (buffer_size(&ch->wire) < WIRE_BATCH) {
 		int cls = pick(ch, chunk);
-		if (cls < 0) {
+		if (cls < 0 || (budget == 0 && cls != CHANNEL_LINK)) {
 			break;
 		}
 		struct buffer *q = &ch->out[cls];
@@ -336,11 +343,15 @@ static void make_records(struct channel *ch)
 		buffer_commit(&ch->wire, CHANNEL_RECORD_HEADER + n);
 		buffer_consume(q, n);
 		ch->taken[cls] += n;
-		if (cls != CHANNEL_BULK && buffer_size(&ch->out[CHANNEL_BULK]) > 0) {
+		if (cls == CHANNEL_BULK) {
+			ch->bulk_credit = 0;
+		} else if (buffer_size(&ch->out[CHANNEL_BULK]) > 0) {
 			ch->bulk_credit += n;
 		}
 		uint64_t cost = CHANNEL_RECORD_HEADER + n;
-		budget = budget > cost ? budget - cost : 0;
+		if (cls != CHANNEL_LINK) {
+			budget = budget > cost ? budget - cost : 0;
+		}
 	}
 }
 
@@ -389,6 +400,16 @@ enum channel_status channel_flush(struct channel *ch)
 		pace_wrote(&ch->pace, (uint64_t)n - plain,
 			buffer_size(&ch->wire) > 0 || anything_queued(ch), monotonic_usec());
 	}
+}
+
+void channel_describe(const struct channel *ch, char *out, size_t size)
+{
+	const struct pace *p = &ch->pace;
+	snprintf(out, size,
+		"link %.2f Mbit/s, min rtt %.1f ms, unacked %.1f of %.1f KiB, queued %.1f KiB",
+		(double)pace_rate(p) * 8 / 1e6, (double)p->min_rtt_us / 1000,
+		(double)pace_in_flight(p) / 1024, (double)pace_limit(p) / 1024,
+		(double)channel_queued(ch) / 1024);
 }
 
 void channel_write_once(int fd, const struct wire_msg *msg)

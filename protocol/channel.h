@@ -29,7 +29,10 @@ enum channel_class {
 	CHANNEL_FOCUS = 2, /* frames of the window with local keyboard focus */
 	CHANNEL_FRAMES = 3, /* frames of the other windows */
 	CHANNEL_BULK = 4, /* clipboard data */
-	CHANNEL_CLASSES = 5,
+	/* link_acks alone: first, and never held back by pacing, since they
+	 * are what lets the other side's pacing go on */
+	CHANNEL_LINK = 5,
+	CHANNEL_CLASSES = 6,
 };
 
 #define CHANNEL_RECORD_HEADER 4
@@ -126,6 +129,10 @@ enum channel_status channel_read(struct channel *ch, enum wire_sender from, size
 /* Writes what is queued, as pacing allows, until done or the fd would block;
  * acknowledges what was read. */
 enum channel_status channel_flush(struct channel *ch);
+
+/* The pacing state in a line, for --stats: the link's rate and minimum
+ * round trip, bytes unacknowledged and their limit, bytes queued. */
+void channel_describe(const struct channel *ch, char *out, size_t size);
 
 /* Writes one small message straight to fd, first on its stream, where no
  * channel exists: a goodbye to a connection being refused. */

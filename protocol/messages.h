@@ -52,6 +52,7 @@
 	X(TOUCH_MOTION, touch_motion, 0x0115, VIEWER, 12) \
 	X(TOUCH_FRAME, touch_frame, 0x0116, VIEWER, 0) \
 	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0) \
+	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -69,6 +70,7 @@
 	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20) \
 	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8) \
 	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28) \
+	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -255,6 +257,14 @@
 	FIELD(u32, id) \
 	RANGE(u32, bytes, 0, WIRE_MAX_TRANSFER_CHUNK * 64) /* written since the last ack */ \
 	BITS(u32, flags, WIRE_TRANSFER_CANCEL)
+
+#define WIRE_INPUT_MARK_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, mark) /* the viewer's count of marked input */
+
+#define WIRE_FRAME_MARK_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, mark) /* the input_mark the next frame of window answers */
 
 #define WIRE_LINK_ACK_FIELDS FIELD(u64, received) /* record bytes read in all */
 

@@ -35,6 +35,12 @@ struct pace {
 	} samples[PACE_SAMPLES];
 	uint32_t next_sample;
 	uint64_t min_rtt_us, min_rtt_stamp_us;
+	/* Now and then the pipe is drained for a moment, so that a standing
+	 * queue cannot pass for the round trip (BBR's ProbeRTT). */
+	bool probing;
+	uint64_t probe_due_us; /* when the next probe starts */
+	uint64_t probe_start_us;
+	uint64_t probe_mark; /* sent, when the pipe had drained: its ack ends the probe */
 };
 
 void pace_init(struct pace *pace);

@@ -8,12 +8,15 @@ on a real link.
 
     python3 relay.py --listen A.sock --connect B.sock [--delay-ms 25]
                      [--rate-mbit 10] [--buffer-kb 256] [--stats FILE]
+                     [--rate-at SECONDS:MBIT ...]
 
 Each accepted connection on A is paired with a new connection to B.
 SIGUSR1 breaks the link the way a network does: every connection's A side is
 cut (the viewer sees its connection end) while the B side stays open and
 silent (the server learns nothing), and new connections are closed at once.
-SIGUSR2 mends it: new connections work again. On exit
+SIGUSR2 mends it: new connections work again. --rate-at changes the rate
+of every connection, both ways, that many seconds after the relay started
+(repeat it for several changes), as when a link falls from 50 to 5 Mbit/s. On exit
 (SIGTERM/SIGINT, or after --once when the pair closes) it writes JSON stats:
 bytes up (listen side to connect side) and down.
 """
@@ -55,7 +58,14 @@ class Direction:
                 with self.cond:
                     while self.queued >= self.limit:
                         self.cond.wait()
-                data = self.src.recv(min(CHUNK, self.limit))
+                # On a slow link, a few milliseconds of it at a time: a
+                # byte arrives about when a real link would deliver it, not
+                # after the rest of a 64 KiB read.
+                rate = self.rate_now()
+                size = min(CHUNK, self.limit)
+                if rate:
+                    size = min(size, max(1024, int(rate * 0.004)))
+                data = self.src.recv(size)
                 if not data:
                     break
                 with self.cond:
@@ -81,10 +91,11 @@ class Direction:
                 now = time.monotonic()
                 if due > now:
                     time.sleep(due - now)
-                if self.rate:
+                rate = self.rate_now()
+                if rate:
                     # Serialisation delay of this chunk on the link.
                     start = max(next_free, time.monotonic())
-                    next_free = start + len(data) / self.rate
+                    next_free = start + len(data) / rate
                     wait = next_free - time.monotonic()
                     if wait > 0:
                         time.sleep(wait)
@@ -106,6 +117,15 @@ class Direction:
 
     counter_lock = threading.Lock()
     cut = None
+    started = time.monotonic()
+    changes = []  # (seconds after start, bytes per second), in order
+
+    def rate_now(self):
+        rate = self.rate
+        for at, r in self.changes:
+            if time.monotonic() - self.started >= at:
+                rate = r
+        return rate
 
 
 def main():
@@ -117,7 +137,11 @@ def main():
     ap.add_argument("--buffer-kb", type=int, default=256, help="per direction")
     ap.add_argument("--stats", help="write JSON stats here on exit")
     ap.add_argument("--once", action="store_true", help="exit after one connection")
+    ap.add_argument("--rate-at", action="append", default=[], metavar="SECONDS:MBIT",
+                    help="change the rate at that time after start (0: unlimited)")
     args = ap.parse_args()
+    Direction.changes = sorted((float(a), float(m) * 1e6 / 8) for a, m in
+                               (c.split(":") for c in args.rate_at))
 
     counter = {"up": 0, "down": 0, "connections": 0}
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

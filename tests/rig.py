@@ -212,14 +212,18 @@ class Rig:
         argv = [RCOMP_VIEW, "--socket", server.socket, *args]
         return self.start(name, argv, self.local_env)
 
-    def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay"):
+    def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay",
+                    rate_at=()):
         """A simulated link (tests/relay.py) in front of a server socket;
-        returns the relay process, with .socket to connect to."""
+        returns the relay process, with .socket to connect to. rate_at:
+        (seconds after start, Mbit/s) changes of the rate."""
         listen = os.path.join(self.tmp, name + ".sock")
         stats = os.path.join(self.tmp, name + ".json")
         argv = [sys.executable, RELAY, "--listen", listen, "--connect", connect,
                 "--delay-ms", str(delay_ms), "--rate-mbit", str(rate_mbit),
                 "--buffer-kb", str(buffer_kb), "--stats", stats]
+        for at, mbit in rate_at:
+            argv += ["--rate-at", "%g:%g" % (at, mbit)]
         p = self.start(name, argv, self.local_env)
         wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
         self.check_alive(p)
@@ -454,7 +458,7 @@ def read_messages(sock, seconds, until=None, stream=None):
             # holds back all but its first few kilobytes.
             stream.acked = stream.received
             try:
-                sock.sendall(records(message(0x0401, struct.pack("<Q", stream.received))))
+                sock.sendall(records(message(0x0401, struct.pack("<Q", stream.received)), 5))
             except OSError:
                 pass
         for msg_type, body in found_now:

@@ -165,8 +165,8 @@ static void test_refusals(void)
 	CHECK(feed(data_in_control, sizeof(data_in_control),
 		      "transfer_data message in the control class") == CHANNEL_INVALID);
 	/* An ack for more than was ever sent is a lie. */
-	static const uint8_t ack[] = {CHANNEL_CONTROL, 0, 16, 0, 0x01, 0x04, 0, 0, 8, 0, 0, 0, 1, 0,
-		0, 0, 0, 0, 0, 0};
+	static const uint8_t ack[] = {CHANNEL_LINK, 0, 16, 0, 0x01, 0x04, 0, 0, 8, 0, 0, 0, 1, 0, 0,
+		0, 0, 0, 0, 0};
 	CHECK(feed(ack, sizeof(ack), "an ack for 1 bytes, of 0 sent") == CHANNEL_INVALID);
 	/* An output queue refuses to grow past its limit (the first message
 	 * goes ahead of the queues). */

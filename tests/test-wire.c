@@ -183,6 +183,12 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_INPUT_MARK:
+		m.input_mark = (struct wire_input_mark){3, UINT32_MAX};
+		break;
+	case WIRE_FRAME_MARK:
+		m.frame_mark = (struct wire_frame_mark){3, 1};
+		break;
 	case WIRE_LINK_ACK:
 		m.link_ack = (struct wire_link_ack){UINT64_MAX - 1};
 		break;

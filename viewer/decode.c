@@ -126,6 +126,10 @@ void decode_copy(struct rv_window *window, const struct wire_copy_rect *msg)
 void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 {
 	window->copy_pending = false;
+	if (window->mark_next) {
+		window->mark_decoded = window->mark_next;
+		window->mark_next = 0;
+	}
 	window->stat_received++;
 	window->stat_bytes += msg->payload_size;
 	bool reset = msg->flags & WIRE_FRAME_RESET;

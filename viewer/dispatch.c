@@ -221,6 +221,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			decode_copy(window, &msg->copy_rect);
 		}
 		break;
+	case WIRE_FRAME_MARK:
+		if ((window = known_window(viewer, msg, msg->frame_mark.window))) {
+			window->mark_next = msg->frame_mark.mark;
+		}
+		break;
 	case WIRE_CURSOR:
 		cursor_set(viewer, &msg->cursor);
 		break;

@@ -13,6 +13,7 @@
 #include "connection.h"
 #include "cursor.h"
 #include "input.h"
+#include "monotonic.h"
 #include "log.h"
 
 static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *surface)
@@ -85,6 +86,27 @@ static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time
 	pointer_frame_if_old(viewer);
 }
 
+/* Marks an input to window for input-to-photon: the server says which frame
+ * first answers it (frame_mark), and present.c measures until it shows. */
+static void mark_input(struct rv_viewer *viewer, struct rv_window *window)
+{
+	struct rv_seat *seat = &viewer->seat;
+	if (++seat->next_mark == 0) {
+		seat->next_mark = 1;
+	}
+	seat->marks[seat->next_mark % RV_MARKS] =
+		(struct rv_mark){.mark = seat->next_mark, .sent_us = monotonic_usec()};
+	struct wire_msg msg = {.type = WIRE_INPUT_MARK,
+		.input_mark = {.window = window->id, .mark = seat->next_mark}};
+	connection_send(viewer, &msg);
+}
+
+uint64_t input_mark_sent(struct rv_viewer *viewer, uint32_t mark)
+{
+	struct rv_mark *m = &viewer->seat.marks[mark % RV_MARKS];
+	return m->mark == mark ? m->sent_us : 0;
+}
+
 static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial, uint32_t time,
 	uint32_t button, uint32_t state)
 {
@@ -100,6 +122,9 @@ static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t seri
 		.pointer_button = {.button = button, .state = state ? 1 : 0},
 	};
 	connection_send(viewer, &msg);
+	if (state) {
+		mark_input(viewer, viewer->seat.pointer_focus);
+	}
 	pointer_frame_if_old(viewer);
 }
 
@@ -291,6 +316,9 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t seri
 		.key = {.key = key, .state = state == WL_KEYBOARD_KEY_STATE_PRESSED ? 1 : 0},
 	};
 	connection_send(viewer, &msg);
+	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
+		mark_input(viewer, viewer->seat.keyboard_focus);
+	}
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard, uint32_t serial,
@@ -346,6 +374,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
 			.touch_down = {.window = window->id, .id = id, .x = x, .y = y},
 		};
 		connection_send(viewer, &msg);
+		mark_input(viewer, window);
 	}
 }
 

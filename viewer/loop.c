@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clipboard.h"
@@ -24,14 +25,27 @@ static void handle_signal(int signo)
 
 static void print_stats(struct rv_viewer *viewer)
 {
+	if (viewer->connection.connected && viewer->connection.welcomed) {
+		char pace[160];
+		channel_describe(&viewer->connection.channel, pace, sizeof(pace));
+		log_info("stats %s", pace);
+	}
 	struct rv_window *window;
 	wl_list_for_each(window, &viewer->windows, link)
 	{
-		log_info("stats window %u: received %u fps, presented %u fps, %.3f MB/s, %s",
+		char photon[64] = "";
+		if (window->stat_photons) {
+			snprintf(photon, sizeof(photon), ", input to photon %.1f ms",
+				(double)window->stat_photon_us / window->stat_photons / 1000);
+		}
+		log_info("stats window %u: received %u fps, presented %u fps, %.3f MB/s, %s%s",
 			window->id, window->stat_received, window->stat_presented,
-			(double)window->stat_bytes / 1e6, window->decoder ? "video" : "lossless");
+			(double)window->stat_bytes / 1e6, window->decoder ? "video" : "lossless",
+			photon);
 		window->stat_received = window->stat_presented = 0;
 		window->stat_bytes = 0;
+		window->stat_photon_us = 0;
+		window->stat_photons = 0;
 	}
 }
 

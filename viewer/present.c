@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "connection.h"
+#include "input.h"
 #include "monotonic.h"
 #include "present.h"
 #include "shm.h"
@@ -204,6 +205,14 @@ void present(struct rv_window *window)
 	window->has_content = true;
 	window->dirty = false;
 	window->stat_presented++;
+	if (window->mark_decoded) {
+		uint64_t sent = input_mark_sent(window->viewer, window->mark_decoded);
+		if (sent) {
+			window->stat_photon_us += monotonic_usec() - sent;
+			window->stat_photons++;
+		}
+		window->mark_decoded = 0;
+	}
 	send_ack(window);
 }
 

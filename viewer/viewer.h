@@ -98,9 +98,22 @@ struct rv_window {
 	uint32_t reported_refresh_mhz;
 	int32_t reported_scale;
 
+	/* Input to photon: the input_mark the next frame answers (frame_mark),
+	 * and that of a frame decoded and not yet presented. */
+	uint32_t mark_next, mark_decoded;
+
 	/* For --stats, per second. */
 	uint32_t stat_received, stat_presented;
 	uint64_t stat_bytes;
+	uint64_t stat_photon_us; /* input to photon, summed */
+	uint32_t stat_photons;
+};
+
+/* Marked input (input_mark) and when it was sent, the newest few. */
+#define RV_MARKS 16
+struct rv_mark {
+	uint32_t mark;
+	uint64_t sent_us;
 };
 
 /* How rcomp-view reaches rcomp-run, and so how it reconnects. */
@@ -163,6 +176,8 @@ struct rv_seat {
 	int32_t repeat_rate, repeat_delay;
 	bool have_repeat;
 	uint32_t modifiers[4];
+	struct rv_mark marks[RV_MARKS];
+	uint32_t next_mark;
 	/* The remote app's cursor, shown over our windows once it set one. */
 	struct wl_surface *cursor_surface;
 	struct wl_buffer *cursor_buffer, *cursor_old_buffer; /* old: not released yet */

@@ -37,12 +37,12 @@ static void print_stats(struct rc_server *server)
 		encoder_describe(enc, &server->encode, codec, sizeof(codec));
 		const char *app_id = window->impl->app_id(window);
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
+		bool focus = conn && conn->focus == window->id;
 		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
-			 "MB/s, "
-			 "rtt %.1f ms, in flight %u",
+			 "MB/s, rtt %.1f ms, in flight %u%s",
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
 			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			enc->seq - enc->acked);
+			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "");
 		window->stat_commits = enc->stat_frames = enc->stat_copies = 0;
 		enc->stat_bytes = 0;
 	}

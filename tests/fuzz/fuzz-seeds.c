@@ -4,8 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "channel.h"
 #include "codec.h"
 #include "video.h"
 #include "wire.h"
@@ -25,6 +28,44 @@ static void save(const char *dir, const char *sub, const char *name, const struc
 	fwrite(prefix, 1, prefix_len, f);
 	fwrite(buffer_head(buf), 1, buffer_size(buf), f);
 	fclose(f);
+}
+
+/* The same messages as a channel writes them (the first as it is, the rest
+ * in records), for the harness that reads through a channel. */
+static void save_records(const char *dir, const char *name, const struct buffer *plain,
+	enum wire_sender from)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+		perror("socketpair");
+		exit(1);
+	}
+	struct channel ch;
+	channel_init(&ch, sv[0], sv[0], 1 << 20, 1 << 20);
+	ch.unpaced = true;
+	size_t pos = 0;
+	while (pos < buffer_size(plain)) {
+		struct wire_msg msg;
+		size_t used = 0;
+		char err[256];
+		if (wire_decode(from, buffer_head(plain) + pos, buffer_size(plain) - pos, &msg,
+			    &used, err, sizeof(err)) != WIRE_OK) {
+			fprintf(stderr, "fuzz-seeds: %s\n", err);
+			exit(1);
+		}
+		channel_send(&ch, &msg);
+		pos += used;
+	}
+	channel_flush(&ch);
+	struct buffer out;
+	buffer_init(&out, 1 << 20);
+	uint8_t *dst = buffer_reserve(&out, 1 << 20);
+	ssize_t n = read(sv[1], dst, 1 << 20);
+	buffer_commit(&out, n > 0 ? (size_t)n : 0);
+	save(dir, "wire", name, &out, NULL, 0);
+	buffer_finish(&out);
+	channel_close(&ch);
+	close(sv[1]);
 }
 
 int main(int argc, char **argv)
@@ -73,6 +114,7 @@ int main(int argc, char **argv)
 	m.frame_ack.seq = 3;
 	wire_encode(&buf, &m);
 	save(dir, "wire", "viewer-stream", &buf, NULL, 0);
+	save_records(dir, "viewer-records", &buf, WIRE_FROM_VIEWER);
 	buffer_consume(&buf, buffer_size(&buf));
 
 	m = (struct wire_msg){.type = WIRE_WELCOME};
@@ -95,6 +137,7 @@ int main(int argc, char **argv)
 	m.goodbye.text_len = 3;
 	wire_encode(&buf, &m);
 	save(dir, "wire", "server-stream", &buf, NULL, 0);
+	save_records(dir, "server-records", &buf, WIRE_FROM_SERVER);
 	buffer_consume(&buf, buffer_size(&buf));
 
 	/* Frames: a text-like 64x48 image as diffs under each compression. */

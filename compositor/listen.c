@@ -291,8 +291,7 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
 			snprintf(peer, sizeof(peer), "%s port %s", host, port);
 		}
-		int one = 1;
-		setsockopt(conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		tcp_tune(conn);
 	}
 	if (!make_room(server, tcp, host, peer)) {
 		close(conn);

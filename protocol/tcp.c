@@ -1,12 +1,26 @@
 /* TCP between the two programs: where to connect or listen, and the token. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "tcp.h"
+
+/* The pacing keeps about 1.5 round trips of data unacknowledged; this
+ * bounds what the kernel itself holds unsent beyond the window. */
+#define NOTSENT_LOWAT (16 * 1024)
+
+void tcp_tune(int fd)
+{
+	int one = 1, lowat = NOTSENT_LOWAT;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
+}
 
 bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port)
 {

@@ -12,6 +12,11 @@
  * *port points into spec. False if spec has no port or HOST is too long. */
 bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port);
 
+/* Sets up a connected TCP socket for the channel: no Nagle delay, and the
+ * kernel keeps little unsent (TCP_NOTSENT_LOWAT), so that what waits is in
+ * the channel's queues, where a key press can overtake it. */
+void tcp_tune(int fd);
+
 /* Reads a token: the first line of path, 1 to WIRE_MAX_TOKEN characters,
  * from a regular file of ours that nobody else may read or write. Logs why
  * and returns false if it cannot. */

@@ -10,6 +10,9 @@ fails nothing.
   20 ms round trip; and how long the paste took, against the link's rate.
 - frames: the focused animating window's shown fps while N MB paste remote
   to local over 10 Mbit/s, 20 ms round trip.
+- game: weston-simple-egl, focused, and foot printing a line every half
+  second share 10 Mbit/s with 100 ms round trip: the game's shown fps, and
+  how soon after foot's last line its window is pixel exact.
 - drop: a lossless animation fills a 50 Mbit/s, 40 ms round trip link that
   falls to 5 Mbit/s; clicks on the focused input window, click to photon
   (grim polling a pixel) about every 300 ms, and how long after the drop it
@@ -29,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_RUN, RCOMP_VIEW,  # noqa: E402
                  TEST_CLIENTS, Rig, VirtualKeyboard, VirtualPointer, focused, read_ppm,
-                 wait_for)
+                 wait_for, wait_screen_matches)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 
@@ -201,10 +204,49 @@ def drop(rig):
     return samples
 
 
+def game(rig):
+    """weston-simple-egl, focused, and foot printing a line every 0.5 s share
+    10 Mbit/s with 100 ms round trip: the game's shown fps, and how long
+    after foot's last line the local foot window equals what rcomp-run
+    captured."""
+    tag = "game"
+    dump = os.path.join(rig.tmp, "dump")
+    os.makedirs(dump)
+    done = os.path.join(rig.tmp, "printed")
+    foot = ("foot -a bench-foot sh -c 'for i in $(seq 1 24); do echo line $i of the "
+            "remote terminal; sleep 0.5; done; touch %s; sleep 600'" % done)
+    server, relay, viewer = session(rig, tag, ["weston-simple-egl", foot], 100, 10,
+                                    options=["--dump-dir", dump])
+    egl_id = "org.freedesktop.weston.simple-egl"
+    wait_for("both windows", lambda: rig.window(app_id=egl_id) and
+             rig.window(app_id="bench-foot"), timeout=60)
+    rig.swaymsg('[app_id="%s"] focus' % egl_id)
+    kb = VirtualKeyboard(rig)
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    wait_for("the game first", lambda: re.search(r"\(%s\).*focus \(its" % re.escape(egl_id),
+                                                 rig.read_log("rc-" + tag)), timeout=30)
+    wait_for("foot's last line", lambda: os.path.exists(done), timeout=60)
+    t0 = time.monotonic()
+    game_id = window_id(rig, tag, egl_id)
+    mark = len(shown_fps(rig.read_log("rv-" + tag), game_id))
+    foot_id = window_id(rig, tag, "bench-foot")
+    try:
+        wait_screen_matches(rig, "bench-foot", os.path.join(dump, "window-%d.ppm" % foot_id),
+                            timeout=30)
+        exact = time.monotonic() - t0
+    except Exception:
+        exact = float("inf")
+    time.sleep(5)
+    fps = shown_fps(rig.read_log("rv-" + tag), game_id)[max(0, mark - 10):]
+    del kb
+    server.terminate()
+    return fps, exact
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--paste-mb", type=int, default=10)
-    ap.add_argument("--only", default="keys,frames,drop")
+    ap.add_argument("--only", default="keys,frames,drop,game")
     args = ap.parse_args()
     only = args.only.split(",")
     print("build: %s" % os.path.dirname(os.path.dirname(RCOMP_RUN)), flush=True)
@@ -257,6 +299,19 @@ def main():
                   recovered), flush=True)
         print("  samples: " + " ".join("%.1f:%.0f" % s for s in samples if s[0] >= 18),
               flush=True)
+
+
+    if "game" in only:
+        rig = Rig(extra='for_window [app_id="org.freedesktop.weston.simple-egl"] '
+                  'move position 800 0\nfor_window [app_id="bench-foot"] move position 0 0\n')
+        try:
+            fps, exact = game(rig)
+        finally:
+            rig.close()
+        print("game, 10 Mbit/s, 100 ms RTT: focused weston-simple-egl shown fps median %.0f, "
+              "min %d (%d s); foot pixel exact %.2f s after its last line" % (
+                  statistics.median(fps) if fps else float("nan"), min(fps) if fps else -1,
+                  len(fps), exact), flush=True)
 
 
 if __name__ == "__main__":

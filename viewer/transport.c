@@ -84,8 +84,7 @@ static int connect_tcp(const char *spec, bool quiet)
 	}
 	freeaddrinfo(res);
 	if (fd >= 0) {
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		tcp_tune(fd);
 	}
 	return fd;
 }

@@ -60,31 +60,44 @@ static void run(struct flow *flow, struct link *l, uint32_t *seq, double seconds
 
 #define MBIT (1000000 / 8)
 
+/* A sender and its link, from the start. */
+struct sim {
+	struct flow flow;
+	struct link link;
+	uint32_t seq;
+	uint64_t now;
+};
+
+static void sim_init(struct sim *s, uint64_t rate, uint64_t delay_us)
+{
+	*s = (struct sim){.link = {.rate = rate, .delay_us = delay_us}, .now = 1};
+	flow_init(&s->flow);
+}
+
+static void sim_run(struct sim *s, double seconds, uint32_t bytes, uint64_t every_us)
+{
+	run(&s->flow, &s->link, &s->seq, seconds, bytes, every_us, &s->now);
+}
+
 static void test_link_limited(void)
 {
-	struct flow flow;
-	flow_init(&flow);
-	struct link l = {.rate = 10 * MBIT, .delay_us = 20000};
-	uint32_t seq = 0;
-	uint64_t now = 1;
-	run(&flow, &l, &seq, 5, 16 * 1024, 0, &now);
-	uint64_t rate = flow_rate(&flow);
+	struct sim s;
+	sim_init(&s, 10 * MBIT, 20000);
+	sim_run(&s, 5, 16 * 1024, 0);
+	uint64_t rate = flow_rate(&s.flow);
 	printf("10 Mbit/s link: estimate %.2f Mbit/s\n", (double)rate / MBIT);
 	CHECK(rate > 8 * MBIT && rate < 12 * MBIT);
 }
 
 static void test_app_limited_keeps_rate(void)
 {
-	struct flow flow;
-	flow_init(&flow);
-	struct link l = {.rate = 50 * MBIT, .delay_us = 2000};
-	uint32_t seq = 0;
-	uint64_t now = 1;
-	run(&flow, &l, &seq, 2, 64 * 1024, 0, &now);
-	uint64_t before = flow_rate(&flow);
+	struct sim s;
+	sim_init(&s, 50 * MBIT, 2000);
+	sim_run(&s, 2, 64 * 1024, 0);
+	uint64_t before = flow_rate(&s.flow);
 	/* A terminal: a kilobyte a frame, sixty frames a second. */
-	run(&flow, &l, &seq, 10, 1024, 16667, &now);
-	uint64_t after = flow_rate(&flow);
+	sim_run(&s, 10, 1024, 16667);
+	uint64_t after = flow_rate(&s.flow);
 	printf("50 Mbit/s link: %.2f Mbit/s filled, %.2f Mbit/s after 10 s of 1 KB frames\n",
 		(double)before / MBIT, (double)after / MBIT);
 	CHECK(before > 40 * MBIT);
@@ -93,15 +106,12 @@ static void test_app_limited_keeps_rate(void)
 
 static void test_slower_link_followed(void)
 {
-	struct flow flow;
-	flow_init(&flow);
-	struct link l = {.rate = 50 * MBIT, .delay_us = 10000};
-	uint32_t seq = 0;
-	uint64_t now = 1;
-	run(&flow, &l, &seq, 3, 64 * 1024, 0, &now);
-	l.rate = 5 * MBIT;
-	run(&flow, &l, &seq, 5, 64 * 1024, 0, &now);
-	uint64_t rate = flow_rate(&flow);
+	struct sim s;
+	sim_init(&s, 50 * MBIT, 10000);
+	sim_run(&s, 3, 64 * 1024, 0);
+	s.link.rate = 5 * MBIT;
+	sim_run(&s, 5, 64 * 1024, 0);
+	uint64_t rate = flow_rate(&s.flow);
 	printf("50 then 5 Mbit/s: estimate %.2f Mbit/s\n", (double)rate / MBIT);
 	CHECK(rate > 4 * MBIT && rate < 6 * MBIT);
 }

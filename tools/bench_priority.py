@@ -243,6 +243,15 @@ def game(rig):
     return fps, exact
 
 
+def in_rig(scenario, *args, **rig_args):
+    """Runs scenario(rig, *args) on a desktop of its own."""
+    rig = Rig(**rig_args)
+    try:
+        return scenario(rig, *args)
+    finally:
+        rig.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--paste-mb", type=int, default=10)
@@ -251,11 +260,7 @@ def main():
     only = args.only.split(",")
     print("build: %s" % os.path.dirname(os.path.dirname(RCOMP_RUN)), flush=True)
     if "keys" in only:
-        rig = Rig()
-        try:
-            idle, during, seconds, intact = keys(rig, args.paste_mb)
-        finally:
-            rig.close()
+        idle, during, seconds, intact = in_rig(keys, args.paste_mb)
         rate = (args.paste_mb << 20) * 8 / seconds / 1e6
         print("keys, 1 Mbit/s, 20 ms RTT: idle median %.0f ms (max %.0f); during a %d MB "
               "local-to-remote paste median %.0f ms (max %.0f, %d presses); paste %.1f s = "
@@ -265,11 +270,7 @@ def main():
                   max(during) if during else float("nan"), len(during), seconds, rate,
                   rate * 100, "intact" if intact else "CORRUPT"), flush=True)
     if "frames" in only:
-        rig = Rig()
-        try:
-            before, fps, seconds, intact = frames(rig, args.paste_mb)
-        finally:
-            rig.close()
+        before, fps, seconds, intact = in_rig(frames, args.paste_mb)
         print("frames, 10 Mbit/s, 20 ms RTT: focused animation shown fps median %.0f before; "
               "during a %d MB remote-to-local paste median %.0f, min %d (%d s); paste %.1f s = "
               "%.2f Mbit/s, %s" % (
@@ -279,11 +280,7 @@ def main():
                   (args.paste_mb << 20) * 8 / seconds / 1e6,
                   "intact" if intact else "CORRUPT"), flush=True)
     if "drop" in only:
-        rig = Rig()
-        try:
-            samples = drop(rig)
-        finally:
-            rig.close()
+        samples = in_rig(drop)
         bound = 40 + 100
         before = [ms for t, ms in samples if 10 <= t < 20]
         after = [(t, ms) for t, ms in samples if t >= 20]
@@ -302,12 +299,9 @@ def main():
 
 
     if "game" in only:
-        rig = Rig(extra='for_window [app_id="org.freedesktop.weston.simple-egl"] '
-                  'move position 800 0\nfor_window [app_id="bench-foot"] move position 0 0\n')
-        try:
-            fps, exact = game(rig)
-        finally:
-            rig.close()
+        fps, exact = in_rig(game, extra='for_window [app_id="org.freedesktop.weston.simple-egl"] '
+                            'move position 800 0\nfor_window [app_id="bench-foot"] move '
+                            'position 0 0\n')
         print("game, 10 Mbit/s, 100 ms RTT: focused weston-simple-egl shown fps median %.0f, "
               "min %d (%d s); foot pixel exact %.2f s after its last line" % (
                   statistics.median(fps) if fps else float("nan"), min(fps) if fps else -1,

@@ -160,6 +160,9 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_KEY:
 		input_key(server, &msg->key);
 		break;
+	case WIRE_RELATIVE_MOTION:
+		input_relative_motion(server, &msg->relative_motion);
+		break;
 	case WIRE_INPUT_MARK:
 		if ((window = mapped_window(server, msg->input_mark.window))) {
 			window->input_mark = msg->input_mark.mark;

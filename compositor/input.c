@@ -10,6 +10,7 @@
 #include <wlr/interfaces/wlr_keyboard.h>
 #include <wlr/types/wlr_input_device.h>
 #include <wlr/types/wlr_keyboard.h>
+#include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <xkbcommon/xkbcommon.h>
 
@@ -174,6 +175,16 @@ void input_modifiers(struct rc_server *server, const struct wire_modifiers *msg)
 	struct wlr_keyboard *kbd = server->input.keyboard->keyboard;
 	wlr_keyboard_notify_modifiers(kbd, msg->depressed, msg->latched, msg->locked, msg->group);
 	wlr_seat_keyboard_notify_modifiers(server->seat, &kbd->modifiers);
+}
+
+void input_relative_motion(struct rc_server *server, const struct wire_relative_motion *msg)
+{
+	/* To the app under the pointer, if it bound relative-pointer. */
+	if (server->relative_pointer && server->seat->pointer_state.focused_surface) {
+		wlr_relative_pointer_manager_v1_send_relative_motion(server->relative_pointer,
+			server->seat, msg->time_us, msg->dx / 256.0, msg->dy / 256.0,
+			msg->dx_unaccel / 256.0, msg->dy_unaccel / 256.0);
+	}
 }
 
 void input_pointer_motion(struct rc_server *server, struct rc_window *window,

@@ -20,6 +20,7 @@ void input_keyboard_leave(struct rc_server *server, struct rc_window *window);
 void input_key(struct rc_server *server, const struct wire_key *msg);
 void input_modifiers(struct rc_server *server, const struct wire_modifiers *msg);
 
+void input_relative_motion(struct rc_server *server, const struct wire_relative_motion *msg);
 void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 	const struct wire_pointer_motion *msg);
 void input_pointer_leave(struct rc_server *server, const struct wire_pointer_leave *msg);

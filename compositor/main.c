@@ -17,6 +17,7 @@
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/util/log.h>
 
@@ -235,6 +236,8 @@ static bool create_compositor(struct rc_server *server)
 	server->compositor = wlr_compositor_create(server->display, server->renderer);
 	server->seat = wlr_seat_create(server->display, "seat0");
 	wlr_data_device_manager_create(server->display);
+	/* Games read relative motion (and X11 games through Xwayland). */
+	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	if (!server->compositor || !server->seat || !xdg_init(server)) {
 		return false;
 	}

@@ -25,6 +25,7 @@
 
 struct rc_server;
 struct rc_window;
+struct wlr_relative_pointer_manager_v1;
 struct wlr_surface;
 
 /*
@@ -204,6 +205,7 @@ struct rc_server {
 	struct wlr_renderer *renderer;
 	struct wlr_compositor *compositor;
 	struct wlr_seat *seat;
+	struct wlr_relative_pointer_manager_v1 *relative_pointer;
 	const char *socket_name; /* WAYLAND_DISPLAY for the app */
 	const char *x11_display; /* DISPLAY for the app; NULL: no X11 */
 

@@ -53,6 +53,7 @@
 	X(TOUCH_FRAME, touch_frame, 0x0116, VIEWER, 0) \
 	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0) \
 	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8) \
+	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -261,6 +262,13 @@
 #define WIRE_INPUT_MARK_FIELDS \
 	FIELD(u32, window) \
 	FIELD(u32, mark) /* the viewer's count of marked input */
+
+#define WIRE_RELATIVE_MOTION_FIELDS \
+	FIELD(u64, time_us) \
+	FIELD(i32, dx) /* 24.8, accelerated */ \
+	FIELD(i32, dy) \
+	FIELD(i32, dx_unaccel) /* 24.8, as the device moved */ \
+	FIELD(i32, dy_unaccel)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

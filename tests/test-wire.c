@@ -183,6 +183,10 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_RELATIVE_MOTION:
+		m.relative_motion =
+			(struct wire_relative_motion){UINT64_MAX, -256, 512, INT32_MIN, INT32_MAX};
+		break;
 	case WIRE_INPUT_MARK:
 		m.input_mark = (struct wire_input_mark){3, UINT32_MAX};
 		break;

@@ -273,3 +273,19 @@ def test_a_changed_cursor_follows_and_a_hidden_one_stays_hidden(desktop):
     pointer.send("move %d %d" % (px + 30, py + 20))
     time.sleep(0.5)
     assert at(hidden, px + 30, py + 20), "the hidden cursor came back when the pointer moved"
+
+
+def test_relative_pointer_motion_reaches_an_app_that_binds_it(desktop):
+    """Games read relative motion (relative-pointer-unstable-v1): the local
+    pointer moving 7 right and 3 down over the window reaches the app as
+    that relative motion, accelerated and not, without any lock."""
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    pointer = VirtualPointer(desktop)
+    x, y = w["rect"]["x"] + 50, w["rect"]["y"] + 50
+    pointer.send("move %d %d" % (x, y))
+    wait_for("the pointer in the app", lambda: "enter main" in desktop.read_log("rcomp-run"))
+    pointer.send("move %d %d" % (x + 7, y + 3))
+    wait_for("the relative motion in the app", lambda: "relative 7.00 3.00 unaccel 7.00 3.00"
+             in desktop.read_log("rcomp-run"))

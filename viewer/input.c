@@ -14,6 +14,7 @@
 #include "cursor.h"
 #include "input.h"
 #include "monotonic.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
 #include "log.h"
 
 static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *surface)
@@ -105,6 +106,44 @@ uint64_t input_mark_sent(struct rv_viewer *viewer, uint32_t mark)
 {
 	struct rv_mark *m = &viewer->seat.marks[mark % RV_MARKS];
 	return m->mark == mark ? m->sent_us : 0;
+}
+
+static void relative_motion(void *data, struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
+	uint32_t utime_lo, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t dx_unaccel,
+	wl_fixed_t dy_unaccel)
+{
+	struct rv_viewer *viewer = data;
+	if (!viewer->seat.pointer_focus) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_RELATIVE_MOTION,
+		.relative_motion =
+			{
+				.time_us = (uint64_t)utime_hi << 32 | utime_lo,
+				.dx = dx,
+				.dy = dy,
+				.dx_unaccel = dx_unaccel,
+				.dy_unaccel = dy_unaccel,
+			},
+	};
+	connection_send(viewer, &msg);
+}
+
+static const struct zwp_relative_pointer_v1_listener relative_listener = {
+	.relative_motion = relative_motion,
+};
+
+void input_relative_pointer(struct rv_viewer *viewer)
+{
+	struct rv_seat *seat = &viewer->seat;
+	if (seat->relative_manager && seat->pointer && !seat->relative_pointer) {
+		seat->relative_pointer =
+			zwp_relative_pointer_manager_v1_get_relative_pointer(seat->relative_manager,
+				seat->pointer);
+		zwp_relative_pointer_v1_add_listener(seat->relative_pointer, &relative_listener,
+			viewer);
+	}
 }
 
 static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t serial, uint32_t time,
@@ -427,12 +466,17 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 	if (want_pointer && !viewer->seat.pointer) {
 		viewer->seat.pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(viewer->seat.pointer, &pointer_listener, viewer);
+		input_relative_pointer(viewer);
 	} else if (!want_pointer && viewer->seat.pointer) {
 		if (viewer->seat.pointer_focus) {
 			struct wire_msg msg = {.type = WIRE_POINTER_LEAVE};
 			msg.pointer_leave.window = viewer->seat.pointer_focus->id;
 			connection_send(viewer, &msg);
 			connection_send(viewer, &(struct wire_msg){.type = WIRE_POINTER_FRAME});
+		}
+		if (viewer->seat.relative_pointer) {
+			zwp_relative_pointer_v1_destroy(viewer->seat.relative_pointer);
+			viewer->seat.relative_pointer = NULL;
 		}
 		wl_pointer_destroy(viewer->seat.pointer);
 		viewer->seat.pointer = NULL;
@@ -475,6 +519,12 @@ void input_finish(struct rv_viewer *viewer)
 {
 	if (viewer->seat.touch) {
 		wl_touch_destroy(viewer->seat.touch);
+	}
+	if (viewer->seat.relative_pointer) {
+		zwp_relative_pointer_v1_destroy(viewer->seat.relative_pointer);
+	}
+	if (viewer->seat.relative_manager) {
+		zwp_relative_pointer_manager_v1_destroy(viewer->seat.relative_manager);
 	}
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);

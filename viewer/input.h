@@ -10,6 +10,8 @@ void input_finish(struct rv_viewer *viewer);
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window);
 /* What the server must know of the local keyboard, on a new link. */
 void input_send_state(struct rv_viewer *viewer);
+/* Asks for relative motion once there is a pointer and the manager. */
+void input_relative_pointer(struct rv_viewer *viewer);
 /* When input_mark mark was sent (monotonic us), 0 if it is too old. */
 uint64_t input_mark_sent(struct rv_viewer *viewer, uint32_t mark);
 

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "registry.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -45,6 +46,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, zwp_primary_selection_device_manager_v1_interface.name) == 0) {
 		viewer->clipboard.primary_manager = wl_registry_bind(registry, name,
 			&zwp_primary_selection_device_manager_v1_interface, 1);
+	} else if (strcmp(interface, zwp_relative_pointer_manager_v1_interface.name) == 0) {
+		viewer->seat.relative_manager = wl_registry_bind(registry, name,
+			&zwp_relative_pointer_manager_v1_interface, 1);
+		input_relative_pointer(viewer);
 	} else if (strcmp(interface, wl_output_interface.name) == 0) {
 		output_add(viewer, name, version);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 && !viewer->seat.seat) {

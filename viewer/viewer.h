@@ -159,6 +159,9 @@ struct rv_connection {
 /* The local seat (input.c) and the remote cursor (cursor.c). */
 struct rv_seat {
 	struct wl_seat *seat;
+	/* The local pointer's relative motion, where the compositor has it. */
+	struct zwp_relative_pointer_manager_v1 *relative_manager;
+	struct zwp_relative_pointer_v1 *relative_pointer;
 	uint32_t version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;

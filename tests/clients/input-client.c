@@ -16,6 +16,9 @@
  *
  * Keys print "key CODE pressed|released" and, for a press, "keysym NAME":
  * what the key types under the keymap and modifiers the compositor sent.
+ *
+ * Where the compositor offers relative-pointer-unstable-v1, relative motion
+ * prints "relative DX DY unaccel DX DY".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,6 +30,7 @@
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "relative-pointer-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 struct app {
@@ -40,6 +44,8 @@ struct app {
 	struct wl_surface *main, *sub;
 	struct wl_surface *pointer_surface;
 	struct wl_pointer *pointer;
+	struct zwp_relative_pointer_manager_v1 *relative_manager;
+	struct zwp_relative_pointer_v1 *relative;
 	struct wl_keyboard *keyboard;
 	struct wl_touch *touch;
 	struct xkb_context *xkb;
@@ -436,6 +442,29 @@ static const struct wl_touch_listener touch_listener = {
 	.cancel = touch_cancel,
 };
 
+static void relative_motion(void *data, struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
+	uint32_t utime_lo, wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t dx_unaccel,
+	wl_fixed_t dy_unaccel)
+{
+	printf("relative %.2f %.2f unaccel %.2f %.2f\n", wl_fixed_to_double(dx),
+		wl_fixed_to_double(dy), wl_fixed_to_double(dx_unaccel),
+		wl_fixed_to_double(dy_unaccel));
+}
+
+static const struct zwp_relative_pointer_v1_listener relative_listener = {
+	.relative_motion = relative_motion,
+};
+
+static void want_relative(struct app *app)
+{
+	if (app->relative_manager && app->pointer && !app->relative) {
+		app->relative =
+			zwp_relative_pointer_manager_v1_get_relative_pointer(app->relative_manager,
+				app->pointer);
+		zwp_relative_pointer_v1_add_listener(app->relative, &relative_listener, app);
+	}
+}
+
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct app *app = data;
@@ -446,6 +475,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !app->pointer) {
 		app->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(app->pointer, &pointer_listener, app);
+		want_relative(app);
 	}
 	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !app->keyboard) {
 		app->keyboard = wl_seat_get_keyboard(seat);
@@ -487,6 +517,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
 			version < 5 ? version : 5);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
+	} else if (strcmp(interface, zwp_relative_pointer_manager_v1_interface.name) == 0) {
+		app->relative_manager = wl_registry_bind(registry, name,
+			&zwp_relative_pointer_manager_v1_interface, 1);
+		want_relative(app);
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clipboard.h"
+#include "constraint.h"
 #include "cursor.h"
 #include "decoration.h"
 #include "dispatch.h"
@@ -38,6 +39,7 @@ static void send_snapshot(struct rc_server *server)
 	}
 	cursor_send(server);
 	clipboard_offer_all(server);
+	constraint_announce_all(server);
 	connection_send(server->connection, &(struct wire_msg){.type = WIRE_SYNC});
 }
 
@@ -159,6 +161,9 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_KEY:
 		input_key(server, &msg->key);
+		break;
+	case WIRE_POINTER_CONSTRAINT_STATE:
+		constraint_state(server, &msg->pointer_constraint_state);
 		break;
 	case WIRE_RELATIVE_MOTION:
 		input_relative_motion(server, &msg->relative_motion);

@@ -24,6 +24,7 @@
 #include "app.h"
 #include "bridge.h"
 #include "clipboard.h"
+#include "constraint.h"
 #include "cursor.h"
 #include "damage.h"
 #include "decoration.h"
@@ -238,6 +239,7 @@ static bool create_compositor(struct rc_server *server)
 	wlr_data_device_manager_create(server->display);
 	/* Games read relative motion (and X11 games through Xwayland). */
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
+	constraint_init(server);
 	if (!server->compositor || !server->seat || !xdg_init(server)) {
 		return false;
 	}

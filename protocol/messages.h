@@ -54,6 +54,7 @@
 	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0) \
 	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8) \
 	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24) \
+	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -72,6 +73,7 @@
 	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8) \
 	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28) \
 	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8) \
+	X(POINTER_CONSTRAINT, pointer_constraint, 0x0212, SERVER, 24) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -269,6 +271,18 @@
 	FIELD(i32, dy) \
 	FIELD(i32, dx_unaccel) /* 24.8, as the device moved */ \
 	FIELD(i32, dy_unaccel)
+
+#define WIRE_POINTER_CONSTRAINT_STATE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, active, 0, 1) /* the local compositor applies the constraint */
+
+#define WIRE_POINTER_CONSTRAINT_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, type, 0, 2) /* enum wire_constraint */ \
+	RANGE(i32, hint_x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) /* 24.8 */ \
+	RANGE(i32, hint_y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	BITS(u32, flags, WIRE_CONSTRAINT_HINT) \
+	COUNT(u32, nrects, 0, WIRE_MAX_RECTS, rects, uint8_t, WIRE_RECT_SIZE)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

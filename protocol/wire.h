@@ -112,6 +112,16 @@ enum wire_transfer_flags {
 	WIRE_TRANSFER_CANCEL = 1u << 0, /* transfer_ack: the reader went away */
 };
 
+/* A pointer constraint an app asked for (pointer_constraint). */
+enum wire_constraint {
+	WIRE_CONSTRAINT_NONE = 0,
+	WIRE_CONSTRAINT_LOCK = 1,
+	WIRE_CONSTRAINT_CONFINE = 2,
+};
+enum wire_constraint_flags {
+	WIRE_CONSTRAINT_HINT = 1u << 0, /* hint_x, hint_y say where the pointer ends */
+};
+
 /* What an app asks of its window (window_request). */
 enum wire_request {
 	WIRE_REQUEST_MAXIMIZE = 1,

@@ -183,6 +183,13 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_POINTER_CONSTRAINT_STATE:
+		m.pointer_constraint_state = (struct wire_pointer_constraint_state){3, 1};
+		break;
+	case WIRE_POINTER_CONSTRAINT:
+		m.pointer_constraint = (struct wire_pointer_constraint){3, WIRE_CONSTRAINT_LOCK,
+			256, -256, WIRE_CONSTRAINT_HINT, 1, rects};
+		break;
 	case WIRE_RELATIVE_MOTION:
 		m.relative_motion =
 			(struct wire_relative_motion){UINT64_MAX, -256, 512, INT32_MIN, INT32_MAX};

@@ -289,3 +289,63 @@ def test_relative_pointer_motion_reaches_an_app_that_binds_it(desktop):
     pointer.send("move %d %d" % (x + 7, y + 3))
     wait_for("the relative motion in the app", lambda: "relative 7.00 3.00 unaccel 7.00 3.00"
              in desktop.read_log("rcomp-run"))
+
+
+KEY_L, KEY_U, KEY_C = 38, 22, 46  # input-client: lock, end, confine
+
+
+def constrainable(desktop):
+    """input-client under a virtual pointer, with keyboard focus, on a seat
+    that grants pointer constraints: (pointer, keyboard, x, y)."""
+    desktop.swaymsg("seat seat0 fallback true")  # headless sway grants them only then
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    pointer = VirtualPointer(desktop)
+    kb = VirtualKeyboard(desktop)
+    x, y = w["rect"]["x"] + 50, w["rect"]["y"] + 50
+    pointer.send("move %d %d" % (x, y))
+    wait_for("the pointer in the app", lambda: "enter main" in desktop.read_log("rcomp-run"))
+    desktop.swaymsg("[app_id=rcomp-input-test] focus")
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    wait_for("the keyboard in the app", lambda: "key-enter main" in desktop.read_log("rcomp-run"))
+    return pointer, kb, x, y
+
+
+def test_a_pointer_lock_the_app_asks_for_is_taken_locally_and_ends_when_the_app_ends_it(desktop):
+    """The app locks the pointer (its L key): the viewer locks the local
+    pointer on the window, and the app hears "locked" only then; motion
+    now reaches it as relative motion alone. The app ends the lock (U) and
+    the local lock ends too: the pointer moves the app's pointer again."""
+    pointer, kb, x, y = constrainable(desktop)
+
+    def motions():
+        return len(re.findall(r"^motion main", desktop.read_log("rcomp-run"), re.M))
+
+    kb.send("tap %d" % KEY_L)
+    wait_for("the lock, granted locally", lambda: re.search(
+        r"^locked$", desktop.read_log("rcomp-run"), re.M))
+    before = motions()
+    pointer.send("move %d %d" % (x + 9, y + 4))
+    wait_for("relative motion while locked", lambda: "relative 9.00 4.00" in
+             desktop.read_log("rcomp-run"))
+    time.sleep(0.3)
+    assert motions() == before, "the locked pointer moved in the app"
+    kb.send("tap %d" % KEY_U)
+    step = [0]
+
+    def moved_again():
+        step[0] += 1
+        pointer.send("move %d %d" % (x + 9 + step[0], y + 4))
+        return motions() > before
+
+    wait_for("the pointer to move the app's pointer again", moved_again, interval=0.2)
+
+
+def test_a_confinement_the_app_asks_for_is_taken_locally(desktop):
+    """The app confines the pointer to its window (its C key): it hears
+    "confined" once the local compositor has confined the local pointer."""
+    pointer, kb, x, y = constrainable(desktop)
+    kb.send("tap %d" % KEY_C)
+    wait_for("the confinement, granted locally", lambda: re.search(
+        r"^confined$", desktop.read_log("rcomp-run"), re.M))

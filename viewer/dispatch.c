@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clipboard.h"
+#include "constraint.h"
 #include "connection.h"
 #include "cursor.h"
 #include "decode.h"
@@ -77,6 +78,8 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 			WIRE_VERSION_MAJOR);
 		return;
 	}
+	/* The snapshot says again which constraints hold. */
+	constraint_reset(viewer);
 	if (conn->ever_welcomed && msg->session_id != conn->session_id) {
 		log_error("the session is gone: a different session answers now");
 		viewer->running = false;
@@ -219,6 +222,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_COPY_RECT:
 		if ((window = known_window(viewer, msg, msg->copy_rect.window))) {
 			decode_copy(window, &msg->copy_rect);
+		}
+		break;
+	case WIRE_POINTER_CONSTRAINT:
+		if ((window = known_window(viewer, msg, msg->pointer_constraint.window))) {
+			constraint_set(window, &msg->pointer_constraint);
 		}
 		break;
 	case WIRE_FRAME_MARK:

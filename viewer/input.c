@@ -11,6 +11,7 @@
 
 #include "clipboard.h"
 #include "connection.h"
+#include "constraint.h"
 #include "cursor.h"
 #include "input.h"
 #include "monotonic.h"
@@ -305,6 +306,7 @@ static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t se
 	viewer->seat.keyboard_focus = window;
 	viewer->seat.keyboard_serial = serial;
 	clipboard_input_serial(viewer);
+	constraint_update(viewer);
 	if (!window) {
 		return;
 	}
@@ -322,6 +324,7 @@ static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t se
 		.keyboard_enter = {.window = window->id, .nkeys = n, .keys = codes},
 	};
 	connection_send(viewer, &msg);
+	constraint_update(viewer);
 }
 
 static void keyboard_leave(void *data, struct wl_keyboard *keyboard, uint32_t serial,
@@ -336,6 +339,7 @@ static void keyboard_leave(void *data, struct wl_keyboard *keyboard, uint32_t se
 		connection_send(viewer, &msg);
 	}
 	viewer->seat.keyboard_focus = NULL;
+	constraint_update(viewer);
 }
 
 static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t serial, uint32_t time,
@@ -467,6 +471,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		viewer->seat.pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(viewer->seat.pointer, &pointer_listener, viewer);
 		input_relative_pointer(viewer);
+		constraint_update(viewer);
 	} else if (!want_pointer && viewer->seat.pointer) {
 		if (viewer->seat.pointer_focus) {
 			struct wire_msg msg = {.type = WIRE_POINTER_LEAVE};
@@ -480,6 +485,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		}
 		wl_pointer_destroy(viewer->seat.pointer);
 		viewer->seat.pointer = NULL;
+		constraint_update(viewer);
 		viewer->seat.pointer_focus = NULL;
 	}
 	if (want_keyboard && !viewer->seat.keyboard) {
@@ -526,6 +532,7 @@ void input_finish(struct rv_viewer *viewer)
 	if (viewer->seat.relative_manager) {
 		zwp_relative_pointer_manager_v1_destroy(viewer->seat.relative_manager);
 	}
+	constraint_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}

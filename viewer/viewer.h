@@ -98,6 +98,16 @@ struct rv_window {
 	uint32_t reported_refresh_mhz;
 	int32_t reported_scale;
 
+	/* The pointer constraint the app asked for (constraint.c), and the
+	 * local one while asked. */
+	uint32_t constraint_type; /* enum wire_constraint */
+	uint32_t constraint_nrects;
+	uint8_t constraint_rects[WIRE_MAX_RECTS * WIRE_RECT_SIZE];
+	bool constraint_hint, constraint_active;
+	int32_t constraint_hint_x, constraint_hint_y; /* 24.8 */
+	struct zwp_locked_pointer_v1 *locked;
+	struct zwp_confined_pointer_v1 *confined;
+
 	/* Input to photon: the input_mark the next frame answers (frame_mark),
 	 * and that of a frame decoded and not yet presented. */
 	uint32_t mark_next, mark_decoded;
@@ -162,6 +172,7 @@ struct rv_seat {
 	/* The local pointer's relative motion, where the compositor has it. */
 	struct zwp_relative_pointer_manager_v1 *relative_manager;
 	struct zwp_relative_pointer_v1 *relative_pointer;
+	struct zwp_pointer_constraints_v1 *constraints;
 	uint32_t version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;

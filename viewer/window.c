@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "constraint.h"
 #include "decode.h"
 #include "input.h"
 #include "log.h"
@@ -501,6 +502,7 @@ void window_destroy(struct rv_window *window)
 	struct rv_viewer *viewer = window->viewer;
 	/* Popups go first, topmost first, as xdg-shell demands. */
 	window_destroy_if(viewer, is_child_of, window);
+	constraint_window_gone(window);
 	input_window_gone(viewer, window);
 	present_finish(window);
 	drop_role(window);

@@ -18,7 +18,11 @@
  * what the key types under the keymap and modifiers the compositor sent.
  *
  * Where the compositor offers relative-pointer-unstable-v1, relative motion
- * prints "relative DX DY unaccel DX DY".
+ * prints "relative DX DY unaccel DX DY". Where it offers pointer
+ * constraints, the L key locks the pointer over the main surface (cursor
+ * hint 10,20), the C key confines it there, and the U key ends either; the
+ * compositor's answers print "locked", "unlocked", "confined" and
+ * "unconfined".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,6 +34,7 @@
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -46,6 +51,9 @@ struct app {
 	struct wl_pointer *pointer;
 	struct zwp_relative_pointer_manager_v1 *relative_manager;
 	struct zwp_relative_pointer_v1 *relative;
+	struct zwp_pointer_constraints_v1 *constraints;
+	struct zwp_locked_pointer_v1 *lock;
+	struct zwp_confined_pointer_v1 *confine;
 	struct wl_keyboard *keyboard;
 	struct wl_touch *touch;
 	struct xkb_context *xkb;
@@ -362,6 +370,67 @@ static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
 	fflush(stdout);
 }
 
+static void say(const char *what)
+{
+	printf("%s\n", what);
+	fflush(stdout);
+}
+
+static void on_locked(void *data, struct zwp_locked_pointer_v1 *l)
+{
+	say("locked");
+}
+
+static void on_unlocked(void *data, struct zwp_locked_pointer_v1 *l)
+{
+	say("unlocked");
+}
+
+static const struct zwp_locked_pointer_v1_listener lock_listener = {on_locked, on_unlocked};
+
+static void on_confined(void *data, struct zwp_confined_pointer_v1 *c)
+{
+	say("confined");
+}
+
+static void on_unconfined(void *data, struct zwp_confined_pointer_v1 *c)
+{
+	say("unconfined");
+}
+
+static const struct zwp_confined_pointer_v1_listener confine_listener = {on_confined,
+	on_unconfined};
+
+/* L locks, C confines, U ends either. */
+static void constrain(struct app *app, uint32_t key)
+{
+	if (!app->constraints || !app->pointer) {
+		return;
+	}
+	if (key == 22 /* KEY_U */) {
+		if (app->lock) {
+			zwp_locked_pointer_v1_destroy(app->lock);
+			app->lock = NULL;
+		}
+		if (app->confine) {
+			zwp_confined_pointer_v1_destroy(app->confine);
+			app->confine = NULL;
+		}
+	} else if (key == 38 /* KEY_L */ && !app->lock && !app->confine) {
+		app->lock = zwp_pointer_constraints_v1_lock_pointer(app->constraints, app->main,
+			app->pointer, NULL, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+		zwp_locked_pointer_v1_add_listener(app->lock, &lock_listener, app);
+		zwp_locked_pointer_v1_set_cursor_position_hint(app->lock, wl_fixed_from_int(10),
+			wl_fixed_from_int(20));
+		wl_surface_commit(app->main);
+	} else if (key == 46 /* KEY_C */ && !app->lock && !app->confine) {
+		app->confine =
+			zwp_pointer_constraints_v1_confine_pointer(app->constraints, app->main,
+				app->pointer, NULL, ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+		zwp_confined_pointer_v1_add_listener(app->confine, &confine_listener, app);
+	}
+}
+
 static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uint32_t time,
 	uint32_t key, uint32_t state)
 {
@@ -377,6 +446,9 @@ static void keyboard_key(void *data, struct wl_keyboard *k, uint32_t serial, uin
 	fflush(stdout);
 	if (state && key == 1 /* KEY_ESC */ && app->npopups > 0) {
 		close_popups_from(app, app->npopups - 1, "closed");
+	}
+	if (state) {
+		constrain(app, key);
 	}
 }
 
@@ -517,6 +589,9 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
 			version < 5 ? version : 5);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
+	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
+		app->constraints =
+			wl_registry_bind(registry, name, &zwp_pointer_constraints_v1_interface, 1);
 	} else if (strcmp(interface, zwp_relative_pointer_manager_v1_interface.name) == 0) {
 		app->relative_manager = wl_registry_bind(registry, name,
 			&zwp_relative_pointer_manager_v1_interface, 1);

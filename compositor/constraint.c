@@ -1,0 +1,176 @@
+/* Pointer constraints, mirrored on the viewer's compositor; see constraint.h. */
+#include <stdlib.h>
+#include <wlr/types/wlr_pointer_constraints_v1.h>
+#include <wlr/types/wlr_seat.h>
+
+#include "connection.h"
+#include "constraint.h"
+#include "log.h"
+#include "window.h"
+
+struct rc_constraint {
+	struct rc_server *server;
+	struct wlr_pointer_constraint_v1 *constraint;
+	bool active; /* the app was told so */
+	struct wl_listener set_region, destroy;
+};
+
+struct find_surface {
+	struct wlr_surface *surface;
+	int sx, sy;
+	bool found;
+};
+
+static void find_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	struct find_surface *find = data;
+	if (surface == find->surface && !find->found) {
+		*find = (struct find_surface){surface, sx, sy, true};
+	}
+}
+
+static int32_t fixed(double v)
+{
+	double f = v * 256.0;
+	if (f < WIRE_MIN_POSITION) {
+		return WIRE_MIN_POSITION;
+	}
+	return f > WIRE_MAX_POSITION ? WIRE_MAX_POSITION : (int32_t)f;
+}
+
+/* Tells the viewer of the constraint (or, gone, that there is none). */
+static void announce(struct rc_server *server, struct wlr_pointer_constraint_v1 *c, bool gone)
+{
+	struct rc_window *window = window_of_surface(server, c->surface);
+	if (!window || !window->announced || !server->connection) {
+		return;
+	}
+	struct find_surface find = {.surface = c->surface};
+	wlr_surface_for_each_surface(window_surface(window), find_iter, &find);
+	if (!find.found) {
+		return;
+	}
+	/* Surface-local to window coordinates. */
+	int dx = find.sx - window->capture.geometry.x, dy = find.sy - window->capture.geometry.y;
+	uint8_t rects[WIRE_MAX_RECTS * WIRE_RECT_SIZE];
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&c->region, &n);
+	if (n > WIRE_MAX_RECTS) {
+		boxes = pixman_region32_extents(&c->region);
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		wire_put_rect(rects, (uint32_t)i,
+			(struct wire_rect){boxes[i].x1 + dx, boxes[i].y1 + dy,
+				boxes[i].x2 - boxes[i].x1, boxes[i].y2 - boxes[i].y1});
+	}
+	bool hint = c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED &&
+		(c->current.committed & WLR_POINTER_CONSTRAINT_V1_STATE_CURSOR_HINT);
+	struct wire_msg msg = {
+		.type = WIRE_POINTER_CONSTRAINT,
+		.pointer_constraint =
+			{
+				.window = window->id,
+				.type = gone ? WIRE_CONSTRAINT_NONE
+					: c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED
+					? WIRE_CONSTRAINT_LOCK
+					: WIRE_CONSTRAINT_CONFINE,
+				.hint_x = hint ? fixed(c->current.cursor_hint.x + dx) : 0,
+				.hint_y = hint ? fixed(c->current.cursor_hint.y + dy) : 0,
+				.flags = hint ? WIRE_CONSTRAINT_HINT : 0,
+				.nrects = gone ? 0 : (uint32_t)n,
+				.rects = rects,
+			},
+	};
+	connection_send(server->connection, &msg);
+}
+
+static void handle_set_region(struct wl_listener *listener, void *data)
+{
+	struct rc_constraint *rc = wl_container_of(listener, rc, set_region);
+	announce(rc->server, rc->constraint, false);
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_constraint *rc = wl_container_of(listener, rc, destroy);
+	announce(rc->server, rc->constraint, true);
+	wl_list_remove(&rc->set_region.link);
+	wl_list_remove(&rc->destroy.link);
+	rc->constraint->data = NULL;
+	free(rc);
+}
+
+static void handle_new_constraint(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_constraint);
+	struct wlr_pointer_constraint_v1 *c = data;
+	struct rc_constraint *rc = calloc(1, sizeof(*rc));
+	if (!rc) {
+		log_error("out of memory for a pointer constraint");
+		return;
+	}
+	rc->server = server;
+	rc->constraint = c;
+	c->data = rc;
+	rc->set_region.notify = handle_set_region;
+	wl_signal_add(&c->events.set_region, &rc->set_region);
+	rc->destroy.notify = handle_destroy;
+	wl_signal_add(&c->events.destroy, &rc->destroy);
+	announce(server, c, false);
+}
+
+void constraint_init(struct rc_server *server)
+{
+	server->constraints = wlr_pointer_constraints_v1_create(server->display);
+	if (server->constraints) {
+		server->new_constraint.notify = handle_new_constraint;
+		wl_signal_add(&server->constraints->events.new_constraint, &server->new_constraint);
+	}
+}
+
+void constraint_announce_all(struct rc_server *server)
+{
+	if (!server->constraints) {
+		return;
+	}
+	struct wlr_pointer_constraint_v1 *c, *tmp;
+	wl_list_for_each_safe(c, tmp, &server->constraints->constraints, link)
+	{
+		struct rc_constraint *rc = c->data;
+		if (rc && rc->active) {
+			/* The new viewer has yet to apply it. */
+			wlr_pointer_constraint_v1_send_deactivated(c);
+			if (!c->data) {
+				continue; /* a oneshot constraint ends when deactivated */
+			}
+			rc->active = false;
+		}
+		announce(server, c, false);
+	}
+}
+
+void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg)
+{
+	struct rc_window *window = window_from_id(server, msg->window);
+	if (!window || !window->mapped || !server->constraints) {
+		return; /* an ordinary race: the window just went */
+	}
+	struct wlr_pointer_constraint_v1 *c;
+	wl_list_for_each(c, &server->constraints->constraints, link)
+	{
+		struct rc_constraint *rc = c->data;
+		if (!rc || window_of_surface(server, c->surface) != window ||
+			rc->active == (msg->active != 0)) {
+			continue;
+		}
+		if (msg->active) {
+			rc->active = true;
+			wlr_pointer_constraint_v1_send_activated(c);
+		} else {
+			rc->active = false;
+			wlr_pointer_constraint_v1_send_deactivated(c);
+		}
+		return;
+	}
+}

@@ -1,0 +1,18 @@
+/*
+ * Pointer constraints (pointer-constraints-unstable-v1): an app locks or
+ * confines the pointer over its window; the viewer asks its own compositor
+ * for the same on the local window and says when it holds, and only then
+ * is the app told its constraint is active.
+ */
+#ifndef RCOMP_CONSTRAINT_H
+#define RCOMP_CONSTRAINT_H
+
+#include "server.h"
+
+void constraint_init(struct rc_server *server);
+/* Tells a new viewer of every constraint, after the windows. */
+void constraint_announce_all(struct rc_server *server);
+/* The viewer applied or lifted a window's constraint locally. */
+void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg);
+
+#endif

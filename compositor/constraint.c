@@ -1,5 +1,6 @@
 /* Pointer constraints, mirrored on the viewer's compositor; see constraint.h. */
 #include <stdlib.h>
+#include <wlr/types/wlr_keyboard_shortcuts_inhibit_v1.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_seat.h>
 
@@ -120,8 +121,78 @@ static void handle_new_constraint(struct wl_listener *listener, void *data)
 	announce(server, c, false);
 }
 
+/* Shortcut inhibitors: one listener each, for its end. */
+struct rc_inhibitor {
+	struct rc_server *server;
+	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+	struct wl_listener destroy;
+};
+
+static void announce_inhibit(struct rc_server *server, struct wlr_surface *surface, bool on)
+{
+	struct rc_window *window = window_of_surface(server, surface);
+	if (window && window->announced && server->connection) {
+		struct wire_msg msg = {.type = WIRE_SHORTCUTS_INHIBIT,
+			.shortcuts_inhibit = {.window = window->id, .inhibit = on}};
+		connection_send(server->connection, &msg);
+	}
+}
+
+static void handle_inhibitor_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_inhibitor *ri = wl_container_of(listener, ri, destroy);
+	announce_inhibit(ri->server, ri->inhibitor->surface, false);
+	wl_list_remove(&ri->destroy.link);
+	ri->inhibitor->data = NULL;
+	free(ri);
+}
+
+static void handle_new_inhibitor(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, new_inhibitor);
+	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor = data;
+	struct rc_inhibitor *ri = calloc(1, sizeof(*ri));
+	if (!ri) {
+		log_error("out of memory for a shortcut inhibitor");
+		return;
+	}
+	ri->server = server;
+	ri->inhibitor = inhibitor;
+	inhibitor->data = ri;
+	ri->destroy.notify = handle_inhibitor_destroy;
+	wl_signal_add(&inhibitor->events.destroy, &ri->destroy);
+	announce_inhibit(server, inhibitor->surface, true);
+}
+
+void constraint_inhibit_state(struct rc_server *server,
+	const struct wire_shortcuts_inhibit_state *msg)
+{
+	struct rc_window *window = window_from_id(server, msg->window);
+	if (!window || !window->mapped || !server->inhibit) {
+		return; /* an ordinary race: the window just went */
+	}
+	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+	wl_list_for_each(inhibitor, &server->inhibit->inhibitors, link)
+	{
+		if (window_of_surface(server, inhibitor->surface) != window ||
+			inhibitor->active == (msg->active != 0)) {
+			continue;
+		}
+		if (msg->active) {
+			wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
+		} else {
+			wlr_keyboard_shortcuts_inhibitor_v1_deactivate(inhibitor);
+		}
+	}
+}
+
 void constraint_init(struct rc_server *server)
 {
+	server->inhibit = wlr_keyboard_shortcuts_inhibit_v1_create(server->display);
+	if (server->inhibit) {
+		server->new_inhibitor.notify = handle_new_inhibitor;
+		wl_signal_add(&server->inhibit->events.new_inhibitor, &server->new_inhibitor);
+	}
 	server->constraints = wlr_pointer_constraints_v1_create(server->display);
 	if (server->constraints) {
 		server->new_constraint.notify = handle_new_constraint;
@@ -131,6 +202,17 @@ void constraint_init(struct rc_server *server)
 
 void constraint_announce_all(struct rc_server *server)
 {
+	if (server->inhibit) {
+		struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+		wl_list_for_each(inhibitor, &server->inhibit->inhibitors, link)
+		{
+			if (inhibitor->active) {
+				/* The new viewer has yet to inhibit its shortcuts. */
+				wlr_keyboard_shortcuts_inhibitor_v1_deactivate(inhibitor);
+			}
+			announce_inhibit(server, inhibitor->surface, true);
+		}
+	}
 	if (!server->constraints) {
 		return;
 	}

@@ -162,6 +162,9 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_KEY:
 		input_key(server, &msg->key);
 		break;
+	case WIRE_SHORTCUTS_INHIBIT_STATE:
+		constraint_inhibit_state(server, &msg->shortcuts_inhibit_state);
+		break;
 	case WIRE_POINTER_CONSTRAINT_STATE:
 		constraint_state(server, &msg->pointer_constraint_state);
 		break;

@@ -25,6 +25,7 @@
 
 struct rc_server;
 struct rc_window;
+struct wlr_keyboard_shortcuts_inhibit_manager_v1;
 struct wlr_pointer_constraints_v1;
 struct wlr_relative_pointer_manager_v1;
 struct wlr_surface;
@@ -231,6 +232,8 @@ struct rc_server {
 	struct wl_listener new_surface; /* damage.c */
 	struct wlr_pointer_constraints_v1 *constraints; /* constraint.c */
 	struct wl_listener new_constraint;
+	struct wlr_keyboard_shortcuts_inhibit_manager_v1 *inhibit;
+	struct wl_listener new_inhibitor;
 	struct wl_listener new_xdg_surface; /* xdg.c */
 	struct wlr_xwayland *xwayland;
 	struct wl_listener new_x11_surface; /* xwayland.c */

@@ -55,6 +55,7 @@
 	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8) \
 	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24) \
 	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8) \
+	X(SHORTCUTS_INHIBIT_STATE, shortcuts_inhibit_state, 0x011b, VIEWER, 8) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -74,6 +75,7 @@
 	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28) \
 	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8) \
 	X(POINTER_CONSTRAINT, pointer_constraint, 0x0212, SERVER, 24) \
+	X(SHORTCUTS_INHIBIT, shortcuts_inhibit, 0x0213, SERVER, 8) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -283,6 +285,14 @@
 	RANGE(i32, hint_y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
 	BITS(u32, flags, WIRE_CONSTRAINT_HINT) \
 	COUNT(u32, nrects, 0, WIRE_MAX_RECTS, rects, uint8_t, WIRE_RECT_SIZE)
+
+#define WIRE_SHORTCUTS_INHIBIT_STATE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, active, 0, 1) /* the local compositor inhibits its shortcuts */
+
+#define WIRE_SHORTCUTS_INHIBIT_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, inhibit, 0, 1) /* the app asks (1) or no longer asks (0) */
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

@@ -183,6 +183,12 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_SHORTCUTS_INHIBIT_STATE:
+		m.shortcuts_inhibit_state = (struct wire_shortcuts_inhibit_state){3, 1};
+		break;
+	case WIRE_SHORTCUTS_INHIBIT:
+		m.shortcuts_inhibit = (struct wire_shortcuts_inhibit){3, 1};
+		break;
 	case WIRE_POINTER_CONSTRAINT_STATE:
 		m.pointer_constraint_state = (struct wire_pointer_constraint_state){3, 1};
 		break;

@@ -349,3 +349,37 @@ def test_a_confinement_the_app_asks_for_is_taken_locally(desktop):
     kb.send("tap %d" % KEY_C)
     wait_for("the confinement, granted locally", lambda: re.search(
         r"^confined$", desktop.read_log("rcomp-run"), re.M))
+
+
+SHORTCUT_FLAG = "/tmp/rcomp-test-shortcut-%d" % os.getpid()
+KEY_I, KEY_O, KEY_K, KEY_LEFTMETA = 23, 24, 37, 125
+
+
+@pytest.mark.desktop(extra="bindsym Mod4+k exec touch %s\n" % SHORTCUT_FLAG)
+def test_an_app_that_inhibits_shortcuts_gets_the_desktops_key_combinations(desktop):
+    """Super+K is a shortcut of the local desktop. While the remote app
+    inhibits shortcuts (its I key), the viewer inhibits them on its window,
+    and Super+K reaches the app instead; once the app stops (O), the desktop
+    has it again."""
+    if os.path.exists(SHORTCUT_FLAG):
+        os.unlink(SHORTCUT_FLAG)
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    kb = VirtualKeyboard(desktop)
+    desktop.swaymsg("[app_id=rcomp-input-test] focus")
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+    wait_for("the keyboard in the app", lambda: "key-enter main" in desktop.read_log("rcomp-run"))
+    kb.send("tap %d" % KEY_I)
+    wait_for("shortcuts inhibited locally", lambda: re.search(
+        r"^inhibit-active$", desktop.read_log("rcomp-run"), re.M))
+    kb.send("press %d" % KEY_LEFTMETA, "tap %d" % KEY_K, "release %d" % KEY_LEFTMETA)
+    wait_for("Super+K in the app", lambda: "key %d pressed" % KEY_K in
+             desktop.read_log("rcomp-run"))
+    time.sleep(0.3)
+    assert not os.path.exists(SHORTCUT_FLAG), "the desktop took Super+K while inhibited"
+    kb.send("tap %d" % KEY_O)  # the app destroys its inhibitor; the viewer follows
+    time.sleep(0.5)
+    kb.send("press %d" % KEY_LEFTMETA, "tap %d" % KEY_K, "release %d" % KEY_LEFTMETA)
+    wait_for("the desktop to run its Super+K", lambda: os.path.exists(SHORTCUT_FLAG))
+    os.unlink(SHORTCUT_FLAG)

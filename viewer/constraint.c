@@ -5,12 +5,55 @@
 #include "connection.h"
 #include "constraint.h"
 #include "log.h"
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 
 void constraint_bind(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name)
 {
 	viewer->seat.constraints =
 		wl_registry_bind(registry, name, &zwp_pointer_constraints_v1_interface, 1);
+}
+
+void constraint_bind_inhibit(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name)
+{
+	viewer->seat.inhibit_manager = wl_registry_bind(registry, name,
+		&zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
+}
+
+static void tell_inhibit(struct rv_window *window, bool active)
+{
+	struct wire_msg msg = {.type = WIRE_SHORTCUTS_INHIBIT_STATE,
+		.shortcuts_inhibit_state = {.window = window->id, .active = active}};
+	connection_send(window->viewer, &msg);
+}
+
+static void inhibit_active(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor)
+{
+	tell_inhibit(data, true);
+}
+
+static void inhibit_inactive(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor)
+{
+	tell_inhibit(data, false);
+}
+
+static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener inhibit_listener = {
+	.active = inhibit_active,
+	.inactive = inhibit_inactive,
+};
+
+void constraint_inhibit(struct rv_window *window, const struct wire_shortcuts_inhibit *msg)
+{
+	struct rv_seat *seat = &window->viewer->seat;
+	if (msg->inhibit && !window->inhibitor && seat->inhibit_manager && seat->seat) {
+		window->inhibitor = zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(
+			seat->inhibit_manager, window->surface, seat->seat);
+		zwp_keyboard_shortcuts_inhibitor_v1_add_listener(window->inhibitor,
+			&inhibit_listener, window);
+	} else if (!msg->inhibit && window->inhibitor) {
+		zwp_keyboard_shortcuts_inhibitor_v1_destroy(window->inhibitor);
+		window->inhibitor = NULL;
+	}
 }
 
 static void tell(struct rv_window *window, bool active)
@@ -168,8 +211,12 @@ void constraint_window_gone(struct rv_window *window)
 	if (window->confined) {
 		zwp_confined_pointer_v1_destroy(window->confined);
 	}
+	if (window->inhibitor) {
+		zwp_keyboard_shortcuts_inhibitor_v1_destroy(window->inhibitor);
+	}
 	window->locked = NULL;
 	window->confined = NULL;
+	window->inhibitor = NULL;
 }
 
 void constraint_reset(struct rv_viewer *viewer)
@@ -188,5 +235,9 @@ void constraint_finish(struct rv_viewer *viewer)
 	if (viewer->seat.constraints) {
 		zwp_pointer_constraints_v1_destroy(viewer->seat.constraints);
 		viewer->seat.constraints = NULL;
+	}
+	if (viewer->seat.inhibit_manager) {
+		zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(viewer->seat.inhibit_manager);
+		viewer->seat.inhibit_manager = NULL;
 	}
 }

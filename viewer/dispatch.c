@@ -224,6 +224,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			decode_copy(window, &msg->copy_rect);
 		}
 		break;
+	case WIRE_SHORTCUTS_INHIBIT:
+		if ((window = known_window(viewer, msg, msg->shortcuts_inhibit.window))) {
+			constraint_inhibit(window, &msg->shortcuts_inhibit);
+		}
+		break;
 	case WIRE_POINTER_CONSTRAINT:
 		if ((window = known_window(viewer, msg, msg->pointer_constraint.window))) {
 			constraint_set(window, &msg->pointer_constraint);

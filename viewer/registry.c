@@ -10,6 +10,7 @@
 #include "input.h"
 #include "log.h"
 #include "output.h"
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "registry.h"
@@ -48,6 +49,9 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, zwp_primary_selection_device_manager_v1_interface.name) == 0) {
 		viewer->clipboard.primary_manager = wl_registry_bind(registry, name,
 			&zwp_primary_selection_device_manager_v1_interface, 1);
+	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
+		0) {
+		constraint_bind_inhibit(viewer, registry, name);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
 		constraint_bind(viewer, registry, name);
 	} else if (strcmp(interface, zwp_relative_pointer_manager_v1_interface.name) == 0) {

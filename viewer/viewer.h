@@ -107,6 +107,7 @@ struct rv_window {
 	int32_t constraint_hint_x, constraint_hint_y; /* 24.8 */
 	struct zwp_locked_pointer_v1 *locked;
 	struct zwp_confined_pointer_v1 *confined;
+	struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor; /* the app asked for it */
 
 	/* Input to photon: the input_mark the next frame answers (frame_mark),
 	 * and that of a frame decoded and not yet presented. */
@@ -173,6 +174,7 @@ struct rv_seat {
 	struct zwp_relative_pointer_manager_v1 *relative_manager;
 	struct zwp_relative_pointer_v1 *relative_pointer;
 	struct zwp_pointer_constraints_v1 *constraints;
+	struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
 	uint32_t version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;

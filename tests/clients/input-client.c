@@ -22,7 +22,9 @@
  * constraints, the L key locks the pointer over the main surface (cursor
  * hint 10,20), the C key confines it there, and the U key ends either; the
  * compositor's answers print "locked", "unlocked", "confined" and
- * "unconfined".
+ * "unconfined". The I key asks that the desktop's shortcuts reach the app
+ * (keyboard-shortcuts-inhibit) and O withdraws that; the answers print
+ * "inhibit-active" and "inhibit-inactive".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,6 +36,7 @@
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -54,6 +57,8 @@ struct app {
 	struct zwp_pointer_constraints_v1 *constraints;
 	struct zwp_locked_pointer_v1 *lock;
 	struct zwp_confined_pointer_v1 *confine;
+	struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
+	struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor;
 	struct wl_keyboard *keyboard;
 	struct wl_touch *touch;
 	struct xkb_context *xkb;
@@ -401,9 +406,34 @@ static void on_unconfined(void *data, struct zwp_confined_pointer_v1 *c)
 static const struct zwp_confined_pointer_v1_listener confine_listener = {on_confined,
 	on_unconfined};
 
-/* L locks, C confines, U ends either. */
+static void on_inhibit_active(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i)
+{
+	say("inhibit-active");
+}
+
+static void on_inhibit_inactive(void *data, struct zwp_keyboard_shortcuts_inhibitor_v1 *i)
+{
+	say("inhibit-inactive");
+}
+
+static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener inhibit_listener =
+	{on_inhibit_active, on_inhibit_inactive};
+
+/* L locks, C confines, U ends either; I inhibits shortcuts, O stops. */
 static void constrain(struct app *app, uint32_t key)
 {
+	if (key == 23 /* KEY_I */ && app->inhibit_manager && !app->inhibitor) {
+		app->inhibitor = zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(
+			app->inhibit_manager, app->main, app->seat);
+		zwp_keyboard_shortcuts_inhibitor_v1_add_listener(app->inhibitor, &inhibit_listener,
+			app);
+		return;
+	}
+	if (key == 24 /* KEY_O */ && app->inhibitor) {
+		zwp_keyboard_shortcuts_inhibitor_v1_destroy(app->inhibitor);
+		app->inhibitor = NULL;
+		return;
+	}
 	if (!app->constraints || !app->pointer) {
 		return;
 	}
@@ -589,6 +619,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
 			version < 5 ? version : 5);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
+	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
+		0) {
+		app->inhibit_manager = wl_registry_bind(registry, name,
+			&zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
 		app->constraints =
 			wl_registry_bind(registry, name, &zwp_pointer_constraints_v1_interface, 1);

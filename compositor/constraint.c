@@ -16,20 +16,6 @@ struct rc_constraint {
 	struct wl_listener set_region, destroy;
 };
 
-struct find_surface {
-	struct wlr_surface *surface;
-	int sx, sy;
-	bool found;
-};
-
-static void find_iter(struct wlr_surface *surface, int sx, int sy, void *data)
-{
-	struct find_surface *find = data;
-	if (surface == find->surface && !find->found) {
-		*find = (struct find_surface){surface, sx, sy, true};
-	}
-}
-
 static int32_t fixed(double v)
 {
 	double f = v * 256.0;
@@ -46,13 +32,11 @@ static void announce(struct rc_server *server, struct wlr_pointer_constraint_v1 
 	if (!window || !window->announced || !server->connection) {
 		return;
 	}
-	struct find_surface find = {.surface = c->surface};
-	wlr_surface_for_each_surface(window_surface(window), find_iter, &find);
-	if (!find.found) {
+	/* Surface-local to window coordinates. */
+	int dx, dy;
+	if (!window_surface_at(window, c->surface, &dx, &dy)) {
 		return;
 	}
-	/* Surface-local to window coordinates. */
-	int dx = find.sx - window->capture.geometry.x, dy = find.sy - window->capture.geometry.y;
 	uint8_t rects[WIRE_MAX_RECTS * WIRE_RECT_SIZE];
 	int n = 0;
 	pixman_box32_t *boxes = pixman_region32_rectangles(&c->region, &n);

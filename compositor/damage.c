@@ -63,22 +63,6 @@ static void note_commit_rate(struct rc_window *window)
 	window->rate_start_us = now;
 }
 
-struct find_surface {
-	struct wlr_surface *surface;
-	int sx, sy;
-	bool found;
-};
-
-static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void *data)
-{
-	struct find_surface *find = data;
-	if (surface == find->surface && !find->found) {
-		find->sx = sx;
-		find->sy = sy;
-		find->found = true;
-	}
-}
-
 static void handle_surface_commit(struct wl_listener *listener, void *data)
 {
 	struct rc_surface *rs = wl_container_of(listener, rs, commit);
@@ -94,9 +78,8 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	if (rs->surface == root) {
 		note_commit_rate(window);
 	}
-	struct find_surface find = {.surface = rs->surface};
-	wlr_surface_for_each_surface(root, find_surface_iter, &find);
-	if (!find.found) {
+	int x, y;
+	if (!window_surface_at(window, rs->surface, &x, &y)) {
 		/* Not in the drawn tree (an unmapped subsurface): nothing to show. */
 		texture_surface_settle(rs->surface);
 		return;
@@ -104,8 +87,7 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	wlr_surface_get_effective_damage(rs->surface, &damage);
-	const struct wlr_box *geo = &window->capture.geometry;
-	pixman_region32_translate(&damage, find.sx - geo->x, find.sy - geo->y);
+	pixman_region32_translate(&damage, x, y);
 	if (window->scale != 1) {
 		wlr_region_scale(&damage, &damage, (float)window->scale);
 	}

@@ -73,6 +73,32 @@ void window_finish(struct rc_window *window)
 	app_check_exit(server);
 }
 
+struct find_surface {
+	struct wlr_surface *surface;
+	int sx, sy;
+	bool found;
+};
+
+static void find_surface_iter(struct wlr_surface *surface, int sx, int sy, void *data)
+{
+	struct find_surface *find = data;
+	if (surface == find->surface && !find->found) {
+		*find = (struct find_surface){surface, sx, sy, true};
+	}
+}
+
+bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, int *x, int *y)
+{
+	struct wlr_surface *root = window_surface(window);
+	struct find_surface find = {.surface = surface};
+	if (root) {
+		wlr_surface_for_each_surface(root, find_surface_iter, &find);
+	}
+	*x = find.sx - window->capture.geometry.x;
+	*y = find.sy - window->capture.geometry.y;
+	return find.found;
+}
+
 struct rc_window *window_of_surface(struct rc_server *server, struct wlr_surface *surface)
 {
 	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;

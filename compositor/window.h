@@ -17,6 +17,9 @@ void window_finish(struct rc_window *window);
 
 /* The window a surface belongs to: its root's toplevel, popup or X11 window. */
 struct rc_window *window_of_surface(struct rc_server *server, struct wlr_surface *surface);
+/* Where surface's top-left corner is in window coordinates (the window's
+ * geometry taken out); false if it is not in the window's drawn tree. */
+bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, int *x, int *y);
 
 void window_map(struct rc_window *window);
 void window_unmap(struct rc_window *window);

@@ -727,6 +727,27 @@ int main(int argc, char **argv)
 			wl_buffer_destroy(live_buffers[i]);
 		}
 	}
+	if (app.lock) {
+		zwp_locked_pointer_v1_destroy(app.lock);
+	}
+	if (app.confine) {
+		zwp_confined_pointer_v1_destroy(app.confine);
+	}
+	if (app.inhibitor) {
+		zwp_keyboard_shortcuts_inhibitor_v1_destroy(app.inhibitor);
+	}
+	if (app.relative) {
+		zwp_relative_pointer_v1_destroy(app.relative);
+	}
+	if (app.relative_manager) {
+		zwp_relative_pointer_manager_v1_destroy(app.relative_manager);
+	}
+	if (app.constraints) {
+		zwp_pointer_constraints_v1_destroy(app.constraints);
+	}
+	if (app.inhibit_manager) {
+		zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(app.inhibit_manager);
+	}
 	if (app.pointer) {
 		wl_pointer_destroy(app.pointer);
 	}

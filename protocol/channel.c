@@ -355,16 +355,6 @@ static void make_records(struct channel *ch)
 	}
 }
 
-static bool anything_queued(const struct channel *ch)
-{
-	for (int i = 0; i < CHANNEL_CLASSES; i++) {
-		if (buffer_size(&ch->out[i]) > 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 enum channel_status channel_flush(struct channel *ch)
 {
 	if (ch->out_records && ch->received - ch->acked >= ACK_BYTES) {
@@ -397,8 +387,8 @@ enum channel_status channel_flush(struct channel *ch)
 		size_t plain = (size_t)n < ch->plain ? (size_t)n : ch->plain;
 		ch->plain -= plain;
 		buffer_consume(&ch->wire, (size_t)n);
-		pace_wrote(&ch->pace, (uint64_t)n - plain,
-			buffer_size(&ch->wire) > 0 || anything_queued(ch), monotonic_usec());
+		pace_wrote(&ch->pace, (uint64_t)n - plain, channel_queued(ch) > 0,
+			monotonic_usec());
 	}
 }
 

@@ -2,6 +2,7 @@
  * The app's process. rcomp-run is a child subreaper, so an app that starts
  * more (sh -c 'foot &') keeps the session for as long as they run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -13,11 +14,37 @@
 
 #include "app.h"
 #include "log.h"
+#include "sound.h"
 
-static bool have_children(void)
+/* Whether anything of the app's still runs: a child of ours that is not
+ * the sound server (a subreaper inherits the app's orphans). */
+static bool have_children(struct rc_server *server)
 {
-	siginfo_t info;
-	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD;
+	DIR *tasks = opendir("/proc/self/task");
+	if (!tasks) {
+		siginfo_t info;
+		return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD;
+	}
+	bool found = false;
+	struct dirent *task;
+	while (!found && (task = readdir(tasks))) {
+		if (task->d_name[0] == '.') {
+			continue;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", task->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f) {
+			continue;
+		}
+		long pid;
+		while (!found && fscanf(f, "%ld", &pid) == 1) {
+			found = !sound_owns_pid(server, (pid_t)pid);
+		}
+		fclose(f);
+	}
+	closedir(tasks);
+	return found;
 }
 
 void app_check_exit(struct rc_server *server)
@@ -30,7 +57,7 @@ void app_check_exit(struct rc_server *server)
 		app->idle_checks = 0;
 		return;
 	}
-	if (!have_children()) {
+	if (!have_children(server)) {
 		server->running = false;
 		return;
 	}
@@ -60,6 +87,10 @@ static int handle_sigchld(int signo, void *data)
 	int status;
 	pid_t pid;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (sound_owns_pid(server, pid)) {
+			sound_daemon_exited(server, status);
+			continue;
+		}
 		if (pid != app->pid) {
 			continue;
 		}
@@ -86,7 +117,7 @@ bool app_init(struct rc_server *server)
 void app_finish(struct rc_server *server)
 {
 	struct rc_app *app = &server->app;
-	if (app->pid > 0 && have_children()) {
+	if (app->pid > 0 && have_children(server)) {
 		/* Whatever the app left running belongs to this session. */
 		kill(-app->pid, SIGTERM);
 	}
@@ -114,6 +145,12 @@ bool app_start(struct rc_server *server, char **argv)
 		setpgid(0, 0);
 		setenv("WAYLAND_DISPLAY", server->socket_name, 1);
 		unsetenv("WAYLAND_SOCKET");
+		/* The session's own sound server; without one, whatever the
+		 * host has (--audio off). */
+		const char *sound = sound_server_address(server);
+		if (sound) {
+			setenv("PULSE_SERVER", sound, 1);
+		}
 		/* Our Xwayland, never an outer X server: without ours, X11 apps
 		 * fail instead of appearing somewhere else. */
 		if (server->x11_display) {

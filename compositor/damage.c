@@ -44,6 +44,11 @@ struct rc_subsurface {
 static void note_commit_rate(struct rc_window *window)
 {
 	window->stat_commits++;
+	/* When the next frame's content began: the clock is read once a
+	 * frame, not once a commit. */
+	if (!window->drawn_us) {
+		window->drawn_us = monotonic_usec();
+	}
 	if (++window->rate_commits < FLOOD_COMMITS) {
 		return;
 	}

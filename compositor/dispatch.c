@@ -15,6 +15,7 @@
 #include "input.h"
 #include "log.h"
 #include "record.h"
+#include "sound.h"
 #include "video.h"
 #include "window.h"
 
@@ -65,7 +66,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = codec_local_caps(),
+				.caps = codec_local_caps() | (server->sound ? WIRE_CAP_AUDIO : 0),
 				.compression = compression,
 				.session_id = server->record.id,
 				.name_len = (uint32_t)strlen(name),
@@ -83,6 +84,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 	decoration_set_viewer(server, hello->caps & WIRE_CAP_SERVER_DECORATIONS);
 	send_snapshot(server);
 	record_update(server);
+	sound_viewer_changed(server, hello->caps & WIRE_CAP_AUDIO);
 }
 
 static void frame_ack(struct rc_server *server, const struct wire_frame_ack *msg)
@@ -228,6 +230,10 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 			connection_refuse(server->connection, err);
 		}
 		break;
+	case WIRE_AUDIO:
+	case WIRE_AUDIO_END:
+		sound_mic(server, msg);
+		break;
 	default:
 		/* The decoder lets through only what a viewer may send. */
 		break;
@@ -260,6 +266,7 @@ static void handle_closed(void *data)
 		window_set_activated(window, false);
 	}
 	input_viewer_gone(server);
+	sound_viewer_changed(server, false);
 	record_update(server);
 	if (server->options.stdio && server->running) {
 		/* stdin/stdout carried the only viewer this session can have. */

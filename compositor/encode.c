@@ -390,6 +390,7 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 	struct wire_frame frame = {
 		.window = enc->id,
 		.seq = enc->job_seq,
+		.time_us = enc->job_time_us,
 		.width = enc->width,
 		.height = enc->height,
 		.codec = WIRE_CODEC_XOR,
@@ -527,6 +528,7 @@ static void send_video(struct rc_encoder *enc, struct tools *tools, struct image
 	struct wire_frame frame = {
 		.window = enc->id,
 		.seq = enc->job_seq,
+		.time_us = enc->job_time_us,
 		.width = enc->width,
 		.height = enc->height,
 		.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
@@ -618,10 +620,12 @@ static void encode_run(struct rc_job *job, void *local)
 }
 
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark)
+	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark,
+	uint64_t drawn_us)
 {
 	assert(!encoder_busy(enc));
 	enc->job_mark = input_mark;
+	enc->job_time_us = drawn_us;
 	enc->link = (struct rc_encode_link){
 		.mode = ctx->mode,
 		.compression = ctx->viewer_compression,

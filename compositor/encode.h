@@ -85,6 +85,7 @@ struct rc_encoder {
 	pixman_region32_t damage; /* taken from the window; what is left goes back */
 	uint32_t job_seq; /* the sequence the frame would have */
 	uint32_t job_mark; /* the input_mark it answers, 0: none */
+	uint64_t job_time_us; /* when the app drew what it sends */
 	struct buffer out; /* messages to append to the connection */
 	bool produced; /* out holds a frame */
 	uint32_t job_copies;
@@ -135,10 +136,12 @@ bool encoder_in_flight(const struct rc_encoder *enc);
  * worker: it is encoded as video while the window is in motion, else as a
  * lossless diff. The image must stay as it is until encoded is called.
  * fps is the window's frame rate, for the video encoder; input_mark, the
- * viewer's input the frame answers (0: none).
+ * viewer's input the frame answers (0: none); drawn_us, when the app drew
+ * it (the frame's time, which the viewer syncs sound to).
  */
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark);
+	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark,
+	uint64_t drawn_us);
 /* From encoded: queues the frame on the connection (NULL: none now, the
  * frame is dropped), gives back any damage left, and books the frame. */
 void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage);

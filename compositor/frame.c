@@ -8,6 +8,7 @@
 #include <wlr/types/wlr_surface.h>
 
 #include "frame.h"
+#include "monotonic.h"
 #include "server.h"
 #include "texture.h"
 
@@ -52,8 +53,10 @@ static void send(struct rc_window *window)
 		window->input_mark = 0;
 		window->input_mark_armed = false;
 	}
+	uint64_t drawn = window->drawn_us ? window->drawn_us : monotonic_usec();
+	window->drawn_us = 0;
 	encoder_send(&window->encoder, &server->encode, server->connection, image, &window->damage,
-		fps, mark);
+		fps, mark, drawn);
 }
 
 void frame_encoded(struct rc_encoder *enc)

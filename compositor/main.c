@@ -34,6 +34,7 @@
 #include "log.h"
 #include "output.h"
 #include "record.h"
+#include "sound.h"
 #include "stats.h"
 #include "texture.h"
 #include "xdg.h"
@@ -70,6 +71,9 @@ static const char usage[] =
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
 	"                      otherwise; lossless: never video; video: video on any change\n"
+	"  --audio on|off      a sound server for the session (default on): APP plays\n"
+	"                      into it and the viewer hears it; off: APP uses the\n"
+	"                      host's own sound server, if any\n"
 	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
 	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
@@ -99,6 +103,7 @@ static bool parse_args(struct rc_options *options, int argc, char **argv, int *a
 		{"attach", no_argument, NULL, 'A'},
 		{"listen-tcp", required_argument, NULL, 't'},
 		{"token-file", required_argument, NULL, 'k'},
+		{"audio", required_argument, NULL, 'a'},
 		{0},
 	};
 	int opt;
@@ -179,6 +184,13 @@ static bool parse_args(struct rc_options *options, int argc, char **argv, int *a
 			break;
 		case 'k':
 			options->token_file = optarg;
+			break;
+		case 'a':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+				fprintf(stderr, "rcomp-run: --audio takes on or off\n");
+				return false;
+			}
+			options->audio = strcmp(optarg, "on") == 0;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -334,6 +346,7 @@ int main(int argc, char **argv)
 				.fps = 60,
 				.compression = WIRE_COMPRESS_LZ4,
 				.xwayland = true,
+				.audio = true,
 			},
 		.exit_code = 1,
 		.next_window_id = 1,
@@ -395,6 +408,7 @@ int main(int argc, char **argv)
 	bool ok = app_init(&server) && stats_init(&server) &&
 		(server.options.stdio ? dispatch_attach_stdio(&server) : listen_start(&server));
 	if (ok) {
+		sound_start(&server);
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
 		ok = app_start(&server, argv + app_index);
 	}
@@ -422,6 +436,7 @@ int main(int argc, char **argv)
 			(double)self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6, self.ru_maxrss);
 	}
 	app_finish(&server);
+	sound_finish(&server);
 	stats_finish(&server);
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
 		if (signals[i]) {

@@ -93,6 +93,7 @@ struct rc_window {
 	uint32_t input_mark;
 	bool input_mark_armed;
 	uint32_t stat_commits;
+	uint64_t drawn_us; /* first commit since the last frame; 0: none */
 };
 
 static inline struct wlr_surface *window_surface(struct rc_window *window)
@@ -116,6 +117,7 @@ struct rc_options {
 	const char *name; /* --name */
 	const char *tcp_addr; /* --listen-tcp */
 	const char *token_file;
+	bool audio; /* --audio: a sound server for the session */
 	int verbose;
 };
 
@@ -198,6 +200,7 @@ struct rc_clipboard {
 };
 
 struct rc_output; /* output.c: one per scale in use */
+struct rc_sound; /* sound.c */
 
 struct rc_server {
 	struct rc_options options;
@@ -226,6 +229,7 @@ struct rc_server {
 	struct rc_input input;
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;
+	struct rc_sound *sound; /* NULL: the session is silent */
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	struct wl_list decorations; // rc_decoration::link
 	struct wl_listener new_decoration;

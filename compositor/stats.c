@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sound.h"
 #include "stats.h"
 
 static void print_stats(struct rc_server *server)
@@ -25,6 +26,11 @@ static void print_stats(struct rc_server *server)
 			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,
 			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000,
 			(unsigned long long)conn->channel.writes, (unsigned long long)conn->frames);
+		char sound[128];
+		sound_describe(server, sound, sizeof(sound));
+		if (*sound) {
+			log_info("stats %s", sound);
+		}
 	}
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)

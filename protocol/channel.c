@@ -83,6 +83,9 @@ static enum channel_class class_of(enum wire_type type)
 		return CHANNEL_BULK;
 	case WIRE_LINK_ACK:
 		return CHANNEL_LINK;
+	case WIRE_AUDIO:
+	case WIRE_AUDIO_END:
+		return CHANNEL_AUDIO;
 	default:
 		return CHANNEL_CONTROL;
 	}
@@ -156,6 +159,9 @@ static bool class_carries(enum channel_class cls, uint16_t type)
 		return cls == CHANNEL_BULK;
 	case WIRE_LINK_ACK:
 		return cls == CHANNEL_LINK;
+	case WIRE_AUDIO:
+	case WIRE_AUDIO_END:
+		return cls == CHANNEL_AUDIO;
 	case WIRE_WINDOW_NEW:
 	case WIRE_WINDOW_TITLE:
 	case WIRE_WINDOW_APP_ID:

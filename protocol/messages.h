@@ -63,7 +63,7 @@
 	X(WINDOW_TITLE, window_title, 0x0204, SERVER, 4) \
 	X(WINDOW_APP_ID, window_app_id, 0x0205, SERVER, 4) \
 	X(WINDOW_DESTROY, window_destroy, 0x0206, SERVER, 4) \
-	X(FRAME, frame, 0x0207, SERVER, 28) \
+	X(FRAME, frame, 0x0207, SERVER, 36) \
 	X(SYNC, sync, 0x0208, SERVER, 0) \
 	X(POPUP_NEW, popup_new, 0x0209, SERVER, 56) \
 	X(WINDOW_PARENT, window_parent, 0x020a, SERVER, 8) \
@@ -82,7 +82,10 @@
 	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8) \
 	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12) \
 	/* either way: the link */ \
-	X(LINK_ACK, link_ack, 0x0401, BOTH, 8)
+	X(LINK_ACK, link_ack, 0x0401, BOTH, 8) \
+	/* either way: sound (the app's out, the microphone in) */ \
+	X(AUDIO, audio, 0x0501, BOTH, 16) \
+	X(AUDIO_END, audio_end, 0x0502, BOTH, 4)
 
 /* Pointer and touch positions: 24.8 fixed point, window coordinates. */
 #define WIRE_MIN_POSITION (-WIRE_MAX_DIM * 256)
@@ -192,6 +195,7 @@
 	RANGE(u8, codec, 0, WIRE_CODEC_H264) \
 	RANGE(u8, compression, 0, WIRE_COMPRESS_ZSTD) \
 	BITS(u16, flags, WIRE_FRAME_RESET | WIRE_FRAME_REPLACE) \
+	FIELD(u64, time_us) /* the sender's clock when the app drew it */ \
 	COUNT(u32, nrects, 0, WIRE_MAX_RECTS, rects, uint8_t, \
 		WIRE_RECT_SIZE) /* wire_get_rect() */ \
 	RANGE(u32, raw_size, 0, WIRE_MAX_RAW) \
@@ -299,5 +303,12 @@
 	FIELD(u32, mark) /* the input_mark the next frame of window answers */
 
 #define WIRE_LINK_ACK_FIELDS FIELD(u64, received) /* record bytes read in all */
+
+#define WIRE_AUDIO_FIELDS \
+	FIELD(u64, time_us) /* the sender's clock at the packet's first sample */ \
+	FIELD(u32, seq) \
+	RANGE(u32, samples, WIRE_AUDIO_MIN_SAMPLES, WIRE_AUDIO_MAX_SAMPLES) \
+	REST(data, uint8_t, size, 1, WIRE_MAX_AUDIO) /* one Opus packet */
+#define WIRE_AUDIO_END_FIELDS FIELD(u32, seq) /* the last packet's */
 
 #endif

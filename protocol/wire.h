@@ -13,7 +13,7 @@
 #include "buffer.h"
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
-#define WIRE_VERSION_MAJOR 2
+#define WIRE_VERSION_MAJOR 3
 #define WIRE_VERSION_MINOR 0
 
 #define WIRE_HEADER_SIZE 8
@@ -42,7 +42,7 @@
  * compress (the lz4/zstd worst-case bounds). */
 #define WIRE_MAX_PAYLOAD (WIRE_MAX_RAW + WIRE_MAX_RAW / 128 + 65536)
 /* The largest body of any message: a frame's. */
-#define WIRE_MAX_BODY (28 + WIRE_MAX_RECTS * WIRE_RECT_SIZE + WIRE_MAX_PAYLOAD)
+#define WIRE_MAX_BODY (36 + WIRE_MAX_RECTS * WIRE_RECT_SIZE + WIRE_MAX_PAYLOAD)
 
 enum wire_compression {
 	WIRE_COMPRESS_NONE = 0,
@@ -60,7 +60,17 @@ enum wire_caps {
 	WIRE_CAP_COPY_RECT = 1u << 4,
 	/* hello: the viewer applies lossless frames with WIRE_FRAME_REPLACE */
 	WIRE_CAP_REPLACE = 1u << 5,
+	/* hello: send the apps' sound; welcome: the session has a sound server
+	 * (it takes the viewer's microphone) */
+	WIRE_CAP_AUDIO = 1u << 6,
 };
+
+/* Sound is Opus, 48 kHz stereo; a packet holds 2.5 to 60 ms. */
+#define WIRE_AUDIO_RATE 48000
+#define WIRE_AUDIO_CHANNELS 2
+#define WIRE_AUDIO_MIN_SAMPLES 120
+#define WIRE_AUDIO_MAX_SAMPLES 2880
+#define WIRE_MAX_AUDIO 4000 /* bytes of one packet */
 
 enum wire_codec {
 	/* Rectangles of XRGB/ARGB8888 pixels XORed with the previous frame. */

@@ -8,6 +8,7 @@ XDG_RUNTIME_DIR; root clients (the viewer, grim, wtype, swaymsg) connect to it.
 """
 import glob
 import json
+import math
 import os
 import shutil
 import signal
@@ -31,6 +32,7 @@ MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
 SCROLL_CLIENT = os.path.join(TEST_CLIENTS, "scroll-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
 VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
+TONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tone.py")
 
 
 def _linked(library):
@@ -316,6 +318,115 @@ class Rig:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class LocalSound:
+    """The laptop's sound server: a pulseaudio daemon of the rig's own with
+    null sinks for speakers (one per name) and a source that plays a known
+    tone as the microphone. The viewers it is given to play into it."""
+
+    def __init__(self, rig, sinks=("speaker",), mic_frequency=0):
+        self.rig = rig
+        self.dir = os.path.join(rig.tmp, "local-sound")
+        os.makedirs(self.dir, exist_ok=True)
+        self.socket = os.path.join(self.dir, "native")
+        script = os.path.join(self.dir, "default.pa")
+        with open(script, "w") as f:
+            f.write("load-module module-native-protocol-unix auth-anonymous=1 socket=%s\n"
+                    % self.socket)
+            for sink in sinks:
+                f.write("load-module module-null-sink sink_name=%s rate=48000\n" % sink)
+            f.write("load-module module-null-sink sink_name=mic rate=48000\n"
+                    "load-module module-always-sink\n"
+                    "set-default-sink %s\nset-default-source mic.monitor\n" % sinks[0])
+        env = dict(os.environ, PULSE_RUNTIME_PATH=os.path.join(self.dir, "rt"),
+                   PULSE_STATE_PATH=os.path.join(self.dir, "state"), HOME=self.dir)
+        self.daemon = rig.start("local-pulseaudio", [
+            "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
+            "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr", "--log-level=error",
+            "-F", script],
+            env)
+        wait_for("the local sound server", lambda: self._ready())
+        self.server = "unix:" + self.socket
+        rig.local_env["PULSE_SERVER"] = self.server
+        if mic_frequency:
+            self.play(mic_frequency, "mic", name="local-mic")
+
+    def _ready(self):
+        self.rig.check_alive(self.daemon)
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(self.socket)
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+
+    def env(self, sink=None):
+        env = dict(self.rig.local_env, PULSE_SERVER=self.server)
+        if sink:
+            env["PULSE_SINK"] = sink
+        return env
+
+    def play(self, frequency, sink, name="local-tone"):
+        """A tone into one of the local sinks, until the rig closes."""
+        return self.rig.start(name, ["sh", "-c", tone_command(frequency, sink)],
+                              self.env())
+
+    def record(self, sink, seconds):
+        """What a local sink played for the next seconds: s16le stereo 48 kHz."""
+        return record_monitor(self.server, sink, seconds)
+
+
+def tone_command(frequency, sink=None, latency_ms=20):
+    """A shell command that plays a sine through pacat (to PULSE_SERVER)."""
+    device = " --device=%s" % sink if sink else ""
+    return ("%s %s %g | pacat --raw --format=s16le --rate=48000 --channels=2 "
+            "--latency-msec=%d%s" % (sys.executable, TONE, frequency, latency_ms, device))
+
+
+def record_monitor(server, sink, seconds):
+    """seconds of a sink's monitor on the given server, as s16le stereo bytes."""
+    p = subprocess.Popen(["parec", "--raw", "--format=s16le", "--rate=48000",
+                          "--channels=2", "--latency-msec=10", "--device=%s.monitor" % sink],
+                         env=dict(os.environ, PULSE_SERVER=server), stdout=subprocess.PIPE)
+    want = int(seconds * 48000) * 4
+    data = b""
+    deadline = time.monotonic() + seconds + 10
+    try:
+        while len(data) < want and time.monotonic() < deadline:
+            chunk = p.stdout.read1(want - len(data))
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        p.terminate()
+        p.wait()
+    return data
+
+
+def tone_power(pcm, frequency):
+    """The share of the left channel's power at frequency (Goertzel), 0 to 1:
+    about 1 for a pure tone of that frequency, about 0 for silence or any
+    other tone."""
+    samples = struct.unpack("<%dh" % (len(pcm) // 2), pcm)[::2]
+    n = len(samples)
+    if n == 0:
+        return 0.0
+    total = sum(v * v for v in samples)
+    if total == 0:
+        return 0.0
+    k = round(n * frequency / 48000)
+    w = 2 * 3.141592653589793 * k / n
+    coeff = 2 * math.cos(w)
+    s1 = s2 = 0.0
+    for v in samples:
+        s1, s2 = v + coeff * s1 - s2, s1
+    power = s1 * s1 + s2 * s2 - coeff * s1 * s2
+    # A pure sine of amplitude A over n samples: total = n A^2/2, and the
+    # Goertzel power is (n A / 2)^2, so this ratio is 1.
+    return power / (total * n / 2)
+
+
 def free_port():
     """A TCP port on loopback that nothing listens on now."""
     s = socket.socket()
@@ -397,7 +508,10 @@ class Stream:
         return found
 
 
-def hello(token=b"", major=2):
+WIRE_MAJOR = 3
+
+
+def hello(token=b"", major=WIRE_MAJOR):
     """A viewer's hello message, as bytes."""
     return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, 0, 7, 0, len(token)) +
                    token)
@@ -405,7 +519,7 @@ def hello(token=b"", major=2):
 
 def welcome(name=b"0", session_id=1):
     """A server's welcome, as bytes."""
-    return message(0x0201, struct.pack("<IHHIIQI", 0x504D4352, 2, 0, 7, 1, session_id,
+    return message(0x0201, struct.pack("<IHHIIQI", 0x504D4352, WIRE_MAJOR, 0, 7, 1, session_id,
                                        len(name)) + name)
 
 
@@ -427,10 +541,11 @@ def window_new(window, width, height, app_id=b"fake"):
                    app_id)
 
 
-def frame(window, seq, width, height, rects, payload, raw_size, compression=0, flags=1):
+def frame(window, seq, width, height, rects, payload, raw_size, compression=0, flags=1,
+          time_us=0):
     """A lossless frame; rects are (x, y, width, height); flags 1 is reset."""
-    body = struct.pack("<IIiiBBHII", window, seq, width, height, 0, compression, flags,
-                       len(rects), raw_size)
+    body = struct.pack("<IIiiBBHQII", window, seq, width, height, 0, compression, flags,
+                       time_us, len(rects), raw_size)
     body += b"".join(struct.pack("<iiii", *r) for r in rects)
     return message(0x0207, body + payload)
 

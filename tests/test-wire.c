@@ -209,6 +209,16 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_LINK_ACK:
 		m.link_ack = (struct wire_link_ack){UINT64_MAX - 1};
 		break;
+	case WIRE_AUDIO:
+		m.audio = (struct wire_audio){.time_us = UINT64_MAX,
+			.seq = 7,
+			.samples = WIRE_AUDIO_MAX_SAMPLES,
+			.data = (const uint8_t *)"abc",
+			.size = 3};
+		break;
+	case WIRE_AUDIO_END:
+		m.audio_end = (struct wire_audio_end){7};
+		break;
 	case WIRE_POINTER_FRAME:
 	case WIRE_TOUCH_FRAME:
 	case WIRE_TOUCH_CANCEL:

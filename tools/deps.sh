@@ -7,9 +7,10 @@ packages=(
 	build-essential meson ninja-build pkg-config python3
 	libwlroots-dev libwayland-dev wayland-protocols libpixman-1-dev
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
-	libavcodec-dev libavutil-dev libswscale-dev
+	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
+	pulseaudio pulseaudio-utils libsdl2-tests
 	python3-pytest python3-pytest-timeout
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client

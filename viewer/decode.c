@@ -132,6 +132,7 @@ void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 	}
 	window->stat_received++;
 	window->stat_bytes += msg->payload_size;
+	window->drawn_us = msg->time_us;
 	bool reset = msg->flags & WIRE_FRAME_RESET;
 	/* A buffer must be a whole number of surface pixels at its scale. */
 	window->image_scale = msg->width % window->scale == 0 && msg->height % window->scale == 0

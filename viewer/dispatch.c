@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "input.h"
 #include "log.h"
+#include "sound.h"
 #include "transport.h"
 #include "window.h"
 
@@ -26,7 +27,7 @@ void dispatch_hello(struct rv_viewer *viewer)
 				.magic = WIRE_MAGIC,
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
-				.caps = codec_local_caps() |
+				.caps = codec_local_caps() | sound_caps(viewer) |
 					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
 								    : 0),
 				.token_len = (uint32_t)viewer->options.token_len,
@@ -104,6 +105,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	/* Now, and only to a server that answered, what it must know of us. */
 	input_send_state(viewer);
 	clipboard_link_up(viewer);
+	sound_link_up(viewer, msg->caps);
 }
 
 static bool is_stale(struct rv_window *window, void *data)
@@ -234,6 +236,10 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			constraint_set(window, &msg->pointer_constraint);
 		}
 		break;
+	case WIRE_AUDIO:
+	case WIRE_AUDIO_END:
+		sound_message(viewer, msg);
+		break;
 	case WIRE_FRAME_MARK:
 		if ((window = known_window(viewer, msg, msg->frame_mark.window))) {
 			window->mark_next = msg->frame_mark.mark;
@@ -281,6 +287,7 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 	bool was_welcomed = conn->welcomed;
 	transport_close(viewer);
 	clipboard_link_down(viewer);
+	sound_link_down(viewer);
 	if (!transport_can_retry(viewer)) {
 		log_error("the connection to the server was lost: %s", why);
 		viewer->running = false;

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "monotonic.h"
+#include "sound.h"
 #include "transport.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -29,6 +30,11 @@ static void print_stats(struct rv_viewer *viewer)
 		char pace[160];
 		channel_describe(&viewer->connection.channel, pace, sizeof(pace));
 		log_info("stats %s", pace);
+	}
+	char sound[192];
+	sound_describe(viewer, sound, sizeof(sound));
+	if (*sound) {
+		log_info("stats %s", sound);
 	}
 	struct rv_window *window;
 	wl_list_for_each(window, &viewer->windows, link)
@@ -124,7 +130,7 @@ static bool turn(struct rv_viewer *viewer)
 	bool up = conn->connected;
 	/* What pacing holds back goes when the server's ack is read. */
 	bool want_out = up && (conn->connecting || channel_blocked(&conn->channel));
-	struct pollfd fds[3 + TRANSFER_MAX] = {
+	struct pollfd fds[4 + TRANSFER_MAX] = {
 		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
 		{.fd = up ? conn->channel.out_fd : -1, .events = want_out ? POLLOUT : 0},
@@ -138,7 +144,8 @@ static bool turn(struct rv_viewer *viewer)
 	if (stall >= 0 && (timeout < 0 || stall < timeout)) {
 		timeout = stall;
 	}
-	clipboard_poll_fds(viewer, fds + 3,
+	sound_poll_fd(viewer, &fds[3]);
+	clipboard_poll_fds(viewer, fds + 4,
 		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
@@ -175,7 +182,8 @@ static bool turn(struct rv_viewer *viewer)
 	} else if (up && conn->connected && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 		read_server(viewer);
 	}
-	clipboard_handle_poll(viewer, fds + 3);
+	sound_handle_poll(viewer, &fds[3]);
+	clipboard_handle_poll(viewer, fds + 4);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);
 	}

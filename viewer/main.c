@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "output.h"
 #include "registry.h"
+#include "sound.h"
 #include "tcp.h"
 #include "transport.h"
 #include "window.h"
@@ -43,8 +44,11 @@ static const char usage[] =
 	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
 	"  --app-decorations   let apps draw their own title bars even where the local\n"
 	"                      compositor would draw them\n"
+	"  --audio on|off      play the session's sound here (default on)\n"
+	"  --mic               send this desktop's default source (the microphone) to\n"
+	"                      the session, where apps record it as their default source\n"
 	"  --stats             print one line per second per window: frames received and\n"
-	"                      presented, bytes/s\n"
+	"                      presented, bytes/s; and one for sound\n"
 	"  -v, --verbose       more logging\n"
 	"  -h, --help          show this help\n";
 
@@ -89,10 +93,12 @@ int main(int argc, char **argv)
 		{"tcp", required_argument, NULL, 't'},
 		{"token-file", required_argument, NULL, 'k'},
 		{"app-decorations", no_argument, NULL, 'D'},
+		{"audio", required_argument, NULL, 'A'},
+		{"mic", no_argument, NULL, 'M'},
 		{0},
 	};
 	struct rv_viewer viewer = {
-		.options = {.remote_bin = "rcomp-run", .transport = RV_SOCKET},
+		.options = {.remote_bin = "rcomp-run", .transport = RV_SOCKET, .audio = true},
 		.running = true,
 		.exit_code = 1,
 	};
@@ -143,6 +149,16 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			options->app_decorations = true;
+			break;
+		case 'A':
+			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+				fprintf(stderr, "rcomp-view: --audio takes on or off\n");
+				return 2;
+			}
+			options->audio = strcmp(optarg, "on") == 0;
+			break;
+		case 'M':
+			options->mic = true;
 			break;
 		case 'R':
 			options->remote_bin = optarg;
@@ -229,6 +245,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
+	sound_init(&viewer);
 	if (registry_connect(&viewer) && transport_open(&viewer)) {
 		dispatch_hello(&viewer);
 		loop_run(&viewer);
@@ -244,6 +261,7 @@ int main(int argc, char **argv)
 		output_destroy(output);
 	}
 	clipboard_finish(&viewer);
+	sound_finish(&viewer);
 	cursor_finish(&viewer);
 	input_finish(&viewer);
 	registry_finish(&viewer);

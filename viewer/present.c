@@ -12,6 +12,7 @@
 #include "monotonic.h"
 #include "present.h"
 #include "shm.h"
+#include "sound.h"
 #include "xdg-shell-client-protocol.h"
 
 static void buffer_release(void *data, struct wl_buffer *wl_buffer)
@@ -205,6 +206,7 @@ void present(struct rv_window *window)
 	window->has_content = true;
 	window->dirty = false;
 	window->stat_presented++;
+	sound_frame_presented(window->viewer, window->drawn_us);
 	if (window->mark_decoded) {
 		uint64_t sent = input_mark_sent(window->viewer, window->mark_decoded);
 		if (sent) {

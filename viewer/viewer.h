@@ -112,6 +112,7 @@ struct rv_window {
 	/* Input to photon: the input_mark the next frame answers (frame_mark),
 	 * and that of a frame decoded and not yet presented. */
 	uint32_t mark_next, mark_decoded;
+	uint64_t drawn_us; /* the newest frame's time_us (the server's clock) */
 
 	/* For --stats, per second. */
 	uint32_t stat_received, stat_presented;
@@ -148,6 +149,8 @@ struct rv_options {
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */
+	bool audio; /* play the session's sound (--audio) */
+	bool mic; /* send the local default source (--mic) */
 	bool stats;
 	int verbose;
 };
@@ -239,6 +242,7 @@ struct rv_viewer {
 	struct rv_connection connection;
 	struct rv_seat seat;
 	struct rv_clipboard clipboard;
+	struct rv_sound *sound; /* sound.c; NULL: none */
 
 	struct wl_list windows; // rv_window::link
 	struct idmap window_ids;

@@ -1,0 +1,160 @@
+"""Sound: each session's own sound server, the apps' sound heard through
+the viewer, the microphone the other way, and what happens around attach
+and detach. Real pulseaudio daemons on both sides; what the local side
+heard is recorded from its sink's monitor and checked for the tone's
+frequency."""
+import os
+import time
+
+import rig
+
+
+def heard(sound, sink, frequency, seconds=1.0):
+    """The share of what sink played in the next seconds that is the tone."""
+    return rig.tone_power(sound.record(sink, seconds), frequency)
+
+
+def wait_heard(sound, sink, frequency, timeout=15):
+    last = [0.0]
+
+    def attempt():
+        last[0] = heard(sound, sink, frequency, 0.5)
+        return last[0] > 0.5
+    try:
+        rig.wait_for("the %g Hz tone on %s" % (frequency, sink), attempt, timeout=timeout)
+    except rig.Failure:
+        raise rig.Failure("the %g Hz tone never reached %s (share %.3f)"
+                          % (frequency, sink, last[0]))
+
+
+def test_a_tone_the_remote_app_plays_is_heard_on_the_local_speakers(desktop, rcomp_run,
+                                                                    rcomp_view):
+    sound = rig.LocalSound(desktop)
+    server = rcomp_run(["sh", "-c", rig.tone_command(440)])
+    rcomp_view(server, ["--stats"])
+    wait_heard(sound, "speaker", 440)
+    share = heard(sound, "speaker", 440, 2.0)
+    assert share > 0.8, "what the speakers played is only %.2f the tone" % share
+
+
+def session_pactl(desktop, name, *args):
+    """pactl against a session's own sound server."""
+    env = dict(os.environ, PULSE_SERVER="unix:" + os.path.join(desktop.session_dir,
+                                                               name + ".sound", "native"))
+    r = rig.subprocess.run(["pactl", *args], env=env, capture_output=True, text=True,
+                           timeout=10)
+    return r.stdout
+
+
+def capture_corked(desktop, name):
+    """Whether the session's capture of the apps' sound is paused."""
+    out = session_pactl(desktop, name, "list", "source-outputs")
+    return "Corked: yes" in out and "Corked: no" not in out
+
+
+def test_two_sessions_never_hear_each_other(desktop, rcomp_run, rcomp_view):
+    sound = rig.LocalSound(desktop, sinks=("left", "right"))
+    a = rcomp_run(["sh", "-c", rig.tone_command(440)], name="run-a")
+    b = rcomp_run(["sh", "-c", rig.tone_command(1000)], name="run-b")
+    desktop.local_env["PULSE_SINK"] = "left"
+    rcomp_view(a, name="view-a")
+    desktop.local_env["PULSE_SINK"] = "right"
+    rcomp_view(b, name="view-b")
+    wait_heard(sound, "left", 440)
+    wait_heard(sound, "right", 1000)
+    left = sound.record("left", 1.5)
+    right = sound.record("right", 1.5)
+    assert rig.tone_power(left, 1000) < 0.01, "session b's tone reached session a's viewer"
+    assert rig.tone_power(right, 440) < 0.01, "session a's tone reached session b's viewer"
+    assert rig.tone_power(left, 440) > 0.8 and rig.tone_power(right, 1000) > 0.8
+
+
+def test_sound_stops_while_detached_and_comes_back_on_reattach(desktop, rcomp_run,
+                                                               rcomp_view):
+    sound = rig.LocalSound(desktop)
+    server = rcomp_run(["sh", "-c", rig.tone_command(440)])
+    viewer = rcomp_view(server)
+    wait_heard(sound, "speaker", 440)
+    assert not capture_corked(desktop, "0")
+    viewer.terminate()
+    viewer.wait(timeout=10)
+    # Nobody listens: the session stops capturing (no backlog builds up) and
+    # the speakers fall silent.
+    rig.wait_for("the capture to pause", lambda: capture_corked(desktop, "0"))
+    assert heard(sound, "speaker", 440, 1.0) < 0.01
+    rcomp_view(server, name="rcomp-view-2")
+    wait_heard(sound, "speaker", 440)
+    assert not capture_corked(desktop, "0")
+
+
+def test_a_session_where_nothing_plays_does_not_capture(desktop, rcomp_run, rcomp_view):
+    sound = rig.LocalSound(desktop)
+    server = rcomp_run([rig.INPUT_CLIENT])
+    rcomp_view(server)
+    rig.wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    rig.wait_for("the session's sound server", lambda: session_pactl(desktop, "0", "info"))
+    assert capture_corked(desktop, "0")
+    # An app starts playing, then stops: capture follows.
+    player = rig.subprocess.Popen(["sh", "-c", rig.tone_command(440)],
+                                  env=dict(os.environ, PULSE_SERVER="unix:" + os.path.join(
+                                      desktop.session_dir, "0.sound", "native")),
+                                  start_new_session=True)
+    try:
+        wait_heard(sound, "speaker", 440)
+    finally:
+        os.killpg(player.pid, 15)
+        player.wait()
+    rig.wait_for("the capture to pause", lambda: capture_corked(desktop, "0"))
+
+
+def test_the_viewer_with_audio_off_hears_nothing(desktop, rcomp_run, rcomp_view):
+    sound = rig.LocalSound(desktop)
+    server = rcomp_run(["sh", "-c", rig.tone_command(440)])
+    rcomp_view(server, ["--audio", "off"])
+    rig.wait_for("the viewer to attach", lambda: "attached" in desktop.read_log("rcomp-view"))
+    time.sleep(1)
+    assert heard(sound, "speaker", 440, 1.0) < 0.01
+    assert capture_corked(desktop, "0")
+
+
+def test_without_pulseaudio_the_session_runs_silent_and_says_so_once(desktop):
+    empty = os.path.join(desktop.tmp, "no-bin")
+    os.mkdir(empty)
+    env = dict(desktop.remote_env, PATH=empty)
+    sock = os.path.join(desktop.remote_rt, "silent.sock")
+    p = desktop.start("rcomp-run", [rig.RCOMP_RUN, "--socket", sock, "--", rig.INPUT_CLIENT],
+                      env)
+    p.socket = sock
+    rig.wait_for("rcomp-run's socket", lambda: os.path.exists(sock))
+    desktop.start_viewer(p)
+    rig.wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    text = desktop.read_log("rcomp-run")
+    assert text.count("no sound:") == 1, text
+    assert "pulseaudio is not installed" in text
+
+
+def test_rcomp_run_with_audio_off_starts_no_sound_server(desktop, rcomp_run, rcomp_view):
+    out = os.path.join(desktop.tmp, "env.txt")
+    server = rcomp_run(["sh", "-c", 'echo "${PULSE_SERVER-unset}" > %s; exec %s'
+                        % (out, rig.INPUT_CLIENT)], ["--audio", "off"])
+    rcomp_view(server)
+    rig.wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    assert open(out).read().strip() == "unset"
+    assert not os.path.exists(os.path.join(desktop.session_dir, "0.sound"))
+    assert not rig.descendant(server.pid, "pulseaudio")
+
+
+def test_the_microphone_reaches_an_app_that_records(desktop, rcomp_run, rcomp_view):
+    rig.LocalSound(desktop, mic_frequency=700)
+    rec = os.path.join(desktop.tmp, "recorded.raw")
+    server = rcomp_run(["sh", "-c", "parec --raw --format=s16le --rate=48000 --channels=2 "
+                        "--latency-msec=20 > %s" % rec])
+    rcomp_view(server, ["--mic"])
+
+    def recorded_tone():
+        try:
+            data = open(rec, "rb").read()
+        except OSError:
+            return False
+        return len(data) > 48000 * 4 and rig.tone_power(data[-48000 * 4:], 700) > 0.5
+    rig.wait_for("the microphone's tone in the app's recording", recorded_tone, timeout=20)

@@ -51,7 +51,7 @@ struct rc_sound {
 	pid_t daemon; /* 0: none */
 	char dir[SESSION_PATH_MAX];
 	char socket[SESSION_PATH_MAX];
-	char address[SESSION_PATH_MAX + 8]; /* unix:SOCKET */
+	char address[SESSION_PATH_MAX + 16]; /* unix:SOCKET */
 	bool dir_made;
 
 	pa_threaded_mainloop *loop;
@@ -487,8 +487,12 @@ void sound_start(struct rc_server *server)
 			strerror(errno));
 		goto fail;
 	}
-	snprintf(s->socket, sizeof(s->socket), "%s/native", s->dir);
-	snprintf(s->address, sizeof(s->address), "unix:%s", s->socket);
+	if (snprintf(s->socket, sizeof(s->socket), "%s/native", s->dir) >= (int)sizeof(s->socket) ||
+		snprintf(s->address, sizeof(s->address), "unix:%s", s->socket) >=
+			(int)sizeof(s->address)) {
+		log_error("no sound: the path %s is too long for a socket", s->dir);
+		goto fail;
+	}
 	if (!write_script(s, script, sizeof(script))) {
 		log_error("no sound: cannot write %s: %s", script, strerror(errno));
 		goto fail;

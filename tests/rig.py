@@ -377,11 +377,13 @@ class LocalSound:
         return record_monitor(self.server, sink, seconds)
 
 
-def tone_command(frequency, sink=None, latency_ms=20):
-    """A shell command that plays a sine through pacat (to PULSE_SERVER)."""
+def tone_command(frequency, sink=None, latency_ms=20, burst_ms=0):
+    """A shell command that plays a sine through pacat (to PULSE_SERVER);
+    with burst_ms, only the first burst_ms of each second."""
     device = " --device=%s" % sink if sink else ""
-    return ("%s %s %g | pacat --raw --format=s16le --rate=48000 --channels=2 "
-            "--latency-msec=%d%s" % (sys.executable, TONE, frequency, latency_ms, device))
+    return ("%s %s %g --burst-ms %d | pacat --raw --format=s16le --rate=48000 --channels=2 "
+            "--latency-msec=%d%s" % (sys.executable, TONE, frequency, burst_ms, latency_ms,
+                                     device))
 
 
 def record_monitor(server, sink, seconds):

@@ -4,9 +4,11 @@
  * libpulse's threaded main loop runs the streams; the event loop decodes
  * each packet as it arrives and writes it to the playback stream under the
  * loop's lock. The stream's own buffer is the jitter buffer: playback
- * starts once START_US is buffered, and a packet that would make the
- * latency pass MAX_US (plus what keeping step with the frames needs) is
- * dropped, so latency never grows with the link's hiccups. When the server
+ * starts once START_US is buffered, a packet that would make what waits
+ * pass MAX_US (plus what keeping step with the frames needs) is dropped,
+ * and what waited longer than the link's jitter needed over the last
+ * second is cut from the next packets, so latency never grows with the
+ * link's hiccups. When the server
  * says the sound ended, the stream plays out and is corked, so a silent
  * session wakes nobody.
  *
@@ -30,7 +32,10 @@
 #include "sound.h"
 
 #define START_US 20000 /* buffered before playback starts */
-#define MAX_US 60000 /* latency above this (plus sync) drops packets */
+#define MAX_US 60000 /* waiting above this (plus sync) drops packets */
+#define TARGET_US 20000 /* what the stream holds once the link is steady */
+#define FLOOR_WINDOW_US 1000000
+#define TRIM_SLACK_US 5000
 #define SYNC_US 40000 /* sound and pictures within this of each other */
 #define SYNC_MAX_US 300000 /* the most sound is held back for slow pictures */
 #define SYNC_EVERY_US 500000
@@ -63,6 +68,11 @@ struct rv_sound {
 
 	/* Stats since the last line. */
 	uint32_t packets, gaps, late, underruns;
+	int64_t trimmed_us;
+	/* The least that waited in the stream this window, and what is still
+	 * to be cut. */
+	int64_t floor_us, trim_us;
+	uint64_t floor_at_us;
 	int64_t offset_us; /* audio_delay - video_delay, for the line */
 	uint64_t latency_us;
 };
@@ -380,6 +390,38 @@ static void keep_step(struct rv_sound *s, uint64_t now)
 	}
 }
 
+/* Loop lock held. The least sound that waited in the stream over each
+ * second is what the link's jitter did not need: past the target it is cut,
+ * from the packets that arrive next. How many of this packet's samples to
+ * skip. */
+static int trim(struct rv_sound *s, int64_t waiting, uint64_t now, int samples)
+{
+	if (!s->floor_at_us || waiting < s->floor_us) {
+		s->floor_us = waiting;
+	}
+	if (!s->floor_at_us) {
+		s->floor_at_us = now;
+	}
+	if (now - s->floor_at_us >= FLOOR_WINDOW_US) {
+		int64_t excess = s->floor_us - (TARGET_US + s->extra_us);
+		if (excess > TRIM_SLACK_US) {
+			s->trim_us += excess;
+		}
+		s->floor_at_us = now;
+		s->floor_us = waiting;
+	}
+	if (s->trim_us <= 0) {
+		return 0;
+	}
+	int64_t skip = s->trim_us * WIRE_AUDIO_RATE / 1000000;
+	if (skip > samples) {
+		skip = samples;
+	}
+	s->trim_us -= (int64_t)audio_samples_us((uint64_t)skip);
+	s->trimmed_us += (int64_t)audio_samples_us((uint64_t)skip);
+	return (int)skip;
+}
+
 static void play(struct rv_sound *s, const struct wire_audio *msg, int samples)
 {
 	if (!s->play && pa_context_get_state(s->context) == PA_CONTEXT_READY) {
@@ -399,17 +441,28 @@ static void play(struct rv_sound *s, const struct wire_audio *msg, int samples)
 	pa_usec_t latency = 0;
 	int negative = 0;
 	bool known = pa_stream_get_latency(s->play, &latency, &negative) == 0 && !negative;
-	if (known && latency > (pa_usec_t)(MAX_US + s->extra_us)) {
-		s->late++; /* the buffer is full: late sound goes */
-		return;
+	uint64_t now = monotonic_usec();
+	int skip = 0;
+	if (known) {
+		/* What waits in the stream, without the device's own latency. */
+		const pa_timing_info *timing = pa_stream_get_timing_info(s->play);
+		pa_usec_t device = timing ? timing->sink_usec : 0;
+		int64_t waiting = latency > device ? (int64_t)(latency - device) : 0;
+		if (waiting > MAX_US + s->extra_us) {
+			s->late++; /* the buffer is full: late sound goes */
+			return;
+		}
+		skip = trim(s, waiting, now, samples);
 	}
-	size_t bytes = (size_t)samples * AUDIO_SAMPLE_BYTES;
-	if (pa_stream_write(s->play, s->pcm, bytes, NULL, 0, PA_SEEK_RELATIVE) < 0) {
+	size_t bytes = (size_t)(samples - skip) * AUDIO_SAMPLE_BYTES;
+	if (bytes &&
+		pa_stream_write(s->play, s->pcm + skip * WIRE_AUDIO_CHANNELS, bytes, NULL, 0,
+			PA_SEEK_RELATIVE) < 0) {
 		return;
 	}
 	s->packets++;
+	samples -= skip;
 	if (known) {
-		uint64_t now = monotonic_usec();
 		/* The packet's last sample is heard after what is buffered. */
 		int64_t heard = (int64_t)(now + latency + audio_samples_us((uint64_t)samples));
 		int64_t delay =
@@ -505,11 +558,13 @@ void sound_describe(struct rv_viewer *viewer, char *out, size_t size)
 			snprintf(sync, sizeof(sync), ", a/v %+.0f ms", (double)s->offset_us / 1000);
 		}
 		snprintf(out, size,
-			"sound %u packets, %u gaps, %u late dropped, %u underruns, latency %.0f "
-			"ms%s",
-			s->packets, s->gaps, s->late, s->underruns, (double)s->latency_us / 1000,
-			sync);
+			"sound %u packets, %u gaps, %u late dropped, %.0f ms trimmed, %u "
+			"underruns, "
+			"latency %.0f ms%s",
+			s->packets, s->gaps, s->late, (double)s->trimmed_us / 1000, s->underruns,
+			(double)s->latency_us / 1000, sync);
 	}
 	s->packets = s->gaps = s->late = s->underruns = 0;
+	s->trimmed_us = 0;
 	pa_threaded_mainloop_unlock(s->loop);
 }

@@ -1,0 +1,250 @@
+"""What sound costs and how late it is. Prints numbers; it passes or fails
+nothing.
+
+    python3 tools/bench_sound.py [--only latency,cost,sync,game] [--rtts 0,50,100]
+
+- latency: a remote app plays 100 ms bursts of a tone once a second; the
+  session's sink (where the app's sound is played, remotely) and the
+  laptop's sink are recorded at once, and each burst's onset is timed in
+  both: the difference is what rcomp adds, at each round trip (through
+  tests/relay.py). The app's own buffer (here pacat's 20 ms) comes before
+  the session's sink and is the app's choice.
+- cost: CPU of rcomp-run, the session's pulseaudio and rcomp-view while a
+  tone plays, against the same session silent and playing with no viewer
+  (what the app's playing costs the session's server without our
+  capture), and the sound's bit rate.
+- sync: an animating window and a tone in one session: the viewer's own
+  measure of how far the sound is heard from its pictures (each stamped
+  with the server's clock), and the jitter buffer's latency.
+- game: weston-simple-egl at 100 ms round trip with and without a tone
+  playing: the game's shown fps and rcomp-run's frame rate.
+RCOMP_BUILD picks the build to measure (default: build/).
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from rig import (RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, LocalSound, Rig,  # noqa: E402
+                 descendant, tone_command, wait_for)
+
+ANIM = os.path.join(TEST_CLIENTS, "anim-client")
+RATE = 48000
+
+
+class TimedRecorder:
+    """parec of a sink's monitor, each sample's arrival time known: a reader
+    thread notes when each chunk arrived."""
+
+    def __init__(self, server, sink):
+        self.p = subprocess.Popen(["parec", "--raw", "--format=s16le", "--rate=48000",
+                                   "--channels=2", "--latency-msec=5",
+                                   "--device=%s.monitor" % sink],
+                                  env=dict(os.environ, PULSE_SERVER=server),
+                                  stdout=subprocess.PIPE)
+        self.data = bytearray()
+        self.chunks = []  # (end sample index, monotonic time it arrived)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        while True:
+            chunk = self.p.stdout.read1(65536)
+            if not chunk:
+                return
+            now = time.monotonic()
+            self.data += chunk
+            self.chunks.append((len(self.data) // 4, now))
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait()
+        self.thread.join(timeout=5)
+
+    def onsets(self, threshold=3000, quiet_ms=300):
+        """Monotonic times at which a sound starts after quiet_ms of quiet."""
+        left = memoryview(bytes(self.data)).cast("h")[::2]
+        found, quiet, i, n = [], 0, 0, len(left)
+        block = RATE // 1000
+        while i + block <= n:
+            loud = any(abs(v) > threshold for v in left[i:i + block])
+            if loud and quiet >= quiet_ms:
+                j = i
+                while abs(left[j]) <= threshold:
+                    j += 1
+                found.append(self.time_of(j))
+            quiet = 0 if loud else quiet + 1
+            i += block
+        return found
+
+    def time_of(self, sample):
+        for end, at in self.chunks:
+            if end > sample:
+                return at - (end - sample) / RATE
+        return None
+
+
+def session(rig, tag, app, rtt_ms, viewer_args=()):
+    sock = os.path.join(rig.remote_rt, tag + ".sock")
+    server = rig.start("rc-" + tag, [RCOMP_RUN, "--stats", "--socket", sock, "--", "sh", "-c",
+                                     app], rig.remote_env)
+    wait_for("rcomp-run", lambda: os.path.exists(sock))
+    target = sock
+    if rtt_ms:
+        relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, name="relay-" + tag)
+        target = relay.socket
+    viewer = rig.start("rv-" + tag, [RCOMP_VIEW, "--stats", "--socket", target,
+                                     *viewer_args], rig.local_env)
+    return server, viewer
+
+
+def session_sound(rig, name="0"):
+    return "unix:" + os.path.join(rig.session_dir, name + ".sound", "native")
+
+
+def latency(rig, rtt_ms, seconds=8):
+    sound = LocalSound(rig)
+    server, viewer = session(rig, "lat", tone_command(1000, burst_ms=100), rtt_ms)
+    wait_for("the session's sound server",
+             lambda: os.path.exists(os.path.join(rig.session_dir, "0.sound", "native")))
+    time.sleep(2)
+    remote = TimedRecorder(session_sound(rig), "rcomp")
+    local = TimedRecorder(sound.server, "speaker")
+    time.sleep(seconds)
+    remote.stop()
+    local.stop()
+    delays = []
+    theirs = local.onsets()
+    for t in remote.onsets():
+        later = [u - t for u in theirs if 0 <= u - t < 0.9]
+        if later:
+            delays.append(min(later) * 1000)
+    server.terminate()
+    return delays
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_share(pids, seconds):
+    before = {k: cpu_seconds(p) for k, p in pids.items()}
+    time.sleep(seconds)
+    return {k: (cpu_seconds(p) - before[k]) / seconds * 100 for k, p in pids.items()}
+
+
+def cost(rig, seconds=10):
+    LocalSound(rig)
+    flag = os.path.join(rig.tmp, "play")
+    # The app plays only while the flag file exists: the same session is
+    # measured silent and playing.
+    app = ("while :; do if [ -e %s ]; then %s; else sleep 0.2; fi; done"
+           % (flag, tone_command(440).replace(" | ", " | timeout 3 ")))
+    server, viewer = session(rig, "cost", app, 0)
+    wait_for("the session's sound server", lambda: descendant(server.pid, "pulseaudio"))
+    pids = {"rcomp-run": server.pid, "session pulseaudio": descendant(server.pid, "pulseaudio"),
+            "rcomp-view": viewer.pid}
+    time.sleep(2)
+    silent = cpu_share(pids, seconds)
+    open(flag, "w").close()
+    time.sleep(2)
+    playing = cpu_share(pids, seconds)
+    rates = [float(m) for m in re.findall(r"stats sound \d+ packets, ([\d.]+) kbit/s",
+                                          rig.read_log("rc-cost"))]
+    # The app plays on with nobody attached: what the app's playing costs
+    # the session without rcomp's capture.
+    viewer.terminate()
+    viewer.wait()
+    del pids["rcomp-view"]
+    time.sleep(2)
+    detached = cpu_share(pids, seconds)
+    detached["rcomp-view"] = float("nan")
+    server.terminate()
+    return silent, playing, detached, rates
+
+
+def sync(rig, seconds=10):
+    LocalSound(rig)
+    server, viewer = session(rig, "sync", "%s 3 & %s" % (ANIM, tone_command(440)), 0)
+    time.sleep(seconds)
+    text = rig.read_log("rv-sync")
+    offsets = [float(m) for m in re.findall(r"a/v ([-+\d]+) ms", text)]
+    lat = [float(m) for m in re.findall(r"stats sound .*latency (\d+) ms", text)]
+    server.terminate()
+    return offsets[2:], lat[2:]
+
+
+def game(rig, with_sound, seconds=10):
+    LocalSound(rig)
+    app = "weston-simple-egl"
+    if with_sound:
+        app = "%s & %s" % (tone_command(440), app)
+    server, viewer = session(rig, "game", app, 100)
+    egl = "org.freedesktop.weston.simple-egl"
+    wait_for("the game", lambda: rig.window(app_id=egl), timeout=60)
+    time.sleep(3)
+    mark_v = len(rig.read_log("rv-game"))
+    mark_s = len(rig.read_log("rc-game"))
+    time.sleep(seconds)
+    shown = [int(m) for m in re.findall(r"presented (\d+) fps", rig.read_log("rv-game")[mark_v:])]
+    app_fps = [int(m) for m in re.findall(r"\(%s\): app (\d+) fps" % re.escape(egl),
+                                          rig.read_log("rc-game")[mark_s:])]
+    server.terminate()
+    return shown, app_fps
+
+
+def in_rig(scenario, *args):
+    rig = Rig()
+    try:
+        return scenario(rig, *args)
+    finally:
+        rig.close()
+
+
+def describe(values, unit):
+    if not values:
+        return "no samples"
+    return "median %.1f %s (min %.1f, max %.1f, n %d)" % (
+        statistics.median(values), unit, min(values), max(values), len(values))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="latency,cost,sync,game")
+    ap.add_argument("--rtts", default="0,50,100")
+    args = ap.parse_args()
+    only = args.only.split(",")
+    if "latency" in only:
+        for rtt in [int(r) for r in args.rtts.split(",")]:
+            delays = in_rig(latency, rtt)
+            print("latency at %3d ms rtt: session sink to local sink %s (target %d ms)"
+                  % (rtt, describe(delays, "ms"), 60 + rtt / 2), flush=True)
+    if "cost" in only:
+        silent, playing, detached, rates = in_rig(cost)
+        for name in playing:
+            print("cost: %-18s %.2f%% of a core playing, %.2f%% playing detached, "
+                  "%.2f%% silent" % (name, playing[name], detached[name], silent[name]),
+                  flush=True)
+        print("cost: sound on the link %s" % describe(rates, "kbit/s"), flush=True)
+    if "sync" in only:
+        offsets, lat = in_rig(sync)
+        print("sync: sound heard after its picture by %s" % describe(offsets, "ms"), flush=True)
+        print("sync: viewer's playback latency %s" % describe(lat, "ms"), flush=True)
+    if "game" in only:
+        for with_sound in (False, True):
+            shown, app_fps = in_rig(game, with_sound)
+            print("game at 100 ms rtt, sound %s: shown %s; app %s"
+                  % ("on " if with_sound else "off", describe(shown, "fps"),
+                     describe(app_fps, "fps")), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -67,6 +67,10 @@ static void announce(struct rc_server *server, struct wlr_pointer_constraint_v1 
 				.rects = rects,
 			},
 	};
+	log_debug("window %u: the app %s the pointer", window->id,
+		gone						      ? "frees"
+			: c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locks"
+								      : "confines");
 	connection_send(server->connection, &msg);
 }
 
@@ -230,6 +234,8 @@ void constraint_state(struct rc_server *server, const struct wire_pointer_constr
 			rc->active == (msg->active != 0)) {
 			continue;
 		}
+		log_debug("window %u: the viewer %s the constraint", window->id,
+			msg->active ? "holds" : "ended");
 		if (msg->active) {
 			rc->active = true;
 			wlr_pointer_constraint_v1_send_activated(c);

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS,
+from rig import (BLUE, BTN_LEFT, CYAN, Failure, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS,
                  KEY_Y, KEY_Z, MAGENTA, MODEL_CLIENT, VirtualKeyboard, VirtualPointer,
                  focused, hello, read_messages, records, step, wait_for)
 
@@ -340,6 +340,81 @@ def test_a_pointer_lock_the_app_asks_for_is_taken_locally_and_ends_when_the_app_
         return motions() > before
 
     wait_for("the pointer to move the app's pointer again", moved_again, interval=0.2)
+
+
+def test_the_locks_cursor_hint_places_the_local_pointer_when_the_lock_ends(desktop):
+    """input-client locks with a cursor hint of 10,20. The mouse moves while
+    locked (the pointer stays put), the app ends the lock, and the next
+    motion starts from the hint: the app sees 11,21, not where the pointer
+    was locked."""
+    pointer, kb, x, y = constrainable(desktop)
+    kb.send("tap %d" % KEY_L)
+    wait_for("the lock, granted locally", lambda: re.search(
+        r"^locked$", desktop.read_log("rcomp-run"), re.M))
+    pointer.send("by 30 30", "by 30 30")
+    wait_for("relative motion while locked", lambda: "relative 30.00 30.00" in
+             desktop.read_log("rcomp-run"))
+    kb.send("tap %d" % KEY_U)  # the app destroys its lock: no "unlocked" for it
+    time.sleep(0.5)
+    pointer.send("by 1 1")
+    wait_for("motion from the hint", lambda: "motion main 11.00 21.00" in
+             desktop.read_log("rcomp-run"))
+
+
+def test_a_lock_the_local_desktop_breaks_on_focus_loss_ends_for_the_app(desktop):
+    """The local compositor ends the lock when another local window takes
+    the focus: the app hears "unlocked"."""
+    pointer, kb, x, y = constrainable(desktop)
+    kb.send("tap %d" % KEY_L)
+    wait_for("the lock, granted locally", lambda: re.search(
+        r"^locked$", desktop.read_log("rcomp-run"), re.M))
+    desktop.start("local-foot", ["foot", "--app-id", "local-foot"], desktop.local_env)
+    wait_for("a local window", lambda: desktop.window(app_id="local-foot"))
+    desktop.swaymsg("[app_id=local-foot] focus")
+    wait_for("the app to hear the lock end", lambda: re.search(
+        r"^unlocked$", desktop.read_log("rcomp-run"), re.M))
+
+
+SDL_RELATIVE = "/usr/libexec/installed-tests/SDL2/testrelative"
+
+
+@pytest.mark.parametrize("driver", ["wayland", "x11"])
+def test_an_sdl2_game_in_relative_mouse_mode_moves_by_the_mouse_motion(desktop, driver):
+    """SDL2's own relative-mode test program (a red square moved by relative
+    mouse motion, starting at 320,240 of its 640x480 window), natively and
+    through Xwayland: five mouse motions, 20,10 to 24,14, move the square by
+    exactly their sum, 110,60, in the local window. (SDL's X11 backend drops
+    a raw motion equal to the one before it within the same millisecond, as
+    a duplicate: the motions differ so that all five count.)"""
+    desktop.swaymsg("seat seat0 fallback true")  # headless sway grants locks only then
+    server = desktop.start_server(["env", "SDL_VIDEODRIVER=" + driver,
+                                   "SDL_RENDER_DRIVER=software", SDL_RELATIVE])
+    desktop.start_viewer(server)
+    w = wait_for("the game's window", lambda: desktop.window(title=SDL_RELATIVE), timeout=30)
+    pointer = VirtualPointer(desktop)
+    kb = VirtualKeyboard(desktop)
+    rect = w["rect"]
+    pointer.send("move %d %d" % (rect["x"] + 100, rect["y"] + 100))
+    desktop.swaymsg("[pid=%d] focus" % w["pid"])
+    kb.send("tap %d" % KEY_LEFTSHIFT)
+
+    def red_square():
+        width, height, px = desktop.screenshot(rect)
+        red = [(i % width, i // width) for i in range(width * height)
+               if px[3 * i] > 200 and px[3 * i + 1] < 50 and px[3 * i + 2] < 50]
+        return (min(red), max(red)) if red else None
+    wait_for("the square at the start", lambda: red_square() == ((320, 240), (329, 249)))
+    # The game takes the pointer (a lock, through Xwayland too) before it
+    # reads the mouse; give the lock its round trip.
+    time.sleep(1)
+    for i in range(5):
+        pointer.send("by %d %d" % (20 + i, 10 + i))
+    seen = []
+    try:
+        wait_for("the square moved by 110,60", lambda: seen.append(red_square()) or
+                 seen[-1] == ((430, 300), (439, 309)), interval=0.3)
+    except Failure:
+        raise Failure("the square is at %s, not at (430, 300)" % (seen[-1],))
 
 
 def test_a_confinement_the_app_asks_for_is_taken_locally(desktop):

@@ -124,6 +124,17 @@ static struct wl_region *region_of(struct rv_window *window)
 	return region;
 }
 
+/* A constraint's region and cursor hint take effect with the surface's
+ * next commit; a still window may not commit again for a long time, and a
+ * hint not yet committed is lost when the lock ends. Nothing new is
+ * attached: the window's picture stays as it is. */
+static void apply_now(struct rv_window *window)
+{
+	if (window->has_content) {
+		wl_surface_commit(window->surface);
+	}
+}
+
 /* Asks the local compositor for the window's constraint. */
 static void ask(struct rv_window *window)
 {
@@ -147,6 +158,7 @@ static void ask(struct rv_window *window)
 	if (region) {
 		wl_region_destroy(region);
 	}
+	apply_now(window);
 }
 
 static void update(struct rv_window *window)
@@ -175,7 +187,7 @@ void constraint_set(struct rv_window *window, const struct wire_pointer_constrai
 	window->constraint_hint_x = msg->hint_x;
 	window->constraint_hint_y = msg->hint_y;
 	if (same && (window->locked || window->confined)) {
-		/* A new region or hint: both apply with the surface's next commit. */
+		/* A new region or hint. */
 		struct wl_region *region = region_of(window);
 		if (window->locked) {
 			zwp_locked_pointer_v1_set_region(window->locked, region);
@@ -189,6 +201,7 @@ void constraint_set(struct rv_window *window, const struct wire_pointer_constrai
 		if (region) {
 			wl_region_destroy(region);
 		}
+		apply_now(window);
 		return;
 	}
 	update(window);

@@ -1,6 +1,8 @@
 /*
  * A virtual pointer for the test rig. Reads commands on stdin, one a line:
  *   move X Y        absolute position in the output layout (extent W H below)
+ *   by DX DY        relative motion, as a mouse makes (a locked pointer passes
+ *                   it on to the app; an absolute move would jump back)
  *   press BUTTON    linux button code, e.g. 272 for the left button
  *   release BUTTON
  *   scroll DY       vertical scroll by DY
@@ -74,6 +76,11 @@ int main(int argc, char **argv)
 		if (sscanf(line, "move %d %d", &a, &b) == 2) {
 			zwlr_virtual_pointer_v1_motion_absolute(pointer, now_ms(), (uint32_t)a,
 				(uint32_t)b, extent_w, extent_h);
+			zwlr_virtual_pointer_v1_frame(pointer);
+		} else if (sscanf(line, "by %d %d", &a, &b) == 2) {
+			/* A mouse's motion: the only kind a locked pointer passes on. */
+			zwlr_virtual_pointer_v1_motion(pointer, now_ms(), wl_fixed_from_int(a),
+				wl_fixed_from_int(b));
 			zwlr_virtual_pointer_v1_frame(pointer);
 		} else if (sscanf(line, "press %d", &a) == 1) {
 			zwlr_virtual_pointer_v1_button(pointer, now_ms(), (uint32_t)a, 1);

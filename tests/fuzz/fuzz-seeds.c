@@ -113,6 +113,17 @@ int main(int argc, char **argv)
 	m.frame_ack.window = 1;
 	m.frame_ack.seq = 3;
 	wire_encode(&buf, &m);
+	static const uint8_t opus[] = {0xfc, 0xff, 0xfe}; /* a silent 10 ms packet */
+	m = (struct wire_msg){.type = WIRE_AUDIO};
+	m.audio.time_us = 1000000;
+	m.audio.seq = 1;
+	m.audio.samples = 480;
+	m.audio.data = opus;
+	m.audio.size = sizeof(opus);
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_AUDIO_END};
+	m.audio_end.seq = 1;
+	wire_encode(&buf, &m);
 	save(dir, "wire", "viewer-stream", &buf, NULL, 0);
 	save_records(dir, "viewer-records", &buf, WIRE_FROM_VIEWER);
 	buffer_consume(&buf, buffer_size(&buf));
@@ -131,6 +142,13 @@ int main(int argc, char **argv)
 	m.window_new.title_len = 4;
 	m.window_new.app_id = "foot";
 	m.window_new.app_id_len = 4;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_AUDIO};
+	m.audio.time_us = 2000000;
+	m.audio.seq = 7;
+	m.audio.samples = 480;
+	m.audio.data = opus;
+	m.audio.size = sizeof(opus);
 	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_GOODBYE};
 	m.goodbye.text = "bye";

@@ -8,6 +8,7 @@
 #include "constraint.h"
 #include "log.h"
 #include "window.h"
+#include "xwayland-keyboard-grab-unstable-v1-protocol.h"
 
 struct rc_constraint {
 	struct rc_server *server;
@@ -174,8 +175,96 @@ void constraint_inhibit_state(struct rc_server *server,
 	}
 }
 
+/*
+ * Xwayland's keyboard grabs (xwayland-keyboard-grab-unstable-v1): an X11
+ * game that grabs the keyboard (XGrabKeyboard, as SDL does for a
+ * keyboard-grabbed window) makes Xwayland ask for one on its window's
+ * surface, which is what an inhibitor is to a Wayland app. wlroots 0.15 has
+ * no helper for it; the protocol is two requests.
+ */
+struct rc_grab {
+	struct rc_server *server;
+	struct wlr_surface *surface; /* NULL once either side is gone */
+	struct wl_list link; // rc_server::keyboard_grabs
+	struct wl_listener surface_destroy;
+};
+
+static void grab_end(struct rc_grab *grab)
+{
+	if (grab->surface) {
+		announce_inhibit(grab->server, grab->surface, false);
+		wl_list_remove(&grab->surface_destroy.link);
+		wl_list_remove(&grab->link);
+		grab->surface = NULL;
+	}
+}
+
+static void handle_grab_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_grab *grab = wl_container_of(listener, grab, surface_destroy);
+	grab_end(grab);
+}
+
+static void handle_grab_resource_destroy(struct wl_resource *resource)
+{
+	struct rc_grab *grab = wl_resource_get_user_data(resource);
+	grab_end(grab);
+	free(grab);
+}
+
+static void handle_destroy_request(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static const struct zwp_xwayland_keyboard_grab_v1_interface grab_impl = {
+	.destroy = handle_destroy_request,
+};
+
+static void handle_grab_keyboard(struct wl_client *client, struct wl_resource *manager, uint32_t id,
+	struct wl_resource *surface_resource, struct wl_resource *seat)
+{
+	struct rc_server *server = wl_resource_get_user_data(manager);
+	struct rc_grab *grab = calloc(1, sizeof(*grab));
+	struct wl_resource *resource = grab
+		? wl_resource_create(client, &zwp_xwayland_keyboard_grab_v1_interface,
+			  wl_resource_get_version(manager), id)
+		: NULL;
+	if (!resource) {
+		free(grab);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	grab->server = server;
+	grab->surface = wlr_surface_from_resource(surface_resource);
+	wl_resource_set_implementation(resource, &grab_impl, grab, handle_grab_resource_destroy);
+	grab->surface_destroy.notify = handle_grab_surface_destroy;
+	wl_signal_add(&grab->surface->events.destroy, &grab->surface_destroy);
+	wl_list_insert(&server->keyboard_grabs, &grab->link);
+	announce_inhibit(server, grab->surface, true);
+}
+
+static const struct zwp_xwayland_keyboard_grab_manager_v1_interface grab_manager_impl = {
+	.destroy = handle_destroy_request,
+	.grab_keyboard = handle_grab_keyboard,
+};
+
+static void bind_grab_manager(struct wl_client *client, void *data, uint32_t version, uint32_t id)
+{
+	struct wl_resource *resource = wl_resource_create(client,
+		&zwp_xwayland_keyboard_grab_manager_v1_interface, (int)version, id);
+	if (!resource) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &grab_manager_impl, data, NULL);
+}
+
 void constraint_init(struct rc_server *server)
 {
+	wl_list_init(&server->keyboard_grabs);
+	wl_global_create(server->display, &zwp_xwayland_keyboard_grab_manager_v1_interface, 1,
+		server, bind_grab_manager);
 	server->inhibit = wlr_keyboard_shortcuts_inhibit_v1_create(server->display);
 	if (server->inhibit) {
 		server->new_inhibitor.notify = handle_new_inhibitor;
@@ -200,6 +289,11 @@ void constraint_announce_all(struct rc_server *server)
 			}
 			announce_inhibit(server, inhibitor->surface, true);
 		}
+	}
+	struct rc_grab *grab;
+	wl_list_for_each(grab, &server->keyboard_grabs, link)
+	{
+		announce_inhibit(server, grab->surface, true);
 	}
 	if (!server->constraints) {
 		return;

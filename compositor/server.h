@@ -238,6 +238,7 @@ struct rc_server {
 	struct wl_listener new_constraint;
 	struct wlr_keyboard_shortcuts_inhibit_manager_v1 *inhibit;
 	struct wl_listener new_inhibitor;
+	struct wl_list keyboard_grabs; // rc_grab::link (constraint.c), Xwayland's
 	struct wl_listener new_xdg_surface; /* xdg.c */
 	struct wlr_xwayland *xwayland;
 	struct wl_listener new_x11_surface; /* xwayland.c */

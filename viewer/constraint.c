@@ -22,6 +22,8 @@ void constraint_bind_inhibit(struct rv_viewer *viewer, struct wl_registry *regis
 
 static void tell_inhibit(struct rv_window *window, bool active)
 {
+	log_debug("window %u: the local desktop's shortcuts %s", window->id,
+		active ? "inhibited" : "back");
 	struct wire_msg msg = {.type = WIRE_SHORTCUTS_INHIBIT_STATE,
 		.shortcuts_inhibit_state = {.window = window->id, .active = active}};
 	connection_send(window->viewer, &msg);

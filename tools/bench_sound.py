@@ -17,7 +17,9 @@ nothing.
   measure of how far the sound is heard from its pictures (each stamped
   with the server's clock), and the jitter buffer's latency.
 - game: weston-simple-egl at 100 ms round trip with and without a tone
-  playing: the game's shown fps and rcomp-run's frame rate.
+  playing: the game's shown fps and rcomp-run's frame rate; and beside it
+  the test input client, focused and clicked every 200 ms: the viewer's
+  input-to-photon latency with and without the tone.
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
@@ -31,8 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import (RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, LocalSound, Rig,  # noqa: E402
-                 descendant, tone_command, wait_for)
+from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
+                 LocalSound, Rig, VirtualPointer, descendant, tone_command, wait_for)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 RATE = 48000
@@ -184,21 +186,36 @@ def sync(rig, seconds=10):
 
 def game(rig, with_sound, seconds=10):
     LocalSound(rig)
-    app = "weston-simple-egl"
+    app = "%s & weston-simple-egl" % INPUT_CLIENT
     if with_sound:
         app = "%s & %s" % (tone_command(440), app)
     server, viewer = session(rig, "game", app, 100)
     egl = "org.freedesktop.weston.simple-egl"
     wait_for("the game", lambda: rig.window(app_id=egl), timeout=60)
+    target = wait_for("the input client", lambda: rig.window(app_id="rcomp-input-test"),
+                      timeout=60)
+    rig.swaymsg("[app_id=rcomp-input-test] focus")
+    pointer = VirtualPointer(rig)
+    r = target["rect"]
+    pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
     time.sleep(3)
     mark_v = len(rig.read_log("rv-game"))
     mark_s = len(rig.read_log("rc-game"))
-    time.sleep(seconds)
-    shown = [int(m) for m in re.findall(r"presented (\d+) fps", rig.read_log("rv-game")[mark_v:])]
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+        time.sleep(0.2)
+    time.sleep(1.5)
+    text = rig.read_log("rv-game")[mark_v:]
+    # The game's window is the one that animates; the input client shows
+    # five clicks a second.
+    shown = [int(fps) for fps in re.findall(r"presented (\d+) fps", text) if int(fps) > 20]
+    photon = [float(m) for m in re.findall(r"input to photon ([\d.]+) ms", text)]
     app_fps = [int(m) for m in re.findall(r"\(%s\): app (\d+) fps" % re.escape(egl),
                                           rig.read_log("rc-game")[mark_s:])]
+    del pointer
     server.terminate()
-    return shown, app_fps
+    return shown, app_fps, photon
 
 
 def in_rig(scenario, *args):
@@ -240,10 +257,10 @@ def main():
         print("sync: viewer's playback latency %s" % describe(lat, "ms"), flush=True)
     if "game" in only:
         for with_sound in (False, True):
-            shown, app_fps = in_rig(game, with_sound)
-            print("game at 100 ms rtt, sound %s: shown %s; app %s"
+            shown, app_fps, photon = in_rig(game, with_sound)
+            print("game at 100 ms rtt, sound %s: shown %s; app %s; clicks, input to photon %s"
                   % ("on " if with_sound else "off", describe(shown, "fps"),
-                     describe(app_fps, "fps")), flush=True)
+                     describe(app_fps, "fps"), describe(photon, "ms")), flush=True)
 
 
 if __name__ == "__main__":

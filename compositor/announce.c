@@ -7,10 +7,17 @@
 #include <string.h>
 
 #include "announce.h"
+#include "input.h"
+#include "log.h"
 
 static int32_t clamp_dim(int32_t v, int32_t min)
 {
 	return v < min ? min : (v > WIRE_MAX_DIM ? WIRE_MAX_DIM : v);
+}
+
+static int32_t clamp_pos(int32_t v)
+{
+	return v < -WIRE_MAX_DIM ? -WIRE_MAX_DIM : (v > 2 * WIRE_MAX_DIM ? 2 * WIRE_MAX_DIM : v);
 }
 
 /* The connection to tell about window, if the viewer knows it. */
@@ -186,6 +193,36 @@ void announce_request(struct rc_window *window, enum wire_request request)
 		.window_request = {.window = window->id, .request = request},
 	};
 	connection_send_window(conn, &window->encoder.queued, &msg);
+}
+
+void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t serial, uint32_t edges,
+	int32_t x, int32_t y)
+{
+	static const char *const names[] = {"", "moved", "resized", "given its menu"};
+	struct rc_connection *conn = viewer_of(window);
+	uint32_t mark;
+	if (!conn || conn->minor < 1 || window->popup) {
+		return;
+	}
+	if (!input_press_mark(window->server, serial, &mark)) {
+		log_debug("window %u asked to be %s for serial %u, no recent press", window->id,
+			names[kind], serial);
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_WINDOW_GRAB,
+		.window_grab = {.window = window->id,
+			.kind = kind,
+			.mark = mark,
+			.edges = kind == WIRE_GRAB_RESIZE ? edges : 0,
+			.x = kind == WIRE_GRAB_MENU ? clamp_pos(x) : 0,
+			.y = kind == WIRE_GRAB_MENU ? clamp_pos(y) : 0},
+	};
+	log_debug("window %u asks to be %s (press %u)", window->id, names[kind], mark);
+	connection_send_window(conn, &window->encoder.queued, &msg);
+	if (kind != WIRE_GRAB_MENU) {
+		input_press_taken(window->server, serial);
+	}
 }
 
 void announce_hints(struct rc_window *window, bool force)

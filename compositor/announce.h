@@ -19,6 +19,10 @@ void announce_parent(struct rc_window *window);
 void announce_scale(struct rc_window *window);
 void announce_request(struct rc_window *window, enum wire_request request);
 /* The size hints, if they changed since last sent (or force). */
+/* The app asked to be moved, resized or to show its window menu for the
+ * press with serial: the viewer asks its compositor, with the local press. */
+void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t serial, uint32_t edges,
+	int32_t x, int32_t y);
 void announce_hints(struct rc_window *window, bool force);
 void announce_decoration(struct rc_window *window);
 

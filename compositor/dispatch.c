@@ -78,6 +78,17 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 	conn->video = (hello->caps & WIRE_CAP_H264) && video_available();
 	conn->copy_rect = hello->caps & WIRE_CAP_COPY_RECT;
 	conn->replace = hello->caps & WIRE_CAP_REPLACE;
+	conn->minor = hello->minor;
+	if (conn->minor >= 1) {
+		char host[WIRE_MAX_HOST_NAME + 1] = "";
+		if (gethostname(host, sizeof(host)) == 0 && host[0]) {
+			host[WIRE_MAX_HOST_NAME] = '\0';
+			connection_send(conn,
+				&(struct wire_msg){.type = WIRE_HOST_NAME,
+					.host_name = {.text = host,
+						.len = (uint32_t)strlen(host)}});
+		}
+	}
 	log_info("viewer attached (protocol %u.%u, %s)", hello->major, hello->minor,
 		codec_compression_name(compression));
 	/* Apps learn who draws their decorations before the snapshot says. */
@@ -175,6 +186,7 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_INPUT_MARK:
 		if ((window = mapped_window(server, msg->input_mark.window))) {
+			input_mark(server, msg->input_mark.mark);
 			window->input_mark = msg->input_mark.mark;
 			window->input_mark_armed = false;
 		}

@@ -177,6 +177,67 @@ void input_modifiers(struct rc_server *server, const struct wire_modifiers *msg)
 	wlr_seat_keyboard_notify_modifiers(server->seat, &kbd->modifiers);
 }
 
+/* A press the viewer marks next (input_mark follows it). */
+static void note_press(struct rc_server *server, uint32_t serial, bool touch)
+{
+	struct rc_input *input = &server->input;
+	input->presses[input->npresses++ % RC_PRESSES] =
+		(struct rc_press){.serial = serial, .touch = touch};
+}
+
+void input_mark(struct rc_server *server, uint32_t mark)
+{
+	/* Key presses are marked too: only a press not yet marked takes it. */
+	struct rc_input *input = &server->input;
+	if (input->npresses > 0) {
+		struct rc_press *newest = &input->presses[(input->npresses - 1) % RC_PRESSES];
+		if (newest->mark == 0) {
+			newest->mark = mark;
+		}
+	}
+}
+
+static struct rc_press *press_of(struct rc_server *server, uint32_t serial)
+{
+	for (int i = 0; i < RC_PRESSES && serial != 0; i++) {
+		struct rc_press *p = &server->input.presses[i];
+		if (p->serial == serial && p->mark != 0) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+bool input_press_mark(struct rc_server *server, uint32_t serial, uint32_t *mark)
+{
+	struct rc_press *p = press_of(server, serial);
+	*mark = p ? p->mark : 0;
+	return p != NULL;
+}
+
+void input_press_taken(struct rc_server *server, uint32_t serial)
+{
+	struct rc_input *input = &server->input;
+	struct rc_press *p = press_of(server, serial);
+	if (p && p->touch) {
+		cancel_touch(server, 0);
+		return;
+	}
+	/* Leave first, so that the seat forgets its buttons unheard. */
+	wlr_seat_pointer_notify_clear_focus(server->seat);
+	struct wlr_seat_pointer_state *state = &server->seat->pointer_state;
+	uint32_t buttons[WLR_POINTER_BUTTONS_CAP];
+	size_t n = state->button_count;
+	memcpy(buttons, state->buttons, n * sizeof(buttons[0]));
+	for (size_t i = 0; i < n; i++) {
+		wlr_seat_pointer_notify_button(server->seat, monotonic_msec(), buttons[i],
+			WLR_BUTTON_RELEASED);
+	}
+	input->buttons_down = 0;
+	input->grab_surface = NULL;
+	input->pointer_window = 0;
+}
+
 void input_relative_motion(struct rc_server *server, const struct wire_relative_motion *msg)
 {
 	/* To the app under the pointer, if it bound relative-pointer. */
@@ -242,8 +303,11 @@ void input_pointer_button(struct rc_server *server, const struct wire_pointer_bu
 			input->grab_surface = NULL;
 		}
 	}
-	wlr_seat_pointer_notify_button(server->seat, monotonic_msec(), msg->button,
-		pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
+	uint32_t serial = wlr_seat_pointer_notify_button(server->seat, monotonic_msec(),
+		msg->button, pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED);
+	if (pressed) {
+		note_press(server, serial, false);
+	}
 }
 
 void input_pointer_axis(struct rc_server *server, const struct wire_pointer_axis *msg)
@@ -291,7 +355,10 @@ void input_touch_down(struct rc_server *server, struct rc_window *window,
 		.window = window->id,
 		.dx = wx - subx,
 		.dy = wy - suby};
-	wlr_seat_touch_notify_down(server->seat, surface, monotonic_msec(), p->id, subx, suby);
+	note_press(server,
+		wlr_seat_touch_notify_down(server->seat, surface, monotonic_msec(), p->id, subx,
+			suby),
+		true);
 }
 
 void input_touch_motion(struct rc_server *server, const struct wire_touch_motion *msg)

@@ -35,6 +35,16 @@ void input_touch_motion(struct rc_server *server, const struct wire_touch_motion
 void input_touch_frame(struct rc_server *server);
 void input_touch_cancel(struct rc_server *server);
 
+/* The viewer's input_mark for window: it names the press just sent. */
+void input_mark(struct rc_server *server, uint32_t mark);
+/* The viewer's mark of the press the seat gave serial, false if that was
+ * no recent press. */
+bool input_press_mark(struct rc_server *server, uint32_t serial, uint32_t *mark);
+/* The local desktop takes the pointer (or the touch) of the press with
+ * serial, for a move or resize: the app's implicit grab ends as it does
+ * under a desktop, with a leave (a cancel) and no release. */
+void input_press_taken(struct rc_server *server, uint32_t serial);
+
 /* The viewer left: no key, button or finger stays down. */
 void input_viewer_gone(struct rc_server *server);
 /* The window unmapped or went: its grabs and touch points end. */

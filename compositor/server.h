@@ -162,6 +162,8 @@ struct rc_touch_point {
 };
 
 /* The seat's input from the viewer (input.c). */
+#define RC_PRESSES 8
+
 struct rc_input {
 	struct wlr_input_device *keyboard;
 	struct xkb_context *xkb;
@@ -172,6 +174,14 @@ struct rc_input {
 	struct rc_touch_point touch[WIRE_MAX_TOUCH_POINTS];
 	uint32_t keys_down[WIRE_MAX_KEYS];
 	uint32_t nkeys_down;
+	/* The newest presses (buttons, touches): the seat's serial of each,
+	 * which an app's move or resize names, and the viewer's input_mark for
+	 * it (0 until it comes), which names the local press. A ring. */
+	struct rc_press {
+		uint32_t serial, mark;
+		bool touch;
+	} presses[RC_PRESSES];
+	uint32_t npresses;
 };
 
 /* The cursor the app under the pointer set (cursor.c). */

@@ -27,6 +27,9 @@ struct xdg_window {
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
 	struct wl_listener request_minimize;
+	struct wl_listener request_move;
+	struct wl_listener request_resize;
+	struct wl_listener request_menu;
 };
 
 static struct xdg_window *xdg_window(struct rc_window *window)
@@ -238,12 +241,40 @@ static void handle_request_minimize(struct wl_listener *listener, void *data)
 	announce_request(&xw->base, WIRE_REQUEST_MINIMIZE);
 }
 
+/* Title bars drawn by the app: its move, resize and menu go to the local
+ * compositor, with the local press that caused them. */
+static void handle_request_move(struct wl_listener *listener, void *data)
+{
+	struct xdg_window *xw = wl_container_of(listener, xw, request_move);
+	struct wlr_xdg_toplevel_move_event *event = data;
+	announce_grab(&xw->base, WIRE_GRAB_MOVE, event->serial, 0, 0, 0);
+}
+
+static void handle_request_resize(struct wl_listener *listener, void *data)
+{
+	struct xdg_window *xw = wl_container_of(listener, xw, request_resize);
+	struct wlr_xdg_toplevel_resize_event *event = data;
+	announce_grab(&xw->base, WIRE_GRAB_RESIZE, event->serial, event->edges, 0, 0);
+}
+
+static void handle_request_menu(struct wl_listener *listener, void *data)
+{
+	struct xdg_window *xw = wl_container_of(listener, xw, request_menu);
+	struct wlr_xdg_toplevel_show_window_menu_event *event = data;
+	/* The app's position is surface-local; the viewer's, window-local. */
+	struct wlr_box geometry;
+	wlr_xdg_surface_get_geometry(xw->xdg, &geometry);
+	announce_grab(&xw->base, WIRE_GRAB_MENU, event->serial, 0, (int32_t)event->x - geometry.x,
+		(int32_t)event->y - geometry.y);
+}
+
 static void handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct xdg_window *xw = wl_container_of(listener, xw, destroy);
 	struct wl_listener *listeners[] = {&xw->map, &xw->unmap, &xw->destroy, &xw->commit,
 		&xw->set_title, &xw->set_app_id, &xw->set_parent, &xw->request_maximize,
-		&xw->request_fullscreen, &xw->request_minimize};
+		&xw->request_fullscreen, &xw->request_minimize, &xw->request_move,
+		&xw->request_resize, &xw->request_menu};
 	for (size_t i = 0; i < sizeof(listeners) / sizeof(listeners[0]); i++) {
 		wl_list_remove(&listeners[i]->link);
 	}
@@ -280,7 +311,8 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 	if (xw->base.popup) {
 		struct wl_listener *unused[] = {&xw->commit, &xw->set_title, &xw->set_app_id,
 			&xw->set_parent, &xw->request_maximize, &xw->request_fullscreen,
-			&xw->request_minimize};
+			&xw->request_minimize, &xw->request_move, &xw->request_resize,
+			&xw->request_menu};
 		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++) {
 			wl_list_init(&unused[i]->link);
 		}
@@ -296,6 +328,11 @@ static void handle_new_xdg_surface(struct wl_listener *listener, void *data)
 			handle_request_fullscreen);
 		listen_to(&xw->request_minimize, &toplevel->events.request_minimize,
 			handle_request_minimize);
+		listen_to(&xw->request_move, &toplevel->events.request_move, handle_request_move);
+		listen_to(&xw->request_resize, &toplevel->events.request_resize,
+			handle_request_resize);
+		listen_to(&xw->request_menu, &toplevel->events.request_show_window_menu,
+			handle_request_menu);
 	}
 	log_debug("new %s, window %u", xw->base.popup ? "popup" : "toplevel", xw->base.id);
 }

@@ -76,6 +76,8 @@
 	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8) \
 	X(POINTER_CONSTRAINT, pointer_constraint, 0x0212, SERVER, 24) \
 	X(SHORTCUTS_INHIBIT, shortcuts_inhibit, 0x0213, SERVER, 8) \
+	X(WINDOW_GRAB, window_grab, 0x0214, SERVER, 24) \
+	X(HOST_NAME, host_name, 0x0215, SERVER, 0) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -297,6 +299,16 @@
 #define WIRE_SHORTCUTS_INHIBIT_FIELDS \
 	FIELD(u32, window) \
 	RANGE(u32, inhibit, 0, 1) /* the app asks (1) or no longer asks (0) */
+
+#define WIRE_WINDOW_GRAB_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, kind, WIRE_GRAB_MOVE, WIRE_GRAB_MENU) \
+	FIELD(u32, mark) /* the input_mark of the press that asked for it */ \
+	RANGE(u32, edges, 0, 10) /* resize: xdg_toplevel.resize_edge; wire.c */ \
+	RANGE(i32, x, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM) /* menu: window coordinates */ \
+	RANGE(i32, y, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM)
+
+#define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

@@ -486,6 +486,16 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 				msg->copy_rect.window, WIRE_MAX_DIM);
 		}
 		break;
+	case WIRE_WINDOW_GRAB:
+		/* The edges xdg_toplevel.resize takes, and only for a resize. */
+		if (msg->window_grab.kind == WIRE_GRAB_RESIZE ? msg->window_grab.edges == 0 ||
+					(msg->window_grab.edges & 3) == 3 ||
+					(msg->window_grab.edges & 12) == 12
+							      : msg->window_grab.edges != 0) {
+			INVALID("window_grab of window %u with edges %u", msg->window_grab.window,
+				msg->window_grab.edges);
+		}
+		break;
 	case WIRE_WINDOW_PARENT:
 		if (msg->window_parent.parent == msg->window_parent.window) {
 			INVALID("window %u is its own parent", msg->window_parent.window);

@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 0
+#define WIRE_VERSION_MINOR 1
 
 #define WIRE_HEADER_SIZE 8
 
@@ -29,6 +29,7 @@
 #define WIRE_MAX_KEYS 256
 #define WIRE_MAX_TOKEN 128
 #define WIRE_MAX_SESSION_NAME 64
+#define WIRE_MAX_HOST_NAME 255
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16
 #define WIRE_MAX_CURSOR 256 /* cursor image side, in buffer pixels */
@@ -139,6 +140,13 @@ enum wire_request {
 	WIRE_REQUEST_FULLSCREEN = 3,
 	WIRE_REQUEST_UNFULLSCREEN = 4,
 	WIRE_REQUEST_MINIMIZE = 5,
+};
+
+/* What an app's press asked the local compositor to do (window_grab). */
+enum wire_grab {
+	WIRE_GRAB_MOVE = 1,
+	WIRE_GRAB_RESIZE = 2,
+	WIRE_GRAB_MENU = 3,
 };
 
 /* Who draws a window's title bar (window_decoration, decoration_mode). */

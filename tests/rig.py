@@ -201,9 +201,13 @@ class Rig:
         self.procs.append(p)
         return p
 
-    def start_server(self, app, args=(), name="rcomp-run"):
+    def start_server(self, app, args=(), name="rcomp-run", host=None):
+        """rcomp-run with app; host: on a host of that name (its own UTS
+        namespace), as if it ran elsewhere."""
         sock = os.path.join(self.remote_rt, name + ".sock")
         argv = [RCOMP_RUN, "--socket", sock, *args, "--", *app]
+        if host:
+            argv = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, *argv]
         p = self.start(name, argv, self.remote_env)
         wait_for("rcomp-run's socket", lambda: os.path.exists(sock) or self._dead(p))
         self.check_alive(p)
@@ -258,6 +262,16 @@ class Rig:
                                   os.path.join(self.tmp, "pixel.ppm"))
         return tuple(p[0:3])
 
+    def _ours(self, pid):
+        """Whether pid is still a process of this test (its environment
+        names the test's directory): a recorded pid may since have gone and
+        been given to another test's process, which must not be killed."""
+        try:
+            with open("/proc/%d/environ" % pid, "rb") as f:
+                return self.tmp.encode() in f.read()
+        except OSError:
+            return False
+
     def _end_persistent_sessions(self):
         """--persist sessions are daemons, out of reach of killpg: end each
         one the test's session directories record."""
@@ -268,6 +282,7 @@ class Rig:
                     pids += [int(line[4:]) for line in f if line.startswith("pid=")]
             except (OSError, ValueError):
                 pass
+        pids = [pid for pid in pids if self._ours(pid)]
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -275,12 +290,13 @@ class Rig:
                 pass
         end = time.monotonic() + 5
         for pid in pids:
-            while os.path.exists("/proc/%d" % pid) and time.monotonic() < end:
+            while self._ours(pid) and time.monotonic() < end:
                 time.sleep(0.05)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            if self._ours(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     def close(self):
         self._end_persistent_sessions()

@@ -189,6 +189,12 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_SHORTCUTS_INHIBIT:
 		m.shortcuts_inhibit = (struct wire_shortcuts_inhibit){3, 1};
 		break;
+	case WIRE_WINDOW_GRAB:
+		m.window_grab = (struct wire_window_grab){3, WIRE_GRAB_RESIZE, 77, 10, 0, 0};
+		break;
+	case WIRE_HOST_NAME:
+		m.host_name = (struct wire_host_name){"build-7.example.org", 19};
+		break;
 	case WIRE_POINTER_CONSTRAINT_STATE:
 		m.pointer_constraint_state = (struct wire_pointer_constraint_state){3, 1};
 		break;
@@ -562,6 +568,30 @@ static void test_own_parent(void)
 	expect_invalid(&m, "parent");
 }
 
+static void test_grab_edges(void)
+{
+	struct wire_msg m = sample(WIRE_WINDOW_GRAB);
+	/* Every edge xdg_toplevel.resize takes, and no other. */
+	for (uint32_t edges = 0; edges <= 10; edges++) {
+		m.window_grab.edges = edges;
+		if (edges != 0 && edges != 3 && edges != 7) {
+			struct buffer buf;
+			buffer_init(&buf, 1 << 16);
+			struct wire_msg out;
+			char err[256] = "";
+			CHECK(wire_encode(&buf, &m));
+			CHECK(decode_buf(WIRE_FROM_SERVER, &buf, &out, err) == WIRE_OK);
+			buffer_finish(&buf);
+		} else {
+			expect_invalid(&m, "edges");
+		}
+	}
+	/* A move has no edges. */
+	m.window_grab.kind = WIRE_GRAB_MOVE;
+	m.window_grab.edges = 4;
+	expect_invalid(&m, "edges");
+}
+
 static void test_cursor_pixels(void)
 {
 	struct wire_msg m = sample(WIRE_CURSOR);
@@ -899,6 +929,7 @@ int main(int argc, char **argv)
 		{"magic", test_magic},
 		{"session_names", test_session_names},
 		{"own_parent", test_own_parent},
+		{"grab_edges", test_grab_edges},
 		{"cursor_pixels", test_cursor_pixels},
 		{"mime_types", test_mime_types},
 		{"keys", test_keys},

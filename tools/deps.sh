@@ -10,8 +10,8 @@ packages=(
 	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
-	pulseaudio pulseaudio-utils libsdl2-tests
-	python3-pytest python3-pytest-timeout
+	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
+	python3-pytest python3-pytest-timeout python3-pytest-xdist
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )

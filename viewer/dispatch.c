@@ -92,6 +92,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	conn->session_id = msg->session_id;
 	memcpy(conn->session_name, msg->name, msg->name_len);
 	conn->session_name[msg->name_len] = '\0';
+	conn->host_name[0] = '\0'; /* host_name follows from a server of minor 1 */
 	conn->retry_ms = 0;
 	log_info("%s session %s (protocol %u.%u, %s)", reattach ? "reattached to" : "attached to",
 		conn->session_name, msg->major, msg->minor,
@@ -205,6 +206,16 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 		if ((window = known_window(viewer, msg, msg->window_request.window))) {
 			window_request(window, msg->window_request.request);
 		}
+		break;
+	case WIRE_WINDOW_GRAB:
+		if ((window = known_window(viewer, msg, msg->window_grab.window))) {
+			window_grab(window, &msg->window_grab);
+		}
+		break;
+	case WIRE_HOST_NAME:
+		memcpy(viewer->connection.host_name, msg->host_name.text, msg->host_name.len);
+		viewer->connection.host_name[msg->host_name.len] = '\0';
+		window_show_titles(viewer);
 		break;
 	case WIRE_WINDOW_HINTS:
 		if ((window = known_window(viewer, msg, msg->window_hints.window))) {

@@ -90,14 +90,15 @@ static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time
 
 /* Marks an input to window for input-to-photon: the server says which frame
  * first answers it (frame_mark), and present.c measures until it shows. */
-static void mark_input(struct rv_viewer *viewer, struct rv_window *window)
+static void mark_input(struct rv_viewer *viewer, struct rv_window *window, uint32_t serial)
 {
 	struct rv_seat *seat = &viewer->seat;
 	if (++seat->next_mark == 0) {
 		seat->next_mark = 1;
 	}
-	seat->marks[seat->next_mark % RV_MARKS] =
-		(struct rv_mark){.mark = seat->next_mark, .sent_us = monotonic_usec()};
+	seat->marks[seat->next_mark % RV_MARKS] = (struct rv_mark){.mark = seat->next_mark,
+		.sent_us = monotonic_usec(),
+		.serial = serial};
 	struct wire_msg msg = {.type = WIRE_INPUT_MARK,
 		.input_mark = {.window = window->id, .mark = seat->next_mark}};
 	connection_send(viewer, &msg);
@@ -107,6 +108,12 @@ uint64_t input_mark_sent(struct rv_viewer *viewer, uint32_t mark)
 {
 	struct rv_mark *m = &viewer->seat.marks[mark % RV_MARKS];
 	return m->mark == mark ? m->sent_us : 0;
+}
+
+uint32_t input_mark_serial(struct rv_viewer *viewer, uint32_t mark)
+{
+	struct rv_mark *m = &viewer->seat.marks[mark % RV_MARKS];
+	return m->mark == mark && mark != 0 ? m->serial : 0;
 }
 
 static void relative_motion(void *data, struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
@@ -163,7 +170,7 @@ static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t seri
 	};
 	connection_send(viewer, &msg);
 	if (state) {
-		mark_input(viewer, viewer->seat.pointer_focus);
+		mark_input(viewer, viewer->seat.pointer_focus, serial);
 	}
 	pointer_frame_if_old(viewer);
 }
@@ -360,7 +367,7 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t seri
 	};
 	connection_send(viewer, &msg);
 	if (state == WL_KEYBOARD_KEY_STATE_PRESSED) {
-		mark_input(viewer, viewer->seat.keyboard_focus);
+		mark_input(viewer, viewer->seat.keyboard_focus, serial);
 	}
 }
 
@@ -417,7 +424,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
 			.touch_down = {.window = window->id, .id = id, .x = x, .y = y},
 		};
 		connection_send(viewer, &msg);
-		mark_input(viewer, window);
+		mark_input(viewer, window, serial);
 	}
 }
 

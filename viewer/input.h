@@ -14,5 +14,7 @@ void input_send_state(struct rv_viewer *viewer);
 void input_relative_pointer(struct rv_viewer *viewer);
 /* When input_mark mark was sent (monotonic us), 0 if it is too old. */
 uint64_t input_mark_sent(struct rv_viewer *viewer, uint32_t mark);
+/* The local serial of the press marked mark, 0 if it is no longer kept. */
+uint32_t input_mark_serial(struct rv_viewer *viewer, uint32_t mark);
 
 #endif

@@ -44,6 +44,8 @@ static const char usage[] =
 	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
 	"  --app-decorations   let apps draw their own title bars even where the local\n"
 	"                      compositor would draw them\n"
+	"  --title-host        begin each window's title with the remote host's name\n"
+	"                      (\"HOST: title\"), as ssh users see their remote shells\n"
 	"  --audio on|off      play the session's sound here (default on)\n"
 	"  --mic               send this desktop's default source (the microphone) to\n"
 	"                      the session, where apps record it as their default source\n"
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
 		{"app-decorations", no_argument, NULL, 'D'},
 		{"audio", required_argument, NULL, 'A'},
 		{"mic", no_argument, NULL, 'M'},
+		{"title-host", no_argument, NULL, 'H'},
 		{0},
 	};
 	struct rv_viewer viewer = {
@@ -149,6 +152,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			options->app_decorations = true;
+			break;
+		case 'H':
+			options->title_host = true;
 			break;
 		case 'A':
 			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {

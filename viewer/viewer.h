@@ -126,6 +126,7 @@ struct rv_window {
 struct rv_mark {
 	uint32_t mark;
 	uint64_t sent_us;
+	uint32_t serial; /* the local press's, for a move or resize it causes */
 };
 
 /* How rcomp-view reaches rcomp-run, and so how it reconnects. */
@@ -149,6 +150,7 @@ struct rv_options {
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */
+	bool title_host; /* titles begin with the remote host's name */
 	bool audio; /* play the session's sound (--audio) */
 	bool mic; /* send the local default source (--mic) */
 	bool stats;
@@ -165,6 +167,7 @@ struct rv_connection {
 	bool write_failed; /* the server stopped reading; read its last words */
 	uint64_t session_id;
 	char session_name[WIRE_MAX_SESSION_NAME + 1];
+	char host_name[WIRE_MAX_HOST_NAME + 1]; /* "": not told */
 	uint64_t retry_at_us; /* 0: no retry pending */
 	int retry_ms;
 	pid_t child; /* ssh, or rcomp-run started by --local */

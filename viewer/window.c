@@ -4,6 +4,7 @@
  * server as configure), and what the app asks of its window (titles,
  * parents, states, size hints, decorations).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,18 +154,26 @@ static void show_title(struct rv_window *window)
 	if (!window->xdg_toplevel) {
 		return;
 	}
+	struct rv_viewer *viewer = window->viewer;
 	const char *title = window->title ? window->title : "";
-	if (!window->disconnected) {
-		xdg_toplevel_set_title(window->xdg_toplevel, title);
-		return;
+	const char *host = viewer->options.title_host ? viewer->connection.host_name : "";
+	const char *mark = window->disconnected ? "[disconnected] " : "";
+	/* "host: title", as ssh users see their remote shells' titles. */
+	size_t size = strlen(mark) + strlen(host) + 2 + strlen(title) + 1;
+	char *shown = malloc(size);
+	if (shown) {
+		snprintf(shown, size, "%s%s%s%s", mark, host, host[0] ? ": " : "", title);
+		xdg_toplevel_set_title(window->xdg_toplevel, shown);
+		free(shown);
 	}
-	static const char mark[] = "[disconnected] ";
-	char *marked = malloc(sizeof(mark) + strlen(title));
-	if (marked) {
-		memcpy(marked, mark, sizeof(mark) - 1);
-		strcpy(marked + sizeof(mark) - 1, title);
-		xdg_toplevel_set_title(window->xdg_toplevel, marked);
-		free(marked);
+}
+
+void window_show_titles(struct rv_viewer *viewer)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		show_title(window);
 	}
 }
 
@@ -185,6 +194,29 @@ void window_set_app_id(struct rv_window *window, const char *text, uint32_t len)
 		xdg_toplevel_set_app_id(window->xdg_toplevel, app_id);
 	}
 	free(app_id);
+}
+
+void window_grab(struct rv_window *window, const struct wire_window_grab *msg)
+{
+	struct rv_viewer *viewer = window->viewer;
+	uint32_t serial = input_mark_serial(viewer, msg->mark);
+	if (!window->xdg_toplevel || !viewer->seat.seat || serial == 0) {
+		log_debug("window %u: no local press %u for its move or resize", window->id,
+			msg->mark);
+		return;
+	}
+	switch (msg->kind) {
+	case WIRE_GRAB_MOVE:
+		xdg_toplevel_move(window->xdg_toplevel, viewer->seat.seat, serial);
+		break;
+	case WIRE_GRAB_RESIZE:
+		xdg_toplevel_resize(window->xdg_toplevel, viewer->seat.seat, serial, msg->edges);
+		break;
+	case WIRE_GRAB_MENU:
+		xdg_toplevel_show_window_menu(window->xdg_toplevel, viewer->seat.seat, serial,
+			msg->x, msg->y);
+		break;
+	}
 }
 
 /* The app asked for a state: ask the local compositor, whose configure

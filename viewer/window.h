@@ -23,6 +23,11 @@ void window_set_parent(struct rv_window *window, uint32_t parent_id);
 /* The app asked for a state: the local compositor is asked, and its
  * configure goes back to the app as the answer. */
 void window_request(struct rv_window *window, uint32_t request);
+/* The app asked to be moved, resized or to show its window menu: the local
+ * compositor does it, for the local press the server names. */
+void window_grab(struct rv_window *window, const struct wire_window_grab *msg);
+/* The titles of all windows again (the host name came or went). */
+void window_show_titles(struct rv_viewer *viewer);
 void window_set_hints(struct rv_window *window, const struct wire_window_hints *msg);
 void window_set_decoration(struct rv_window *window, uint32_t mode);
 /* While the link is down the window stays, dimmed and marked in its title. */

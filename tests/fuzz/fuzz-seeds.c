@@ -143,6 +143,16 @@ int main(int argc, char **argv)
 	m.window_new.app_id = "foot";
 	m.window_new.app_id_len = 4;
 	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_HOST_NAME};
+	m.host_name.text = "build-7";
+	m.host_name.len = 7;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_WINDOW_GRAB};
+	m.window_grab.window = 1;
+	m.window_grab.kind = WIRE_GRAB_RESIZE;
+	m.window_grab.mark = 1;
+	m.window_grab.edges = 10;
+	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_AUDIO};
 	m.audio.time_us = 2000000;
 	m.audio.seq = 7;

@@ -89,13 +89,25 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 	int dx = (sx - c->geo.x) * c->scale;
 	int dy = (sy - c->geo.y) * c->scale;
 	int w = surface->current.width * c->scale, h = surface->current.height * c->scale;
-	bool scaled = bw != w || bh != h;
-	if (scaled) {
-		/* A buffer_scale other than ours, or a viewport: sample the
-		 * buffer at the size the surface covers in the image. */
+	/* The part of the buffer the surface shows (a viewport may crop it),
+	 * in the pixels of src, which may keep less of a huge buffer. */
+	struct wlr_fbox box;
+	wlr_surface_get_buffer_source_box(surface, &box);
+	double kx =
+		surface->current.buffer_width > 0 ? (double)bw / surface->current.buffer_width : 1;
+	double ky = surface->current.buffer_height > 0 ? (double)bh / surface->current.buffer_height
+						       : 1;
+	double src_x = box.x * kx, src_y = box.y * ky;
+	double src_w = box.width * kx, src_h = box.height * ky;
+	bool scaled = src_x != 0 || src_y != 0 || src_w != w || src_h != h;
+	if (scaled && w > 0 && h > 0) {
+		/* A buffer_scale other than ours, or a viewport: sample that
+		 * part at the size the surface covers in the image. */
 		struct pixman_transform transform;
-		pixman_transform_init_scale(&transform, pixman_double_to_fixed((double)bw / w),
-			pixman_double_to_fixed((double)bh / h));
+		pixman_transform_init_scale(&transform, pixman_double_to_fixed(src_w / w),
+			pixman_double_to_fixed(src_h / h));
+		pixman_transform_translate(&transform, NULL, pixman_double_to_fixed(src_x),
+			pixman_double_to_fixed(src_y));
 		pixman_image_set_transform(src, &transform);
 		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
 	}

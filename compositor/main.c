@@ -19,6 +19,7 @@
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_viewporter.h>
 #include <wlr/util/log.h>
 
 #include "app.h"
@@ -249,6 +250,8 @@ static bool create_compositor(struct rc_server *server)
 	server->compositor = wlr_compositor_create(server->display, server->renderer);
 	server->seat = wlr_seat_create(server->display, "seat0");
 	wlr_data_device_manager_create(server->display);
+	/* Video players and toolkits scale and crop with viewports. */
+	wlr_viewporter_create(server->display);
 	/* Games read relative motion (and X11 games through Xwayland). */
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	constraint_init(server);

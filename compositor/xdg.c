@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/edges.h>
 
 #include "announce.h"
 #include "log.h"
@@ -135,6 +136,13 @@ static void impl_configure(struct rc_window *window, int32_t width, int32_t heig
 	wlr_xdg_toplevel_set_maximized(xw->xdg, states & WIRE_STATE_MAXIMIZED);
 	wlr_xdg_toplevel_set_fullscreen(xw->xdg, states & WIRE_STATE_FULLSCREEN);
 	wlr_xdg_toplevel_set_resizing(xw->xdg, states & WIRE_STATE_RESIZING);
+	/* Tiled: an app that draws its own decorations drops its shadow and
+	 * rounded corners on those edges. */
+	wlr_xdg_toplevel_set_tiled(xw->xdg,
+		(states & WIRE_STATE_TILED_TOP ? WLR_EDGE_TOP : 0) |
+			(states & WIRE_STATE_TILED_BOTTOM ? WLR_EDGE_BOTTOM : 0) |
+			(states & WIRE_STATE_TILED_LEFT ? WLR_EDGE_LEFT : 0) |
+			(states & WIRE_STATE_TILED_RIGHT ? WLR_EDGE_RIGHT : 0));
 	if (width != xw->requested_width || height != xw->requested_height) {
 		xw->requested_width = width;
 		xw->requested_height = height;

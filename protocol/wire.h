@@ -109,7 +109,13 @@ enum wire_toplevel_state {
 	WIRE_STATE_FULLSCREEN = 1u << 1,
 	WIRE_STATE_RESIZING = 1u << 2,
 	WIRE_STATE_ACTIVATED = 1u << 3,
-	WIRE_STATES_ALL = 0xf,
+	/* 3.1: the local compositor tiles the window against these edges */
+	WIRE_STATE_TILED_LEFT = 1u << 4,
+	WIRE_STATE_TILED_RIGHT = 1u << 5,
+	WIRE_STATE_TILED_TOP = 1u << 6,
+	WIRE_STATE_TILED_BOTTOM = 1u << 7,
+	WIRE_STATES_TILED = 0xf0,
+	WIRE_STATES_ALL = 0xff,
 };
 
 enum wire_selection_kind {

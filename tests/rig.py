@@ -529,9 +529,9 @@ class Stream:
 WIRE_MAJOR = 3
 
 
-def hello(token=b"", major=WIRE_MAJOR):
+def hello(token=b"", major=WIRE_MAJOR, minor=0):
     """A viewer's hello message, as bytes."""
-    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, 0, 7, 0, len(token)) +
+    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, minor, 7, 0, len(token)) +
                    token)
 
 

@@ -2,11 +2,14 @@
 first. Titles that say where a window runs; windows that draw their own
 title bars (GTK) moved and resized by the local desktop, through rcomp as
 directly."""
+import socket
+import struct
 import time
 
 import pytest
 
-from rig import BTN_LEFT, INPUT_CLIENT, VirtualPointer, wait_for
+from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_VIEW, Failure, VirtualPointer, hello, message,
+                 read_messages, records, wait_for)
 
 GTK_APP_ID = "gtk3-demo"
 
@@ -69,3 +72,84 @@ def test_dragging_a_gtk_header_bar_moves_the_local_window(desktop, way):
     # window follows the rest of the drag.
     assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
     assert (after["width"], after["height"]) == (before["width"], before["height"])
+
+
+# Where a window that draws its own decorations is resized from: the band
+# just outside its edges. sway gives the pointer only to what lies inside a
+# window's geometry, so this runs on a desktop that gives the whole surface
+# as GNOME does: rcomp-run itself, watched through its protocol by a viewer
+# by hand that presses there and reads what the desktop is asked to do.
+RESIZE_POINTS = {
+    "left": (lambda w, h: (-4, h // 2), 4),
+    "bottom right": (lambda w, h: (w + 4, h + 4), 10),
+}
+
+
+def desk_and_hand(desktop, app):
+    """rcomp-run as the desktop, hosting app; a hand-made viewer attached to
+    it; returns the socket and the app's window id and size there."""
+    desk = desktop.start_server(app, name="desk")
+    hand = socket.socket(socket.AF_UNIX)
+    hand.connect(desk.socket)
+    hand.sendall(hello(minor=1))
+    found = {}
+
+    def mapped():
+        for msg_type, body in read_messages(hand, 0.5):
+            if msg_type == 0x0203:  # window_new
+                window, _, width, height = struct.unpack_from("<IIii", body)
+                found["window"] = (window, width, height)
+        return found.get("window")
+
+    window, width, height = wait_for("the window on the desktop", mapped, timeout=30)
+    time.sleep(1)  # the app's first frames
+    read_messages(hand, 0.5)
+    return hand, window, width, height
+
+
+def press_and_read_grab(hand, window, x, y, mark=7, timeout=15):
+    hand.sendall(records(
+        message(0x0106, struct.pack("<Iii", window, x * 256, y * 256)) +  # pointer_motion
+        message(0x010a) +  # pointer_frame
+        message(0x0108, struct.pack("<II", BTN_LEFT, 1)) +  # pointer_button
+        message(0x0118, struct.pack("<II", window, mark)) +  # input_mark
+        message(0x010a)))
+    grabs = []
+
+    def asked():
+        grabs.extend(struct.unpack_from("<IIIIii", body) for msg_type, body
+                     in read_messages(hand, 0.5) if msg_type == 0x0214)  # window_grab
+        return grabs
+    return wait_for("the desktop to be asked to resize", asked, timeout=timeout)[0]
+
+
+@pytest.mark.parametrize("where", list(RESIZE_POINTS))
+@pytest.mark.parametrize("way", WAYS)
+def test_a_press_just_outside_a_gtk_windows_edge_asks_the_desktop_to_resize_from_it(
+        desktop, way, where):
+    if way == "through rcomp":
+        gtk = desktop.start_server(["env", "NO_AT_BRIDGE=1", "gtk3-demo"], name="gtk-run")
+        app = [RCOMP_VIEW, "--socket", gtk.socket]
+    else:
+        app = ["env", "NO_AT_BRIDGE=1", "gtk3-demo"]
+    hand, window, width, height = desk_and_hand(desktop, app)
+    point, edges = RESIZE_POINTS[where]
+    grab = press_and_read_grab(hand, window, *point(width, height))
+    assert grab[:4] == (window, 2, 7, edges)  # resize, for our press, from that edge
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_a_tiled_gtk_window_has_no_resize_edge_outside_it(desktop, way):
+    """Tiled (configure states bits 4-7), a window has neighbours, not a
+    border: a press just outside it asks for nothing."""
+    if way == "through rcomp":
+        gtk = desktop.start_server(["env", "NO_AT_BRIDGE=1", "gtk3-demo"], name="gtk-run")
+        app = [RCOMP_VIEW, "--socket", gtk.socket]
+    else:
+        app = ["env", "NO_AT_BRIDGE=1", "gtk3-demo"]
+    hand, window, width, height = desk_and_hand(desktop, app)
+    hand.sendall(records(message(0x0104, struct.pack("<IiiI", window, width, height, 0xf0))))
+    time.sleep(1.5)  # the configure's way to the app and back
+    read_messages(hand, 0.5)
+    with pytest.raises(Failure):
+        press_and_read_grab(hand, window, -4, height // 2, timeout=3)

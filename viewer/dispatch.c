@@ -93,6 +93,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	memcpy(conn->session_name, msg->name, msg->name_len);
 	conn->session_name[msg->name_len] = '\0';
 	conn->host_name[0] = '\0'; /* host_name follows from a server of minor 1 */
+	conn->server_minor = msg->minor;
 	conn->retry_ms = 0;
 	log_info("%s session %s (protocol %u.%u, %s)", reattach ? "reattached to" : "attached to",
 		conn->session_name, msg->major, msg->minor,

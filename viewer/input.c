@@ -5,6 +5,7 @@
  * press from before a break must not reach the app late.
  */
 #include <stdlib.h>
+#include <linux/input-event-codes.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "connection.h"
 #include "constraint.h"
 #include "cursor.h"
+#include "edges.h"
 #include "input.h"
 #include "monotonic.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
@@ -60,6 +62,13 @@ static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t seria
 	struct rv_viewer *viewer = data;
 	viewer->seat.pointer_focus = window_of(viewer, surface);
 	viewer->seat.pointer_serial = serial;
+	viewer->seat.edge_focus = edges_window(viewer, surface);
+	if (viewer->seat.edge_focus) {
+		/* A resize band of ours: the app hears nothing of it. */
+		viewer->seat.edges = edges_at(viewer->seat.edge_focus, x, y);
+		edges_cursor(viewer, viewer->seat.edge_focus, viewer->seat.edges);
+		return;
+	}
 	cursor_show(viewer);
 	send_motion(viewer, x, y);
 	pointer_frame_if_old(viewer);
@@ -78,12 +87,22 @@ static void pointer_leave(void *data, struct wl_pointer *pointer, uint32_t seria
 		pointer_frame_if_old(viewer);
 	}
 	viewer->seat.pointer_focus = NULL;
+	viewer->seat.edge_focus = NULL;
 }
 
 static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time, wl_fixed_t x,
 	wl_fixed_t y)
 {
 	struct rv_viewer *viewer = data;
+	struct rv_seat *seat = &viewer->seat;
+	if (seat->edge_focus) {
+		uint32_t edges = edges_at(seat->edge_focus, x, y);
+		if (edges != seat->edges) {
+			seat->edges = edges;
+			edges_cursor(viewer, seat->edge_focus, edges);
+		}
+		return;
+	}
 	send_motion(viewer, x, y);
 	pointer_frame_if_old(viewer);
 }
@@ -160,6 +179,10 @@ static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t seri
 	struct rv_viewer *viewer = data;
 	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
 		viewer->seat.input_serial = serial;
+		if (viewer->seat.edge_focus && button == BTN_LEFT) {
+			edges_resize(viewer, viewer->seat.edge_focus, serial, viewer->seat.edges);
+			return;
+		}
 	}
 	if (!viewer->seat.pointer_focus || button > 0xffff) {
 		return;
@@ -418,6 +441,11 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
 	struct rv_viewer *viewer = data;
 	struct rv_window *window = window_of(viewer, surface);
 	viewer->seat.input_serial = serial;
+	struct rv_window *edged = edges_window(viewer, surface);
+	if (edged) {
+		edges_resize(viewer, edged, serial, edges_at(edged, x, y));
+		return;
+	}
 	if (window) {
 		struct wire_msg msg = {
 			.type = WIRE_TOUCH_DOWN,
@@ -540,6 +568,7 @@ void input_finish(struct rv_viewer *viewer)
 		zwp_relative_pointer_manager_v1_destroy(viewer->seat.relative_manager);
 	}
 	constraint_finish(viewer);
+	edges_seat_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}
@@ -557,6 +586,9 @@ void input_window_gone(struct rv_viewer *viewer, struct rv_window *window)
 {
 	if (viewer->seat.pointer_focus == window) {
 		viewer->seat.pointer_focus = NULL;
+	}
+	if (viewer->seat.edge_focus == window) {
+		viewer->seat.edge_focus = NULL;
 	}
 	if (viewer->seat.keyboard_focus == window) {
 		viewer->seat.keyboard_focus = NULL;

@@ -8,11 +8,13 @@
 #include <sys/mman.h>
 
 #include "connection.h"
+#include "edges.h"
 #include "input.h"
 #include "monotonic.h"
 #include "present.h"
 #include "shm.h"
 #include "sound.h"
+#include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 static void buffer_release(void *data, struct wl_buffer *wl_buffer)
@@ -189,10 +191,23 @@ void present(struct rv_window *window)
 
 	present_ack_configure(window);
 	wl_surface_attach(window->surface, buf->buffer, 0, 0);
-	if (window->image_scale != window->surface_scale) {
+	/* The image at the window's logical size: through the viewport, which
+	 * takes any buffer size (a fractional scale's too), else by an integer
+	 * buffer scale. */
+	int32_t logical_w = window->width / window->image_scale;
+	int32_t logical_h = window->height / window->image_scale;
+	if (window->viewport) {
+		if (logical_w != window->shown_width || logical_h != window->shown_height) {
+			wp_viewport_set_destination(window->viewport, logical_w, logical_h);
+			window->shown_width = logical_w;
+			window->shown_height = logical_h;
+		}
+	} else if (window->image_scale != window->surface_scale) {
 		wl_surface_set_buffer_scale(window->surface, window->image_scale);
 		window->surface_scale = window->image_scale;
 	}
+	window->has_content = true;
+	edges_update(window, false);
 	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
 	for (int i = 0; i < n; i++) {
 		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,
@@ -247,6 +262,10 @@ void present_resized(struct rv_window *window)
 
 void present_init(struct rv_window *window)
 {
+	struct rv_viewer *viewer = window->viewer;
+	if (viewer->viewporter) {
+		window->viewport = wp_viewporter_get_viewport(viewer->viewporter, window->surface);
+	}
 	window->surface_scale = 1;
 	pixman_region32_init(&window->pending_damage);
 	for (int i = 0; i < RV_BUFFERS; i++) {
@@ -256,6 +275,10 @@ void present_init(struct rv_window *window)
 
 void present_finish(struct rv_window *window)
 {
+	if (window->viewport) {
+		wp_viewport_destroy(window->viewport);
+		window->viewport = NULL;
+	}
 	if (window->frame_callback) {
 		wl_callback_destroy(window->frame_callback);
 		window->frame_callback = NULL;

@@ -1,7 +1,7 @@
 /*
  * The local compositor: connecting to it, and the globals rcomp-view binds
- * (compositor, shm, xdg_wm_base, xdg-decoration, data devices, outputs and
- * the seat).
+ * (compositor, shm, xdg_wm_base, xdg-decoration, viewporter, data devices,
+ * outputs and the seat).
  */
 #include <string.h>
 
@@ -15,6 +15,7 @@
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "registry.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
+#include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -34,10 +35,17 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		viewer->compositor = wl_registry_bind(registry, name, &wl_compositor_interface,
 			version < 4 ? version : 4);
+	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
+		viewer->subcompositor =
+			wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
+		viewer->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		viewer->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		viewer->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+		/* Version 2 tells tiled states. */
+		viewer->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
+			version < 2 ? version : 2);
 		xdg_wm_base_add_listener(viewer->wm_base, &wm_base_listener, viewer);
 	} else if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0 &&
 		!viewer->options.app_decorations) {
@@ -108,6 +116,12 @@ void registry_finish(struct rv_viewer *viewer)
 	}
 	if (viewer->decoration_manager) {
 		zxdg_decoration_manager_v1_destroy(viewer->decoration_manager);
+	}
+	if (viewer->viewporter) {
+		wp_viewporter_destroy(viewer->viewporter);
+	}
+	if (viewer->subcompositor) {
+		wl_subcompositor_destroy(viewer->subcompositor);
 	}
 	if (viewer->compositor) {
 		wl_compositor_destroy(viewer->compositor);

@@ -90,6 +90,15 @@ struct rv_window {
 	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */
+	struct wp_viewport *viewport; /* shows the image at its logical size */
+	int32_t shown_width, shown_height; /* the viewport's destination */
+	bool locally_decorated; /* the local compositor draws its title bar */
+	/* The resize band around it (edges.c), and its size (the window's). */
+	struct wl_surface *edge_surface;
+	struct wl_subsurface *edge_subsurface;
+	struct wp_viewport *edge_viewport;
+	int32_t edge_width, edge_height;
+	int32_t geometry_width, geometry_height; /* the window geometry last set */
 	struct wl_callback *frame_callback;
 
 	/* The local outputs the window is on, first entered first (output.c). */
@@ -167,6 +176,7 @@ struct rv_connection {
 	bool write_failed; /* the server stopped reading; read its last words */
 	uint64_t session_id;
 	char session_name[WIRE_MAX_SESSION_NAME + 1];
+	uint16_t server_minor; /* what the server understands */
 	char host_name[WIRE_MAX_HOST_NAME + 1]; /* "": not told */
 	uint64_t retry_at_us; /* 0: no retry pending */
 	int retry_ms;
@@ -205,6 +215,12 @@ struct rv_seat {
 	struct wl_buffer *cursor_buffer, *cursor_old_buffer; /* old: not released yet */
 	bool cursor_set, cursor_hidden;
 	int32_t cursor_hotspot_x, cursor_hotspot_y;
+	/* The pointer over a window's resize band (edges.c), and its cursor. */
+	struct rv_window *edge_focus;
+	uint32_t edges; /* under the pointer */
+	struct wl_cursor_theme *edge_theme;
+	int32_t edge_theme_scale;
+	struct wl_surface *edge_cursor_surface;
 };
 
 /* The remote selection of one kind, until it can be set locally. */
@@ -241,6 +257,9 @@ struct rv_viewer {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct zxdg_decoration_manager_v1 *decoration_manager; /* NULL: none here */
+	struct wp_viewporter *viewporter; /* NULL: none here */
+	struct wl_subcompositor *subcompositor;
+	struct wl_buffer *clear_pixel; /* one transparent pixel (edges.c) */
 
 	struct rv_connection connection;
 	struct rv_seat seat;

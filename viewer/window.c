@@ -11,6 +11,7 @@
 #include "connection.h"
 #include "constraint.h"
 #include "decode.h"
+#include "edges.h"
 #include "input.h"
 #include "log.h"
 #include "output.h"
@@ -38,6 +39,9 @@ static void send_configure(struct rv_window *window)
 {
 	int32_t w = window->configure_width, h = window->configure_height;
 	uint32_t states = window->configure_states;
+	if (window->viewer->connection.server_minor < 1) {
+		states &= ~(uint32_t)WIRE_STATES_TILED; /* 3.1's */
+	}
 	if (w <= 0 || h <= 0) {
 		/* The local compositor lets us choose: keep the remote size. */
 		w = 0;
@@ -80,6 +84,8 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 		send_configure(window);
 	}
 	present_ack_configure(window);
+	/* The band follows the states (a frame's commit applies it). */
+	edges_update(window, !window->dirty && window->has_content && window->ack_pending);
 	if (window->dirty) {
 		present(window);
 	} else if (window->has_content && !window->ack_pending) {
@@ -113,6 +119,18 @@ static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_
 			break;
 		case XDG_TOPLEVEL_STATE_ACTIVATED:
 			bits |= WIRE_STATE_ACTIVATED;
+			break;
+		case XDG_TOPLEVEL_STATE_TILED_LEFT:
+			bits |= WIRE_STATE_TILED_LEFT;
+			break;
+		case XDG_TOPLEVEL_STATE_TILED_RIGHT:
+			bits |= WIRE_STATE_TILED_RIGHT;
+			break;
+		case XDG_TOPLEVEL_STATE_TILED_TOP:
+			bits |= WIRE_STATE_TILED_TOP;
+			break;
+		case XDG_TOPLEVEL_STATE_TILED_BOTTOM:
+			bits |= WIRE_STATE_TILED_BOTTOM;
 			break;
 		default:
 			break;
@@ -277,9 +295,12 @@ static void app_decorates(struct rv_window *window)
 static void decoration_configure(void *data, struct zxdg_toplevel_decoration_v1 *decoration,
 	uint32_t mode)
 {
-	if (mode != ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE) {
-		app_decorates(data);
+	struct rv_window *window = data;
+	window->locally_decorated = mode == ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE;
+	if (!window->locally_decorated) {
+		app_decorates(window);
 	}
+	/* The configure that follows applies the band, or takes it away. */
 }
 
 static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
@@ -308,6 +329,8 @@ void window_set_decoration(struct rv_window *window, uint32_t mode)
 	} else if (mode == WIRE_DECORATION_CLIENT_SIDE && window->decoration) {
 		zxdg_toplevel_decoration_v1_destroy(window->decoration);
 		window->decoration = NULL;
+		window->locally_decorated = false;
+		edges_update(window, true);
 	}
 }
 
@@ -449,9 +472,9 @@ static struct rv_window *window_alloc(struct rv_viewer *viewer, uint32_t id)
 	window->viewer = viewer;
 	window->id = id;
 	window->scale = window->image_scale = 1;
-	present_init(window);
 	wl_list_insert(viewer->windows.prev, &window->link);
 	window->surface = wl_compositor_create_surface(viewer->compositor);
+	present_init(window);
 	wl_surface_add_listener(window->surface, &surface_listener, window);
 	window->xdg_surface = xdg_wm_base_get_xdg_surface(viewer->wm_base, window->surface);
 	xdg_surface_add_listener(window->xdg_surface, &xdg_surface_listener, window);
@@ -536,6 +559,7 @@ void window_destroy(struct rv_window *window)
 	window_destroy_if(viewer, is_child_of, window);
 	constraint_window_gone(window);
 	input_window_gone(viewer, window);
+	edges_finish(window);
 	present_finish(window);
 	drop_role(window);
 	wl_surface_destroy(window->surface);

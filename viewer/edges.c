@@ -79,15 +79,17 @@ void edges_update(struct rv_window *window, bool commit)
 		}
 		if (!window->edge_surface) {
 			window->edge_surface = wl_compositor_create_surface(viewer->compositor);
-			window->edge_subsurface = wl_subcompositor_get_subsurface(viewer->subcompositor,
-				window->edge_surface, window->surface);
+			window->edge_subsurface =
+				wl_subcompositor_get_subsurface(viewer->subcompositor,
+					window->edge_surface, window->surface);
 			wl_subsurface_place_below(window->edge_subsurface, window->surface);
 			wl_subsurface_set_position(window->edge_subsurface, -RV_EDGE, -RV_EDGE);
-			window->edge_viewport =
-				wp_viewporter_get_viewport(viewer->viewporter, window->edge_surface);
+			window->edge_viewport = wp_viewporter_get_viewport(viewer->viewporter,
+				window->edge_surface);
 			wl_surface_attach(window->edge_surface, pixel, 0, 0);
 		}
-		wp_viewport_set_destination(window->edge_viewport, w + 2 * RV_EDGE, h + 2 * RV_EDGE);
+		wp_viewport_set_destination(window->edge_viewport, w + 2 * RV_EDGE,
+			h + 2 * RV_EDGE);
 		wl_surface_damage_buffer(window->edge_surface, 0, 0, 1, 1);
 		wl_surface_commit(window->edge_surface);
 		window->edge_width = w;
@@ -143,11 +145,11 @@ uint32_t edges_at(struct rv_window *window, wl_fixed_t sx, wl_fixed_t sy)
 	/* Corners reach a little along each edge, where a hand aims. */
 	if (edges == XDG_TOPLEVEL_RESIZE_EDGE_TOP || edges == XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM) {
 		edges |= x < RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_LEFT
-					: (x >= w - RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_RIGHT : 0);
+				       : (x >= w - RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_RIGHT : 0);
 	} else if (edges == XDG_TOPLEVEL_RESIZE_EDGE_LEFT ||
 		edges == XDG_TOPLEVEL_RESIZE_EDGE_RIGHT) {
 		edges |= y < RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_TOP
-					: (y >= h - RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM : 0);
+				       : (y >= h - RV_CORNER ? XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM : 0);
 	}
 	return edges;
 }
@@ -187,13 +189,13 @@ void edges_cursor(struct rv_viewer *viewer, struct rv_window *window, uint32_t e
 		}
 		const char *size_env = getenv("XCURSOR_SIZE");
 		int size = size_env && atoi(size_env) > 0 ? atoi(size_env) : 24;
-		seat->edge_theme = wl_cursor_theme_load(getenv("XCURSOR_THEME"), size * scale,
-			viewer->shm);
+		seat->edge_theme =
+			wl_cursor_theme_load(getenv("XCURSOR_THEME"), size * scale, viewer->shm);
 		seat->edge_theme_scale = scale;
 	}
-	struct wl_cursor *cursor =
-		seat->edge_theme ? wl_cursor_theme_get_cursor(seat->edge_theme, cursor_name(edges))
-				 : NULL;
+	struct wl_cursor *cursor = seat->edge_theme
+		? wl_cursor_theme_get_cursor(seat->edge_theme, cursor_name(edges))
+		: NULL;
 	if (!cursor || cursor->image_count == 0) {
 		return; /* the compositor's own cursor stays */
 	}

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from rig import (ABUSE_CLIENT, ANIM_CLIENT, GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW,
-                 SANITIZED, TEST_CLIENTS, Stream, fake_server, frame, free_port, hello, log,
-                 message, read_messages, records, rss_kib, type_text, wait_for, welcome,
-                 window_new)
+                 SANITIZED, TEST_CLIENTS, Stream, descendant, fake_server, frame, free_port,
+                 hello, log, message, read_messages, records, rss_kib, type_text, wait_for,
+                 welcome, window_new)
 
 
 def attach_again(desktop, server, app_id, name):
@@ -136,7 +136,9 @@ def test_an_app_killed_takes_only_its_own_window_with_it(desktop):
     desktop.start_viewer(server)
     wait_for("both windows", lambda: desktop.window(app_id="rcomp-anim-test")
              and desktop.window(app_id="rcomp-input-test"))
-    subprocess.run(["pkill", "-9", "-f", "^" + ANIM_CLIENT], check=False)
+    # This session's app only: other tests may run theirs at the same time.
+    os.kill(wait_for("the app's process", lambda: descendant(server.pid, "anim-client")),
+            signal.SIGKILL)
     wait_for("the killed app's window to go",
              lambda: not desktop.window(app_id="rcomp-anim-test"))
     time.sleep(1)

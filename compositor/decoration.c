@@ -1,7 +1,8 @@
 /*
  * xdg-decoration: an app that asks who draws its title bar is told "the
  * compositor" when the viewer's own compositor can draw it, and "you"
- * otherwise, so a window never has two title bars or none.
+ * otherwise, so a window never has two title bars or none. Before the
+ * first viewer, the answer is "the compositor".
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
@@ -79,6 +80,10 @@ static void handle_new_decoration(struct wl_listener *listener, void *data)
 bool decoration_init(struct rc_server *server)
 {
 	wl_list_init(&server->decorations);
+	/* Until a viewer says (and after, what the last one said): most
+	 * desktops draw title bars, and apps that hear "draw your own" may
+	 * switch toolkits for good (SDL2 to libdecor) before a viewer comes. */
+	server->server_decorations = true;
 	struct wlr_xdg_decoration_manager_v1 *manager =
 		wlr_xdg_decoration_manager_v1_create(server->display);
 	if (!manager) {

@@ -111,36 +111,56 @@ def test_a_windows_frame_clock_follows_the_refresh_of_its_local_output(desktop):
     assert rates and all(15 <= r <= 40 for r in rates), "app rates %s on a 30 Hz output" % rates
 
 
-@pytest.mark.desktop(scale=2)
-def test_at_local_scale_2_the_app_renders_at_scale_2_and_its_pixels_arrive_exactly(desktop):
-    """A checkerboard of single buffer pixels reaches the screen pixel for
-    pixel, in a window of the app's logical size."""
-    server = desktop.start_server([MODEL_CLIENT, "scale"])
-    desktop.start_viewer(server)
-    wait_for("the app to draw at scale 2",
-             lambda: "scale 2" in desktop.read_log("rcomp-run").split("\n"))
-    last = {}
+def checkerboard_wrong(px, side):
+    return sum(1 for y in range(side) for x in range(side)
+               if px[(y * side + x) * 3:(y * side + x) * 3 + 3]
+               != (b"\xff\xff\xff" if (x + y) % 2 else b"\0\0\0"))
 
-    def sharp():
-        w = desktop.window(title="model scale")
+
+@pytest.mark.desktop(scale=2)
+def test_at_local_scale_2_the_app_renders_at_2_and_its_pixels_arrive_exactly(desktop):
+    """A checkerboard of single buffer pixels, through rcomp and run directly
+    side by side, is the same on the screen pixel for pixel, in a window of
+    the app's logical size (the viewer shows the picture through a viewport
+    at that size). (Not at 3: there sway 1.7's renderer blurs single pixels
+    itself, and differently for a buffer scale and a viewport.)"""
+    scale = 2
+    server = desktop.start_server([MODEL_CLIENT, "scale"])
+    viewer = desktop.start_viewer(server)
+    direct = desktop.start("direct", [MODEL_CLIENT, "scale"], desktop.local_env)
+    wait_for("the app to draw at scale %d" % scale,
+             lambda: "scale %d" % scale in desktop.read_log("rcomp-run").split("\n"))
+    wait_for("the direct app to draw at scale %d" % scale,
+             lambda: "scale %d" % scale in desktop.read_log("direct").split("\n"))
+    desktop.swaymsg("[pid=%d] move position 0 0" % viewer.pid)
+    desktop.swaymsg("[pid=%d] move position 300 0" % direct.pid)
+    last = {}
+    side = 20 * scale
+
+    def region(pid):
+        w = [w for w in desktop.windows() if w.get("pid") == pid]
         if not w:
+            return None
+        rect = {"x": w[0]["rect"]["x"] + 50, "y": w[0]["rect"]["y"] + 50, "width": 20,
+                "height": 20}
+        return desktop.screenshot(rect)
+
+    def alike():
+        remote, local = region(viewer.pid), region(direct.pid)
+        if not remote or not local:
             return False
-        rect = {"x": w["rect"]["x"] + 50, "y": w["rect"]["y"] + 50, "width": 20, "height": 20}
-        width, height, px = desktop.screenshot(rect)
-        last["size"] = (width, height)
-        if (width, height) != (40, 40):
-            return False
-        last["wrong"] = sum(1 for y in range(40) for x in range(40)
-                            if px[(y * 40 + x) * 3:(y * 40 + x) * 3 + 3]
-                            != (b"\xff\xff\xff" if (x + y) % 2 else b"\0\0\0"))
-        return last["wrong"] == 0
+        last["sizes"] = (remote[:2], local[:2])
+        last["differ"] = count_differences(remote, local)
+        last["wrong"] = checkerboard_wrong(remote[2], side) if remote[:2] == (side, side) \
+            else None
+        return remote[:2] == (side, side) and last["differ"] == 0 and last["wrong"] == 0
 
     try:
-        wait_for("a pixel-sharp checkerboard (20x20 at scale 2 = 40x40 pixels)", sharp,
+        wait_for("the same checkerboard both ways (20x20 at scale %d)" % scale, alike,
                  interval=0.3)
     except Failure:
-        raise Failure("not pixel-sharp: %r" % last)
-    w = desktop.window(title="model scale")
+        raise Failure("not alike: %r" % last)
+    w = [w for w in desktop.windows() if w.get("pid") == viewer.pid][0]
     assert (w["rect"]["width"], w["rect"]["height"]) == (200, 150)
 
 

@@ -210,6 +210,9 @@ def test_the_viewers_stats_show_input_to_photon_for_a_click(desktop):
     w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
     pointer = VirtualPointer(desktop)
     pointer.send("move %d %d" % (w["rect"]["x"] + 50, w["rect"]["y"] + 50))
+    # The viewer takes its wl_pointer when the new device appears: a press
+    # before that is lost; the app hears the pointer enter after.
+    wait_for("the pointer over the app", lambda: "enter main" in desktop.read_log("rcomp-run"))
     pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
     m = wait_for("input to photon in the stats", lambda: re.search(
         r"input to photon ([\d.]+) ms", desktop.read_log("rcomp-view")), timeout=10)

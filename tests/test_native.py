@@ -153,3 +153,40 @@ def test_a_tiled_gtk_window_has_no_resize_edge_outside_it(desktop, way):
     read_messages(hand, 0.5)
     with pytest.raises(Failure):
         press_and_read_grab(hand, window, -4, height // 2, timeout=3)
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_touch_on_the_viewers_window_reaches_the_app_where_it_touched(desktop, scale):
+    """sway 1.7 has no touch device to drive, so the viewer runs on a desktop
+    that has one: rcomp-run, touched through its protocol by a hand-made
+    viewer. Down, motion and up on the viewer's window, then a point that is
+    cancelled, reach input-client behind a real rcomp-view at the same
+    window coordinates, on its subsurface and on its main surface, each with
+    its frame; at scale 2 as at 1."""
+    app = desktop.start_server([INPUT_CLIENT], name="app-run")
+    hand, window, _, _ = desk_and_hand(desktop, [RCOMP_VIEW, "--socket", app.socket])
+    if scale != 1:
+        hand.sendall(records(message(0x0110, struct.pack("<IIi", window, 60000, scale))))
+        wait_for("the app to draw at scale %d" % scale,
+                 lambda: "window 1: scale %d" % scale in desktop.read_log("app-run"))
+
+    def fx(v):
+        return int(v * 256)
+
+    hand.sendall(records(
+        message(0x0113, struct.pack("<Iiii", window, 5, fx(150.5), fx(150.25))) +
+        message(0x0116) +
+        message(0x0115, struct.pack("<iii", 5, fx(160), fx(170))) + message(0x0116) +
+        message(0x0114, struct.pack("<i", 5)) + message(0x0116) +
+        message(0x0113, struct.pack("<Iiii", window, 6, fx(20), fx(30))) + message(0x0116) +
+        message(0x0117)))
+    expected = ["touch-down 5 sub 50.50 50.25", "touch-frame", "touch-motion 5 60.00 70.00",
+                "touch-frame", "touch-up 5", "touch-frame", "touch-down 6 main 20.00 30.00",
+                "touch-frame", "touch-cancel"]
+
+    def got():
+        read_messages(hand, 0.1)  # keep the desktop's frames flowing
+        return [line for line in desktop.read_log("app-run").splitlines()
+                if line.startswith("touch-")]
+
+    wait_for("the touch events in the app %s" % expected, lambda: got() == expected)

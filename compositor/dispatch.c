@@ -16,6 +16,7 @@
 #include "log.h"
 #include "record.h"
 #include "sound.h"
+#include "textinput.h"
 #include "video.h"
 #include "window.h"
 
@@ -41,6 +42,7 @@ static void send_snapshot(struct rc_server *server)
 	cursor_send(server);
 	clipboard_offer_all(server);
 	constraint_announce_all(server);
+	textinput_announce_all(server);
 	connection_send(server->connection, &(struct wire_msg){.type = WIRE_SYNC});
 }
 
@@ -183,6 +185,9 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_RELATIVE_MOTION:
 		input_relative_motion(server, &msg->relative_motion);
+		break;
+	case WIRE_TEXT_INPUT_EVENT:
+		textinput_event(server, &msg->text_input_event);
 		break;
 	case WIRE_INPUT_MARK:
 		if ((window = mapped_window(server, msg->input_mark.window))) {

@@ -37,6 +37,7 @@
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
+#include "textinput.h"
 #include "texture.h"
 #include "xdg.h"
 #include "xwayland.h"
@@ -260,7 +261,7 @@ static bool create_compositor(struct rc_server *server)
 	}
 	damage_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
-		!clipboard_init(server) || !xwayland_init(server)) {
+		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -284,6 +285,7 @@ static void destroy_compositor(struct rc_server *server)
 {
 	wl_display_destroy_clients(server->display);
 	xwayland_finish(server);
+	textinput_finish(server);
 	/* Every window is gone, and with it every encoding job. */
 	encode_context_finish(&server->encode);
 	cursor_finish(server);

@@ -249,6 +249,9 @@ struct rc_server {
 	struct wlr_keyboard_shortcuts_inhibit_manager_v1 *inhibit;
 	struct wl_listener new_inhibitor;
 	struct wl_list keyboard_grabs; // rc_grab::link (constraint.c), Xwayland's
+	struct wl_list text_inputs; // rc_text_input::link (textinput.c)
+	struct wl_listener new_text_input;
+	struct wl_listener text_input_focus; /* the seat's keyboard focus moved */
 	struct wl_listener new_xdg_surface; /* xdg.c */
 	struct wlr_xwayland *xwayland;
 	struct wl_listener new_x11_surface; /* xwayland.c */

@@ -56,6 +56,7 @@
 	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24) \
 	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8) \
 	X(SHORTCUTS_INHIBIT_STATE, shortcuts_inhibit_state, 0x011b, VIEWER, 8) \
+	X(TEXT_INPUT_EVENT, text_input_event, 0x011c, VIEWER, 28) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -78,6 +79,7 @@
 	X(SHORTCUTS_INHIBIT, shortcuts_inhibit, 0x0213, SERVER, 8) \
 	X(WINDOW_GRAB, window_grab, 0x0214, SERVER, 24) \
 	X(HOST_NAME, host_name, 0x0215, SERVER, 0) \
+	X(TEXT_INPUT, text_input, 0x0216, SERVER, 44) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -307,6 +309,30 @@
 	RANGE(u32, edges, 0, 10) /* resize: xdg_toplevel.resize_edge; wire.c */ \
 	RANGE(i32, x, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM) /* menu: window coordinates */ \
 	RANGE(i32, y, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM)
+
+#define WIRE_TEXT_INPUT_FIELDS \
+	FIELD(u32, window) \
+	BITS(u32, flags, WIRE_TEXT_INPUT_ENABLED) \
+	FIELD(u32, cursor) /* byte offsets in the text: wire.c */ \
+	FIELD(u32, anchor) \
+	RANGE(u32, change_cause, 0, 1) /* text-input-v3 change_cause */ \
+	BITS(u32, content_hint, 0x3ff) /* text-input-v3 content_hint */ \
+	RANGE(u32, content_purpose, 0, 13) /* text-input-v3 content_purpose */ \
+	RANGE(i32, rect_x, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM) /* the caret, window coords */ \
+	RANGE(i32, rect_y, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM) \
+	RANGE(i32, rect_width, 0, WIRE_MAX_DIM) \
+	RANGE(i32, rect_height, 0, WIRE_MAX_DIM) \
+	REST(text, char, text_len, 0, WIRE_MAX_TEXT_INPUT) /* surrounding text */
+
+#define WIRE_TEXT_INPUT_EVENT_FIELDS \
+	FIELD(u32, window) \
+	BITS(u32, flags, WIRE_TEXT_INPUT_PREEDIT) \
+	RANGE(i32, preedit_cursor_begin, -1, WIRE_MAX_TEXT_INPUT) \
+	RANGE(i32, preedit_cursor_end, -1, WIRE_MAX_TEXT_INPUT) \
+	RANGE(u32, delete_before, 0, WIRE_MAX_TEXT_INPUT) \
+	RANGE(u32, delete_after, 0, WIRE_MAX_TEXT_INPUT) \
+	COUNT(u16, preedit_len, 0, WIRE_MAX_TEXT_INPUT, preedit, char, 1) \
+	COUNT(u16, commit_len, 0, WIRE_MAX_TEXT_INPUT, commit, char, 1)
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
 

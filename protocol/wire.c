@@ -486,6 +486,29 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 				msg->copy_rect.window, WIRE_MAX_DIM);
 		}
 		break;
+	case WIRE_TEXT_INPUT:
+		if (msg->text_input.cursor > msg->text_input.text_len ||
+			msg->text_input.anchor > msg->text_input.text_len) {
+			INVALID("text_input of window %u: cursor or anchor past its %u bytes of "
+				"text",
+				msg->text_input.window, msg->text_input.text_len);
+		}
+		break;
+	case WIRE_TEXT_INPUT_EVENT:
+		if (!(msg->text_input_event.flags & WIRE_TEXT_INPUT_PREEDIT) &&
+			msg->text_input_event.preedit_len != 0) {
+			INVALID("text_input_event of window %u: preedit text without the preedit "
+				"flag",
+				msg->text_input_event.window);
+		}
+		if (msg->text_input_event.preedit_cursor_begin >
+				(int32_t)msg->text_input_event.preedit_len ||
+			msg->text_input_event.preedit_cursor_end >
+				(int32_t)msg->text_input_event.preedit_len) {
+			INVALID("text_input_event of window %u: preedit cursor past its %u bytes",
+				msg->text_input_event.window, msg->text_input_event.preedit_len);
+		}
+		break;
 	case WIRE_WINDOW_GRAB:
 		/* The edges xdg_toplevel.resize takes, and only for a resize. */
 		if (msg->window_grab.kind == WIRE_GRAB_RESIZE ? msg->window_grab.edges == 0 ||

@@ -30,6 +30,7 @@
 #define WIRE_MAX_TOKEN 128
 #define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_HOST_NAME 255
+#define WIRE_MAX_TEXT_INPUT 4000 /* surrounding, preedit or commit text */
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16
 #define WIRE_MAX_CURSOR 256 /* cursor image side, in buffer pixels */
@@ -153,6 +154,12 @@ enum wire_grab {
 	WIRE_GRAB_MOVE = 1,
 	WIRE_GRAB_RESIZE = 2,
 	WIRE_GRAB_MENU = 3,
+};
+
+/* Input methods (text_input, text_input_event). */
+enum wire_text_input_flags {
+	WIRE_TEXT_INPUT_ENABLED = 1u << 0, /* text_input: the app takes text */
+	WIRE_TEXT_INPUT_PREEDIT = 1u << 0, /* text_input_event: preedit follows */
 };
 
 /* Who draws a window's title bar (window_decoration, decoration_mode). */

@@ -32,6 +32,7 @@ MODEL_CLIENT = os.path.join(TEST_CLIENTS, "model-client")
 SCROLL_CLIENT = os.path.join(TEST_CLIENTS, "scroll-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
 VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
+IM_CLIENT = os.path.join(TEST_CLIENTS, "im-client")
 TONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tone.py")
 
 
@@ -712,6 +713,15 @@ class VirtualKeyboard(VirtualPointer):
     def __init__(self, rig):
         self.proc = rig.start("vkeyboard", [VKEYBOARD], rig.local_env,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+class InputMethod(VirtualPointer):
+    """tests/clients/im-client: the desktop's input method, driven line by
+    line; what the desktop tells it is in the log "im"."""
+
+    def __init__(self, rig):
+        self.proc = rig.start("im", [IM_CLIENT], rig.local_env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
 
 
 def step(rig, server, n):

@@ -192,6 +192,14 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_WINDOW_GRAB:
 		m.window_grab = (struct wire_window_grab){3, WIRE_GRAB_RESIZE, 77, 10, 0, 0};
 		break;
+	case WIRE_TEXT_INPUT:
+		m.text_input = (struct wire_text_input){3, WIRE_TEXT_INPUT_ENABLED, 5, 2, 1, 0x3ff,
+			13, -WIRE_MAX_DIM, 2 * WIRE_MAX_DIM, 2, WIRE_MAX_DIM, "hello world", 11};
+		break;
+	case WIRE_TEXT_INPUT_EVENT:
+		m.text_input_event = (struct wire_text_input_event){3, WIRE_TEXT_INPUT_PREEDIT, -1,
+			6, 4000, 1, 6, "\xe6\x97\xa5\xe6\x9c\xac", 3, "\xe8\xaa\x9e"};
+		break;
 	case WIRE_HOST_NAME:
 		m.host_name = (struct wire_host_name){"build-7.example.org", 19};
 		break;
@@ -592,6 +600,22 @@ static void test_grab_edges(void)
 	expect_invalid(&m, "edges");
 }
 
+static void test_text_input_offsets(void)
+{
+	struct wire_msg m = sample(WIRE_TEXT_INPUT);
+	m.text_input.cursor = 12; /* past "hello world" */
+	expect_invalid(&m, "cursor");
+	m = sample(WIRE_TEXT_INPUT);
+	m.text_input.anchor = 12;
+	expect_invalid(&m, "anchor");
+	m = sample(WIRE_TEXT_INPUT_EVENT);
+	m.text_input_event.preedit_cursor_end = 7; /* past its 6 bytes */
+	expect_invalid(&m, "preedit cursor");
+	m = sample(WIRE_TEXT_INPUT_EVENT);
+	m.text_input_event.flags = 0;
+	expect_invalid(&m, "preedit");
+}
+
 static void test_cursor_pixels(void)
 {
 	struct wire_msg m = sample(WIRE_CURSOR);
@@ -930,6 +954,7 @@ int main(int argc, char **argv)
 		{"session_names", test_session_names},
 		{"own_parent", test_own_parent},
 		{"grab_edges", test_grab_edges},
+		{"text_input_offsets", test_text_input_offsets},
 		{"cursor_pixels", test_cursor_pixels},
 		{"mime_types", test_mime_types},
 		{"keys", test_keys},

@@ -2,14 +2,15 @@
 first. Titles that say where a window runs; windows that draw their own
 title bars (GTK) moved and resized by the local desktop, through rcomp as
 directly."""
+import os
 import socket
 import struct
 import time
 
 import pytest
 
-from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_VIEW, Failure, VirtualPointer, hello, message,
-                 read_messages, records, wait_for)
+from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_VIEW, Failure, InputMethod, VirtualKeyboard,
+                 VirtualPointer, hello, message, read_messages, records, wait_for)
 
 GTK_APP_ID = "gtk3-demo"
 
@@ -190,3 +191,77 @@ def test_touch_on_the_viewers_window_reaches_the_app_where_it_touched(desktop, s
                 if line.startswith("touch-")]
 
     wait_for("the touch events in the app %s" % expected, lambda: got() == expected)
+
+
+def app_lines(desktop, name, prefix):
+    return [line for line in desktop.read_log(name).splitlines() if line.startswith(prefix)]
+
+
+def test_an_input_method_on_the_desktop_composes_into_a_remote_app(desktop):
+    """The desktop's input method (im-client, input-method-v2 on sway) sees
+    the remote app's surrounding text and content type, and its preedit,
+    committed text and deletion reach the app's text-input-v3, each as one
+    change."""
+    im = InputMethod(desktop)
+    VirtualKeyboard(desktop)  # keyboard focus needs a keyboard on the seat
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    desktop.swaymsg("[app_id=rcomp-input-test] focus")
+    wait_for("the input method to be activated for the remote app", lambda: [
+        "activate", "surrounding hello world|5|5", "cause 1", "content 2 6", "done"]
+        == desktop.read_log("im").splitlines()[-5:])
+    im.send("preedit 0 6 日本", "done")
+    wait_for("the preedit in the app", lambda: app_lines(desktop, "rcomp-run", "ti-")[-2:]
+             == ["ti-preedit 日本|0|6", "ti-done"])
+    im.send("commit 日本語", "done")
+    wait_for("the committed text in the app", lambda: app_lines(
+        desktop, "rcomp-run", "ti-")[-2:] == ["ti-commit 日本語", "ti-done"])
+    im.send("delete 5 0", "preedit 3 3 かな", "done")
+    wait_for("a deletion and a new preedit as one change", lambda: app_lines(
+        desktop, "rcomp-run", "ti-")[-3:] == ["ti-delete 5 0", "ti-preedit かな|3|3", "ti-done"])
+
+
+def test_foot_takes_text_from_the_desktops_input_method(desktop):
+    """A real app with text-input-v3: what the input method commits is
+    typed into foot, whose shell writes it to a file."""
+    im = InputMethod(desktop)
+    kb = VirtualKeyboard(desktop)
+    out = os.path.join(desktop.tmp, "typed")
+    server = desktop.start_server(["foot", "--app-id", "foot-im", "sh", "-c",
+                                   "stty -echo; cat > %s" % out])
+    desktop.start_viewer(server)
+    wait_for("foot's window", lambda: desktop.window(app_id="foot-im"), timeout=30)
+    desktop.swaymsg("[app_id=foot-im] focus")
+    wait_for("the input method to be activated for foot",
+             lambda: "activate" in desktop.read_log("im").splitlines())
+    im.send("preedit 0 3 rco", "done", "commit rcomp 日本語", "done")
+    kb.send("tap 28")  # Return, after the text on the same ordered way: the line ends
+    wait_for("the text in foot's shell", lambda: os.path.exists(out) and
+             open(out, encoding="utf-8").read() == "rcomp 日本語\n")
+
+
+def test_the_caret_rectangle_reaches_the_desktop_in_window_coordinates(desktop):
+    """sway 1.7 gives input methods no caret rectangle, so the viewer runs on
+    rcomp-run, read through its protocol: the remote app's caret (30,40 2x16
+    on its surface) is where the viewer's text input says, and what comes
+    back the way a local input method's text would reaches the app."""
+    app = desktop.start_server([INPUT_CLIENT], name="app-run")
+    hand, window, _, _ = desk_and_hand(desktop, [RCOMP_VIEW, "--socket", app.socket])
+    hand.sendall(records(message(0x010b, struct.pack("<II", window, 0))))  # keyboard_enter
+    states = []
+
+    def enabled():
+        states.extend(body for t, body in read_messages(hand, 0.3) if t == 0x0216)
+        return [s for s in states if struct.unpack_from("<II", s)[1] & 1]
+    state = wait_for("the viewer's text input on the desktop", enabled)[-1]
+    fields = struct.unpack_from("<IIIIIIIiiii", state)
+    assert fields[0] == window and fields[2:4] == (5, 5) and fields[5:7] == (2, 6)
+    assert fields[7:11] == (30, 40, 2, 16), fields
+    assert state[44:] == b"hello world"
+    preedit, commit = "候補".encode(), "変換".encode()
+    hand.sendall(records(message(0x011c, struct.pack(
+        "<IIiiIIHH", window, 1, 0, len(preedit), 0, 0, len(preedit), len(commit)) +
+        preedit + commit)))
+    wait_for("the text in the app", lambda: app_lines(desktop, "app-run", "ti-")[-3:] == [
+        "ti-commit 変換", "ti-preedit 候補|0|6", "ti-done"])

@@ -15,6 +15,7 @@
 #include "input.h"
 #include "log.h"
 #include "sound.h"
+#include "textinput.h"
 #include "transport.h"
 #include "window.h"
 
@@ -79,8 +80,9 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 			WIRE_VERSION_MAJOR);
 		return;
 	}
-	/* The snapshot says again which constraints hold. */
+	/* The snapshot says again which constraints hold, and who takes text. */
 	constraint_reset(viewer);
+	textinput_link_down(viewer);
 	if (conn->ever_welcomed && msg->session_id != conn->session_id) {
 		log_error("the session is gone: a different session answers now");
 		viewer->running = false;
@@ -206,6 +208,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_WINDOW_REQUEST:
 		if ((window = known_window(viewer, msg, msg->window_request.window))) {
 			window_request(window, msg->window_request.request);
+		}
+		break;
+	case WIRE_TEXT_INPUT:
+		if ((window = known_window(viewer, msg, msg->text_input.window))) {
+			textinput_state(window, &msg->text_input);
 		}
 		break;
 	case WIRE_WINDOW_GRAB:

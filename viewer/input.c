@@ -18,6 +18,7 @@
 #include "input.h"
 #include "monotonic.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
+#include "textinput.h"
 #include "log.h"
 
 static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *surface)
@@ -569,6 +570,7 @@ void input_finish(struct rv_viewer *viewer)
 	}
 	constraint_finish(viewer);
 	edges_seat_finish(viewer);
+	textinput_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}

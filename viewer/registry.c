@@ -15,6 +15,8 @@
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "registry.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
+#include "textinput.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -60,6 +62,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
 		0) {
 		constraint_bind_inhibit(viewer, registry, name);
+	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
+		textinput_bind(viewer, registry, name);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
 		constraint_bind(viewer, registry, name);
 	} else if (strcmp(interface, zwp_relative_pointer_manager_v1_interface.name) == 0) {
@@ -102,6 +106,7 @@ bool registry_connect(struct rv_viewer *viewer)
 		return false;
 	}
 	clipboard_seat(viewer);
+	textinput_seat(viewer);
 	wl_display_roundtrip(viewer->display); /* seat capabilities, keymap */
 	return true;
 }

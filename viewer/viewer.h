@@ -49,6 +49,14 @@ struct rv_buffer {
 };
 
 /* One remote window: a local xdg_toplevel, or an xdg_popup of its parent. */
+/* What a remote app's text input asks of input methods (textinput.c). */
+struct rv_text_state {
+	bool enabled;
+	uint32_t cursor, anchor, change_cause, content_hint, content_purpose;
+	int32_t rect_x, rect_y, rect_width, rect_height; /* the caret */
+	char *text; /* surrounding text */
+};
+
 struct rv_window {
 	struct rv_viewer *viewer;
 	struct wl_list link; // rv_viewer::windows
@@ -99,6 +107,7 @@ struct rv_window {
 	struct wp_viewport *edge_viewport;
 	int32_t edge_width, edge_height;
 	int32_t geometry_width, geometry_height; /* the window geometry last set */
+	struct rv_text_state text_state; /* the remote app's text input */
 	struct wl_callback *frame_callback;
 
 	/* The local outputs the window is on, first entered first (output.c). */
@@ -136,6 +145,19 @@ struct rv_mark {
 	uint32_t mark;
 	uint64_t sent_us;
 	uint32_t serial; /* the local press's, for a move or resize it causes */
+};
+
+/* The local text input (textinput.c): what the local input method sends
+ * until its done. */
+struct rv_text_input {
+	struct zwp_text_input_manager_v3 *manager;
+	struct zwp_text_input_v3 *input;
+	struct rv_window *entered; /* the window whose surface it is on */
+	bool enabled; /* enable was sent for it */
+	char *preedit, *commit;
+	bool has_preedit;
+	int32_t preedit_begin, preedit_end;
+	uint32_t delete_before, delete_after;
 };
 
 /* How rcomp-view reaches rcomp-run, and so how it reconnects. */
@@ -260,6 +282,7 @@ struct rv_viewer {
 	struct wp_viewporter *viewporter; /* NULL: none here */
 	struct wl_subcompositor *subcompositor;
 	struct wl_buffer *clear_pixel; /* one transparent pixel (edges.c) */
+	struct rv_text_input text_input;
 
 	struct rv_connection connection;
 	struct rv_seat seat;

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "output.h"
 #include "present.h"
+#include "textinput.h"
 #include "window.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -559,6 +560,7 @@ void window_destroy(struct rv_window *window)
 	window_destroy_if(viewer, is_child_of, window);
 	constraint_window_gone(window);
 	input_window_gone(viewer, window);
+	textinput_window_gone(window);
 	edges_finish(window);
 	present_finish(window);
 	drop_role(window);

@@ -25,6 +25,13 @@
  * "unconfined". The I key asks that the desktop's shortcuts reach the app
  * (keyboard-shortcuts-inhibit) and O withdraws that; the answers print
  * "inhibit-active" and "inhibit-inactive".
+ *
+ * Where it offers text-input-unstable-v3, the app takes text from input
+ * methods while it has keyboard focus: surrounding text "hello world" with
+ * the caret after "hello", content hint spellcheck (2) and purpose email (6),
+ * and its caret at 30,40 2x16 on the main surface. It prints "ti-enter",
+ * "ti-leave", "ti-preedit TEXT|BEGIN|END", "ti-commit TEXT",
+ * "ti-delete BEFORE AFTER" and "ti-done".
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -39,6 +46,7 @@
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 struct app {
@@ -59,6 +67,8 @@ struct app {
 	struct zwp_confined_pointer_v1 *confine;
 	struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
 	struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+	struct zwp_text_input_manager_v3 *text_input_manager;
+	struct zwp_text_input_v3 *text_input;
 	struct wl_keyboard *keyboard;
 	struct wl_touch *touch;
 	struct xkb_context *xkb;
@@ -375,6 +385,61 @@ static void keyboard_leave(void *data, struct wl_keyboard *k, uint32_t serial,
 	fflush(stdout);
 }
 
+static void ti_enter(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface)
+{
+	printf("ti-enter\n");
+	fflush(stdout);
+	zwp_text_input_v3_enable(ti);
+	zwp_text_input_v3_set_surrounding_text(ti, "hello world", 5, 5);
+	zwp_text_input_v3_set_text_change_cause(ti, ZWP_TEXT_INPUT_V3_CHANGE_CAUSE_OTHER);
+	zwp_text_input_v3_set_content_type(ti, ZWP_TEXT_INPUT_V3_CONTENT_HINT_SPELLCHECK,
+		ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_EMAIL);
+	zwp_text_input_v3_set_cursor_rectangle(ti, 30, 40, 2, 16);
+	zwp_text_input_v3_commit(ti);
+}
+
+static void ti_leave(void *data, struct zwp_text_input_v3 *ti, struct wl_surface *surface)
+{
+	printf("ti-leave\n");
+	fflush(stdout);
+	zwp_text_input_v3_disable(ti);
+	zwp_text_input_v3_commit(ti);
+}
+
+static void ti_preedit(void *data, struct zwp_text_input_v3 *ti, const char *text, int32_t begin,
+	int32_t end)
+{
+	printf("ti-preedit %s|%d|%d\n", text ? text : "", begin, end);
+	fflush(stdout);
+}
+
+static void ti_commit(void *data, struct zwp_text_input_v3 *ti, const char *text)
+{
+	printf("ti-commit %s\n", text ? text : "");
+	fflush(stdout);
+}
+
+static void ti_delete(void *data, struct zwp_text_input_v3 *ti, uint32_t before, uint32_t after)
+{
+	printf("ti-delete %u %u\n", before, after);
+	fflush(stdout);
+}
+
+static void ti_done(void *data, struct zwp_text_input_v3 *ti, uint32_t serial)
+{
+	printf("ti-done\n");
+	fflush(stdout);
+}
+
+static const struct zwp_text_input_v3_listener text_input_listener = {
+	.enter = ti_enter,
+	.leave = ti_leave,
+	.preedit_string = ti_preedit,
+	.commit_string = ti_commit,
+	.delete_surrounding_text = ti_delete,
+	.done = ti_done,
+};
+
 static void say(const char *what)
 {
 	printf("%s\n", what);
@@ -623,6 +688,9 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		0) {
 		app->inhibit_manager = wl_registry_bind(registry, name,
 			&zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
+	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
+		app->text_input_manager =
+			wl_registry_bind(registry, name, &zwp_text_input_manager_v3_interface, 1);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
 		app->constraints =
 			wl_registry_bind(registry, name, &zwp_pointer_constraints_v1_interface, 1);
@@ -696,6 +764,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "input-client: missing globals\n");
 		return 1;
 	}
+	if (app.text_input_manager && app.seat) {
+		app.text_input =
+			zwp_text_input_manager_v3_get_text_input(app.text_input_manager, app.seat);
+		zwp_text_input_v3_add_listener(app.text_input, &text_input_listener, &app);
+	}
 	app.main = wl_compositor_create_surface(app.compositor);
 	app.sub = wl_compositor_create_surface(app.compositor);
 	struct wl_subsurface *subsurface =
@@ -747,6 +820,12 @@ int main(int argc, char **argv)
 	}
 	if (app.inhibit_manager) {
 		zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(app.inhibit_manager);
+	}
+	if (app.text_input) {
+		zwp_text_input_v3_destroy(app.text_input);
+	}
+	if (app.text_input_manager) {
+		zwp_text_input_manager_v3_destroy(app.text_input_manager);
 	}
 	if (app.pointer) {
 		wl_pointer_destroy(app.pointer);

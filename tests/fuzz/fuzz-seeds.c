@@ -113,6 +113,16 @@ int main(int argc, char **argv)
 	m.frame_ack.window = 1;
 	m.frame_ack.seq = 3;
 	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_TEXT_INPUT_EVENT};
+	m.text_input_event.window = 1;
+	m.text_input_event.flags = WIRE_TEXT_INPUT_PREEDIT;
+	m.text_input_event.preedit_cursor_begin = 0;
+	m.text_input_event.preedit_cursor_end = 3;
+	m.text_input_event.preedit = "abc";
+	m.text_input_event.preedit_len = 3;
+	m.text_input_event.commit = "de";
+	m.text_input_event.commit_len = 2;
+	wire_encode(&buf, &m);
 	static const uint8_t opus[] = {0xfc, 0xff, 0xfe}; /* a silent 10 ms packet */
 	m = (struct wire_msg){.type = WIRE_AUDIO};
 	m.audio.time_us = 1000000;
@@ -146,6 +156,16 @@ int main(int argc, char **argv)
 	m = (struct wire_msg){.type = WIRE_HOST_NAME};
 	m.host_name.text = "build-7";
 	m.host_name.len = 7;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_TEXT_INPUT};
+	m.text_input.window = 1;
+	m.text_input.flags = WIRE_TEXT_INPUT_ENABLED;
+	m.text_input.cursor = 5;
+	m.text_input.anchor = 5;
+	m.text_input.rect_width = 2;
+	m.text_input.rect_height = 16;
+	m.text_input.text = "hello world";
+	m.text_input.text_len = 11;
 	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_WINDOW_GRAB};
 	m.window_grab.window = 1;

@@ -31,7 +31,7 @@ static const struct wlr_data_source_impl remote_impl;
 static const struct wlr_primary_selection_source_impl remote_primary_impl;
 
 /* Asks the viewer for the data, to be written to fd. */
-static void request_from_viewer(struct rc_server *server, enum wire_selection_kind kind,
+void clipboard_request_from_viewer(struct rc_server *server, enum wire_selection_kind kind,
 	const char *mime, int fd)
 {
 	struct rc_clipboard *c = &server->clipboard;
@@ -49,7 +49,7 @@ static void request_from_viewer(struct rc_server *server, enum wire_selection_ki
 static void remote_send(struct wlr_data_source *source, const char *mime, int32_t fd)
 {
 	struct remote_source *r = wl_container_of(source, r, base);
-	request_from_viewer(r->server, WIRE_SELECTION_CLIPBOARD, mime, fd);
+	clipboard_request_from_viewer(r->server, WIRE_SELECTION_CLIPBOARD, mime, fd);
 }
 
 static void remote_destroy(struct wlr_data_source *source)
@@ -67,7 +67,7 @@ static void remote_primary_send(struct wlr_primary_selection_source *source, con
 	int fd)
 {
 	struct remote_source *r = wl_container_of(source, r, primary);
-	request_from_viewer(r->server, WIRE_SELECTION_PRIMARY, mime, fd);
+	clipboard_request_from_viewer(r->server, WIRE_SELECTION_PRIMARY, mime, fd);
 }
 
 static void remote_primary_destroy(struct wlr_primary_selection_source *source)
@@ -228,7 +228,8 @@ void clipboard_request(struct rc_server *server, const struct wire_transfer_requ
 {
 	struct rc_clipboard *c = &server->clipboard;
 	enum wire_selection_kind kind = msg->kind;
-	struct wl_array *types = app_mime_types(server, kind);
+	/* A drag's data goes from the local desktop to the apps, not back. */
+	struct wl_array *types = kind == WIRE_SELECTION_DND ? NULL : app_mime_types(server, kind);
 	const char *mime = msg->mime;
 	size_t len = msg->mime_len;
 	char type[WIRE_MAX_MIME + 1];

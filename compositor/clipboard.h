@@ -26,4 +26,9 @@ void clipboard_offer_all(struct rc_server *server);
 /* Pastes in progress end; the local selection is out of reach now. */
 void clipboard_viewer_gone(struct rc_server *server);
 
+/* Asks the viewer for its selection of kind (or the drag's data) as mime,
+ * written to fd (taken). */
+void clipboard_request_from_viewer(struct rc_server *server, enum wire_selection_kind kind,
+	const char *mime, int fd);
+
 #endif

@@ -11,6 +11,7 @@
 #include "constraint.h"
 #include "cursor.h"
 #include "decoration.h"
+#include "dnd.h"
 #include "dispatch.h"
 #include "input.h"
 #include "log.h"
@@ -218,6 +219,23 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 			decoration_viewer_refused(server, msg->decoration_mode.window);
 		}
 		break;
+	case WIRE_DND_ENTER:
+		if ((window = mapped_window(server, msg->dnd_enter.window))) {
+			dnd_enter(server, window, &msg->dnd_enter);
+		}
+		break;
+	case WIRE_DND_MOTION:
+		dnd_motion(server, &msg->dnd_motion);
+		break;
+	case WIRE_DND_LEAVE:
+		dnd_leave(server);
+		break;
+	case WIRE_DND_DROP:
+		dnd_drop(server);
+		break;
+	case WIRE_DND_ACTION:
+		dnd_action(server, &msg->dnd_action);
+		break;
 	case WIRE_TOUCH_DOWN:
 		if ((window = mapped_window(server, msg->touch_down.window))) {
 			input_touch_down(server, window, &msg->touch_down);
@@ -283,6 +301,7 @@ static void handle_closed(void *data)
 		window_set_activated(window, false);
 	}
 	input_viewer_gone(server);
+	dnd_viewer_gone(server);
 	sound_viewer_changed(server, false);
 	record_update(server);
 	if (server->options.stdio && server->running) {

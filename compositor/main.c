@@ -29,6 +29,7 @@
 #include "cursor.h"
 #include "damage.h"
 #include "decoration.h"
+#include "dnd.h"
 #include "dispatch.h"
 #include "input.h"
 #include "listen.h"
@@ -260,6 +261,7 @@ static bool create_compositor(struct rc_server *server)
 		return false;
 	}
 	damage_init(server);
+	dnd_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
 		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server)) {
 		return false;

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "connection.h"
 #include "encode.h"
+#include "mime.h"
 #include "idmap.h"
 #include "session.h"
 #include "transfer.h"
@@ -184,6 +185,21 @@ struct rc_input {
 	uint32_t npresses;
 };
 
+/* A drag from the local desktop over a window (dnd.c). */
+struct rc_dnd {
+	struct rc_server *server;
+	bool active; /* between dnd_enter and dnd_leave or dnd_drop */
+	uint32_t window;
+	struct mime_list types;
+	uint32_t source_actions, action; /* action: the local desktop's choice */
+	/* The surface under it, the offer we made its app, and its answer. */
+	struct wlr_surface *surface;
+	struct wl_listener surface_destroy;
+	struct wl_resource *offer, *device;
+	char accepted[WIRE_MAX_MIME + 1]; /* "": none */
+	uint32_t dest_actions, preferred;
+};
+
 /* The cursor the app under the pointer set (cursor.c). */
 struct rc_cursor {
 	bool set; /* an app has set a cursor (or hidden it) */
@@ -239,6 +255,7 @@ struct rc_server {
 	struct rc_input input;
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;
+	struct rc_dnd dnd;
 	struct rc_sound *sound; /* NULL: the session is silent */
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	struct wl_list decorations; // rc_decoration::link

@@ -8,6 +8,7 @@
 
 #include "announce.h"
 #include "app.h"
+#include "dnd.h"
 #include "frame.h"
 #include "input.h"
 #include "log.h"
@@ -63,6 +64,7 @@ void window_finish(struct rc_window *window)
 		hide(window);
 	}
 	input_window_gone(server, window);
+	dnd_window_gone(server, window);
 	wl_list_remove(&window->link);
 	idmap_remove(&server->window_ids, window->id);
 	clock_finish(&window->clock);
@@ -151,6 +153,7 @@ void window_unmap(struct rc_window *window)
 	window->mapped = false;
 	hide(window);
 	input_window_gone(window->server, window);
+	dnd_window_gone(window->server, window);
 	app_check_exit(window->server);
 }
 

@@ -57,6 +57,11 @@
 	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8) \
 	X(SHORTCUTS_INHIBIT_STATE, shortcuts_inhibit_state, 0x011b, VIEWER, 8) \
 	X(TEXT_INPUT_EVENT, text_input_event, 0x011c, VIEWER, 28) \
+	X(DND_ENTER, dnd_enter, 0x011d, VIEWER, 20) \
+	X(DND_MOTION, dnd_motion, 0x011e, VIEWER, 8) \
+	X(DND_LEAVE, dnd_leave, 0x011f, VIEWER, 0) \
+	X(DND_DROP, dnd_drop, 0x0120, VIEWER, 0) \
+	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -80,6 +85,8 @@
 	X(WINDOW_GRAB, window_grab, 0x0214, SERVER, 24) \
 	X(HOST_NAME, host_name, 0x0215, SERVER, 0) \
 	X(TEXT_INPUT, text_input, 0x0216, SERVER, 44) \
+	X(DND_STATUS, dnd_status, 0x0217, SERVER, 8) \
+	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -260,7 +267,7 @@
 	REST(types, uint8_t, types_len, 0, WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME))
 #define WIRE_TRANSFER_REQUEST_FIELDS \
 	FIELD(u32, id) /* chosen by the requester */ \
-	RANGE(u32, kind, 0, WIRE_SELECTION_PRIMARY) \
+	RANGE(u32, kind, 0, WIRE_SELECTION_DND) \
 	COUNT(u32, mime_len, 1, WIRE_MAX_MIME, mime, char, 1)
 #define WIRE_TRANSFER_DATA_FIELDS \
 	FIELD(u32, id) \
@@ -333,6 +340,25 @@
 	RANGE(u32, delete_after, 0, WIRE_MAX_TEXT_INPUT) \
 	COUNT(u16, preedit_len, 0, WIRE_MAX_TEXT_INPUT, preedit, char, 1) \
 	COUNT(u16, commit_len, 0, WIRE_MAX_TEXT_INPUT, commit, char, 1)
+
+#define WIRE_DND_ENTER_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	BITS(u32, source_actions, WIRE_DND_ALL) \
+	RANGE(u32, count, 1, WIRE_MAX_MIME_TYPES) \
+	REST(types, uint8_t, types_len, 3, WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME))
+#define WIRE_DND_MOTION_FIELDS \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION)
+#define WIRE_DND_LEAVE_FIELDS NONE
+#define WIRE_DND_DROP_FIELDS NONE
+#define WIRE_DND_ACTION_FIELDS BITS(u32, action, WIRE_DND_ALL) /* one, or none */
+#define WIRE_DND_STATUS_FIELDS \
+	BITS(u32, actions, WIRE_DND_ALL) \
+	BITS(u32, preferred, WIRE_DND_ALL) /* one, or none */ \
+	REST(mime, char, mime_len, 0, WIRE_MAX_MIME) /* accepted; empty: none */
+#define WIRE_DND_FINISH_FIELDS NONE
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
 

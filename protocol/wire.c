@@ -446,6 +446,21 @@ static enum wire_status check_frame(const struct wire_frame *f, char *err, size_
 }
 
 /* The checks that span fields. */
+/* Exactly count well-formed MIME types (u16 length, bytes) fill types. */
+static bool types_fit(uint32_t count, const uint8_t *packed, uint32_t types_len)
+{
+	size_t pos = 0;
+	for (uint32_t n = 0; n < count; n++) {
+		size_t left = types_len - pos;
+		size_t len = left < 2 ? 0 : (size_t)packed[pos] | (size_t)packed[pos + 1] << 8;
+		if (len == 0 || len > WIRE_MAX_MIME || len > left - 2) {
+			return false;
+		}
+		pos += 2 + len;
+	}
+	return pos == types_len;
+}
+
 static enum wire_status check_message(const struct wire_msg *msg, char *err, size_t err_size)
 {
 	switch (msg->type) {
@@ -535,23 +550,27 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 		}
 		break;
 	}
-	case WIRE_SELECTION: {
-		/* Exactly count well-formed types fill the body. */
-		const struct wire_selection *s = &msg->selection;
-		size_t pos = 0;
-		for (uint32_t n = 0; n < s->count; n++) {
-			size_t left = s->types_len - pos;
-			size_t len = left < 2
-				? 0
-				: (size_t)s->types[pos] | (size_t)s->types[pos + 1] << 8;
-			if (len == 0 || len > WIRE_MAX_MIME || len > left - 2) {
-				INVALID("selection MIME types do not match their count %u",
-					s->count);
-			}
-			pos += 2 + len;
+	case WIRE_SELECTION:
+		if (!types_fit(msg->selection.count, msg->selection.types,
+			    msg->selection.types_len)) {
+			INVALID("selection MIME types do not match their count %u",
+				msg->selection.count);
 		}
-		if (pos != s->types_len) {
-			INVALID("selection MIME types do not match their count %u", s->count);
+		break;
+	case WIRE_DND_ENTER:
+		if (!types_fit(msg->dnd_enter.count, msg->dnd_enter.types,
+			    msg->dnd_enter.types_len)) {
+			INVALID("dnd_enter MIME types do not match their count %u",
+				msg->dnd_enter.count);
+		}
+		break;
+	case WIRE_DND_ACTION:
+	case WIRE_DND_STATUS: {
+		uint32_t one = msg->type == WIRE_DND_ACTION ? msg->dnd_action.action
+							    : msg->dnd_status.preferred;
+		if (one & (one - 1)) {
+			INVALID("%s names more than one action (%u)", wire_type_name(msg->type),
+				one);
 		}
 		break;
 	}

@@ -122,6 +122,15 @@ enum wire_toplevel_state {
 enum wire_selection_kind {
 	WIRE_SELECTION_CLIPBOARD = 0,
 	WIRE_SELECTION_PRIMARY = 1,
+	WIRE_SELECTION_DND = 2, /* 3.1, transfer_request only: the drag's data */
+};
+
+/* Drag and drop actions, as wl_data_device_manager's. */
+enum wire_dnd_actions {
+	WIRE_DND_COPY = 1u << 0,
+	WIRE_DND_MOVE = 1u << 1,
+	WIRE_DND_ASK = 1u << 2,
+	WIRE_DND_ALL = 7,
 };
 
 enum wire_transfer_flags {

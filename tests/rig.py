@@ -33,6 +33,7 @@ SCROLL_CLIENT = os.path.join(TEST_CLIENTS, "scroll-client")
 VPOINTER = os.path.join(TEST_CLIENTS, "vpointer")
 VKEYBOARD = os.path.join(TEST_CLIENTS, "vkeyboard")
 IM_CLIENT = os.path.join(TEST_CLIENTS, "im-client")
+DND_CLIENT = os.path.join(TEST_CLIENTS, "dnd-client")
 TONE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tone.py")
 
 

@@ -171,6 +171,24 @@ static struct wire_msg sample(enum wire_type type)
 		m.selection = (struct wire_selection){WIRE_SELECTION_PRIMARY, 2, mime_types,
 			2 + 10 + 2 + 11};
 		break;
+	case WIRE_DND_ENTER:
+		m.dnd_enter = (struct wire_dnd_enter){3, WIRE_MIN_POSITION, WIRE_MAX_POSITION,
+			WIRE_DND_ALL, 2, mime_types, 2 + 10 + 2 + 11};
+		break;
+	case WIRE_DND_MOTION:
+		m.dnd_motion = (struct wire_dnd_motion){-256, 256 * 77};
+		break;
+	case WIRE_DND_LEAVE:
+	case WIRE_DND_DROP:
+	case WIRE_DND_FINISH:
+		break;
+	case WIRE_DND_ACTION:
+		m.dnd_action.action = WIRE_DND_ASK;
+		break;
+	case WIRE_DND_STATUS:
+		m.dnd_status = (struct wire_dnd_status){WIRE_DND_COPY | WIRE_DND_MOVE,
+			WIRE_DND_MOVE, "text/plain", 10};
+		break;
 	case WIRE_TRANSFER_REQUEST:
 		m.transfer_request = (struct wire_transfer_request){77, WIRE_SELECTION_CLIPBOARD,
 			24, "text/plain;charset=utf-8"};
@@ -616,6 +634,19 @@ static void test_text_input_offsets(void)
 	expect_invalid(&m, "preedit");
 }
 
+static void test_dnd_checks(void)
+{
+	struct wire_msg m = sample(WIRE_DND_ENTER);
+	m.dnd_enter.count = 3; /* two types in the body */
+	expect_invalid(&m, "MIME");
+	m = sample(WIRE_DND_ACTION);
+	m.dnd_action.action = WIRE_DND_COPY | WIRE_DND_MOVE;
+	expect_invalid(&m, "more than one action");
+	m = sample(WIRE_DND_STATUS);
+	m.dnd_status.preferred = WIRE_DND_ALL;
+	expect_invalid(&m, "more than one action");
+}
+
 static void test_cursor_pixels(void)
 {
 	struct wire_msg m = sample(WIRE_CURSOR);
@@ -955,6 +986,7 @@ int main(int argc, char **argv)
 		{"own_parent", test_own_parent},
 		{"grab_edges", test_grab_edges},
 		{"text_input_offsets", test_text_input_offsets},
+		{"dnd_checks", test_dnd_checks},
 		{"cursor_pixels", test_cursor_pixels},
 		{"mime_types", test_mime_types},
 		{"keys", test_keys},

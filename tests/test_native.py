@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_VIEW, Failure, InputMethod, VirtualKeyboard,
+from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, RCOMP_VIEW, Failure, InputMethod, VirtualKeyboard,
                  VirtualPointer, hello, message, read_messages, records, wait_for)
 
 GTK_APP_ID = "gtk3-demo"
@@ -265,3 +265,47 @@ def test_the_caret_rectangle_reaches_the_desktop_in_window_coordinates(desktop):
         preedit + commit)))
     wait_for("the text in the app", lambda: app_lines(desktop, "app-run", "ti-")[-3:] == [
         "ti-commit 変換", "ti-preedit 候補|0|6", "ti-done"])
+
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h
+
+
+DND_BYTES = bytes((i * 31 + 7) & 0xff for i in range(300000))
+DND_APART = ('for_window [app_id="dnd-local"] move position 0 0\n'
+             'for_window [app_id="dnd-remote"] move position 600 0\n')
+
+
+@pytest.mark.desktop(extra=DND_APART)
+def test_a_drag_from_a_local_app_drops_on_a_remote_one_with_its_data_and_action(desktop):
+    """A local app drags 300 KB (copy or move) onto a remote app that takes
+    them preferring move: the remote app gets every byte, both agree on
+    move, and the local source hears the drop done and finished."""
+    pointer = VirtualPointer(desktop)
+    desktop.start("dnd-local", [DND_CLIENT, "source", "dnd-local"], desktop.local_env)
+    server = desktop.start_server([DND_CLIENT, "target", "dnd-remote"])
+    desktop.start_viewer(server)
+    src = wait_for("the local source", lambda: desktop.window(app_id="dnd-local"))
+    dst = wait_for("the remote target", lambda: desktop.window(app_id="dnd-remote"))
+    sx, sy = src["rect"]["x"] + 150, src["rect"]["y"] + 100
+    tx, ty = dst["rect"]["x"] + 150, dst["rect"]["y"] + 100
+    pointer.send("move %d %d" % (sx, sy))
+    time.sleep(0.3)
+    pointer.send("press %d" % BTN_LEFT)
+    wait_for("the drag to start", lambda: "source-drag-started" in desktop.read_log("dnd-local"))
+    for i in range(1, 21):
+        pointer.send("move %d %d" % (sx + (tx - sx) * i // 20, sy + (ty - sy) * i // 20))
+        time.sleep(0.02)
+    wait_for("the remote app to accept the drag", lambda: "source-target application/x-rcomp-test"
+             in desktop.read_log("dnd-local"))
+    pointer.send("release %d" % BTN_LEFT)
+    expected = "target-dropped %d %d action 2" % (len(DND_BYTES), fnv1a(DND_BYTES))
+    wait_for("the data in the remote app", lambda: expected in desktop.read_log("rcomp-run"))
+    wait_for("the local source to hear it finished",
+             lambda: "source-finished" in desktop.read_log("dnd-local"))
+    local = desktop.read_log("dnd-local")
+    assert "source-drop-performed" in local and "source-action 2" in local
+    assert "source-cancelled" not in local

@@ -21,6 +21,8 @@ struct rv_offer {
 	bool primary;
 	bool own;
 	struct mime_list types;
+	uint32_t source_actions; /* a drag's */
+	struct rv_viewer *viewer;
 };
 
 static void offer_destroy(struct rv_offer *offer)
@@ -48,10 +50,20 @@ static void data_offer_offer(void *data, struct wl_data_offer *proxy, const char
 
 static void data_offer_source_actions(void *data, struct wl_data_offer *proxy, uint32_t actions)
 {
+	struct rv_offer *offer = data;
+	offer->source_actions = actions & WIRE_DND_ALL;
 }
 
 static void data_offer_action(void *data, struct wl_data_offer *proxy, uint32_t action)
 {
+	/* The local desktop chose the drag's action: the app hears it. */
+	struct rv_offer *offer = data;
+	struct rv_viewer *viewer = offer->viewer;
+	if (viewer && viewer->clipboard.dnd_offer == offer && (action & (action - 1)) == 0) {
+		struct wire_msg msg = {.type = WIRE_DND_ACTION,
+			.dnd_action = {.action = action & WIRE_DND_ALL}};
+		connection_send(viewer, &msg);
+	}
 }
 
 static const struct wl_data_offer_listener data_offer_listener = {
@@ -137,29 +149,134 @@ static void data_device_data_offer(void *data, struct wl_data_device *device,
 		return;
 	}
 	offer->proxy = proxy;
+	offer->viewer = data;
 	wl_data_offer_add_listener(proxy, &data_offer_listener, offer);
+}
+
+/* Drags from the local desktop over our windows go to the apps under them;
+ * the server answers for the apps (dnd_status) and fetches the data when
+ * one takes the drop (a transfer of kind WIRE_SELECTION_DND). */
+static struct rv_window *picture_window(struct rv_viewer *viewer, struct wl_surface *surface)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		if (window->surface == surface && surface) {
+			return window;
+		}
+	}
+	return NULL;
+}
+
+static void dnd_forget(struct rv_clipboard *c)
+{
+	if (c->dnd_offer) {
+		offer_destroy(c->dnd_offer);
+		c->dnd_offer = NULL;
+	}
+	c->dnd_window = 0;
 }
 
 static void data_device_enter(void *data, struct wl_data_device *device, uint32_t serial,
 	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *proxy)
 {
-	/* Drag and drop is not forwarded: refuse it. */
-	if (proxy) {
-		offer_destroy(wl_data_offer_get_user_data(proxy));
+	struct rv_viewer *viewer = data;
+	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_offer *offer = proxy ? wl_data_offer_get_user_data(proxy) : NULL;
+	struct rv_window *window = picture_window(viewer, surface);
+	dnd_forget(c);
+	if (!offer || !window || offer->types.count == 0 || !viewer->connection.welcomed ||
+		viewer->connection.server_minor < 1) {
+		/* Not over a remote app, or none to give it to: refuse it. */
+		offer_destroy(offer);
+		return;
 	}
+	c->dnd_offer = offer;
+	c->dnd_window = window->id;
+	c->dnd_serial = serial;
+	log_debug("a local drag entered window %u (%u types)", window->id, offer->types.count);
+	struct wire_msg msg = {
+		.type = WIRE_DND_ENTER,
+		.dnd_enter =
+			{
+				.window = window->id,
+				.x = x,
+				.y = y,
+				.source_actions = offer->source_actions,
+				.count = offer->types.count,
+				.types = offer->types.packed,
+				.types_len = offer->types.used,
+			},
+	};
+	connection_send(viewer, &msg);
 }
 
 static void data_device_leave(void *data, struct wl_data_device *device)
 {
+	struct rv_viewer *viewer = data;
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->dnd_offer) {
+		connection_send(viewer, &(struct wire_msg){.type = WIRE_DND_LEAVE});
+		dnd_forget(c);
+	}
 }
 
 static void data_device_motion(void *data, struct wl_data_device *device, uint32_t time,
 	wl_fixed_t x, wl_fixed_t y)
 {
+	struct rv_viewer *viewer = data;
+	if (viewer->clipboard.dnd_offer) {
+		struct wire_msg msg = {.type = WIRE_DND_MOTION, .dnd_motion = {.x = x, .y = y}};
+		connection_send(viewer, &msg);
+	}
 }
 
 static void data_device_drop(void *data, struct wl_data_device *device)
 {
+	struct rv_viewer *viewer = data;
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (!c->dnd_offer) {
+		return;
+	}
+	connection_send(viewer, &(struct wire_msg){.type = WIRE_DND_DROP});
+	/* Kept until the app has its data (dnd_finish). */
+	offer_destroy(c->dnd_dropped);
+	c->dnd_dropped = c->dnd_offer;
+	c->dnd_offer = NULL;
+	c->dnd_window = 0;
+}
+
+void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status *msg)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (!c->dnd_offer) {
+		return; /* the drag left meanwhile */
+	}
+	char type[WIRE_MAX_MIME + 1];
+	memcpy(type, msg->mime, msg->mime_len);
+	type[msg->mime_len] = '\0';
+	bool accepted =
+		msg->mime_len > 0 && mime_list_has(&c->dnd_offer->types, type, msg->mime_len);
+	wl_data_offer_accept(c->dnd_offer->proxy, c->dnd_serial, accepted ? type : NULL);
+	if (wl_data_offer_get_version(c->dnd_offer->proxy) >=
+		WL_DATA_OFFER_SET_ACTIONS_SINCE_VERSION) {
+		uint32_t preferred = msg->preferred & msg->actions;
+		wl_data_offer_set_actions(c->dnd_offer->proxy, msg->actions, preferred);
+	}
+}
+
+void clipboard_dnd_finish(struct rv_viewer *viewer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (!c->dnd_dropped) {
+		return;
+	}
+	if (wl_data_offer_get_version(c->dnd_dropped->proxy) >=
+		WL_DATA_OFFER_FINISH_SINCE_VERSION) {
+		wl_data_offer_finish(c->dnd_dropped->proxy);
+	}
+	offer_destroy(c->dnd_dropped);
+	c->dnd_dropped = NULL;
 }
 
 static void data_device_selection(void *data, struct wl_data_device *device,
@@ -343,7 +460,9 @@ void clipboard_input_serial(struct rv_viewer *viewer)
 void clipboard_request(struct rv_viewer *viewer, const struct wire_transfer_request *msg)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
-	struct rv_offer *offer = c->selection[msg->kind];
+	struct rv_offer *offer = msg->kind == WIRE_SELECTION_DND
+		? (c->dnd_dropped ? c->dnd_dropped : c->dnd_offer)
+		: c->selection[msg->kind];
 	char type[WIRE_MAX_MIME + 1];
 	size_t len = msg->mime_len;
 	memcpy(type, msg->mime, len);
@@ -399,7 +518,11 @@ void clipboard_link_up(struct rv_viewer *viewer)
 
 void clipboard_link_down(struct rv_viewer *viewer)
 {
-	transfers_finish(&viewer->clipboard.transfers);
+	struct rv_clipboard *c = &viewer->clipboard;
+	transfers_finish(&c->transfers);
+	/* A dropped drag's data can no longer be fetched. */
+	offer_destroy(c->dnd_dropped);
+	c->dnd_dropped = NULL;
 }
 
 static void transfer_send(void *data, const struct wire_msg *msg)
@@ -474,6 +597,9 @@ void clipboard_finish(struct rv_viewer *viewer)
 		offer_destroy(c->selection[k]);
 		c->selection[k] = NULL;
 	}
+	dnd_forget(c);
+	offer_destroy(c->dnd_dropped);
+	c->dnd_dropped = NULL;
 	if (c->source) {
 		wl_data_source_destroy(c->source);
 	}

@@ -32,4 +32,9 @@ int clipboard_expire(struct rv_viewer *viewer);
 void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);
 void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
 
+/* The app under a local drag answered (dnd_status); the one that took a
+ * drop has its data (dnd_finish). */
+void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status *msg);
+void clipboard_dnd_finish(struct rv_viewer *viewer);
+
 #endif

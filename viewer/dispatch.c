@@ -210,6 +210,12 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			window_request(window, msg->window_request.request);
 		}
 		break;
+	case WIRE_DND_STATUS:
+		clipboard_dnd_status(viewer, &msg->dnd_status);
+		break;
+	case WIRE_DND_FINISH:
+		clipboard_dnd_finish(viewer);
+		break;
 	case WIRE_TEXT_INPUT:
 		if ((window = known_window(viewer, msg, msg->text_input.window))) {
 			textinput_state(window, &msg->text_input);

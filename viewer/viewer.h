@@ -258,6 +258,10 @@ struct rv_clipboard {
 	struct wl_data_device *device;
 	struct zwp_primary_selection_device_v1 *primary_device;
 	struct rv_offer *selection[2]; /* the local selections, by kind */
+	/* A local drag over a window, and the last one dropped on one (kept
+	 * until the app has its data). */
+	struct rv_offer *dnd_offer, *dnd_dropped;
+	uint32_t dnd_window, dnd_serial;
 	struct wl_data_source *source; /* ours: the remote clipboard */
 	struct zwp_primary_selection_source_v1 *primary_source;
 	struct rv_remote remote[2];

@@ -1,0 +1,355 @@
+/*
+ * Drags from the local desktop into the apps. While the viewer's drag is
+ * over a window, the app's surface under it gets a drag as a local app's
+ * would: a wl_data_offer of ours with the drag's types and actions, then
+ * enter, motion, leave or drop on its data device. What the app accepts
+ * goes back to the viewer (dnd_status), which answers the local desktop
+ * with it; the data, when the app receives it, is fetched from the viewer
+ * like a paste (a transfer of kind WIRE_SELECTION_DND).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_seat.h>
+
+#include "clipboard.h"
+#include "connection.h"
+#include "dnd.h"
+#include "log.h"
+#include "monotonic.h"
+#include "window.h"
+
+static void offer_inert(struct rc_dnd *d);
+
+static struct rc_dnd *dnd_of(struct wl_resource *offer)
+{
+	return wl_resource_get_user_data(offer);
+}
+
+static void tell_status(struct rc_dnd *d)
+{
+	struct rc_server *server = d->server;
+	if (!server_watched(server)) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_DND_STATUS,
+		.dnd_status =
+			{
+				.actions = d->dest_actions & WIRE_DND_ALL,
+				.preferred = d->preferred,
+				.mime = d->accepted,
+				.mime_len = (uint32_t)strlen(d->accepted),
+			},
+	};
+	connection_send(server->connection, &msg);
+}
+
+static void offer_accept(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
+	const char *mime)
+{
+	struct rc_dnd *d = dnd_of(resource);
+	if (!d || d->offer != resource) {
+		return;
+	}
+	size_t len = mime ? strlen(mime) : 0;
+	if (len > WIRE_MAX_MIME || (mime && !mime_list_has(&d->types, mime, len))) {
+		len = 0; /* a type we never offered: no acceptance */
+	}
+	memcpy(d->accepted, mime ? mime : "", len);
+	d->accepted[len] = '\0';
+	tell_status(d);
+}
+
+static void offer_receive(struct wl_client *client, struct wl_resource *resource, const char *mime,
+	int32_t fd)
+{
+	struct rc_dnd *d = dnd_of(resource);
+	if (!d || d->offer != resource || !mime_list_has(&d->types, mime, strlen(mime))) {
+		close(fd);
+		return;
+	}
+	clipboard_request_from_viewer(d->server, WIRE_SELECTION_DND, mime, fd);
+}
+
+static void offer_destroy(struct wl_client *client, struct wl_resource *resource)
+{
+	wl_resource_destroy(resource);
+}
+
+static void offer_finish(struct wl_client *client, struct wl_resource *resource)
+{
+	/* Before a drop: a client error the protocol names; ignored here. */
+}
+
+static void offer_set_actions(struct wl_client *client, struct wl_resource *resource,
+	uint32_t actions, uint32_t preferred)
+{
+	struct rc_dnd *d = dnd_of(resource);
+	if (!d || d->offer != resource) {
+		return;
+	}
+	d->dest_actions = actions & WIRE_DND_ALL;
+	d->preferred = (preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0;
+	tell_status(d);
+}
+
+/* A dropped drag's offer: the app receives its data and finishes, even
+ * while the next drag is under way. */
+struct rc_dropped {
+	struct rc_server *server;
+	struct mime_list types;
+	bool finished;
+};
+
+static void dropped_accept(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
+	const char *mime)
+{
+}
+
+static void dropped_receive(struct wl_client *client, struct wl_resource *resource,
+	const char *mime, int32_t fd)
+{
+	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
+	if (!mime_list_has(&dropped->types, mime, strlen(mime))) {
+		close(fd);
+		return;
+	}
+	clipboard_request_from_viewer(dropped->server, WIRE_SELECTION_DND, mime, fd);
+}
+
+static void dropped_finish(struct wl_client *client, struct wl_resource *resource)
+{
+	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
+	if (!dropped->finished && server_watched(dropped->server)) {
+		connection_send(dropped->server->connection,
+			&(struct wire_msg){.type = WIRE_DND_FINISH});
+	}
+	dropped->finished = true;
+}
+
+static void dropped_set_actions(struct wl_client *client, struct wl_resource *resource,
+	uint32_t actions, uint32_t preferred)
+{
+}
+
+static const struct wl_data_offer_interface dropped_impl = {
+	.accept = dropped_accept,
+	.receive = dropped_receive,
+	.destroy = offer_destroy,
+	.finish = dropped_finish,
+	.set_actions = dropped_set_actions,
+};
+
+static void handle_dropped_destroy(struct wl_resource *resource)
+{
+	/* Gone without finish (version < 3, or the app gave up): done too. */
+	dropped_finish(NULL, resource);
+	free(wl_resource_get_user_data(resource));
+}
+
+static const struct wl_data_offer_interface offer_impl = {
+	.accept = offer_accept,
+	.receive = offer_receive,
+	.destroy = offer_destroy,
+	.finish = offer_finish,
+	.set_actions = offer_set_actions,
+};
+
+static void handle_offer_resource_destroy(struct wl_resource *resource)
+{
+	struct rc_dnd *d = dnd_of(resource);
+	if (d && d->offer == resource) {
+		d->offer = NULL;
+	}
+}
+
+/* The offer no longer speaks for the drag (left, or a new one). */
+static void offer_inert(struct rc_dnd *d)
+{
+	if (d->offer) {
+		wl_resource_set_user_data(d->offer, NULL);
+		d->offer = NULL;
+	}
+	d->device = NULL;
+	d->accepted[0] = '\0';
+	d->dest_actions = d->preferred = 0;
+	if (d->surface) {
+		wl_list_remove(&d->surface_destroy.link);
+		d->surface = NULL;
+	}
+}
+
+static void handle_surface_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_dnd *d = wl_container_of(listener, d, surface_destroy);
+	offer_inert(d);
+	tell_status(d);
+}
+
+/* The target's data device, with the offer made for it. */
+static bool enter_surface(struct rc_dnd *d, struct wlr_surface *surface, double sx, double sy)
+{
+	struct rc_server *server = d->server;
+	struct wl_client *client = wl_resource_get_client(surface->resource);
+	struct wlr_seat_client *seat_client = wlr_seat_client_for_wl_client(server->seat, client);
+	if (!seat_client || wl_list_empty(&seat_client->data_devices)) {
+		return false; /* an app without a data device takes no drops */
+	}
+	struct wl_resource *device = wl_resource_from_link(seat_client->data_devices.next);
+	uint32_t version = (uint32_t)wl_resource_get_version(device);
+	struct wl_resource *offer =
+		wl_resource_create(client, &wl_data_offer_interface, (int)version, 0);
+	if (!offer) {
+		wl_client_post_no_memory(client);
+		return false;
+	}
+	wl_resource_set_implementation(offer, &offer_impl, d, handle_offer_resource_destroy);
+	wl_data_device_send_data_offer(device, offer);
+	size_t pos = 0, len;
+	const char *mime;
+	struct wire_selection list = {.count = d->types.count,
+		.types = d->types.packed,
+		.types_len = d->types.used};
+	while (mime_next(&list, &pos, &mime, &len)) {
+		char type[WIRE_MAX_MIME + 1];
+		memcpy(type, mime, len);
+		type[len] = '\0';
+		wl_data_offer_send_offer(offer, type);
+	}
+	if (version >= WL_DATA_OFFER_SOURCE_ACTIONS_SINCE_VERSION) {
+		wl_data_offer_send_source_actions(offer, d->source_actions);
+	}
+	d->offer = offer;
+	d->device = device;
+	d->surface = surface;
+	d->surface_destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &d->surface_destroy);
+	wl_data_device_send_enter(device, wl_display_next_serial(server->display),
+		surface->resource, wl_fixed_from_double(sx), wl_fixed_from_double(sy), offer);
+	return true;
+}
+
+static void leave_surface(struct rc_dnd *d)
+{
+	if (d->device && d->offer) {
+		wl_data_device_send_leave(d->device);
+	}
+	offer_inert(d);
+}
+
+/* The drag at window coordinates x, y of window: the surface under it gets
+ * it (motion), or the one it left a leave and the new one an enter. */
+static void move_to(struct rc_dnd *d, struct rc_window *window, double x, double y)
+{
+	double sx = 0, sy = 0;
+	struct wlr_surface *surface = window
+		? wlr_surface_surface_at(window_surface(window), x + window->capture.geometry.x,
+			  y + window->capture.geometry.y, &sx, &sy)
+		: NULL;
+	if (surface == d->surface && surface) {
+		if (d->device) {
+			wl_data_device_send_motion(d->device, monotonic_msec(),
+				wl_fixed_from_double(sx), wl_fixed_from_double(sy));
+		}
+		return;
+	}
+	bool had = d->surface != NULL;
+	leave_surface(d);
+	if (surface) {
+		enter_surface(d, surface, sx, sy);
+	}
+	if (had || d->surface) {
+		tell_status(d); /* a new target has accepted nothing yet */
+	}
+}
+
+void dnd_init(struct rc_server *server)
+{
+	server->dnd.server = server;
+}
+
+void dnd_enter(struct rc_server *server, struct rc_window *window, const struct wire_dnd_enter *msg)
+{
+	struct rc_dnd *d = &server->dnd;
+	leave_surface(d);
+	struct wire_selection list = {.count = msg->count,
+		.types = msg->types,
+		.types_len = msg->types_len};
+	mime_list_from_msg(&d->types, &list);
+	d->source_actions = msg->source_actions;
+	d->window = window->id;
+	d->active = true;
+	log_debug("a local drag entered window %u (%u types)", window->id, msg->count);
+	move_to(d, window, msg->x / 256.0, msg->y / 256.0);
+}
+
+void dnd_motion(struct rc_server *server, const struct wire_dnd_motion *msg)
+{
+	struct rc_dnd *d = &server->dnd;
+	if (d->active) {
+		move_to(d, window_from_id(server, d->window), msg->x / 256.0, msg->y / 256.0);
+	}
+}
+
+void dnd_leave(struct rc_server *server)
+{
+	struct rc_dnd *d = &server->dnd;
+	leave_surface(d);
+	d->active = false;
+}
+
+void dnd_drop(struct rc_server *server)
+{
+	struct rc_dnd *d = &server->dnd;
+	if (!d->active) {
+		return;
+	}
+	d->active = false;
+	bool taken = d->device && d->offer && d->accepted[0] &&
+		(wl_resource_get_version(d->offer) < WL_DATA_OFFER_ACTION_SINCE_VERSION ||
+			d->action != 0);
+	if (!taken) {
+		leave_surface(d);
+		return;
+	}
+	struct rc_dropped *dropped = calloc(1, sizeof(*dropped));
+	if (!dropped) {
+		leave_surface(d);
+		return;
+	}
+	log_debug("a local drag dropped on window %u as %s", d->window, d->accepted);
+	dropped->server = server;
+	dropped->types = d->types;
+	/* The offer is the app's now, to receive from and finish. */
+	wl_resource_set_implementation(d->offer, &dropped_impl, dropped, handle_dropped_destroy);
+	wl_data_device_send_drop(d->device);
+	d->offer = NULL;
+	offer_inert(d);
+}
+
+void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg)
+{
+	struct rc_dnd *d = &server->dnd;
+	d->action = msg->action;
+	if (d->offer && wl_resource_get_version(d->offer) >= WL_DATA_OFFER_ACTION_SINCE_VERSION) {
+		wl_data_offer_send_action(d->offer, msg->action);
+	}
+}
+
+void dnd_viewer_gone(struct rc_server *server)
+{
+	struct rc_dnd *d = &server->dnd;
+	leave_surface(d);
+	d->active = false;
+}
+
+void dnd_window_gone(struct rc_server *server, struct rc_window *window)
+{
+	struct rc_dnd *d = &server->dnd;
+	if (d->active && d->window == window->id) {
+		leave_surface(d);
+		d->active = false;
+	}
+}

@@ -1,0 +1,18 @@
+/* Drags from the local desktop into the apps (dnd.c). */
+#ifndef RCOMP_DND_H
+#define RCOMP_DND_H
+
+#include "server.h"
+
+void dnd_init(struct rc_server *server);
+void dnd_enter(struct rc_server *server, struct rc_window *window,
+	const struct wire_dnd_enter *msg);
+void dnd_motion(struct rc_server *server, const struct wire_dnd_motion *msg);
+void dnd_leave(struct rc_server *server);
+void dnd_drop(struct rc_server *server);
+void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg);
+/* The viewer left, or the window went: the drag over it ends. */
+void dnd_viewer_gone(struct rc_server *server);
+void dnd_window_gone(struct rc_server *server, struct rc_window *window);
+
+#endif

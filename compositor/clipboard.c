@@ -16,6 +16,7 @@
 #include <wlr/types/wlr_seat.h>
 
 #include "clipboard.h"
+#include "dnd.h"
 #include "log.h"
 #include "mime.h"
 #include "monotonic.h"
@@ -228,8 +229,11 @@ void clipboard_request(struct rc_server *server, const struct wire_transfer_requ
 {
 	struct rc_clipboard *c = &server->clipboard;
 	enum wire_selection_kind kind = msg->kind;
-	/* A drag's data goes from the local desktop to the apps, not back. */
-	struct wl_array *types = kind == WIRE_SELECTION_DND ? NULL : app_mime_types(server, kind);
+	/* A drag's data: an app's drag dropped on a local app. */
+	struct wlr_data_source *drag_source = dnd_out_source(server);
+	struct wl_array *types = kind != WIRE_SELECTION_DND ? app_mime_types(server, kind)
+		: drag_source				    ? &drag_source->mime_types
+							    : NULL;
 	const char *mime = msg->mime;
 	size_t len = msg->mime_len;
 	char type[WIRE_MAX_MIME + 1];
@@ -241,7 +245,9 @@ void clipboard_request(struct rc_server *server, const struct wire_transfer_requ
 	memcpy(type, mime, len);
 	type[len] = '\0';
 	/* The source's owner writes to fds[1] (and it is closed here). */
-	if (kind == WIRE_SELECTION_CLIPBOARD) {
+	if (kind == WIRE_SELECTION_DND) {
+		wlr_data_source_send(drag_source, type, fds[1]);
+	} else if (kind == WIRE_SELECTION_CLIPBOARD) {
 		wlr_data_source_send(server->seat->selection_source, type, fds[1]);
 	} else {
 		wlr_primary_selection_source_send(server->seat->primary_selection_source, type,

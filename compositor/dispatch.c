@@ -236,6 +236,9 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_DND_ACTION:
 		dnd_action(server, &msg->dnd_action);
 		break;
+	case WIRE_DRAG_LOCAL:
+		dnd_drag_local(server, &msg->drag_local);
+		break;
 	case WIRE_TOUCH_DOWN:
 		if ((window = mapped_window(server, msg->touch_down.window))) {
 			input_touch_down(server, window, &msg->touch_down);

@@ -16,6 +16,7 @@
 #include "clipboard.h"
 #include "connection.h"
 #include "dnd.h"
+#include "input.h"
 #include "log.h"
 #include "monotonic.h"
 #include "window.h"
@@ -352,4 +353,162 @@ void dnd_window_gone(struct rc_server *server, struct rc_window *window)
 		leave_surface(d);
 		d->active = false;
 	}
+}
+
+/*
+ * Drags from the apps. wlroots carries an app's drag between the apps'
+ * surfaces; the viewer starts a local drag from the same press, so that
+ * over our windows the pointer keeps moving the app's drag (a drag between
+ * two remote windows stays remote), and elsewhere the local desktop carries
+ * it to local apps: drag_local says how that ended, and the app's source
+ * hears it as from a target of its own.
+ */
+static void forget_out(struct rc_server *server)
+{
+	struct rc_drag_out *out = &server->drag_out;
+	if (out->source) {
+		wl_list_remove(&out->source_destroy.link);
+		out->source = NULL;
+	}
+	if (out->drag) {
+		wl_list_remove(&out->drag_destroy.link);
+		out->drag = NULL;
+	}
+}
+
+static void handle_out_source_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_drag_out *out = wl_container_of(listener, out, source_destroy);
+	wl_list_remove(&out->source_destroy.link);
+	out->source = NULL;
+}
+
+static void handle_out_drag_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_drag_out *out = wl_container_of(listener, out, drag_destroy);
+	struct rc_server *server = wl_container_of(out, server, drag_out);
+	wl_list_remove(&out->drag_destroy.link);
+	out->drag = NULL;
+	if (!out->local) {
+		/* Ended among the apps (dropped on one, or cancelled). */
+		if (out->told && server_watched(server)) {
+			connection_send(server->connection,
+				&(struct wire_msg){.type = WIRE_DRAG_END});
+		}
+		if (out->source) {
+			wl_list_remove(&out->source_destroy.link);
+			out->source = NULL;
+		}
+	}
+}
+
+static void handle_request_start_drag(struct wl_listener *listener, void *data)
+{
+	struct rc_server *server = wl_container_of(listener, server, request_start_drag);
+	struct wlr_seat_request_start_drag_event *event = data;
+	struct wlr_seat *seat = server->seat;
+	if (!wlr_seat_validate_pointer_grab_serial(seat, event->origin, event->serial)) {
+		log_debug("a drag refused: its serial names no press");
+		if (event->drag->source) {
+			wlr_data_source_destroy(event->drag->source);
+		}
+		return;
+	}
+	forget_out(server);
+	struct rc_drag_out *out = &server->drag_out;
+	out->local = out->told = false;
+	out->drag = event->drag;
+	out->drag_destroy.notify = handle_out_drag_destroy;
+	wl_signal_add(&event->drag->events.destroy, &out->drag_destroy);
+	struct wlr_data_source *source = event->drag->source;
+	if (source) {
+		out->source = source;
+		out->source_destroy.notify = handle_out_source_destroy;
+		wl_signal_add(&source->events.destroy, &out->source_destroy);
+	}
+	wlr_seat_start_pointer_drag(seat, event->drag, event->serial);
+	/* The viewer carries it past our windows, if it can. */
+	struct rc_window *window = window_of_surface(server, event->origin);
+	uint32_t mark;
+	struct rc_connection *conn = server->connection;
+	if (!source || !window || !window->announced || !server_watched(server) ||
+		conn->minor < 1 || !input_press_mark(server, event->serial, &mark)) {
+		return;
+	}
+	struct mime_list types = {0};
+	char **t;
+	wl_array_for_each(t, &source->mime_types)
+	{
+		mime_list_add(&types, *t, strlen(*t));
+	}
+	if (types.count == 0) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_DRAG_START,
+		.drag_start =
+			{
+				.window = window->id,
+				.mark = mark,
+				.source_actions = source->actions & WIRE_DND_ALL,
+				.count = types.count,
+				.types = types.packed,
+				.types_len = types.used,
+			},
+	};
+	connection_send(conn, &msg);
+	out->told = true;
+	log_debug("window %u started a drag (%u types)", window->id, types.count);
+}
+
+void dnd_drag_local(struct rc_server *server, const struct wire_drag_local *msg)
+{
+	struct rc_drag_out *out = &server->drag_out;
+	struct wlr_data_source *source = out->source;
+	switch (msg->state) {
+	case WIRE_DRAG_DROPPED:
+		if (!out->drag || !source) {
+			return;
+		}
+		/* The app's drag ends here; its source lives on for the data. */
+		out->local = true;
+		wlr_data_source_dnd_action(source,
+			(enum wl_data_device_manager_dnd_action)msg->action);
+		wlr_data_source_dnd_drop(source);
+		wlr_seat_pointer_end_grab(server->seat);
+		input_release_unheard(server);
+		break;
+	case WIRE_DRAG_FINISHED:
+		if (out->local && source) {
+			wlr_data_source_dnd_finish(source);
+		}
+		forget_out(server);
+		break;
+	case WIRE_DRAG_CANCELLED:
+		if (out->drag && source && !out->local) {
+			out->local = true;
+			wlr_seat_pointer_end_grab(server->seat);
+			input_release_unheard(server);
+			wlr_data_source_destroy(source); /* the app hears it cancelled */
+		}
+		forget_out(server);
+		break;
+	}
+}
+
+struct wlr_data_source *dnd_out_source(struct rc_server *server)
+{
+	return server->drag_out.local ? server->drag_out.source : NULL;
+}
+
+void dnd_out_init(struct rc_server *server)
+{
+	server->request_start_drag.notify = handle_request_start_drag;
+	wl_signal_add(&server->seat->events.request_start_drag, &server->request_start_drag);
+}
+
+void dnd_out_finish(struct rc_server *server)
+{
+	forget_out(server);
+	wl_list_remove(&server->request_start_drag.link);
 }

@@ -1,4 +1,4 @@
-/* Drags from the local desktop into the apps (dnd.c). */
+/* Drag and drop between the apps and the local desktop (dnd.c). */
 #ifndef RCOMP_DND_H
 #define RCOMP_DND_H
 
@@ -14,5 +14,12 @@ void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg);
 /* The viewer left, or the window went: the drag over it ends. */
 void dnd_viewer_gone(struct rc_server *server);
 void dnd_window_gone(struct rc_server *server, struct rc_window *window);
+
+/* Drags from the apps: the viewer's word on one outside our windows, and
+ * the source a drop there takes its data from (NULL: none). */
+void dnd_out_init(struct rc_server *server);
+void dnd_out_finish(struct rc_server *server);
+void dnd_drag_local(struct rc_server *server, const struct wire_drag_local *msg);
+struct wlr_data_source *dnd_out_source(struct rc_server *server);
 
 #endif

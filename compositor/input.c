@@ -217,12 +217,17 @@ bool input_press_mark(struct rc_server *server, uint32_t serial, uint32_t *mark)
 
 void input_press_taken(struct rc_server *server, uint32_t serial)
 {
-	struct rc_input *input = &server->input;
 	struct rc_press *p = press_of(server, serial);
 	if (p && p->touch) {
 		cancel_touch(server, 0);
 		return;
 	}
+	input_release_unheard(server);
+}
+
+void input_release_unheard(struct rc_server *server)
+{
+	struct rc_input *input = &server->input;
 	/* Leave first, so that the seat forgets its buttons unheard. */
 	wlr_seat_pointer_notify_clear_focus(server->seat);
 	struct wlr_seat_pointer_state *state = &server->seat->pointer_state;
@@ -254,7 +259,9 @@ void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 	struct rc_input *input = &server->input;
 	uint32_t now = monotonic_msec();
 	double wx = msg->x / 256.0, wy = msg->y / 256.0;
-	if (input->buttons_down && input->grab_surface && input->pointer_window == window->id) {
+	/* An app's drag goes to whatever surface is under the pointer. */
+	if (input->buttons_down && input->grab_surface && input->pointer_window == window->id &&
+		!server->seat->drag) {
 		/* Implicit grab: the pressed surface keeps the pointer. */
 		wlr_seat_pointer_notify_motion(server->seat, now, wx - input->grab_dx,
 			wy - input->grab_dy);
@@ -282,7 +289,8 @@ void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 void input_pointer_leave(struct rc_server *server, const struct wire_pointer_leave *msg)
 {
 	struct rc_input *input = &server->input;
-	if (input->buttons_down == 0 && input->pointer_window == msg->window) {
+	if ((input->buttons_down == 0 || server->seat->drag) &&
+		input->pointer_window == msg->window) {
 		input->pointer_window = 0;
 		wlr_seat_pointer_notify_clear_focus(server->seat);
 	}

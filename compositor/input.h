@@ -44,6 +44,8 @@ bool input_press_mark(struct rc_server *server, uint32_t serial, uint32_t *mark)
  * serial, for a move or resize: the app's implicit grab ends as it does
  * under a desktop, with a leave (a cancel) and no release. */
 void input_press_taken(struct rc_server *server, uint32_t serial);
+/* The pointer's buttons go up with the app hearing only a leave. */
+void input_release_unheard(struct rc_server *server);
 
 /* The viewer left: no key, button or finger stays down. */
 void input_viewer_gone(struct rc_server *server);

@@ -262,6 +262,7 @@ static bool create_compositor(struct rc_server *server)
 	}
 	damage_init(server);
 	dnd_init(server);
+	dnd_out_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
 		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server)) {
 		return false;
@@ -288,6 +289,7 @@ static void destroy_compositor(struct rc_server *server)
 	wl_display_destroy_clients(server->display);
 	xwayland_finish(server);
 	textinput_finish(server);
+	dnd_out_finish(server);
 	/* Every window is gone, and with it every encoding job. */
 	encode_context_finish(&server->encode);
 	cursor_finish(server);

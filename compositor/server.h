@@ -200,6 +200,16 @@ struct rc_dnd {
 	uint32_t dest_actions, preferred;
 };
 
+/* An app's drag (dnd.c): wlroots' while over the apps; its source, for a
+ * drop on a local app. */
+struct rc_drag_out {
+	struct wlr_drag *drag;
+	struct wlr_data_source *source;
+	struct wl_listener drag_destroy, source_destroy;
+	bool told; /* the viewer carries it too */
+	bool local; /* dropped on a local app: the source is the viewer's now */
+};
+
 /* The cursor the app under the pointer set (cursor.c). */
 struct rc_cursor {
 	bool set; /* an app has set a cursor (or hidden it) */
@@ -256,6 +266,8 @@ struct rc_server {
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;
 	struct rc_dnd dnd;
+	struct rc_drag_out drag_out;
+	struct wl_listener request_start_drag;
 	struct rc_sound *sound; /* NULL: the session is silent */
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
 	struct wl_list decorations; // rc_decoration::link

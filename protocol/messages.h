@@ -62,6 +62,7 @@
 	X(DND_LEAVE, dnd_leave, 0x011f, VIEWER, 0) \
 	X(DND_DROP, dnd_drop, 0x0120, VIEWER, 0) \
 	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4) \
+	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -87,6 +88,8 @@
 	X(TEXT_INPUT, text_input, 0x0216, SERVER, 44) \
 	X(DND_STATUS, dnd_status, 0x0217, SERVER, 8) \
 	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0) \
+	X(DRAG_START, drag_start, 0x0219, SERVER, 16) \
+	X(DRAG_END, drag_end, 0x021a, SERVER, 0) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -359,6 +362,17 @@
 	BITS(u32, preferred, WIRE_DND_ALL) /* one, or none */ \
 	REST(mime, char, mime_len, 0, WIRE_MAX_MIME) /* accepted; empty: none */
 #define WIRE_DND_FINISH_FIELDS NONE
+
+#define WIRE_DRAG_START_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, mark) /* the input_mark of the press that started it */ \
+	BITS(u32, source_actions, WIRE_DND_ALL) \
+	RANGE(u32, count, 1, WIRE_MAX_MIME_TYPES) \
+	REST(types, uint8_t, types_len, 3, WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME))
+#define WIRE_DRAG_END_FIELDS NONE
+#define WIRE_DRAG_LOCAL_FIELDS \
+	RANGE(u32, state, WIRE_DRAG_DROPPED, WIRE_DRAG_CANCELLED) \
+	BITS(u32, action, WIRE_DND_ALL) /* one, or none */
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
 

@@ -557,6 +557,19 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 				msg->selection.count);
 		}
 		break;
+	case WIRE_DRAG_START:
+		if (!types_fit(msg->drag_start.count, msg->drag_start.types,
+			    msg->drag_start.types_len)) {
+			INVALID("drag_start MIME types do not match their count %u",
+				msg->drag_start.count);
+		}
+		break;
+	case WIRE_DRAG_LOCAL:
+		if (msg->drag_local.action & (msg->drag_local.action - 1)) {
+			INVALID("drag_local names more than one action (%u)",
+				msg->drag_local.action);
+		}
+		break;
 	case WIRE_DND_ENTER:
 		if (!types_fit(msg->dnd_enter.count, msg->dnd_enter.types,
 			    msg->dnd_enter.types_len)) {

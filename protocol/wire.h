@@ -133,6 +133,13 @@ enum wire_dnd_actions {
 	WIRE_DND_ALL = 7,
 };
 
+/* What became of an app's drag outside our windows (drag_local). */
+enum wire_drag_state {
+	WIRE_DRAG_DROPPED = 1, /* on a local app, which takes action */
+	WIRE_DRAG_FINISHED = 2, /* that app has the data */
+	WIRE_DRAG_CANCELLED = 3, /* dropped on nothing that took it */
+};
+
 enum wire_transfer_flags {
 	WIRE_TRANSFER_END = 1u << 0, /* transfer_data: the last bytes */
 	WIRE_TRANSFER_FAILED = 1u << 1, /* transfer_data: no data will come */

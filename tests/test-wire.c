@@ -185,6 +185,15 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_DND_ACTION:
 		m.dnd_action.action = WIRE_DND_ASK;
 		break;
+	case WIRE_DRAG_START:
+		m.drag_start = (struct wire_drag_start){3, 9, WIRE_DND_COPY, 2, mime_types,
+			2 + 10 + 2 + 11};
+		break;
+	case WIRE_DRAG_END:
+		break;
+	case WIRE_DRAG_LOCAL:
+		m.drag_local = (struct wire_drag_local){WIRE_DRAG_FINISHED, WIRE_DND_MOVE};
+		break;
 	case WIRE_DND_STATUS:
 		m.dnd_status = (struct wire_dnd_status){WIRE_DND_COPY | WIRE_DND_MOVE,
 			WIRE_DND_MOVE, "text/plain", 10};

@@ -279,33 +279,57 @@ DND_APART = ('for_window [app_id="dnd-local"] move position 0 0\n'
              'for_window [app_id="dnd-remote"] move position 600 0\n')
 
 
-@pytest.mark.desktop(extra=DND_APART)
-def test_a_drag_from_a_local_app_drops_on_a_remote_one_with_its_data_and_action(desktop):
-    """A local app drags 300 KB (copy or move) onto a remote app that takes
-    them preferring move: the remote app gets every byte, both agree on
-    move, and the local source hears the drop done and finished."""
-    pointer = VirtualPointer(desktop)
-    desktop.start("dnd-local", [DND_CLIENT, "source", "dnd-local"], desktop.local_env)
-    server = desktop.start_server([DND_CLIENT, "target", "dnd-remote"])
-    desktop.start_viewer(server)
-    src = wait_for("the local source", lambda: desktop.window(app_id="dnd-local"))
-    dst = wait_for("the remote target", lambda: desktop.window(app_id="dnd-remote"))
+def drag_between(desktop, source, target, source_log, target_log):
+    """Drags with the pointer from the middle of window source to the
+    middle of window target (app ids) as a hand would, and drops. The drop
+    waits for the target to hear the action agreed."""
+    pointer = desktop.dnd_pointer
+    src = wait_for("the source window", lambda: desktop.window(app_id=source), timeout=30)
+    dst = wait_for("the target window", lambda: desktop.window(app_id=target), timeout=30)
     sx, sy = src["rect"]["x"] + 150, src["rect"]["y"] + 100
     tx, ty = dst["rect"]["x"] + 150, dst["rect"]["y"] + 100
-    pointer.send("move %d %d" % (sx, sy))
+    pointer.send("move %d %d" % (sx - 5, sy))
     time.sleep(0.3)
+    pointer.send("move %d %d" % (sx, sy))
+    wait_for("the pointer over the source",
+             lambda: "pointer-enter" in desktop.read_log(source_log))
     pointer.send("press %d" % BTN_LEFT)
-    wait_for("the drag to start", lambda: "source-drag-started" in desktop.read_log("dnd-local"))
+    wait_for("the drag to start", lambda: "source-drag-started" in desktop.read_log(source_log))
     for i in range(1, 21):
         pointer.send("move %d %d" % (sx + (tx - sx) * i // 20, sy + (ty - sy) * i // 20))
         time.sleep(0.02)
-    wait_for("the remote app to accept the drag", lambda: "source-target application/x-rcomp-test"
-             in desktop.read_log("dnd-local"))
+    wait_for("the target to take the drag as a move",
+             lambda: "target-action 2" in desktop.read_log(target_log))
     pointer.send("release %d" % BTN_LEFT)
     expected = "target-dropped %d %d action 2" % (len(DND_BYTES), fnv1a(DND_BYTES))
-    wait_for("the data in the remote app", lambda: expected in desktop.read_log("rcomp-run"))
-    wait_for("the local source to hear it finished",
-             lambda: "source-finished" in desktop.read_log("dnd-local"))
-    local = desktop.read_log("dnd-local")
-    assert "source-drop-performed" in local and "source-action 2" in local
-    assert "source-cancelled" not in local
+    wait_for("every byte in the target", lambda: expected in desktop.read_log(target_log))
+    wait_for("the source to hear it finished",
+             lambda: "source-finished" in desktop.read_log(source_log))
+    log = desktop.read_log(source_log)
+    assert "source-drop-performed" in log and "source-action 2" in log
+    assert "source-cancelled" not in log
+
+
+@pytest.mark.parametrize("way", ["local to remote", "remote to local", "remote to remote"])
+@pytest.mark.desktop(extra=DND_APART)
+def test_a_drag_drops_with_all_its_data_and_the_action_both_agree_on(desktop, way):
+    """An app drags 300 KB (copy or move) onto another that takes them
+    preferring move: the target gets every byte, both agree on move, and the
+    source hears the drop done and finished. Local to remote, remote to
+    local, and between two remote windows (where it stays remote)."""
+    desktop.dnd_pointer = VirtualPointer(desktop)
+    if way == "local to remote":
+        desktop.start("dnd-local", [DND_CLIENT, "source", "dnd-local"], desktop.local_env)
+        desktop.start_viewer(desktop.start_server([DND_CLIENT, "target", "dnd-remote"]))
+        drag_between(desktop, "dnd-local", "dnd-remote", "dnd-local", "rcomp-run")
+    elif way == "remote to local":
+        desktop.start("dnd-local", [DND_CLIENT, "target", "dnd-local"], desktop.local_env)
+        desktop.start_viewer(desktop.start_server([DND_CLIENT, "source", "dnd-remote"]))
+        drag_between(desktop, "dnd-remote", "dnd-local", "rcomp-run", "dnd-local")
+    else:
+        server = desktop.start_server(["sh", "-c", "%s source dnd-local & exec %s target "
+                                       "dnd-remote" % (DND_CLIENT, DND_CLIENT)])
+        desktop.start_viewer(server, ["-v"])
+        drag_between(desktop, "dnd-local", "dnd-remote", "rcomp-run", "rcomp-run")
+        # Between the apps: no byte of it crossed the link.
+        assert "bytes from the server" not in desktop.read_log("rcomp-view")

@@ -5,6 +5,7 @@
  * (protocol/transfer.c).
  */
 #include <fcntl.h>
+#include <linux/input-event-codes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "clipboard.h"
 #include "connection.h"
+#include "input.h"
 #include "log.h"
 #include "monotonic.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
@@ -177,6 +179,57 @@ static void dnd_forget(struct rv_clipboard *c)
 	c->dnd_window = 0;
 }
 
+/* An app's drag, carried by the local desktop, over one of our windows:
+ * the pointer moves the app's drag there (pointer messages), and its drop
+ * is the press's release. */
+static void own_pointer(struct rv_viewer *viewer, struct wire_msg msg)
+{
+	connection_send(viewer, &msg);
+	connection_send(viewer, &(struct wire_msg){.type = WIRE_POINTER_FRAME});
+}
+
+static void own_forget(struct rv_clipboard *c)
+{
+	if (c->own_offer) {
+		offer_destroy(c->own_offer);
+		c->own_offer = NULL;
+	}
+	c->own_window = 0;
+}
+
+static void own_enter(struct rv_viewer *viewer, struct rv_window *window, uint32_t serial,
+	wl_fixed_t x, wl_fixed_t y, struct rv_offer *offer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	own_forget(c);
+	if (!window || !offer) {
+		offer_destroy(offer);
+		return;
+	}
+	c->own_offer = offer;
+	c->own_window = window->id;
+	/* Whether an app takes it there is the app's drag's business: here
+	 * the drag is always taken, so that the local desktop drops it. */
+	size_t pos = 0, len;
+	const char *mime;
+	struct wire_selection list = {.count = offer->types.count,
+		.types = offer->types.packed,
+		.types_len = offer->types.used};
+	char type[WIRE_MAX_MIME + 1] = "";
+	if (mime_next(&list, &pos, &mime, &len)) {
+		memcpy(type, mime, len);
+		type[len] = '\0';
+	}
+	wl_data_offer_accept(offer->proxy, serial, type[0] ? type : NULL);
+	if (wl_data_offer_get_version(offer->proxy) >= WL_DATA_OFFER_SET_ACTIONS_SINCE_VERSION) {
+		uint32_t actions = c->drag_actions ? c->drag_actions : WIRE_DND_COPY;
+		wl_data_offer_set_actions(offer->proxy, actions, actions & -actions);
+	}
+	own_pointer(viewer,
+		(struct wire_msg){.type = WIRE_POINTER_MOTION,
+			.pointer_motion = {.window = window->id, .x = x, .y = y}});
+}
+
 static void data_device_enter(void *data, struct wl_data_device *device, uint32_t serial,
 	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y, struct wl_data_offer *proxy)
 {
@@ -184,6 +237,10 @@ static void data_device_enter(void *data, struct wl_data_device *device, uint32_
 	struct rv_clipboard *c = &viewer->clipboard;
 	struct rv_offer *offer = proxy ? wl_data_offer_get_user_data(proxy) : NULL;
 	struct rv_window *window = picture_window(viewer, surface);
+	if (c->drag_source) {
+		own_enter(viewer, window, serial, x, y, offer);
+		return;
+	}
 	dnd_forget(c);
 	if (!offer || !window || offer->types.count == 0 || !viewer->connection.welcomed ||
 		viewer->connection.server_minor < 1) {
@@ -215,6 +272,12 @@ static void data_device_leave(void *data, struct wl_data_device *device)
 {
 	struct rv_viewer *viewer = data;
 	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->own_window) {
+		own_pointer(viewer,
+			(struct wire_msg){.type = WIRE_POINTER_LEAVE,
+				.pointer_leave = {.window = c->own_window}});
+		own_forget(c);
+	}
 	if (c->dnd_offer) {
 		connection_send(viewer, &(struct wire_msg){.type = WIRE_DND_LEAVE});
 		dnd_forget(c);
@@ -225,6 +288,12 @@ static void data_device_motion(void *data, struct wl_data_device *device, uint32
 	wl_fixed_t x, wl_fixed_t y)
 {
 	struct rv_viewer *viewer = data;
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->own_window) {
+		own_pointer(viewer,
+			(struct wire_msg){.type = WIRE_POINTER_MOTION,
+				.pointer_motion = {.window = c->own_window, .x = x, .y = y}});
+	}
 	if (viewer->clipboard.dnd_offer) {
 		struct wire_msg msg = {.type = WIRE_DND_MOTION, .dnd_motion = {.x = x, .y = y}};
 		connection_send(viewer, &msg);
@@ -235,6 +304,20 @@ static void data_device_drop(void *data, struct wl_data_device *device)
 {
 	struct rv_viewer *viewer = data;
 	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->own_window) {
+		/* Dropped on an app of ours: the press's release drops the app's
+		 * drag there, among the apps. */
+		c->drag_on_us = true;
+		own_pointer(viewer,
+			(struct wire_msg){.type = WIRE_POINTER_BUTTON,
+				.pointer_button = {.button = c->drag_button, .state = 0}});
+		if (wl_data_offer_get_version(c->own_offer->proxy) >=
+			WL_DATA_OFFER_FINISH_SINCE_VERSION) {
+			wl_data_offer_finish(c->own_offer->proxy);
+		}
+		own_forget(c);
+		return;
+	}
 	if (!c->dnd_offer) {
 		return;
 	}
@@ -360,6 +443,119 @@ static const struct wl_data_source_listener data_source_listener = {
 	.send = data_source_send,
 	.cancelled = data_source_cancelled,
 };
+
+/* The local drag that carries an app's drag past our windows. */
+static void drag_tell(struct rv_viewer *viewer, uint32_t state)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->drag_on_us) {
+		return; /* dropped among the apps: theirs to end */
+	}
+	struct wire_msg msg = {.type = WIRE_DRAG_LOCAL,
+		.drag_local = {.state = state, .action = c->drag_action & WIRE_DND_ALL}};
+	if (msg.drag_local.action & (msg.drag_local.action - 1)) {
+		msg.drag_local.action = 0;
+	}
+	connection_send(viewer, &msg);
+}
+
+static void drag_done(struct rv_viewer *viewer)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (c->drag_source) {
+		wl_data_source_destroy(c->drag_source);
+		c->drag_source = NULL;
+	}
+	own_forget(c);
+	c->drag_on_us = false;
+	c->drag_action = 0;
+}
+
+static void drag_source_target(void *data, struct wl_data_source *source, const char *mime)
+{
+}
+
+static void drag_source_send(void *data, struct wl_data_source *source, const char *mime,
+	int32_t fd)
+{
+	request_from_server(data, WIRE_SELECTION_DND, mime, fd);
+}
+
+static void drag_source_cancelled(void *data, struct wl_data_source *source)
+{
+	drag_tell(data, WIRE_DRAG_CANCELLED);
+	drag_done(data);
+}
+
+static void drag_source_drop_performed(void *data, struct wl_data_source *source)
+{
+	drag_tell(data, WIRE_DRAG_DROPPED);
+}
+
+static void drag_source_finished(void *data, struct wl_data_source *source)
+{
+	drag_tell(data, WIRE_DRAG_FINISHED);
+	drag_done(data);
+}
+
+static void drag_source_action(void *data, struct wl_data_source *source, uint32_t action)
+{
+	struct rv_viewer *viewer = data;
+	viewer->clipboard.drag_action = action;
+}
+
+static const struct wl_data_source_listener drag_source_listener = {
+	.target = drag_source_target,
+	.send = drag_source_send,
+	.cancelled = drag_source_cancelled,
+	.dnd_drop_performed = drag_source_drop_performed,
+	.dnd_finished = drag_source_finished,
+	.action = drag_source_action,
+};
+
+void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	struct rv_window *window = window_from_id(viewer, msg->window);
+	uint32_t serial = input_mark_serial(viewer, msg->mark);
+	drag_done(viewer);
+	if (!window || !window->surface || !c->device || !c->manager || serial == 0) {
+		c->drag_on_us = false;
+		connection_send(viewer,
+			&(struct wire_msg){.type = WIRE_DRAG_LOCAL,
+				.drag_local = {.state = WIRE_DRAG_CANCELLED}});
+		return;
+	}
+	c->drag_source = wl_data_device_manager_create_data_source(c->manager);
+	wl_data_source_add_listener(c->drag_source, &drag_source_listener, viewer);
+	size_t pos = 0, len;
+	const char *mime;
+	struct wire_selection list = {.count = msg->count,
+		.types = msg->types,
+		.types_len = msg->types_len};
+	while (mime_next(&list, &pos, &mime, &len)) {
+		char type[WIRE_MAX_MIME + 1];
+		memcpy(type, mime, len);
+		type[len] = '\0';
+		wl_data_source_offer(c->drag_source, type);
+	}
+	c->drag_actions = msg->source_actions;
+	if (wl_data_source_get_version(c->drag_source) >=
+			WL_DATA_SOURCE_SET_ACTIONS_SINCE_VERSION &&
+		msg->source_actions) {
+		wl_data_source_set_actions(c->drag_source, msg->source_actions);
+	}
+	c->drag_button = viewer->seat.last_button ? viewer->seat.last_button : BTN_LEFT;
+	log_debug("window %u: the app's drag goes on here", window->id);
+	wl_data_device_start_drag(c->device, c->drag_source, window->surface, NULL, serial);
+}
+
+void clipboard_drag_end(struct rv_viewer *viewer)
+{
+	/* Ended among the apps: the local drag goes (the desktop cancels it). */
+	viewer->clipboard.drag_on_us = true;
+	drag_done(viewer);
+}
 
 static void primary_source_send(void *data, struct zwp_primary_selection_source_v1 *source,
 	const char *mime, int32_t fd)
@@ -520,9 +716,12 @@ void clipboard_link_down(struct rv_viewer *viewer)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
 	transfers_finish(&c->transfers);
-	/* A dropped drag's data can no longer be fetched. */
+	/* A dropped drag's data can no longer be fetched, and an app's drag
+	 * is gone with the link. */
 	offer_destroy(c->dnd_dropped);
 	c->dnd_dropped = NULL;
+	c->drag_on_us = true;
+	drag_done(viewer);
 }
 
 static void transfer_send(void *data, const struct wire_msg *msg)
@@ -600,6 +799,8 @@ void clipboard_finish(struct rv_viewer *viewer)
 	dnd_forget(c);
 	offer_destroy(c->dnd_dropped);
 	c->dnd_dropped = NULL;
+	c->drag_on_us = true;
+	drag_done(viewer);
 	if (c->source) {
 		wl_data_source_destroy(c->source);
 	}

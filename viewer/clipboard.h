@@ -36,5 +36,8 @@ void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
  * drop has its data (dnd_finish). */
 void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status *msg);
 void clipboard_dnd_finish(struct rv_viewer *viewer);
+/* An app's drag: carried locally (drag_start), or ended among the apps. */
+void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg);
+void clipboard_drag_end(struct rv_viewer *viewer);
 
 #endif

@@ -216,6 +216,12 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_DND_FINISH:
 		clipboard_dnd_finish(viewer);
 		break;
+	case WIRE_DRAG_START:
+		clipboard_drag_start(viewer, &msg->drag_start);
+		break;
+	case WIRE_DRAG_END:
+		clipboard_drag_end(viewer);
+		break;
 	case WIRE_TEXT_INPUT:
 		if ((window = known_window(viewer, msg, msg->text_input.window))) {
 			textinput_state(window, &msg->text_input);

@@ -180,6 +180,7 @@ static void pointer_button(void *data, struct wl_pointer *pointer, uint32_t seri
 	struct rv_viewer *viewer = data;
 	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
 		viewer->seat.input_serial = serial;
+		viewer->seat.last_button = button;
 		if (viewer->seat.edge_focus && button == BTN_LEFT) {
 			edges_resize(viewer, viewer->seat.edge_focus, serial, viewer->seat.edges);
 			return;

@@ -218,6 +218,7 @@ struct rv_seat {
 	struct wl_keyboard *keyboard;
 	struct wl_touch *touch;
 	uint32_t input_serial; /* of the last button or key press, for popup grabs */
+	uint32_t last_button; /* the last pressed, which an app's drag started with */
 	uint32_t pointer_serial; /* of the last pointer enter, for set_cursor */
 	uint32_t keyboard_serial; /* of the last keyboard enter or key, for selections */
 	struct rv_window *pointer_focus;
@@ -262,6 +263,14 @@ struct rv_clipboard {
 	 * until the app has its data). */
 	struct rv_offer *dnd_offer, *dnd_dropped;
 	uint32_t dnd_window, dnd_serial;
+	/* An app's drag carried here (drag_start): our local drag's source,
+	 * the actions and button it started with, what the desktop chose; and
+	 * the offer of it while it is over one of our windows. */
+	struct wl_data_source *drag_source;
+	uint32_t drag_actions, drag_button, drag_action;
+	bool drag_on_us; /* dropped on our window: the apps end it */
+	struct rv_offer *own_offer;
+	uint32_t own_window;
 	struct wl_data_source *source; /* ours: the remote clipboard */
 	struct zwp_primary_selection_source_v1 *primary_source;
 	struct rv_remote remote[2];

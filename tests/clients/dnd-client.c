@@ -7,7 +7,7 @@
  *     "text/plain" (DND_BYTES bytes, byte i being (i * 31 + 7) & 0xff),
  *     copy or move. Prints "source-target MIME", "source-action N",
  *     "source-sent N", "source-drop-performed", "source-finished" and
- *     "source-cancelled".
+ *     "source-cancelled"; and "pointer-enter" when the pointer enters.
  *   dnd-client target NAME
  *     Takes drops of "application/x-rcomp-test", preferring move. Prints
  *     "target-enter", "target-leave", "target-action N", and for a drop
@@ -135,6 +135,7 @@ static const struct wl_data_source_listener source_listener = {
 static void pointer_enter(void *data, struct wl_pointer *p, uint32_t serial,
 	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
 {
+	say("pointer-enter%s", "", 0);
 }
 
 static void pointer_leave(void *data, struct wl_pointer *p, uint32_t serial,

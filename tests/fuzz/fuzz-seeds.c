@@ -113,7 +113,8 @@ int main(int argc, char **argv)
 	m.frame_ack.window = 1;
 	m.frame_ack.seq = 3;
 	wire_encode(&buf, &m);
-	static const uint8_t drag_types[] = {10, 0, 't', 'e', 'x', 't', '/', 'p', 'l', 'a', 'i', 'n'};
+	static const uint8_t drag_types[] = {10, 0, 't', 'e', 'x', 't', '/', 'p', 'l', 'a', 'i',
+		'n'};
 	m = (struct wire_msg){.type = WIRE_DND_ENTER};
 	m.dnd_enter.window = 1;
 	m.dnd_enter.x = 256 * 5;

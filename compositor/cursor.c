@@ -31,42 +31,54 @@ static void cursor_forget_surface(struct rc_cursor *cursor)
 	}
 }
 
-/* The cursor as a message: its pixels in a8r8g8b8, whatever the app's
- * buffer format. pixels must hold WIRE_MAX_CURSOR^2 words. */
-static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t *pixels)
+/* A small surface's picture (a cursor, a drag icon) in a8r8g8b8, whatever
+ * the app's buffer format, into pixels (WIRE_MAX_CURSOR^2 words). False if
+ * there is none, or it is larger than the wire takes (logged once). */
+bool cursor_image(struct wlr_surface *surface, uint32_t *pixels, int32_t *width, int32_t *height,
+	int32_t *scale, bool *size_logged)
 {
-	*msg = (struct wire_msg){.type = WIRE_CURSOR, .cursor = {.scale = 1}};
-	struct wlr_surface *surface = cursor->surface;
 	int bw, bh;
 	pixman_image_t *src = surface ? texture_surface_image(surface, &bw, &bh) : NULL;
 	if (!src) {
-		return; /* hidden */
+		return false;
 	}
 	int w = pixman_image_get_width(src), h = pixman_image_get_height(src);
 	if (w > WIRE_MAX_CURSOR || h > WIRE_MAX_CURSOR) {
-		if (!cursor->size_logged) {
-			log_error("an app set a %dx%d cursor, larger than %dx%d; the cursor "
+		if (!*size_logged) {
+			log_error("an app set a %dx%d cursor or drag icon, larger than %dx%d; it "
 				  "is hidden instead",
 				w, h, WIRE_MAX_CURSOR, WIRE_MAX_CURSOR);
-			cursor->size_logged = true;
+			*size_logged = true;
 		}
-		return;
+		return false;
 	}
 	pixman_image_t *dst =
 		pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	if (!dst) {
-		return;
+		return false;
 	}
 	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0, w, h);
 	pixman_image_unref(dst);
-	int32_t scale = surface->current.scale;
-	msg->cursor.hotspot_x = clamp_hotspot(cursor->hotspot_x);
-	msg->cursor.hotspot_y = clamp_hotspot(cursor->hotspot_y);
-	msg->cursor.width = w;
-	msg->cursor.height = h;
-	msg->cursor.scale = scale >= 1 && scale <= WIRE_MAX_SCALE ? scale : 1;
-	msg->cursor.pixels = (const uint8_t *)pixels;
-	msg->cursor.pixels_len = (uint32_t)(w * h * 4);
+	*width = w;
+	*height = h;
+	int32_t s = surface->current.scale;
+	*scale = s >= 1 && s <= WIRE_MAX_SCALE ? s : 1;
+	return true;
+}
+
+/* The cursor as a message. pixels must hold WIRE_MAX_CURSOR^2 words. */
+static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t *pixels)
+{
+	*msg = (struct wire_msg){.type = WIRE_CURSOR, .cursor = {.scale = 1}};
+	struct wire_cursor *c = &msg->cursor;
+	if (!cursor_image(cursor->surface, pixels, &c->width, &c->height, &c->scale,
+		    &cursor->size_logged)) {
+		return; /* hidden */
+	}
+	c->hotspot_x = clamp_hotspot(cursor->hotspot_x);
+	c->hotspot_y = clamp_hotspot(cursor->hotspot_y);
+	c->pixels = (const uint8_t *)pixels;
+	c->pixels_len = (uint32_t)(c->width * c->height * 4);
 }
 
 void cursor_send(struct rc_server *server)

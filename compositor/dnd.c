@@ -9,12 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_seat.h>
 
 #include "clipboard.h"
 #include "connection.h"
+#include "cursor.h"
 #include "dnd.h"
 #include "input.h"
 #include "log.h"
@@ -363,9 +365,12 @@ void dnd_window_gone(struct rc_server *server, struct rc_window *window)
  * it to local apps: drag_local says how that ended, and the app's source
  * hears it as from a target of its own.
  */
+static void forget_icon(struct rc_drag_out *out);
+
 static void forget_out(struct rc_server *server)
 {
 	struct rc_drag_out *out = &server->drag_out;
+	forget_icon(out);
 	if (out->source) {
 		wl_list_remove(&out->source_destroy.link);
 		out->source = NULL;
@@ -389,6 +394,7 @@ static void handle_out_drag_destroy(struct wl_listener *listener, void *data)
 	struct rc_server *server = wl_container_of(out, server, drag_out);
 	wl_list_remove(&out->drag_destroy.link);
 	out->drag = NULL;
+	forget_icon(out); /* the icon goes with the drag */
 	if (!out->local) {
 		/* Ended among the apps (dropped on one, or cancelled). */
 		if (out->told && server_watched(server)) {
@@ -400,6 +406,57 @@ static void handle_out_drag_destroy(struct wl_listener *listener, void *data)
 			out->source = NULL;
 		}
 	}
+}
+
+/* The drag's icon, for the viewer's local drag: sent at each commit, with
+ * where its corner is from the pointer (the attach offsets move it). */
+static void send_icon(struct rc_server *server)
+{
+	struct rc_drag_out *out = &server->drag_out;
+	if (!out->told || !server_watched(server)) {
+		return;
+	}
+	struct wire_msg msg = {.type = WIRE_DRAG_ICON, .drag_icon = {.scale = 1}};
+	struct wire_drag_icon *icon = &msg.drag_icon;
+	const int32_t limit = WIRE_MAX_CURSOR * WIRE_MAX_SCALE;
+	if (out->icon &&
+		cursor_image(out->icon, server->cursor.pixels, &icon->width, &icon->height,
+			&icon->scale, &out->icon_size_logged)) {
+		icon->pixels = (const uint8_t *)server->cursor.pixels;
+		icon->pixels_len = (uint32_t)(icon->width * icon->height * 4);
+	}
+	icon->x = out->icon_x < -limit ? -limit : (out->icon_x > limit ? limit : out->icon_x);
+	icon->y = out->icon_y < -limit ? -limit : (out->icon_y > limit ? limit : out->icon_y);
+	connection_send(server->connection, &msg);
+}
+
+static void forget_icon(struct rc_drag_out *out)
+{
+	if (out->icon) {
+		wl_list_remove(&out->icon_commit.link);
+		wl_list_remove(&out->icon_destroy.link);
+		out->icon = NULL;
+	}
+}
+
+static void handle_icon_commit(struct wl_listener *listener, void *data)
+{
+	struct rc_drag_out *out = wl_container_of(listener, out, icon_commit);
+	struct rc_server *server = wl_container_of(out, server, drag_out);
+	out->icon_x += out->icon->current.dx;
+	out->icon_y += out->icon->current.dy;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wlr_surface_send_frame_done(out->icon, &now);
+	send_icon(server);
+}
+
+static void handle_icon_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_drag_out *out = wl_container_of(listener, out, icon_destroy);
+	struct rc_server *server = wl_container_of(out, server, drag_out);
+	forget_icon(out);
+	send_icon(server);
 }
 
 static void handle_request_start_drag(struct wl_listener *listener, void *data)
@@ -459,6 +516,15 @@ static void handle_request_start_drag(struct wl_listener *listener, void *data)
 	connection_send(conn, &msg);
 	out->told = true;
 	log_debug("window %u started a drag (%u types)", window->id, types.count);
+	if (event->drag->icon) {
+		out->icon = event->drag->icon->surface;
+		out->icon_x = out->icon_y = 0;
+		out->icon_commit.notify = handle_icon_commit;
+		wl_signal_add(&out->icon->events.commit, &out->icon_commit);
+		out->icon_destroy.notify = handle_icon_destroy;
+		wl_signal_add(&out->icon->events.destroy, &out->icon_destroy);
+		send_icon(server);
+	}
 }
 
 void dnd_drag_local(struct rc_server *server, const struct wire_drag_local *msg)

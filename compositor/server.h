@@ -208,6 +208,10 @@ struct rc_drag_out {
 	struct wl_listener drag_destroy, source_destroy;
 	bool told; /* the viewer carries it too */
 	bool local; /* dropped on a local app: the source is the viewer's now */
+	struct wlr_surface *icon; /* its icon, and where its corner is */
+	int32_t icon_x, icon_y;
+	bool icon_size_logged;
+	struct wl_listener icon_commit, icon_destroy;
 };
 
 /* The cursor the app under the pointer set (cursor.c). */

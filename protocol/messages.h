@@ -90,6 +90,7 @@
 	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0) \
 	X(DRAG_START, drag_start, 0x0219, SERVER, 16) \
 	X(DRAG_END, drag_end, 0x021a, SERVER, 0) \
+	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -370,6 +371,13 @@
 	RANGE(u32, count, 1, WIRE_MAX_MIME_TYPES) \
 	REST(types, uint8_t, types_len, 3, WIRE_MAX_MIME_TYPES *(2 + WIRE_MAX_MIME))
 #define WIRE_DRAG_END_FIELDS NONE
+#define WIRE_DRAG_ICON_FIELDS \
+	RANGE(i32, x, -WIRE_MAX_CURSOR *WIRE_MAX_SCALE, WIRE_MAX_CURSOR *WIRE_MAX_SCALE) \
+	RANGE(i32, y, -WIRE_MAX_CURSOR *WIRE_MAX_SCALE, WIRE_MAX_CURSOR *WIRE_MAX_SCALE) \
+	RANGE(i32, width, 0, WIRE_MAX_CURSOR) /* 0x0: none */ \
+	RANGE(i32, height, 0, WIRE_MAX_CURSOR) \
+	RANGE(i32, scale, 1, WIRE_MAX_SCALE) \
+	REST(pixels, uint8_t, pixels_len, 0, WIRE_MAX_CURSOR *WIRE_MAX_CURSOR * 4)
 #define WIRE_DRAG_LOCAL_FIELDS \
 	RANGE(u32, state, WIRE_DRAG_DROPPED, WIRE_DRAG_CANCELLED) \
 	BITS(u32, action, WIRE_DND_ALL) /* one, or none */

@@ -550,6 +550,18 @@ static enum wire_status check_message(const struct wire_msg *msg, char *err, siz
 		}
 		break;
 	}
+	case WIRE_DRAG_ICON: {
+		const struct wire_drag_icon *c = &msg->drag_icon;
+		if ((c->width == 0) != (c->height == 0)) {
+			INVALID("drag icon size %dx%d is empty on one side only", c->width,
+				c->height);
+		}
+		if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
+			INVALID("drag icon pixels are %u bytes, not %dx%dx4", c->pixels_len,
+				c->width, c->height);
+		}
+		break;
+	}
 	case WIRE_SELECTION:
 		if (!types_fit(msg->selection.count, msg->selection.types,
 			    msg->selection.types_len)) {

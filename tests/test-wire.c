@@ -191,6 +191,10 @@ static struct wire_msg sample(enum wire_type type)
 		break;
 	case WIRE_DRAG_END:
 		break;
+	case WIRE_DRAG_ICON:
+		m.drag_icon = (struct wire_drag_icon){-3, 5, 2, 1, 2,
+			(const uint8_t *)"\xff\x00\x00\x80\x01\x02\x03\x04", 8};
+		break;
 	case WIRE_DRAG_LOCAL:
 		m.drag_local = (struct wire_drag_local){WIRE_DRAG_FINISHED, WIRE_DND_MOVE};
 		break;

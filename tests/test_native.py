@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, RCOMP_VIEW, Failure, InputMethod, VirtualKeyboard,
-                 VirtualPointer, hello, message, read_messages, records, wait_for)
+from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, MAGENTA, RCOMP_VIEW, Failure, InputMethod,
+                 VirtualKeyboard, VirtualPointer, hello, message, read_messages, records,
+                 wait_for)
 
 GTK_APP_ID = "gtk3-demo"
 
@@ -300,6 +301,9 @@ def drag_between(desktop, source, target, source_log, target_log):
         time.sleep(0.02)
     wait_for("the target to take the drag as a move",
              lambda: "target-action 2" in desktop.read_log(target_log))
+    # The drag's icon from the pointer (past the cursor), over the target.
+    wait_for("the drag icon at the pointer", lambda: desktop.pixel(tx + 24, ty + 24) == MAGENTA
+             and desktop.pixel(tx - 10, ty - 10) != MAGENTA, interval=0.2)
     pointer.send("release %d" % BTN_LEFT)
     expected = "target-dropped %d %d action 2" % (len(DND_BYTES), fnv1a(DND_BYTES))
     wait_for("every byte in the target", lambda: expected in desktop.read_log(target_log))

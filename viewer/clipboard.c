@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clipboard.h"
@@ -17,6 +18,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
+#include "shm.h"
 
 struct rv_offer {
 	void *proxy; /* wl_data_offer or zwp_primary_selection_offer_v1 */
@@ -459,6 +461,69 @@ static void drag_tell(struct rv_viewer *viewer, uint32_t state)
 	connection_send(viewer, &msg);
 }
 
+static void icon_buffer_release(void *data, struct wl_buffer *buffer)
+{
+	struct rv_clipboard *c = data;
+	if (buffer == c->icon_old_buffer) {
+		wl_buffer_destroy(buffer);
+		c->icon_old_buffer = NULL;
+	}
+}
+
+static const struct wl_buffer_listener icon_buffer_listener = {
+	.release = icon_buffer_release,
+};
+
+static void drop_icon(struct rv_clipboard *c)
+{
+	if (c->drag_icon) {
+		wl_surface_destroy(c->drag_icon);
+		c->drag_icon = NULL;
+	}
+	if (c->icon_buffer) {
+		wl_buffer_destroy(c->icon_buffer);
+		c->icon_buffer = NULL;
+	}
+	if (c->icon_old_buffer) {
+		wl_buffer_destroy(c->icon_old_buffer);
+		c->icon_old_buffer = NULL;
+	}
+	c->icon_x = c->icon_y = 0;
+}
+
+/* The app's drag icon on our local drag's icon surface: the attach offset
+ * moves it where the app's is from the pointer. */
+void clipboard_drag_icon(struct rv_viewer *viewer, const struct wire_drag_icon *msg)
+{
+	struct rv_clipboard *c = &viewer->clipboard;
+	if (!c->drag_icon) {
+		return;
+	}
+	struct wl_buffer *buffer = NULL;
+	if (msg->width > 0) {
+		void *pixels;
+		buffer = shm_buffer_create(viewer, msg->width, msg->height, &pixels);
+		if (!buffer) {
+			return;
+		}
+		size_t size = (size_t)msg->width * msg->height * 4;
+		memcpy(pixels, msg->pixels, size);
+		munmap(pixels, size);
+		wl_buffer_add_listener(buffer, &icon_buffer_listener, c);
+	}
+	if (c->icon_old_buffer) {
+		wl_buffer_destroy(c->icon_old_buffer);
+	}
+	c->icon_old_buffer = c->icon_buffer;
+	c->icon_buffer = buffer;
+	wl_surface_attach(c->drag_icon, buffer, msg->x - c->icon_x, msg->y - c->icon_y);
+	c->icon_x = msg->x;
+	c->icon_y = msg->y;
+	wl_surface_set_buffer_scale(c->drag_icon, msg->scale);
+	wl_surface_damage_buffer(c->drag_icon, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(c->drag_icon);
+}
+
 static void drag_done(struct rv_viewer *viewer)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
@@ -466,6 +531,7 @@ static void drag_done(struct rv_viewer *viewer)
 		wl_data_source_destroy(c->drag_source);
 		c->drag_source = NULL;
 	}
+	drop_icon(c);
 	own_forget(c);
 	c->drag_on_us = false;
 	c->drag_action = 0;
@@ -547,7 +613,9 @@ void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start
 	}
 	c->drag_button = viewer->seat.last_button ? viewer->seat.last_button : BTN_LEFT;
 	log_debug("window %u: the app's drag goes on here", window->id);
-	wl_data_device_start_drag(c->device, c->drag_source, window->surface, NULL, serial);
+	/* Its icon, which drag_icon fills, shows wherever the pointer goes. */
+	c->drag_icon = wl_compositor_create_surface(viewer->compositor);
+	wl_data_device_start_drag(c->device, c->drag_source, window->surface, c->drag_icon, serial);
 }
 
 void clipboard_drag_end(struct rv_viewer *viewer)

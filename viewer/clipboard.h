@@ -39,5 +39,6 @@ void clipboard_dnd_finish(struct rv_viewer *viewer);
 /* An app's drag: carried locally (drag_start), or ended among the apps. */
 void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg);
 void clipboard_drag_end(struct rv_viewer *viewer);
+void clipboard_drag_icon(struct rv_viewer *viewer, const struct wire_drag_icon *msg);
 
 #endif

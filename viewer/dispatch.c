@@ -222,6 +222,9 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_DRAG_END:
 		clipboard_drag_end(viewer);
 		break;
+	case WIRE_DRAG_ICON:
+		clipboard_drag_icon(viewer, &msg->drag_icon);
+		break;
 	case WIRE_TEXT_INPUT:
 		if ((window = known_window(viewer, msg, msg->text_input.window))) {
 			textinput_state(window, &msg->text_input);

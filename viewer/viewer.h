@@ -271,6 +271,11 @@ struct rv_clipboard {
 	bool drag_on_us; /* dropped on our window: the apps end it */
 	struct rv_offer *own_offer;
 	uint32_t own_window;
+	/* Its icon (drag_icon): the surface, the buffers as for the cursor, and
+	 * the offset applied so far. */
+	struct wl_surface *drag_icon;
+	struct wl_buffer *icon_buffer, *icon_old_buffer;
+	int32_t icon_x, icon_y;
 	struct wl_data_source *source; /* ours: the remote clipboard */
 	struct zwp_primary_selection_source_v1 *primary_source;
 	struct rv_remote remote[2];

@@ -5,7 +5,7 @@
  *   dnd-client source NAME
  *     A left press starts a drag offering "application/x-rcomp-test" and
  *     "text/plain" (DND_BYTES bytes, byte i being (i * 31 + 7) & 0xff),
- *     copy or move. Prints "source-target MIME", "source-action N",
+ *     copy or move, its icon a 32x32 magenta square from the pointer. Prints "source-target MIME", "source-action N",
  *     "source-sent N", "source-drop-performed", "source-finished" and
  *     "source-cancelled"; and "pointer-enter" when the pointer enters.
  *   dnd-client target NAME
@@ -52,23 +52,30 @@ static void say(const char *fmt, const char *s, long n)
 	fflush(stdout);
 }
 
-static void draw(struct app *app)
+static struct wl_buffer *make_buffer(struct app *app, int w, int h, uint32_t colour)
 {
-	int w = 300, h = 200, size = w * h * 4;
+	int size = w * h * 4;
 	int fd = memfd_create("dnd-client", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, size) < 0) {
 		exit(1);
 	}
 	uint32_t *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	for (int i = 0; i < w * h; i++) {
-		p[i] = app->colour;
+		p[i] = colour;
 	}
 	munmap(p, (size_t)size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, size);
 	struct wl_buffer *buffer =
-		wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
+		wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
+	return buffer;
+}
+
+static void draw(struct app *app)
+{
+	int w = 300, h = 200;
+	struct wl_buffer *buffer = make_buffer(app, w, h, app->colour);
 	wl_surface_attach(app->surface, buffer, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, w, h);
 	wl_surface_commit(app->surface);
@@ -161,7 +168,14 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 	wl_data_source_offer(source, "text/plain");
 	wl_data_source_set_actions(source,
 		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
-	wl_data_device_start_drag(app->device, source, app->surface, NULL, serial);
+	/* Its icon: 32x32 magenta, its corner at the pointer (attached after
+	 * start_drag gave the surface its role). */
+	struct wl_surface *icon = wl_compositor_create_surface(app->compositor);
+	wl_data_device_start_drag(app->device, source, app->surface, icon, serial);
+	struct wl_buffer *buffer = make_buffer(app, 32, 32, 0xffe020e0);
+	wl_surface_attach(icon, buffer, 0, 0);
+	wl_surface_damage_buffer(icon, 0, 0, 32, 32);
+	wl_surface_commit(icon);
 	say("source-drag-started%s", "", 0);
 }
 

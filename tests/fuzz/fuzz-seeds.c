@@ -191,6 +191,15 @@ int main(int argc, char **argv)
 	m.drag_start.types = drag_types;
 	m.drag_start.types_len = sizeof(drag_types);
 	wire_encode(&buf, &m);
+	static const uint32_t icon_pixels[4] = {0xffe020e0, 0, 0x80808080, 0xff000000};
+	m = (struct wire_msg){.type = WIRE_DRAG_ICON};
+	m.drag_icon.x = -1;
+	m.drag_icon.width = 2;
+	m.drag_icon.height = 2;
+	m.drag_icon.scale = 1;
+	m.drag_icon.pixels = (const uint8_t *)icon_pixels;
+	m.drag_icon.pixels_len = sizeof(icon_pixels);
+	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_DND_STATUS};
 	m.dnd_status.actions = WIRE_DND_MOVE;
 	m.dnd_status.preferred = WIRE_DND_MOVE;

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, MAGENTA, RCOMP_VIEW, Failure, InputMethod,
-                 VirtualKeyboard, VirtualPointer, hello, message, read_messages, records,
-                 wait_for)
+from rig import (BTN_LEFT, BTN_RIGHT, DND_CLIENT, INPUT_CLIENT, MAGENTA, RCOMP_VIEW, Failure,
+                 InputMethod, VirtualKeyboard, VirtualPointer, hello, message, read_messages,
+                 records, wait_for)
 
 GTK_APP_ID = "gtk3-demo"
 
@@ -109,11 +109,20 @@ def desk_and_hand(desktop, app):
     return hand, window, width, height
 
 
-def press_and_read_grab(hand, window, x, y, mark=7, timeout=15):
+def gtk_on_desk(desktop, way):
+    """The command that puts gtk3-demo on the desk: directly, or through
+    rcomp (a viewer of its own rcomp-run)."""
+    if way == "through rcomp":
+        gtk = desktop.start_server(["env", "NO_AT_BRIDGE=1", "gtk3-demo"], name="gtk-run")
+        return [RCOMP_VIEW, "--socket", gtk.socket]
+    return ["env", "NO_AT_BRIDGE=1", "gtk3-demo"]
+
+
+def press_and_read_grab(hand, window, x, y, mark=7, timeout=15, button=BTN_LEFT):
     hand.sendall(records(
         message(0x0106, struct.pack("<Iii", window, x * 256, y * 256)) +  # pointer_motion
         message(0x010a) +  # pointer_frame
-        message(0x0108, struct.pack("<II", BTN_LEFT, 1)) +  # pointer_button
+        message(0x0108, struct.pack("<II", button, 1)) +  # pointer_button
         message(0x0118, struct.pack("<II", window, mark)) +  # input_mark
         message(0x010a)))
     grabs = []
@@ -122,34 +131,33 @@ def press_and_read_grab(hand, window, x, y, mark=7, timeout=15):
         grabs.extend(struct.unpack_from("<IIIIii", body) for msg_type, body
                      in read_messages(hand, 0.5) if msg_type == 0x0214)  # window_grab
         return grabs
-    return wait_for("the desktop to be asked to resize", asked, timeout=timeout)[0]
+    return wait_for("the desktop to be asked", asked, timeout=timeout)[0]
 
 
 @pytest.mark.parametrize("where", list(RESIZE_POINTS))
 @pytest.mark.parametrize("way", WAYS)
 def test_a_press_just_outside_a_gtk_windows_edge_asks_the_desktop_to_resize_from_it(
         desktop, way, where):
-    if way == "through rcomp":
-        gtk = desktop.start_server(["env", "NO_AT_BRIDGE=1", "gtk3-demo"], name="gtk-run")
-        app = [RCOMP_VIEW, "--socket", gtk.socket]
-    else:
-        app = ["env", "NO_AT_BRIDGE=1", "gtk3-demo"]
-    hand, window, width, height = desk_and_hand(desktop, app)
+    hand, window, width, height = desk_and_hand(desktop, gtk_on_desk(desktop, way))
     point, edges = RESIZE_POINTS[where]
     grab = press_and_read_grab(hand, window, *point(width, height))
     assert grab[:4] == (window, 2, 7, edges)  # resize, for our press, from that edge
 
 
 @pytest.mark.parametrize("way", WAYS)
+def test_a_right_click_on_a_gtk_header_bar_asks_the_desktop_for_its_window_menu(desktop, way):
+    hand, window, width, height = desk_and_hand(desktop, gtk_on_desk(desktop, way))
+    grab = press_and_read_grab(hand, window, width // 2, 20, button=BTN_RIGHT)
+    # The window menu, for our press, where the click was.
+    assert grab[:3] == (window, 3, 7) and abs(grab[4] - width // 2) <= 2 and \
+        abs(grab[5] - 20) <= 2, grab
+
+
+@pytest.mark.parametrize("way", WAYS)
 def test_a_tiled_gtk_window_has_no_resize_edge_outside_it(desktop, way):
     """Tiled (configure states bits 4-7), a window has neighbours, not a
     border: a press just outside it asks for nothing."""
-    if way == "through rcomp":
-        gtk = desktop.start_server(["env", "NO_AT_BRIDGE=1", "gtk3-demo"], name="gtk-run")
-        app = [RCOMP_VIEW, "--socket", gtk.socket]
-    else:
-        app = ["env", "NO_AT_BRIDGE=1", "gtk3-demo"]
-    hand, window, width, height = desk_and_hand(desktop, app)
+    hand, window, width, height = desk_and_hand(desktop, gtk_on_desk(desktop, way))
     hand.sendall(records(message(0x0104, struct.pack("<IiiI", window, width, height, 0xf0))))
     time.sleep(1.5)  # the configure's way to the app and back
     read_messages(hand, 0.5)

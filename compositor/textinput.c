@@ -229,7 +229,10 @@ void textinput_event(struct rc_server *server, const struct wire_text_input_even
 				msg->preedit_cursor_begin, msg->preedit_cursor_end);
 		}
 		wlr_text_input_v3_send_done(ti->input);
+		log_debug("window %u: the input method's change (%u bytes committed) to the app",
+			msg->window, msg->commit_len);
 		return;
 	}
 	/* The app disabled it meanwhile, or the window went: an ordinary race. */
+	log_debug("window %u: an input method's change for no enabled text input", msg->window);
 }

@@ -191,6 +191,10 @@ static void handle_done(void *data, struct zwp_text_input_v3 *input, uint32_t se
 				},
 		};
 		connection_send(viewer, &msg);
+		log_debug("window %u: the input method's change to the app", window->id);
+	} else {
+		log_debug("an input method's change for no remote text input (%s)",
+			window ? "disabled" : "no window");
 	}
 	clear_pending(ti);
 }

@@ -83,6 +83,7 @@ static const char usage[] =
 	"                      codec, bytes/s, round trip, frames in flight\n"
 	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
 	"  -v, --verbose       more logging (twice for wlroots debug logs)\n"
+	"  -V, --version       show the version and the wire protocol it speaks\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exits with APP's exit status once APP has exited and its windows are gone.\n";
@@ -100,6 +101,7 @@ static bool parse_args(struct rc_options *options, int argc, char **argv, int *a
 		{"codec", required_argument, NULL, 'C'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"name", required_argument, NULL, 'n'},
 		{"persist", no_argument, NULL, 'P'},
 		{"list", no_argument, NULL, 'L'},
@@ -110,7 +112,7 @@ static bool parse_args(struct rc_options *options, int argc, char **argv, int *a
 		{0},
 	};
 	int opt;
-	while ((opt = getopt_long(argc, argv, "+vh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			options->socket_path = optarg;
@@ -197,6 +199,10 @@ static bool parse_args(struct rc_options *options, int argc, char **argv, int *a
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			printf("rcomp-run %s (wire protocol %d.%d)\n", RCOMP_VERSION,
+				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
 			exit(0);
 		default:
 			fputs(usage, stderr);

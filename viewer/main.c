@@ -52,6 +52,7 @@ static const char usage[] =
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s; and one for sound\n"
 	"  -v, --verbose       more logging\n"
+	"  -V, --version       show the version and the wire protocol it speaks\n"
 	"  -h, --help          show this help\n";
 
 static bool read_token(struct rv_options *options, const char *file)
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
 		{"fps", required_argument, NULL, 'f'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{"stats", no_argument, NULL, 'T'},
 		{"remote-bin", required_argument, NULL, 'R'},
 		{"attach", required_argument, NULL, 'a'},
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
 	const char *token_file = NULL, *tcp = NULL;
 	bool use_stdio = false, local = false;
 	int opt, nmodes = 0;
-	while ((opt = getopt_long(argc, argv, "+vh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			options->target = optarg;
@@ -171,6 +173,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("rcomp-view %s (wire protocol %d.%d)\n", RCOMP_VERSION,
+				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -16,7 +16,6 @@
 #include <wlr/types/wlr_seat.h>
 
 #include "clipboard.h"
-#include "dnd.h"
 #include "log.h"
 #include "mime.h"
 #include "monotonic.h"
@@ -225,12 +224,11 @@ static bool mime_offered(struct wl_array *types, const char *mime, size_t len)
 	return false;
 }
 
-void clipboard_request(struct rc_server *server, const struct wire_transfer_request *msg)
+void clipboard_request(struct rc_server *server, const struct wire_transfer_request *msg,
+	struct wlr_data_source *drag_source)
 {
 	struct rc_clipboard *c = &server->clipboard;
 	enum wire_selection_kind kind = msg->kind;
-	/* A drag's data: an app's drag dropped on a local app. */
-	struct wlr_data_source *drag_source = dnd_out_source(server);
 	struct wl_array *types = kind != WIRE_SELECTION_DND ? app_mime_types(server, kind)
 		: drag_source				    ? &drag_source->mime_types
 							    : NULL;

@@ -12,8 +12,11 @@ bool clipboard_init(struct rc_server *server);
 void clipboard_finish(struct rc_server *server);
 /* The viewer's local selection changed: apps here may paste it. */
 void clipboard_selection(struct rc_server *server, const struct wire_selection *msg);
-/* The viewer pastes an app's selection. */
-void clipboard_request(struct rc_server *server, const struct wire_transfer_request *msg);
+/* The viewer pastes an app's selection, or (kind WIRE_SELECTION_DND) takes
+ * the data of drag_source, an app's drag dropped on a local app (NULL:
+ * none). */
+void clipboard_request(struct rc_server *server, const struct wire_transfer_request *msg,
+	struct wlr_data_source *drag_source);
 /* transfer_data or transfer_ack; false (err set) if the viewer broke the
  * protocol. */
 bool clipboard_transfer(struct rc_server *server, const struct wire_msg *msg, char *err,

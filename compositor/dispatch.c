@@ -260,7 +260,7 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		clipboard_selection(server, &msg->selection);
 		break;
 	case WIRE_TRANSFER_REQUEST:
-		clipboard_request(server, &msg->transfer_request);
+		clipboard_request(server, &msg->transfer_request, dnd_out_source(server));
 		break;
 	case WIRE_TRANSFER_DATA:
 	case WIRE_TRANSFER_ACK:

@@ -21,9 +21,6 @@
 #include "input.h"
 #include "log.h"
 #include "monotonic.h"
-#include "window.h"
-
-static void offer_inert(struct rc_dnd *d);
 
 static struct rc_dnd *dnd_of(struct wl_resource *offer)
 {
@@ -191,6 +188,11 @@ static void handle_surface_destroy(struct wl_listener *listener, void *data)
 	tell_status(d);
 }
 
+static void send_type(void *offer, const char *mime)
+{
+	wl_data_offer_send_offer(offer, mime);
+}
+
 /* The target's data device, with the offer made for it. */
 static bool enter_surface(struct rc_dnd *d, struct wlr_surface *surface, double sx, double sy)
 {
@@ -210,17 +212,7 @@ static bool enter_surface(struct rc_dnd *d, struct wlr_surface *surface, double 
 	}
 	wl_resource_set_implementation(offer, &offer_impl, d, handle_offer_resource_destroy);
 	wl_data_device_send_data_offer(device, offer);
-	size_t pos = 0, len;
-	const char *mime;
-	struct wire_selection list = {.count = d->types.count,
-		.types = d->types.packed,
-		.types_len = d->types.used};
-	while (mime_next(&list, &pos, &mime, &len)) {
-		char type[WIRE_MAX_MIME + 1];
-		memcpy(type, mime, len);
-		type[len] = '\0';
-		wl_data_offer_send_offer(offer, type);
-	}
+	mime_list_each(&d->types, send_type, offer);
 	if (version >= WL_DATA_OFFER_SOURCE_ACTIONS_SINCE_VERSION) {
 		wl_data_offer_send_source_actions(offer, d->source_actions);
 	}
@@ -247,10 +239,7 @@ static void leave_surface(struct rc_dnd *d)
 static void move_to(struct rc_dnd *d, struct rc_window *window, double x, double y)
 {
 	double sx = 0, sy = 0;
-	struct wlr_surface *surface = window
-		? wlr_surface_surface_at(window_surface(window), x + window->capture.geometry.x,
-			  y + window->capture.geometry.y, &sx, &sy)
-		: NULL;
+	struct wlr_surface *surface = window ? window_surface_under(window, x, y, &sx, &sy) : NULL;
 	if (surface == d->surface && surface) {
 		if (d->device) {
 			wl_data_device_send_motion(d->device, monotonic_msec(),
@@ -277,10 +266,7 @@ void dnd_enter(struct rc_server *server, struct rc_window *window, const struct 
 {
 	struct rc_dnd *d = &server->dnd;
 	leave_surface(d);
-	struct wire_selection list = {.count = msg->count,
-		.types = msg->types,
-		.types_len = msg->types_len};
-	mime_list_from_msg(&d->types, &list);
+	mime_list_from(&d->types, msg->count, msg->types, msg->types_len);
 	d->source_actions = msg->source_actions;
 	d->window = window->id;
 	d->active = true;

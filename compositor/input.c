@@ -268,12 +268,8 @@ void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 		return;
 	}
 	input->pointer_window = window->id;
-	const struct wlr_box *geo = &window->capture.geometry;
-	double sx = wx + geo->x, sy = wy + geo->y;
 	double subx = 0, suby = 0;
-	/* The window's own tree: its popups are windows of their own. */
-	struct wlr_surface *surface =
-		wlr_surface_surface_at(window_surface(window), sx, sy, &subx, &suby);
+	struct wlr_surface *surface = window_surface_under(window, wx, wy, &subx, &suby);
 	if (!surface) {
 		wlr_seat_pointer_notify_clear_focus(server->seat);
 		return;
@@ -352,8 +348,7 @@ void input_touch_down(struct rc_server *server, struct rc_window *window,
 	}
 	double wx = msg->x / 256.0, wy = msg->y / 256.0;
 	double subx = 0, suby = 0;
-	struct wlr_surface *surface = wlr_surface_surface_at(window_surface(window),
-		wx + window->capture.geometry.x, wy + window->capture.geometry.y, &subx, &suby);
+	struct wlr_surface *surface = window_surface_under(window, wx, wy, &subx, &suby);
 	if (!p || !surface) {
 		return; /* more fingers than we track, or none on the app */
 	}

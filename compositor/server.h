@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <wayland-server-core.h>
+#include <wlr/types/wlr_surface.h>
 #include <wlr/util/box.h>
 
 #include "capture.h"
@@ -100,6 +101,16 @@ struct rc_window {
 static inline struct wlr_surface *window_surface(struct rc_window *window)
 {
 	return window->impl->surface(window);
+}
+
+/* The surface of window's own tree (its popups are windows of their own)
+ * under window coordinates wx, wy, and the point in its coordinates; NULL
+ * if none is there. */
+static inline struct wlr_surface *window_surface_under(struct rc_window *window, double wx,
+	double wy, double *sx, double *sy)
+{
+	const struct wlr_box *geo = &window->capture.geometry;
+	return wlr_surface_surface_at(window_surface(window), wx + geo->x, wy + geo->y, sx, sy);
 }
 
 /* What rcomp-run was asked to do (main.c parses it). */
@@ -298,6 +309,21 @@ struct rc_server {
 static inline struct rc_window *window_from_id(struct rc_server *server, uint32_t id)
 {
 	return idmap_get(&server->window_ids, id);
+}
+
+/* The window a surface belongs to: its root's toplevel, popup or X11 window. */
+static inline struct rc_window *window_of_surface(struct rc_server *server,
+	struct wlr_surface *surface)
+{
+	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		if (root && window_surface(window) == root) {
+			return window;
+		}
+	}
+	return NULL;
 }
 
 /* The viewer is attached and welcomed: windows are shown to it. */

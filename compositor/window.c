@@ -101,19 +101,6 @@ bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, in
 	return find.found;
 }
 
-struct rc_window *window_of_surface(struct rc_server *server, struct wlr_surface *surface)
-{
-	struct wlr_surface *root = surface ? wlr_surface_get_root_surface(surface) : NULL;
-	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link)
-	{
-		if (root && window_surface(window) == root) {
-			return window;
-		}
-	}
-	return NULL;
-}
-
 void window_damage_all(struct rc_window *window)
 {
 	pixman_region32_union_rect(&window->damage, &window->damage, 0, 0, WIRE_MAX_DIM,

@@ -15,8 +15,6 @@ bool window_init(struct rc_window *window, struct rc_server *server,
 /* The shell's object is gone: the window leaves everything. */
 void window_finish(struct rc_window *window);
 
-/* The window a surface belongs to: its root's toplevel, popup or X11 window. */
-struct rc_window *window_of_surface(struct rc_server *server, struct wlr_surface *surface);
 /* Where surface's top-left corner is in window coordinates (the window's
  * geometry taken out); false if it is not in the window's drawn tree. */
 bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, int *x, int *y);

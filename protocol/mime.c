@@ -3,13 +3,13 @@
 
 #include "mime.h"
 
-bool mime_next(const struct wire_selection *selection, size_t *pos, const char **mime, size_t *len)
+static bool next_packed(const uint8_t *packed, size_t types_len, size_t *pos, const char **mime,
+	size_t *len)
 {
-	const uint8_t *packed = selection->types;
-	if (*pos >= selection->types_len || selection->types_len - *pos < 2) {
+	if (*pos >= types_len || types_len - *pos < 2) {
 		return false;
 	}
-	size_t left = selection->types_len - *pos;
+	size_t left = types_len - *pos;
 	size_t n = (size_t)packed[*pos] | (size_t)packed[*pos + 1] << 8;
 	if (n == 0 || n > WIRE_MAX_MIME || n > left - 2) {
 		return false;
@@ -18,6 +18,11 @@ bool mime_next(const struct wire_selection *selection, size_t *pos, const char *
 	*len = n;
 	*pos += 2 + n;
 	return true;
+}
+
+bool mime_next(const struct wire_selection *selection, size_t *pos, const char **mime, size_t *len)
+{
+	return next_packed(selection->types, selection->types_len, pos, mime, len);
 }
 
 bool mime_list_add(struct mime_list *list, const char *mime, size_t len)
@@ -35,13 +40,32 @@ bool mime_list_add(struct mime_list *list, const char *mime, size_t len)
 	return true;
 }
 
-void mime_list_from_msg(struct mime_list *list, const struct wire_selection *selection)
+void mime_list_from(struct mime_list *list, uint32_t count, const uint8_t *types,
+	uint32_t types_len)
 {
 	/* The decoder checked the count and that the types fill the body,
 	 * which is no larger than the list. */
-	list->count = selection->count;
-	list->used = selection->types_len;
-	memcpy(list->packed, selection->types, list->used);
+	list->count = count;
+	list->used = types_len;
+	memcpy(list->packed, types, types_len);
+}
+
+void mime_list_from_msg(struct mime_list *list, const struct wire_selection *selection)
+{
+	mime_list_from(list, selection->count, selection->types, selection->types_len);
+}
+
+void mime_list_each(const struct mime_list *list, void (*fn)(void *data, const char *mime),
+	void *data)
+{
+	size_t pos = 0, len;
+	const char *mime;
+	while (next_packed(list->packed, list->used, &pos, &mime, &len)) {
+		char type[WIRE_MAX_MIME + 1];
+		memcpy(type, mime, len);
+		type[len] = '\0';
+		fn(data, type);
+	}
 }
 
 void mime_list_to_msg(const struct mime_list *list, uint32_t kind, struct wire_msg *msg)
@@ -57,11 +81,9 @@ void mime_list_to_msg(const struct mime_list *list, uint32_t kind, struct wire_m
 
 bool mime_list_has(const struct mime_list *list, const char *mime, size_t len)
 {
-	struct wire_msg msg;
-	mime_list_to_msg(list, 0, &msg);
 	size_t pos = 0, n;
 	const char *type;
-	while (mime_next(&msg.selection, &pos, &type, &n)) {
+	while (next_packed(list->packed, list->used, &pos, &type, &n)) {
 		if (n == len && memcmp(type, mime, len) == 0) {
 			return true;
 		}

@@ -24,8 +24,13 @@ bool mime_next(const struct wire_selection *selection, size_t *pos, const char *
 /* Appends one type; false, the list unchanged, if it is full or the type is
  * empty or too long. */
 bool mime_list_add(struct mime_list *list, const char *mime, size_t len);
-/* Copies a decoded selection message's types. */
+/* Copies a decoded message's types (count of them packed in types). */
+void mime_list_from(struct mime_list *list, uint32_t count, const uint8_t *types,
+	uint32_t types_len);
 void mime_list_from_msg(struct mime_list *list, const struct wire_selection *selection);
+/* Calls fn with each type, as a string. */
+void mime_list_each(const struct mime_list *list, void (*fn)(void *data, const char *mime),
+	void *data);
 /* Makes msg a selection of kind with the list's types (pointing into it). */
 void mime_list_to_msg(const struct mime_list *list, uint32_t kind, struct wire_msg *msg);
 bool mime_list_has(const struct mime_list *list, const char *mime, size_t len);

@@ -14,7 +14,6 @@
 
 #include "clipboard.h"
 #include "connection.h"
-#include "input.h"
 #include "log.h"
 #include "monotonic.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
@@ -160,18 +159,6 @@ static void data_device_data_offer(void *data, struct wl_data_device *device,
 /* Drags from the local desktop over our windows go to the apps under them;
  * the server answers for the apps (dnd_status) and fetches the data when
  * one takes the drop (a transfer of kind WIRE_SELECTION_DND). */
-static struct rv_window *picture_window(struct rv_viewer *viewer, struct wl_surface *surface)
-{
-	struct rv_window *window;
-	wl_list_for_each(window, &viewer->windows, link)
-	{
-		if (window->surface == surface && surface) {
-			return window;
-		}
-	}
-	return NULL;
-}
-
 static void dnd_forget(struct rv_clipboard *c)
 {
 	if (c->dnd_offer) {
@@ -199,6 +186,15 @@ static void own_forget(struct rv_clipboard *c)
 	c->own_window = 0;
 }
 
+static void offer_data(void *source, const char *mime);
+
+static void keep_first(void *first, const char *mime)
+{
+	if (!*(char *)first) {
+		strcpy(first, mime);
+	}
+}
+
 static void own_enter(struct rv_viewer *viewer, struct rv_window *window, uint32_t serial,
 	wl_fixed_t x, wl_fixed_t y, struct rv_offer *offer)
 {
@@ -212,16 +208,8 @@ static void own_enter(struct rv_viewer *viewer, struct rv_window *window, uint32
 	c->own_window = window->id;
 	/* Whether an app takes it there is the app's drag's business: here
 	 * the drag is always taken, so that the local desktop drops it. */
-	size_t pos = 0, len;
-	const char *mime;
-	struct wire_selection list = {.count = offer->types.count,
-		.types = offer->types.packed,
-		.types_len = offer->types.used};
 	char type[WIRE_MAX_MIME + 1] = "";
-	if (mime_next(&list, &pos, &mime, &len)) {
-		memcpy(type, mime, len);
-		type[len] = '\0';
-	}
+	mime_list_each(&offer->types, keep_first, type);
 	wl_data_offer_accept(offer->proxy, serial, type[0] ? type : NULL);
 	if (wl_data_offer_get_version(offer->proxy) >= WL_DATA_OFFER_SET_ACTIONS_SINCE_VERSION) {
 		uint32_t actions = c->drag_actions ? c->drag_actions : WIRE_DND_COPY;
@@ -238,7 +226,7 @@ static void data_device_enter(void *data, struct wl_data_device *device, uint32_
 	struct rv_viewer *viewer = data;
 	struct rv_clipboard *c = &viewer->clipboard;
 	struct rv_offer *offer = proxy ? wl_data_offer_get_user_data(proxy) : NULL;
-	struct rv_window *window = picture_window(viewer, surface);
+	struct rv_window *window = window_of_surface(viewer, surface);
 	if (c->drag_source) {
 		own_enter(viewer, window, serial, x, y, offer);
 		return;
@@ -579,11 +567,11 @@ static const struct wl_data_source_listener drag_source_listener = {
 	.action = drag_source_action,
 };
 
-void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg)
+void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg,
+	uint32_t serial)
 {
 	struct rv_clipboard *c = &viewer->clipboard;
 	struct rv_window *window = window_from_id(viewer, msg->window);
-	uint32_t serial = input_mark_serial(viewer, msg->mark);
 	drag_done(viewer);
 	if (!window || !window->surface || !c->device || !c->manager || serial == 0) {
 		c->drag_on_us = false;
@@ -594,17 +582,9 @@ void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start
 	}
 	c->drag_source = wl_data_device_manager_create_data_source(c->manager);
 	wl_data_source_add_listener(c->drag_source, &drag_source_listener, viewer);
-	size_t pos = 0, len;
-	const char *mime;
-	struct wire_selection list = {.count = msg->count,
-		.types = msg->types,
-		.types_len = msg->types_len};
-	while (mime_next(&list, &pos, &mime, &len)) {
-		char type[WIRE_MAX_MIME + 1];
-		memcpy(type, mime, len);
-		type[len] = '\0';
-		wl_data_source_offer(c->drag_source, type);
-	}
+	static struct mime_list types; /* too large for the stack, and one at a time */
+	mime_list_from(&types, msg->count, msg->types, msg->types_len);
+	mime_list_each(&types, offer_data, c->drag_source);
 	c->drag_actions = msg->source_actions;
 	if (wl_data_source_get_version(c->drag_source) >=
 			WL_DATA_SOURCE_SET_ACTIONS_SINCE_VERSION &&
@@ -645,22 +625,6 @@ static const struct zwp_primary_selection_source_v1_listener primary_source_list
 	.cancelled = primary_source_cancelled,
 };
 
-/* Calls offer for each of the remote selection's MIME types. */
-static void offer_remote_types(const struct rv_remote *r, void (*offer)(void *, const char *),
-	void *source)
-{
-	struct wire_msg m;
-	mime_list_to_msg(&r->types, 0, &m);
-	size_t pos = 0, len;
-	const char *mime;
-	while (mime_next(&m.selection, &pos, &mime, &len)) {
-		char type[WIRE_MAX_MIME + 1];
-		memcpy(type, mime, len);
-		type[len] = '\0';
-		offer(source, type);
-	}
-}
-
 static void offer_data(void *source, const char *mime)
 {
 	wl_data_source_offer(source, mime);
@@ -697,7 +661,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 		if (r->types.count > 0) {
 			source = wl_data_device_manager_create_data_source(c->manager);
 			wl_data_source_add_listener(source, &data_source_listener, viewer);
-			offer_remote_types(r, offer_data, source);
+			mime_list_each(&r->types, offer_data, source);
 		}
 		wl_data_device_set_selection(c->device, source, serial);
 		c->source = source;
@@ -708,7 +672,7 @@ static void apply_remote(struct rv_viewer *viewer, enum wire_selection_kind kind
 				c->primary_manager);
 			zwp_primary_selection_source_v1_add_listener(source,
 				&primary_source_listener, viewer);
-			offer_remote_types(r, offer_primary, source);
+			mime_list_each(&r->types, offer_primary, source);
 		}
 		zwp_primary_selection_device_v1_set_selection(c->primary_device, source, serial);
 		c->primary_source = source;

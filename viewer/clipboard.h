@@ -37,7 +37,9 @@ void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
 void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status *msg);
 void clipboard_dnd_finish(struct rv_viewer *viewer);
 /* An app's drag: carried locally (drag_start), or ended among the apps. */
-void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg);
+/* serial: the local press the app's drag started with (0: not kept). */
+void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg,
+	uint32_t serial);
 void clipboard_drag_end(struct rv_viewer *viewer);
 void clipboard_drag_icon(struct rv_viewer *viewer, const struct wire_drag_icon *msg);
 

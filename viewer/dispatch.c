@@ -217,7 +217,8 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 		clipboard_dnd_finish(viewer);
 		break;
 	case WIRE_DRAG_START:
-		clipboard_drag_start(viewer, &msg->drag_start);
+		clipboard_drag_start(viewer, &msg->drag_start,
+			input_mark_serial(viewer, msg->drag_start.mark));
 		break;
 	case WIRE_DRAG_END:
 		clipboard_drag_end(viewer);

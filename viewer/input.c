@@ -21,22 +21,6 @@
 #include "textinput.h"
 #include "log.h"
 
-static struct rv_window *window_of(struct rv_viewer *viewer, struct wl_surface *surface)
-{
-	if (!surface) {
-		return NULL;
-	}
-	/* Only our own windows' surfaces carry user data we set. */
-	struct rv_window *window;
-	wl_list_for_each(window, &viewer->windows, link)
-	{
-		if (window->surface == surface) {
-			return window;
-		}
-	}
-	return NULL;
-}
-
 static void send_motion(struct rv_viewer *viewer, wl_fixed_t x, wl_fixed_t y)
 {
 	if (!viewer->seat.pointer_focus) {
@@ -61,7 +45,7 @@ static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t seria
 	struct wl_surface *surface, wl_fixed_t x, wl_fixed_t y)
 {
 	struct rv_viewer *viewer = data;
-	viewer->seat.pointer_focus = window_of(viewer, surface);
+	viewer->seat.pointer_focus = window_of_surface(viewer, surface);
 	viewer->seat.pointer_serial = serial;
 	viewer->seat.edge_focus = edges_window(viewer, surface);
 	if (viewer->seat.edge_focus) {
@@ -334,7 +318,7 @@ static void keyboard_enter(void *data, struct wl_keyboard *keyboard, uint32_t se
 	struct wl_surface *surface, struct wl_array *keys)
 {
 	struct rv_viewer *viewer = data;
-	struct rv_window *window = window_of(viewer, surface);
+	struct rv_window *window = window_of_surface(viewer, surface);
 	viewer->seat.keyboard_focus = window;
 	viewer->seat.keyboard_serial = serial;
 	clipboard_input_serial(viewer);
@@ -441,7 +425,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
 	struct wl_surface *surface, int32_t id, wl_fixed_t x, wl_fixed_t y)
 {
 	struct rv_viewer *viewer = data;
-	struct rv_window *window = window_of(viewer, surface);
+	struct rv_window *window = window_of_surface(viewer, surface);
 	viewer->seat.input_serial = serial;
 	struct rv_window *edged = edges_window(viewer, surface);
 	if (edged) {

@@ -84,18 +84,6 @@ void textinput_state(struct rv_window *window, const struct wire_text_input *msg
 	}
 }
 
-static struct rv_window *window_of_surface(struct rv_viewer *viewer, struct wl_surface *surface)
-{
-	struct rv_window *window;
-	wl_list_for_each(window, &viewer->windows, link)
-	{
-		if (window->surface == surface) {
-			return window;
-		}
-	}
-	return NULL;
-}
-
 static void handle_enter(void *data, struct zwp_text_input_v3 *input, struct wl_surface *surface)
 {
 	struct rv_viewer *viewer = data;

@@ -325,4 +325,19 @@ static inline struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_
 	return idmap_get(&viewer->window_ids, id);
 }
 
+/* The window whose picture surface is surface (NULL: none of ours; the
+ * resize bands, cursor and drag icon are no window's). */
+static inline struct rv_window *window_of_surface(struct rv_viewer *viewer,
+	struct wl_surface *surface)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &viewer->windows, link)
+	{
+		if (surface && window->surface == surface) {
+			return window;
+		}
+	}
+	return NULL;
+}
+
 #endif

@@ -425,26 +425,35 @@ def record_monitor(server, sink, seconds):
 
 
 def tone_power(pcm, frequency):
-    """The share of the left channel's power at frequency (Goertzel), 0 to 1:
-    about 1 for a pure tone of that frequency, about 0 for silence or any
-    other tone."""
+    """The share of the left channel's power at frequency, 0 to 1: about 1
+    for a pure tone of that frequency, about 0 for silence or any other tone.
+    Goertzel over 100 ms blocks, their powers summed: a live stream may drop
+    a late packet (by design, so latency never grows), and the phase jump
+    there must cost one block, not the coherence of the whole recording."""
     samples = struct.unpack("<%dh" % (len(pcm) // 2), pcm)[::2]
+    block = 4800 if len(samples) >= 4800 else len(samples)
+    power = total = 0.0
+    for start in range(0, len(samples) - block + 1, block) if block else ():
+        p, t = _goertzel(samples[start:start + block], frequency)
+        power += p
+        total += t
+    return power / total if total else 0.0
+
+
+def _goertzel(samples, frequency):
+    """The power at frequency of samples and what a pure tone of all their
+    power would give there."""
     n = len(samples)
-    if n == 0:
-        return 0.0
     total = sum(v * v for v in samples)
-    if total == 0:
-        return 0.0
     k = round(n * frequency / 48000)
     w = 2 * 3.141592653589793 * k / n
     coeff = 2 * math.cos(w)
     s1 = s2 = 0.0
     for v in samples:
         s1, s2 = v + coeff * s1 - s2, s1
-    power = s1 * s1 + s2 * s2 - coeff * s1 * s2
     # A pure sine of amplitude A over n samples: total = n A^2/2, and the
-    # Goertzel power is (n A / 2)^2, so this ratio is 1.
-    return power / (total * n / 2)
+    # Goertzel power is (n A / 2)^2, so their ratio is 1.
+    return s1 * s1 + s2 * s2 - coeff * s1 * s2, total * n / 2
 
 
 def free_port():

@@ -278,7 +278,17 @@ def start_sshd(desktop):
                                                          "UBSAN_OPTIONS") if k in os.environ]
         passed.append("RCOMP_DIR=%s" % desktop.session_dir)
         f.write("SetEnv %s\n" % " ".join(passed))
-    desktop.start("sshd", ["/usr/sbin/sshd", "-D", "-e", "-f", config], desktop.local_env)
+    # The login runs root's own shell start-up files, and a machine's may
+    # hang there (this kind of machine's ~/.bashrc runs `pyenv rehash`, which
+    # waits a minute on a lock it left behind). The test host is a clean
+    # account: sshd runs in its own mount namespace with those files empty.
+    home = os.path.expanduser("~root")
+    startup = [p for p in (os.path.join(home, f) for f in (
+        ".bashrc", ".bash_profile", ".bash_login", ".profile")) if os.path.isfile(p)]
+    desktop.start("sshd", ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           'for f; do mount --bind /dev/null "$f" || exit 1; done; '
+                           'exec /usr/sbin/sshd -D -e -f "%s"' % config, "sh", *startup],
+                  desktop.local_env)
 
     def listening():
         try:

@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "log.h"
 #include "record.h"
+#include "status.h"
 
 #define BRIDGE_BUFFER (256 * 1024)
 
@@ -151,11 +152,13 @@ int bridge_attach(const char *name)
 	static struct session_info infos[256];
 	int n = session_list(infos, 256);
 	const struct session_info *chosen = NULL;
+	int status = RC_EXIT_FAILURE;
 	if (n < 0) {
 		snprintf(text, sizeof(text), "cannot read the session directory");
 	} else {
 		int i = session_choose(infos, n, name, text, sizeof(text));
 		chosen = i >= 0 ? &infos[i] : NULL;
+		status = i >= 0 ? RC_EXIT_FAILURE : -i;
 	}
 	int sock = chosen ? connect_session(chosen->dir, chosen->name) : -1;
 	if (chosen && sock < 0) {
@@ -163,12 +166,13 @@ int bridge_attach(const char *name)
 			strerror(errno));
 	}
 	if (sock < 0) {
+		/* The viewer at the other end of ssh exits with the same status. */
 		log_error("%s", text);
-		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, 1, text);
-		return 1;
+		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, status, text);
+		return status;
 	}
 	log_debug("attached to session %s", chosen->name);
-	int status = bridge(sock);
+	status = bridge(sock);
 	close(sock);
 	return status;
 }

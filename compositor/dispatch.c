@@ -51,10 +51,13 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 {
 	struct rc_connection *conn = server->connection;
 	if (hello->major != WIRE_VERSION_MAJOR) {
-		char text[160];
+		char text[256];
 		snprintf(text, sizeof(text),
-			"protocol version %u is not supported; this rcomp-run speaks version %u",
-			hello->major, WIRE_VERSION_MAJOR);
+			"the viewer speaks wire protocol %u, this rcomp-run %s speaks %u: install "
+			"the "
+			"same rcomp version on both sides (rcomp-run --version, rcomp-view "
+			"--version)",
+			hello->major, RCOMP_VERSION, WIRE_VERSION_MAJOR);
 		log_error("viewer refused: %s", text);
 		connection_goodbye(conn, WIRE_BYE_VERSION, 0, text);
 		return;

@@ -23,6 +23,7 @@
 #include "dispatch.h"
 #include "listen.h"
 #include "log.h"
+#include "status.h"
 #include "monotonic.h"
 #include "tcp.h"
 
@@ -226,10 +227,13 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 	}
 	if (msg.hello.major != WIRE_VERSION_MAJOR) {
 		/* Before it takes anything over: the attached viewer stays. */
-		char text[160];
+		char text[256];
 		snprintf(text, sizeof(text),
-			"protocol version %u is not supported; this rcomp-run speaks version %u",
-			msg.hello.major, WIRE_VERSION_MAJOR);
+			"the viewer speaks wire protocol %u, this rcomp-run %s speaks %u: install "
+			"the "
+			"same rcomp version on both sides (rcomp-run --version, rcomp-view "
+			"--version)",
+			msg.hello.major, RCOMP_VERSION, WIRE_VERSION_MAJOR);
 		refuse(pending, WIRE_BYE_VERSION, text);
 		return 0;
 	}
@@ -367,8 +371,12 @@ static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_
 		}
 		if (socket_in_use(&addr)) {
 			if (!quiet_if_used) {
-				log_error("%s is in use by another rcomp-run", path);
+				log_error("%s is in use by another rcomp-run: choose another "
+					  "--socket, or attach to that session with rcomp-view "
+					  "--socket %s",
+					path, path);
 			}
+			server->exit_code = RC_EXIT_IN_USE;
 			return false;
 		}
 		unlink(path); /* left behind by a session that died */
@@ -425,6 +433,13 @@ static bool listen_tcp(struct rc_server *server)
 		}
 	}
 	freeaddrinfo(res);
+	if (fd < 0 && errno == EADDRINUSE) {
+		log_error("cannot listen on TCP %s: the port is in use; choose another with "
+			  "--listen-tcp ADDR:PORT",
+			spec);
+		server->exit_code = RC_EXIT_IN_USE;
+		return false;
+	}
 	if (fd < 0) {
 		log_error("cannot listen on TCP %s: %s", spec, strerror(errno));
 		return false;
@@ -433,9 +448,9 @@ static bool listen_tcp(struct rc_server *server)
 	server->listen.tcp_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
 		handle_accept_tcp, server);
 	log_info("listening on TCP %s", spec);
-	log_error("warning: TCP streams are not encrypted: anyone on the network path can see "
-		  "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "
-		  "an encrypted link.");
+	log_warning("TCP streams are not encrypted: anyone on the network path can see "
+		    "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "
+		    "an encrypted link.");
 	return server->listen.tcp_source != NULL;
 }
 

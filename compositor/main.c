@@ -35,6 +35,8 @@
 #include "listen.h"
 #include "log.h"
 #include "output.h"
+#include "settings.h"
+#include "tcp.h"
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
@@ -47,6 +49,7 @@ static const char usage[] =
 	"usage: rcomp-run [options] -- APP [ARGS...]\n"
 	"       rcomp-run --list\n"
 	"       rcomp-run --attach [SESSION]\n"
+	"       rcomp-run [options] --show-config [-- APP]\n"
 	"\n"
 	"Runs APP in a headless Wayland compositor and streams its windows to rcomp-view.\n"
 	"The session outlives its viewers: a viewer that attaches later gets every\n"
@@ -69,8 +72,8 @@ static const char usage[] =
 	"  --list              list this user's sessions\n"
 	"  --attach [SESSION]  connect stdin/stdout to a running session (the only\n"
 	"                      one, or the only detached one, if not named)\n"
-	"  --fps N             frame clock of each window, 1-240 (default: the refresh\n"
-	"                      of the viewer's output the window is on, else 60)\n"
+	"  --fps N|auto        frame clock of each window, 1-240 (default auto: the\n"
+	"                      refresh of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
 	"                      otherwise; lossless: never video; video: video on any change\n"
@@ -83,162 +86,256 @@ static const char usage[] =
 	"                      codec, bytes/s, round trip, frames in flight\n"
 	"  --dump-dir DIR      write each window's last sent frame to DIR/window-ID.ppm\n"
 	"  -v, --verbose       more logging (twice for wlroots debug logs)\n"
+	"  --show-config       print each setting, its value and where it came from\n"
+	"                      (default, FILE:LINE, env RCOMP_KEY or flag), and exit\n"
 	"  -V, --version       show the version and the wire protocol it speaks\n"
 	"  -h, --help          show this help\n"
 	"\n"
-	"Exits with APP's exit status once APP has exited and its windows are gone.\n";
+	"Settings: [run] and [app:NAME] in $XDG_CONFIG_DIRS/rcomp/rcomp.ini and\n"
+	"$XDG_CONFIG_HOME/rcomp/rcomp.ini, then RCOMP_<KEY>, then flags; see rcomp(5).\n"
+	"Exits with APP's exit status once APP has exited and its windows are gone;\n"
+	"see rcomp-run(1) for the statuses of its own failures.\n";
 
-static bool parse_args(struct rc_options *options, int argc, char **argv, int *app_index, int *mode)
+/* The settings: each key is a long option (settings.h). */
+static bool set_name(void *data, const char *value)
 {
+	struct rc_options *options = data;
+	options->name = *value ? value : NULL;
+	return !*value || wire_session_name_ok(value, strlen(value));
+}
+
+static bool set_socket(void *data, const char *value)
+{
+	((struct rc_options *)data)->socket_path = *value ? value : NULL;
+	return true;
+}
+
+static bool set_listen_tcp(void *data, const char *value)
+{
+	char host[256];
+	const char *port;
+	((struct rc_options *)data)->tcp_addr = *value ? value : NULL;
+	return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
+}
+
+static bool set_token_file(void *data, const char *value)
+{
+	((struct rc_options *)data)->token_file = *value ? value : NULL;
+	return true;
+}
+
+static bool set_fps(void *data, const char *value)
+{
+	struct rc_options *options = data;
+	if (strcmp(value, "auto") == 0) {
+		options->fps = 60;
+		options->fps_explicit = false;
+		return true;
+	}
+	char *end;
+	long fps = strtol(value, &end, 10);
+	if (end == value || *end || fps < 1 || fps > 240) {
+		return false;
+	}
+	options->fps = (int)fps;
+	options->fps_explicit = true;
+	return true;
+}
+
+static bool set_compress(void *data, const char *value)
+{
+	struct rc_options *options = data;
+	return codec_parse_compression(value, &options->compression, &options->compression_level);
+}
+
+static bool set_codec(void *data, const char *value)
+{
+	static const char *const modes[] = {[RC_CODEC_AUTO] = "auto",
+		[RC_CODEC_LOSSLESS] = "lossless",
+		[RC_CODEC_VIDEO] = "video"};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (strcmp(value, modes[i]) == 0) {
+			((struct rc_options *)data)->codec_mode = (enum rc_codec_mode)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool set_audio(void *data, const char *value)
+{
+	return settings_parse_bool(value, &((struct rc_options *)data)->audio);
+}
+
+static bool set_no_xwayland(void *data, const char *value)
+{
+	bool off;
+	if (!settings_parse_bool(value, &off)) {
+		return false;
+	}
+	((struct rc_options *)data)->xwayland = !off;
+	return true;
+}
+
+static bool set_stats(void *data, const char *value)
+{
+	return settings_parse_bool(value, &((struct rc_options *)data)->stats);
+}
+
+static bool set_dump_dir(void *data, const char *value)
+{
+	((struct rc_options *)data)->dump_dir = *value ? value : NULL;
+	return true;
+}
+
+static bool set_verbose(void *data, const char *value)
+{
+	bool on;
+	struct rc_options *options = data;
+	if (settings_parse_bool(value, &on)) {
+		options->verbose = on;
+		return true;
+	}
+	if (strcmp(value, "2") == 0) {
+		options->verbose = 2;
+		return true;
+	}
+	return false;
+}
+
+static const struct settings_key keys[] = {
+	{"name", "", set_name, "1 to 64 of A-Z a-z 0-9 . _ - (not starting with a dot)"},
+	{"socket", "", set_socket, "a path"},
+	{"listen-tcp", "", set_listen_tcp, "ADDR:PORT"},
+	{"token-file", "", set_token_file, "a path"},
+	{"fps", "auto", set_fps, "auto or a number from 1 to 240"},
+	{"compress", "lz4", set_compress, "none, lz4, zstd or zstd:LEVEL (1-22)"},
+	{"codec", "auto", set_codec, "auto, lossless or video"},
+	{"audio", "on", set_audio, "on or off"},
+	{"no-xwayland", "false", set_no_xwayland, "true or false"},
+	{"stats", "false", set_stats, "true or false"},
+	{"dump-dir", "", set_dump_dir, "a directory"},
+	{"verbose", "false", set_verbose, "true, false, 0, 1 or 2"},
+};
+
+/* The command line; then the settings under it. *mode: 0 (run APP), 'L'
+ * (--list), 'A' (--attach) or 'C' (--show-config). A status to exit with,
+ * or -1 to go on. */
+static int parse_args(struct settings *settings, struct rc_options *options, int argc, char **argv,
+	int *app_index, int *mode)
+{
+	enum { KEY = 0x100 };
 	static const struct option long_options[] = {
-		{"socket", required_argument, NULL, 's'},
+		{"socket", required_argument, NULL, KEY},
 		{"stdio", no_argument, NULL, 'S'},
-		{"fps", required_argument, NULL, 'f'},
-		{"compress", required_argument, NULL, 'c'},
-		{"dump-dir", required_argument, NULL, 'd'},
-		{"stats", no_argument, NULL, 'T'},
-		{"no-xwayland", no_argument, NULL, 'X'},
-		{"codec", required_argument, NULL, 'C'},
+		{"fps", required_argument, NULL, KEY},
+		{"compress", required_argument, NULL, KEY},
+		{"dump-dir", required_argument, NULL, KEY},
+		{"stats", no_argument, NULL, KEY},
+		{"no-xwayland", no_argument, NULL, KEY},
+		{"codec", required_argument, NULL, KEY},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
-		{"name", required_argument, NULL, 'n'},
+		{"name", required_argument, NULL, KEY},
 		{"persist", no_argument, NULL, 'P'},
 		{"list", no_argument, NULL, 'L'},
 		{"attach", no_argument, NULL, 'A'},
-		{"listen-tcp", required_argument, NULL, 't'},
-		{"token-file", required_argument, NULL, 'k'},
-		{"audio", required_argument, NULL, 'a'},
+		{"listen-tcp", required_argument, NULL, KEY},
+		{"token-file", required_argument, NULL, KEY},
+		{"audio", required_argument, NULL, KEY},
+		{"show-config", no_argument, NULL, 'C'},
 		{0},
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+	int opt, index, verbose = 0;
+	settings_init(settings, "rcomp-run", "run", "app", keys, sizeof(keys) / sizeof(keys[0]),
+		options);
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, &index)) != -1) {
 		switch (opt) {
-		case 's':
-			options->socket_path = optarg;
+		case KEY:
+			settings_flag(settings, long_options[index].name, optarg);
 			break;
 		case 'S':
 			options->stdio = true;
 			break;
-		case 'f': {
-			char *end;
-			long fps = strtol(optarg, &end, 10);
-			if (*end || fps < 1 || fps > 240) {
-				fprintf(stderr, "rcomp-run: --fps takes a number from 1 to 240\n");
-				return false;
-			}
-			options->fps = (int)fps;
-			options->fps_explicit = true;
-			break;
-		}
-		case 'c':
-			if (!codec_parse_compression(optarg, &options->compression,
-				    &options->compression_level)) {
-				fprintf(stderr,
-					"rcomp-run: --compress takes none, lz4, zstd or "
-					"zstd:LEVEL (1-22)\n");
-				return false;
-			}
-			break;
-		case 'd':
-			options->dump_dir = optarg;
-			break;
-		case 'T':
-			options->stats = true;
-			break;
-		case 'X':
-			options->xwayland = false;
-			break;
-		case 'C':
-			if (strcmp(optarg, "auto") == 0) {
-				options->codec_mode = RC_CODEC_AUTO;
-			} else if (strcmp(optarg, "lossless") == 0) {
-				options->codec_mode = RC_CODEC_LOSSLESS;
-			} else if (strcmp(optarg, "video") == 0) {
-				options->codec_mode = RC_CODEC_VIDEO;
-			} else {
-				fprintf(stderr,
-					"rcomp-run: --codec takes auto, lossless or video\n");
-				return false;
-			}
-			break;
 		case 'v':
-			options->verbose++;
-			break;
-		case 'n':
-			if (!wire_session_name_ok(optarg, strlen(optarg))) {
-				fprintf(stderr,
-					"rcomp-run: --name takes 1 to %d of A-Z a-z 0-9 . _ "
-					"- (not starting with a dot)\n",
-					WIRE_MAX_SESSION_NAME);
-				return false;
-			}
-			options->name = optarg;
+			verbose++;
 			break;
 		case 'P':
 			options->persist = true;
 			break;
 		case 'L':
-			*mode = 'L';
-			break;
 		case 'A':
-			*mode = 'A';
-			break;
-		case 't':
-			options->tcp_addr = optarg;
-			break;
-		case 'k':
-			options->token_file = optarg;
-			break;
-		case 'a':
-			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
-				fprintf(stderr, "rcomp-run: --audio takes on or off\n");
-				return false;
-			}
-			options->audio = strcmp(optarg, "on") == 0;
+		case 'C':
+			*mode = opt;
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			exit(0);
+			return 0;
 		case 'V':
 			printf("rcomp-run %s (wire protocol %d.%d)\n", RCOMP_VERSION,
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
-			exit(0);
+			return 0;
 		default:
 			fputs(usage, stderr);
-			return false;
+			return 2;
 		}
 	}
+	if (verbose) {
+		settings_flag(settings, "verbose", verbose > 1 ? "2" : "true");
+	}
+	/* [app:NAME] is for APP's basename. */
+	const char *app = NULL;
+	if (optind < argc && (*mode == 0 || *mode == 'C')) {
+		app = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+	}
+	int status = settings_resolve(settings, app);
+	if (status) {
+		return status;
+	}
 	log_init("rcomp-run", options->verbose >= 1 ? LOG_DEBUG : LOG_INFO);
+	*app_index = optind;
+	if (*mode == 'C') {
+		settings_print(settings, stdout);
+		return 0;
+	}
 	if (*mode) {
 		if (argc - optind > (*mode == 'A' ? 1 : 0)) {
 			fprintf(stderr, "rcomp-run: unexpected argument %s\n", argv[optind]);
-			return false;
+			return 2;
 		}
-		*app_index = optind;
-		return true;
+		return -1;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "rcomp-run: no app given\n\n%s", usage);
-		return false;
+		return 2;
 	}
-	if (options->stdio && (options->socket_path || options->tcp_addr)) {
-		fprintf(stderr,
-			"rcomp-run: --stdio excludes --socket and --listen-tcp; with --persist "
-			"the session listens on its own socket\n");
-		return false;
+	if (options->stdio) {
+		/* One viewer on stdio: a socket from the settings is not for this run. */
+		bool flagged = strncmp(settings_source(settings, "socket"), "flag", 4) == 0 ||
+			strncmp(settings_source(settings, "listen-tcp"), "flag", 4) == 0;
+		if (flagged) {
+			fprintf(stderr,
+				"rcomp-run: --stdio excludes --socket and --listen-tcp; with "
+				"--persist the session listens on its own socket\n");
+			return 2;
+		}
+		options->socket_path = NULL;
+		options->tcp_addr = NULL;
 	}
 	if (options->persist && !options->stdio) {
 		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
-		return false;
+		return 2;
 	}
 	if (options->token_file && !options->tcp_addr) {
-		fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
-		return false;
+		if (strncmp(settings_source(settings, "token-file"), "flag", 4) == 0) {
+			fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
+			return 2;
+		}
+		options->token_file = NULL;
 	}
-	*app_index = optind;
 	wlr_log_init(options->verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
-	return true;
+	return -1;
 }
 
 static bool create_compositor(struct rc_server *server)
@@ -356,24 +453,21 @@ static void say_goodbye(struct rc_server *server, bool started)
 int main(int argc, char **argv)
 {
 	struct rc_server server = {
-		.options =
-			{
-				.fps = 60,
-				.compression = WIRE_COMPRESS_LZ4,
-				.xwayland = true,
-				.audio = true,
-			},
 		.exit_code = 1,
 		.next_window_id = 1,
 	};
-	int app_index, mode = 0, ready_fd = -1;
+	int app_index = 0, mode = 0, ready_fd = -1;
+	log_init("rcomp-run", LOG_INFO);
+	/* The options point into the settings: they live as long as the process. */
+	static struct settings settings;
+	int status = parse_args(&settings, &server.options, argc, argv, &app_index, &mode);
+	if (status >= 0) {
+		settings_finish(&settings);
+		return status;
+	}
 	wl_list_init(&server.windows);
 	idmap_init(&server.window_ids);
 	listen_init(&server);
-	log_init("rcomp-run", LOG_INFO);
-	if (!parse_args(&server.options, argc, argv, &app_index, &mode)) {
-		return 2;
-	}
 	/* A peer that goes away is an error return, never a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (mode == 'L') {
@@ -383,7 +477,7 @@ int main(int argc, char **argv)
 		return bridge_attach(app_index < argc ? argv[app_index] : NULL);
 	}
 	if (!record_init(&server, argv + app_index)) {
-		return 1;
+		return server.exit_code;
 	}
 	if (server.options.persist && !bridge_daemonize(&server, &ready_fd)) {
 		record_finish(&server);
@@ -463,5 +557,6 @@ int main(int argc, char **argv)
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */
 	}
+	settings_finish(&settings);
 	return server.exit_code;
 }

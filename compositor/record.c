@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "status.h"
 #include "record.h"
 
 /* The command line for --list, shortened to fit. */
@@ -87,7 +88,10 @@ bool record_init(struct rc_server *server, char **app)
 	const char *name = server->options.name;
 	if (name) {
 		if (name_taken(record->dir, infos, n, name)) {
-			log_error("a session named %s is running already (rcomp-run --list)", name);
+			log_error("a session named %s is running already: choose another --name, "
+				  "or attach to it with rcomp-view --attach %s",
+				name, name);
+			server->exit_code = RC_EXIT_IN_USE;
 			record->dir[0] = '\0';
 			return false;
 		}

@@ -23,7 +23,7 @@ enum log_level log_get_level(void)
 
 void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
 {
-	static const char *const names[] = {"", "error", "info", "debug"};
+	static const char *const names[] = {"", "error", "warning", "info", "debug"};
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 
@@ -41,7 +41,10 @@ void log_printf(enum log_level level, const char *file, int line, const char *fm
 			(long long)now.tv_sec, now.tv_nsec / 1000000, names[level], base, line,
 			msg);
 	} else {
-		fprintf(stderr, "%s: %s%s\n", log_program, level == LOG_ERROR ? "error: " : "",
+		fprintf(stderr, "%s: %s%s\n", log_program,
+			level == LOG_ERROR	       ? "error: "
+				: level == LOG_WARNING ? "warning: "
+						       : "",
 			msg);
 	}
 }

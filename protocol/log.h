@@ -7,8 +7,9 @@
 
 enum log_level {
 	LOG_ERROR = 1,
-	LOG_INFO = 2,
-	LOG_DEBUG = 3,
+	LOG_WARNING = 2,
+	LOG_INFO = 3,
+	LOG_DEBUG = 4,
 };
 
 void log_init(const char *program, enum log_level level);
@@ -27,6 +28,7 @@ void log_printf(enum log_level level, const char *file, int line, const char *fm
 		} \
 	} while (0)
 #define log_error(...) rc_log(LOG_ERROR, __VA_ARGS__)
+#define log_warning(...) rc_log(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) rc_log(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) rc_log(LOG_DEBUG, __VA_ARGS__)
 

@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "session.h"
+#include "status.h"
 
 /* Room for DIR/NAME.token in a socket address. */
 static bool dir_fits(const char *dir)
@@ -291,8 +292,11 @@ int session_choose(const struct session_info *infos, int n, const char *name, ch
 				return i;
 			}
 		}
-		snprintf(err, err_size, "no session named %s (rcomp-run --list)", name);
-		return -1;
+		snprintf(err, err_size,
+			"no session named %s is running: rcomp-run --list shows those "
+			"that are",
+			name);
+		return -RC_EXIT_NO_SESSION;
 	}
 	int detached = 0, chosen = -1;
 	for (int i = 0; i < n; i++) {
@@ -308,9 +312,20 @@ int session_choose(const struct session_info *infos, int n, const char *name, ch
 		return chosen;
 	}
 	if (n == 0) {
-		snprintf(err, err_size, "no session is running");
-	} else {
-		snprintf(err, err_size, "%d sessions are running: name one (rcomp-run --list)", n);
+		snprintf(err, err_size,
+			"no session is running: start one with rcomp-run -- APP, or name a host "
+			"with "
+			"rcomp-view ssh HOST");
+		return -RC_EXIT_NO_SESSION;
 	}
-	return -1;
+	size_t len = (size_t)snprintf(err, err_size, "%d sessions are running (", n);
+	for (int i = 0; i < n && len < err_size; i++) {
+		len += (size_t)snprintf(err + len, err_size - len, "%s%s", i ? ", " : "",
+			infos[i].name);
+	}
+	if (len < err_size) {
+		snprintf(err + len, err_size - len,
+			") and none is named: choose one with --attach NAME");
+	}
+	return -RC_EXIT_SEVERAL;
 }

@@ -73,7 +73,8 @@ int session_list(struct session_info *out, int max);
 /*
  * Which of n listed sessions to attach to: the one named name, or with no
  * name the only session, or else the only detached one. Returns its index,
- * or -1 with the reason in err.
+ * or minus the exit status that says why not (RC_EXIT_NO_SESSION,
+ * RC_EXIT_SEVERAL, status.h) with the reason and the fix in err.
  */
 int session_choose(const struct session_info *infos, int n, const char *name, char *err,
 	size_t err_size);

@@ -138,7 +138,27 @@ class Rig:
         self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp,
                                RCOMP_DIR=self.session_dir)
         self.local_env["RCOMP_DIR"] = self.session_dir
+        # Each side's settings are the test's own (settings_file writes
+        # them): not the user's files or RCOMP_ variables. The system's
+        # directories stay last, as the apps' own settings are there (foot's).
+        for side, env in (("local", self.local_env), ("remote", self.remote_env)):
+            for key in [k for k in env if k.startswith("RCOMP_") and k != "RCOMP_DIR"]:
+                del env[key]
+            env.update(XDG_CONFIG_HOME=os.path.join(self.tmp, side + "-config"),
+                       XDG_CONFIG_DIRS=os.path.join(self.tmp, side + "-xdg") + ":" +
+                       (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg"))
         wait_for("sway's outputs", lambda: self.swaymsg("-t", "get_outputs", check=False))
+
+    def settings_file(self, side, text, system=False):
+        """Writes side's ("local" or "remote") rcomp.ini: the user's, or with
+        system the one in $XDG_CONFIG_DIRS; returns its path."""
+        env = self.local_env if side == "local" else self.remote_env
+        base = env["XDG_CONFIG_DIRS"].split(":")[0] if system else env["XDG_CONFIG_HOME"]
+        os.makedirs(os.path.join(base, "rcomp"), exist_ok=True)
+        path = os.path.join(base, "rcomp", "rcomp.ini")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
 
     def _sockets(self):
         if self.sway.poll() is not None:
@@ -456,6 +476,56 @@ def _goertzel(samples, frequency):
     return s1 * s1 + s2 * s2 - coeff * s1 * s2, total * n / 2
 
 
+def start_sshd(desktop):
+    """An OpenSSH server on loopback with its own keys and configuration;
+    returns the ssh options that reach it."""
+    assert shutil.which("sshd") or os.path.exists("/usr/sbin/sshd"), \
+        "sshd is not installed (apt-get install openssh-server)"
+    d = os.path.join(desktop.tmp, "ssh")
+    os.makedirs(d, mode=0o700)
+    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation
+    for name in ("host", "user"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                        os.path.join(d, name)], check=True)
+    shutil.copy(os.path.join(d, "user.pub"), os.path.join(d, "authorized_keys"))
+    port = free_port()
+    config = os.path.join(d, "sshd_config")
+    with open(config, "w") as f:
+        f.write("ListenAddress 127.0.0.1:%d\nHostKey %s\nAuthorizedKeysFile %s\n"
+                "PermitRootLogin yes\nPasswordAuthentication no\nStrictModes no\n"
+                "UsePAM no\nPidFile %s\nSubsystem sftp internal-sftp\n" % (
+                    port, os.path.join(d, "host"), os.path.join(d, "authorized_keys"),
+                    os.path.join(d, "sshd.pid")))
+        # The remote side of a sanitizer build needs the same options, and
+        # this test's own session directory, like a real user's.
+        passed = ["%s=%s" % (k, os.environ[k]) for k in ("ASAN_OPTIONS", "LSAN_OPTIONS",
+                                                         "UBSAN_OPTIONS") if k in os.environ]
+        passed.append("RCOMP_DIR=%s" % desktop.session_dir)
+        f.write("SetEnv %s\n" % " ".join(passed))
+    # The login runs root's own shell start-up files, and a machine's may
+    # hang there (this kind of machine's ~/.bashrc runs `pyenv rehash`, which
+    # waits a minute on a lock it left behind). The test host is a clean
+    # account: sshd runs in its own mount namespace with those files empty.
+    home = os.path.expanduser("~root")
+    startup = [p for p in (os.path.join(home, f) for f in (
+        ".bashrc", ".bash_profile", ".bash_login", ".profile")) if os.path.isfile(p)]
+    desktop.start("sshd", ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           'for f; do mount --bind /dev/null "$f" || exit 1; done; '
+                           'exec /usr/sbin/sshd -D -e -f "%s"' % config, "sh", *startup],
+                  desktop.local_env)
+
+    def listening():
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+
+    wait_for("sshd to listen", listening)
+    return ["-p", str(port), "-i", os.path.join(d, "user"), "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
+
+
 def free_port():
     """A TCP port on loopback that nothing listens on now."""
     s = socket.socket()
@@ -546,9 +616,9 @@ def hello(token=b"", major=WIRE_MAJOR, minor=0):
                    token)
 
 
-def welcome(name=b"0", session_id=1):
+def welcome(name=b"0", session_id=1, major=WIRE_MAJOR):
     """A server's welcome, as bytes."""
-    return message(0x0201, struct.pack("<IHHIIQI", 0x504D4352, WIRE_MAJOR, 0, 7, 1, session_id,
+    return message(0x0201, struct.pack("<IHHIIQI", 0x504D4352, major, 0, 7, 1, session_id,
                                        len(name)) + name)
 
 

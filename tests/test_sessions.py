@@ -3,7 +3,6 @@ sessions with --list and --attach, TCP with a token, reconnection after a
 broken link, and ssh, with a real sshd."""
 import os
 import re
-import shutil
 import signal
 import socket
 import stat
@@ -13,7 +12,7 @@ import time
 
 from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, VirtualKeyboard, fake_server, frame,
                  free_port, goodbye, hello, log, message, read_messages, records, rss_kib,
-                 type_text, wait_for, welcome, window_new)
+                 start_sshd, type_text, wait_for, welcome, window_new)
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -250,56 +249,6 @@ def test_the_right_tcp_token_shows_the_window(desktop):
              interval=0.2)
     desktop.check_alive(viewer)
     assert "not encrypted" in desktop.read_log("rcomp-view")
-
-
-def start_sshd(desktop):
-    """An OpenSSH server on loopback with its own keys and configuration;
-    returns the ssh options that reach it."""
-    assert shutil.which("sshd") or os.path.exists("/usr/sbin/sshd"), \
-        "sshd is not installed (apt-get install openssh-server)"
-    d = os.path.join(desktop.tmp, "ssh")
-    os.makedirs(d, mode=0o700)
-    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation
-    for name in ("host", "user"):
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
-                        os.path.join(d, name)], check=True)
-    shutil.copy(os.path.join(d, "user.pub"), os.path.join(d, "authorized_keys"))
-    port = free_port()
-    config = os.path.join(d, "sshd_config")
-    with open(config, "w") as f:
-        f.write("ListenAddress 127.0.0.1:%d\nHostKey %s\nAuthorizedKeysFile %s\n"
-                "PermitRootLogin yes\nPasswordAuthentication no\nStrictModes no\n"
-                "UsePAM no\nPidFile %s\nSubsystem sftp internal-sftp\n" % (
-                    port, os.path.join(d, "host"), os.path.join(d, "authorized_keys"),
-                    os.path.join(d, "sshd.pid")))
-        # The remote side of a sanitizer build needs the same options, and
-        # this test's own session directory, like a real user's.
-        passed = ["%s=%s" % (k, os.environ[k]) for k in ("ASAN_OPTIONS", "LSAN_OPTIONS",
-                                                         "UBSAN_OPTIONS") if k in os.environ]
-        passed.append("RCOMP_DIR=%s" % desktop.session_dir)
-        f.write("SetEnv %s\n" % " ".join(passed))
-    # The login runs root's own shell start-up files, and a machine's may
-    # hang there (this kind of machine's ~/.bashrc runs `pyenv rehash`, which
-    # waits a minute on a lock it left behind). The test host is a clean
-    # account: sshd runs in its own mount namespace with those files empty.
-    home = os.path.expanduser("~root")
-    startup = [p for p in (os.path.join(home, f) for f in (
-        ".bashrc", ".bash_profile", ".bash_login", ".profile")) if os.path.isfile(p)]
-    desktop.start("sshd", ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                           'for f; do mount --bind /dev/null "$f" || exit 1; done; '
-                           'exec /usr/sbin/sshd -D -e -f "%s"' % config, "sh", *startup],
-                  desktop.local_env)
-
-    def listening():
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            return False
-
-    wait_for("sshd to listen", listening)
-    return ["-p", str(port), "-i", os.path.join(d, "user"), "-o", "StrictHostKeyChecking=no",
-            "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
 
 
 def ssh_viewer(desktop, opts, app_id, *extra):

@@ -8,10 +8,13 @@ packages=(
 	libwlroots-dev libwayland-dev wayland-protocols libpixman-1-dev
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
 	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
+	libinih-dev libfcft-dev scdoc
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
 	python3-pytest python3-pytest-timeout python3-pytest-xdist
+	# what an installed rcomp is checked with: man pages and shell completion
+	man-db groff-base bash-completion zsh fish
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )

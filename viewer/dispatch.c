@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "input.h"
 #include "log.h"
+#include "status.h"
 #include "sound.h"
 #include "textinput.h"
 #include "transport.h"
@@ -58,8 +59,19 @@ static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
 		viewer->exit_code = 0;
 		break;
 	case WIRE_BYE_NO_SESSION:
+		/* rcomp-run --attach on the remote host: its status is ours. */
 		log_error("%s", text);
-		viewer->exit_code = 1;
+		viewer->exit_code = msg->status > 0 && msg->status < 256 ? msg->status : 1;
+		break;
+	case WIRE_BYE_UNAUTHORIZED:
+		log_error("the session refused the token (%s): give the one in SESSION.token in "
+			  "the remote session directory, with --token-file FILE or $RCOMP_TOKEN",
+			text);
+		viewer->exit_code = RC_EXIT_TOKEN;
+		break;
+	case WIRE_BYE_VERSION:
+		log_error("the remote side speaks another protocol version: %s", text);
+		viewer->exit_code = RC_EXIT_VERSION;
 		break;
 	default:
 		log_error("the server refused this viewer: %s", text);
@@ -76,8 +88,12 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 		return;
 	}
 	if (msg->major != WIRE_VERSION_MAJOR) {
-		connection_fail(viewer, "server speaks protocol %u, this viewer %u", msg->major,
-			WIRE_VERSION_MAJOR);
+		log_error("the remote rcomp-run speaks wire protocol %u, this rcomp-view %s speaks "
+			  "%u: install the same rcomp version on both sides (rcomp-run --version, "
+			  "rcomp-view --version)",
+			msg->major, RCOMP_VERSION, WIRE_VERSION_MAJOR);
+		viewer->running = false;
+		viewer->exit_code = RC_EXIT_VERSION;
 		return;
 	}
 	/* The snapshot says again which constraints hold, and who takes text. */
@@ -324,9 +340,8 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 	clipboard_link_down(viewer);
 	sound_link_down(viewer);
 	if (!transport_can_retry(viewer)) {
-		log_error("the connection to the server was lost: %s", why);
 		viewer->running = false;
-		viewer->exit_code = 1;
+		viewer->exit_code = transport_explain_failure(viewer, why);
 		return;
 	}
 	if (was_welcomed || !conn->retry_ms) {

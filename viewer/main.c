@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "output.h"
 #include "registry.h"
+#include "settings.h"
 #include "sound.h"
 #include "tcp.h"
 #include "transport.h"
@@ -27,6 +28,7 @@ static const char usage[] =
 	"       rcomp-view [options] --local -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST --attach [SESSION]\n"
+	"       rcomp-view [options] --show-config [ssh [ssh options] HOST ...]\n"
 	"\n"
 	"Shows the windows of a remote rcomp-run session as local windows. If the link\n"
 	"breaks, the windows stay, marked as disconnected, while rcomp-view reconnects\n"
@@ -40,7 +42,9 @@ static const char usage[] =
 	"  --stdio             speak to rcomp-run on stdin/stdout\n"
 	"  --local             start rcomp-run --stdio -- APP here (a one-command demo)\n"
 	"  --compress ALGO     with --local or ssh: none, lz4, zstd or zstd:LEVEL\n"
-	"  --fps N             with --local or ssh: the remote frame clock\n"
+	"                      (default: rcomp-run's own setting)\n"
+	"  --fps N|auto        with --local or ssh: the remote frame clock (default:\n"
+	"                      rcomp-run's own setting)\n"
 	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
 	"  --app-decorations   let apps draw their own title bars even where the local\n"
 	"                      compositor would draw them\n"
@@ -52,8 +56,14 @@ static const char usage[] =
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s; and one for sound\n"
 	"  -v, --verbose       more logging\n"
+	"  --show-config       print each setting, its value and where it came from\n"
+	"                      (default, FILE:LINE, env RCOMP_KEY or flag), and exit;\n"
+	"                      with ssh HOST ..., what that host gets\n"
 	"  -V, --version       show the version and the wire protocol it speaks\n"
-	"  -h, --help          show this help\n";
+	"  -h, --help          show this help\n"
+	"\n"
+	"Settings: [view] and [host:NAME] in $XDG_CONFIG_DIRS/rcomp/rcomp.ini and\n"
+	"$XDG_CONFIG_HOME/rcomp/rcomp.ini, then RCOMP_<KEY>, then flags; see rcomp(5).\n";
 
 static bool read_token(struct rv_options *options, const char *file)
 {
@@ -75,44 +85,155 @@ static bool read_token(struct rv_options *options, const char *file)
 	return true;
 }
 
+/* The settings: each key is a long option (settings.h). */
+static bool set_token_file(void *data, const char *value)
+{
+	((struct rv_options *)data)->token_file = *value ? value : NULL;
+	return true;
+}
+
+static bool set_compress(void *data, const char *value)
+{
+	enum wire_compression kind;
+	int level;
+	((struct rv_options *)data)->compress = *value ? value : NULL;
+	return !*value || codec_parse_compression(value, &kind, &level);
+}
+
+static bool set_fps(void *data, const char *value)
+{
+	char *end;
+	long fps = strtol(value, &end, 10);
+	((struct rv_options *)data)->fps = *value ? value : NULL;
+	return !*value || strcmp(value, "auto") == 0 ||
+		(end != value && !*end && fps >= 1 && fps <= 240);
+}
+
+static bool set_remote_bin(void *data, const char *value)
+{
+	((struct rv_options *)data)->remote_bin = value;
+	return *value != '\0';
+}
+
+#define BOOL_KEY(field) \
+	static bool set_##field(void *data, const char *value) \
+	{ \
+		return settings_parse_bool(value, &((struct rv_options *)data)->field); \
+	}
+BOOL_KEY(app_decorations)
+BOOL_KEY(title_host)
+BOOL_KEY(audio)
+BOOL_KEY(mic)
+BOOL_KEY(stats)
+
+static bool set_verbose(void *data, const char *value)
+{
+	bool on;
+	if (!settings_parse_bool(value, &on)) {
+		return false;
+	}
+	((struct rv_options *)data)->verbose = on;
+	return true;
+}
+
+static const struct settings_key keys[] = {
+	{"token-file", "", set_token_file, "a path"},
+	{"compress", "", set_compress, "none, lz4, zstd or zstd:LEVEL (1-22)"},
+	{"fps", "", set_fps, "auto or a number from 1 to 240"},
+	{"remote-bin", "rcomp-run", set_remote_bin, "a command"},
+	{"app-decorations", "false", set_app_decorations, "true or false"},
+	{"title-host", "false", set_title_host, "true or false"},
+	{"audio", "on", set_audio, "on or off"},
+	{"mic", "false", set_mic, "true or false"},
+	{"stats", "false", set_stats, "true or false"},
+	{"verbose", "false", set_verbose, "true or false"},
+};
+
 static bool every_window(struct rv_window *window, void *data)
 {
 	return true;
 }
 
+/* rcomp-view ssh [ssh options] HOST -- APP [ARGS]
+ * rcomp-view ssh [ssh options] HOST --attach [SESSION]
+ * from argv[first] on (after "ssh"); false if it is neither. */
+static bool parse_ssh(struct rv_options *options, int argc, char **argv, int first)
+{
+	int end = first;
+	while (end < argc && strcmp(argv[end], "--") != 0 && strcmp(argv[end], "--attach") != 0) {
+		end++;
+	}
+	bool attach = end < argc && strcmp(argv[end], "--attach") == 0;
+	bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
+	if (ok && attach && end + 1 < argc &&
+		!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
+		ok = false;
+	}
+	if (!ok) {
+		return false;
+	}
+	options->transport = RV_SSH;
+	options->ssh_args = argv + first;
+	options->nssh = end - first;
+	if (attach) {
+		options->attach_name = end + 1 < argc ? argv[end + 1] : NULL;
+	} else {
+		options->app = argv + end + 1;
+	}
+	return true;
+}
+
+/* [host:NAME] is for the host as ssh is given it, without a user@. */
+static const char *ssh_host(const struct rv_options *options)
+{
+	const char *host = options->ssh_args[options->nssh - 1];
+	const char *at = strrchr(host, '@');
+	return at ? at + 1 : host;
+}
+
 int main(int argc, char **argv)
 {
+	enum { KEY = 0x100 };
 	static const struct option long_options[] = {
 		{"socket", required_argument, NULL, 's'},
 		{"stdio", no_argument, NULL, 'S'},
 		{"local", no_argument, NULL, 'l'},
-		{"compress", required_argument, NULL, 'c'},
-		{"fps", required_argument, NULL, 'f'},
+		{"compress", required_argument, NULL, KEY},
+		{"fps", required_argument, NULL, KEY},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
-		{"stats", no_argument, NULL, 'T'},
-		{"remote-bin", required_argument, NULL, 'R'},
+		{"stats", no_argument, NULL, KEY},
+		{"remote-bin", required_argument, NULL, KEY},
 		{"attach", required_argument, NULL, 'a'},
 		{"tcp", required_argument, NULL, 't'},
-		{"token-file", required_argument, NULL, 'k'},
-		{"app-decorations", no_argument, NULL, 'D'},
-		{"audio", required_argument, NULL, 'A'},
-		{"mic", no_argument, NULL, 'M'},
-		{"title-host", no_argument, NULL, 'H'},
+		{"token-file", required_argument, NULL, KEY},
+		{"app-decorations", no_argument, NULL, KEY},
+		{"audio", required_argument, NULL, KEY},
+		{"mic", no_argument, NULL, KEY},
+		{"title-host", no_argument, NULL, KEY},
+		{"show-config", no_argument, NULL, 'C'},
 		{0},
 	};
 	struct rv_viewer viewer = {
-		.options = {.remote_bin = "rcomp-run", .transport = RV_SOCKET, .audio = true},
+		.options = {.transport = RV_SOCKET},
 		.running = true,
 		.exit_code = 1,
 	};
 	struct rv_options *options = &viewer.options;
-	const char *token_file = NULL, *tcp = NULL;
-	bool use_stdio = false, local = false;
-	int opt, nmodes = 0;
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+	/* The options point into the settings: they live as long as the process. */
+	static struct settings settings;
+	settings_init(&settings, "rcomp-view", "view", "host", keys, sizeof(keys) / sizeof(keys[0]),
+		options);
+	const char *tcp = NULL;
+	bool use_stdio = false, local = false, show_config = false;
+	int opt, index, nmodes = 0;
+	log_init("rcomp-view", LOG_INFO);
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, &index)) != -1) {
 		switch (opt) {
+		case KEY:
+			settings_flag(&settings, long_options[index].name, optarg);
+			break;
 		case 's':
 			options->target = optarg;
 			nmodes++;
@@ -137,39 +258,11 @@ int main(int argc, char **argv)
 			tcp = optarg;
 			nmodes++;
 			break;
-		case 'k':
-			token_file = optarg;
-			break;
-		case 'c':
-			options->compress = optarg;
-			break;
-		case 'f':
-			options->fps = optarg;
-			break;
 		case 'v':
-			options->verbose++;
+			settings_flag(&settings, "verbose", NULL);
 			break;
-		case 'T':
-			options->stats = true;
-			break;
-		case 'D':
-			options->app_decorations = true;
-			break;
-		case 'H':
-			options->title_host = true;
-			break;
-		case 'A':
-			if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
-				fprintf(stderr, "rcomp-view: --audio takes on or off\n");
-				return 2;
-			}
-			options->audio = strcmp(optarg, "on") == 0;
-			break;
-		case 'M':
-			options->mic = true;
-			break;
-		case 'R':
-			options->remote_bin = optarg;
+		case 'C':
+			show_config = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -183,44 +276,33 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	log_init("rcomp-view", options->verbose ? LOG_DEBUG : LOG_INFO);
 	if (nmodes > 1) {
 		fprintf(stderr,
 			"rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
 			"--local\n");
 		return 2;
 	}
-	/* rcomp-view ssh [ssh options] HOST -- APP [ARGS]
-	 * rcomp-view ssh [ssh options] HOST --attach [SESSION] */
 	bool ssh = nmodes == 0 && optind < argc && strcmp(argv[optind], "ssh") == 0;
+	if (ssh && !parse_ssh(options, argc, argv, optind + 1)) {
+		fprintf(stderr,
+			"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
+			"[ARGS...]\n"
+			"       or: rcomp-view ssh [ssh options] HOST --attach "
+			"[SESSION]\n");
+		return 2;
+	}
+	int status = settings_resolve(&settings, ssh ? ssh_host(options) : NULL);
+	if (status) {
+		return status;
+	}
+	log_init("rcomp-view", options->verbose ? LOG_DEBUG : LOG_INFO);
+	if (show_config) {
+		settings_print(&settings, stdout);
+		settings_finish(&settings);
+		return 0;
+	}
 	if (ssh) {
-		int first = optind + 1, end = first;
-		while (end < argc && strcmp(argv[end], "--") != 0 &&
-			strcmp(argv[end], "--attach") != 0) {
-			end++;
-		}
-		bool attach = end < argc && strcmp(argv[end], "--attach") == 0;
-		bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
-		if (ok && attach && end + 1 < argc &&
-			!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
-			ok = false;
-		}
-		if (!ok) {
-			fprintf(stderr,
-				"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
-				"[ARGS...]\n"
-				"       or: rcomp-view ssh [ssh options] HOST --attach "
-				"[SESSION]\n");
-			return 2;
-		}
-		options->transport = RV_SSH;
-		options->ssh_args = argv + first;
-		options->nssh = end - first;
-		if (attach) {
-			options->attach_name = end + 1 < argc ? argv[end + 1] : NULL;
-		} else {
-			options->app = argv + end + 1;
-		}
+		/* parsed above */
 	} else if (local) {
 		if (optind >= argc) {
 			fprintf(stderr,
@@ -237,13 +319,14 @@ int main(int argc, char **argv)
 	} else if (tcp) {
 		options->transport = RV_TCP;
 		options->target = tcp;
-		if (!read_token(options, token_file)) {
+		if (!read_token(options, options->token_file)) {
 			return 2;
 		}
-		log_error("warning: TCP is not encrypted: anyone on the network path can see "
-			  "these windows and what you type. ssh is the encrypted path.");
+		log_warning("TCP is not encrypted: anyone on the network path can see "
+			    "these windows and what you type. ssh is the encrypted path.");
 	}
-	if (token_file && !tcp) {
+	if (options->token_file && !tcp &&
+		strncmp(settings_source(&settings, "token-file"), "flag", 4) == 0) {
 		fprintf(stderr, "rcomp-view: --token-file goes with --tcp\n");
 		return 2;
 	}
@@ -279,5 +362,6 @@ int main(int argc, char **argv)
 	registry_finish(&viewer);
 	decompressor_finish(&viewer.decompressor);
 	idmap_finish(&viewer.window_ids);
+	settings_finish(&settings);
 	return viewer.exit_code;
 }

@@ -3,12 +3,15 @@
  * (compositor, shm, xdg_wm_base, xdg-decoration, viewporter, data devices,
  * outputs and the seat).
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clipboard.h"
 #include "constraint.h"
 #include "input.h"
 #include "log.h"
+#include "status.h"
 #include "output.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
@@ -94,8 +97,24 @@ bool registry_connect(struct rv_viewer *viewer)
 {
 	viewer->display = wl_display_connect(NULL);
 	if (!viewer->display) {
-		log_error("cannot connect to the local Wayland compositor (is WAYLAND_DISPLAY "
-			  "set?)");
+		int err = errno;
+		const char *runtime = getenv("XDG_RUNTIME_DIR");
+		const char *name = getenv("WAYLAND_DISPLAY");
+		if (!runtime || !*runtime) {
+			log_error("no local Wayland display: XDG_RUNTIME_DIR is not set; run "
+				  "rcomp-view inside your Wayland session, or set XDG_RUNTIME_DIR "
+				  "and "
+				  "WAYLAND_DISPLAY to its socket");
+		} else {
+			log_error("no local Wayland display: nothing answers at %s%s%s (%s); run "
+				  "rcomp-view inside your Wayland session, or set WAYLAND_DISPLAY "
+				  "to "
+				  "its socket",
+				name && name[0] == '/' ? "" : runtime,
+				name && name[0] == '/' ? "" : "/",
+				name && *name ? name : "wayland-0", strerror(err));
+		}
+		viewer->exit_code = RC_EXIT_NO_DISPLAY;
 		return false;
 	}
 	viewer->registry = wl_display_get_registry(viewer->display);

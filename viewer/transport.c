@@ -24,6 +24,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "session.h"
+#include "status.h"
 #include "tcp.h"
 #include "transport.h"
 
@@ -256,10 +257,11 @@ static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size
 	int n = session_list(infos, 256);
 	const char *name = viewer->connection.ever_welcomed ? viewer->connection.session_name
 							    : viewer->options.attach_name;
-	int i = n >= 0 ? session_choose(infos, n, name, err, sizeof(err)) : -1;
+	int i = n >= 0 ? session_choose(infos, n, name, err, sizeof(err)) : -RC_EXIT_FAILURE;
 	if (i < 0) {
 		if (!viewer->connection.ever_welcomed) {
 			log_error("%s", n >= 0 ? err : "cannot read the session directory");
+			viewer->exit_code = -i;
 		}
 		return false;
 	}
@@ -323,14 +325,50 @@ void transport_close(struct rv_viewer *viewer)
 	connection_close(viewer);
 	if (conn->child > 0) {
 		/* ssh or rcomp-run: our end is closed, and a broken link may
-		 * leave ssh waiting for its timeout. */
-		if (viewer->options.transport == RV_SSH) {
+		 * leave ssh waiting for its timeout. A link that ended before
+		 * any welcome is ssh failing, or the remote command: let it end
+		 * on its own, so that its status tells which. */
+		int status = 0;
+		bool reaped = false;
+		if (viewer->options.transport == RV_SSH && !conn->ever_welcomed) {
+			for (int i = 0; i < 100 && !reaped; i++) {
+				reaped = waitpid(conn->child, &status, WNOHANG) == conn->child;
+				if (!reaped) {
+					usleep(20000);
+				}
+			}
+		}
+		if (!reaped && viewer->options.transport == RV_SSH) {
 			kill(conn->child, SIGTERM);
 		}
-		int status;
-		waitpid(conn->child, &status, 0);
+		if (!reaped) {
+			waitpid(conn->child, &status, 0);
+		}
+		conn->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 		conn->child = 0;
 	}
+}
+
+int transport_explain_failure(struct rv_viewer *viewer, const char *why)
+{
+	const struct rv_options *options = &viewer->options;
+	int status = viewer->connection.child_status;
+	bool ssh = options->transport == RV_SSH;
+	const char *host = ssh ? options->ssh_args[options->nssh - 1] : "this host";
+	if (ssh && status == 255) {
+		log_error("ssh could not reach or log in to %s (its own words are above): check "
+			  "that ssh %s works",
+			host, host);
+		return RC_EXIT_SSH;
+	}
+	if ((ssh || options->transport == RV_LOCAL) && (status == 127 || status == 126)) {
+		log_error("%s cannot be run on %s: install rcomp there, or give its path with "
+			  "--remote-bin PATH",
+			options->remote_bin, host);
+		return RC_EXIT_NO_REMOTE;
+	}
+	log_error("the connection to the server was lost: %s", why);
+	return RC_EXIT_FAILURE;
 }
 
 bool transport_can_retry(const struct rv_viewer *viewer)

@@ -13,6 +13,10 @@ bool transport_open(struct rv_viewer *viewer);
 /* Closes the link, and ends the ssh or rcomp-run it ran over. */
 void transport_close(struct rv_viewer *viewer);
 /* Whether this way of connecting can be tried again. */
+/* After a link that cannot be retried ended: says why, in one line with
+ * the fix (ssh failed, no rcomp-run there, or why), and returns the exit
+ * status for it (status.h). */
+int transport_explain_failure(struct rv_viewer *viewer, const char *why);
 bool transport_can_retry(const struct rv_viewer *viewer);
 void transport_schedule_retry(struct rv_viewer *viewer);
 /* Milliseconds until a retry is due, or -1. */

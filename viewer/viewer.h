@@ -177,7 +177,8 @@ struct rv_options {
 	int nssh;
 	char **app; /* NULL: attach to a running session */
 	const char *attach_name; /* NULL: let rcomp-run choose */
-	const char *compress, *fps, *remote_bin;
+	const char *compress, *fps, *remote_bin; /* NULL: rcomp-run's own */
+	const char *token_file; /* --tcp's token; NULL: $RCOMP_TOKEN */
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */
@@ -203,6 +204,7 @@ struct rv_connection {
 	uint64_t retry_at_us; /* 0: no retry pending */
 	int retry_ms;
 	pid_t child; /* ssh, or rcomp-run started by --local */
+	int child_status; /* how the last one exited: its status, or -1 */
 };
 
 /* The local seat (input.c) and the remote cursor (cursor.c). */

@@ -1,0 +1,144 @@
+"""Errors a user can meet, provoked for real: each prints one line that
+names the cause and the fix, and exits with its own status (status.h,
+rcomp-run(1), rcomp-view(1))."""
+import os
+import socket
+import subprocess
+
+from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, fake_server, free_port, goodbye, hello,
+                 read_messages, start_sshd, welcome)
+
+NO_DISPLAY, IN_USE, NO_SESSION, SEVERAL, TOKEN, SSH, NO_REMOTE, VERSION = range(3, 11)
+
+
+def run(program, args, env, timeout=30):
+    r = subprocess.run([program, *args], env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    return r.returncode, r.stderr
+
+
+def error_line(stderr, program):
+    """The program's one error line (other lines, such as ssh's, aside)."""
+    lines = [line for line in stderr.splitlines() if line.startswith(program + ": error: ")]
+    assert len(lines) == 1, "expected one error line from %s: %r" % (program, stderr)
+    return lines[0]
+
+
+def test_a_viewer_without_a_local_display_says_so(desktop):
+    env = dict(desktop.local_env, WAYLAND_DISPLAY="wayland-nothing-here")
+    status, err = run(RCOMP_VIEW, ["--attach", "x"], env)
+    assert status == NO_DISPLAY
+    line = error_line(err, "rcomp-view")
+    assert "no local Wayland display" in line and "wayland-nothing-here" in line
+    assert "set WAYLAND_DISPLAY" in line
+    env = {k: v for k, v in desktop.local_env.items() if k != "XDG_RUNTIME_DIR"}
+    status, err = run(RCOMP_VIEW, ["--attach", "x"], env)
+    assert status == NO_DISPLAY
+    assert "XDG_RUNTIME_DIR is not set" in error_line(err, "rcomp-view")
+
+
+def test_a_socket_or_session_name_in_use_is_refused(desktop):
+    server = desktop.start_server([INPUT_CLIENT], ["--name", "taken"])
+    status, err = run(RCOMP_RUN, ["--socket", server.socket, "--", "true"], desktop.remote_env)
+    assert status == IN_USE
+    line = error_line(err, "rcomp-run")
+    assert "in use by another rcomp-run" in line and "choose another --socket" in line
+    status, err = run(RCOMP_RUN, ["--name", "taken", "--", "true"], desktop.remote_env)
+    assert status == IN_USE
+    line = error_line(err, "rcomp-run")
+    assert "a session named taken is running already" in line
+    assert "rcomp-view --attach taken" in line
+    desktop.check_alive(server)
+
+
+def test_a_session_that_does_not_exist_is_named(desktop):
+    for program, env in ((RCOMP_VIEW, desktop.local_env), (RCOMP_RUN, desktop.remote_env)):
+        status, err = run(program, ["--attach", "nosuch"], env)
+        assert status == NO_SESSION, err
+        line = error_line(err, os.path.basename(program))
+        assert "no session named nosuch" in line and "rcomp-run --list" in line
+    status, err = run(RCOMP_VIEW, [], desktop.local_env)
+    assert status == NO_SESSION
+    assert "no session is running: start one" in error_line(err, "rcomp-view")
+
+
+def test_several_sessions_and_none_named_lists_them(desktop):
+    desktop.start_server([INPUT_CLIENT], ["--name", "alpha"], name="run-a")
+    desktop.start_server([INPUT_CLIENT], ["--name", "beta"], name="run-b")
+    for program, args, env in ((RCOMP_VIEW, [], desktop.local_env),
+                               (RCOMP_RUN, ["--attach"], desktop.remote_env)):
+        status, err = run(program, args, env)
+        assert status == SEVERAL, err
+        line = error_line(err, os.path.basename(program))
+        assert "2 sessions are running (alpha, beta)" in line or \
+            "2 sessions are running (beta, alpha)" in line
+        assert "--attach NAME" in line
+
+
+def test_a_wrong_token_is_refused_with_where_the_right_one_is(desktop):
+    port = free_port()
+    desktop.start_server([INPUT_CLIENT], ["--listen-tcp", "127.0.0.1:%d" % port])
+    env = dict(desktop.local_env, RCOMP_TOKEN="not-the-token")
+    status, err = run(RCOMP_VIEW, ["--tcp", "127.0.0.1:%d" % port], env)
+    assert status == TOKEN
+    line = error_line(err, "rcomp-view")
+    assert "refused the token" in line and "--token-file" in line
+
+
+def test_ssh_that_cannot_reach_the_host_is_told_apart(desktop):
+    port = free_port()  # nothing listens there
+    status, err = run(RCOMP_VIEW, ["ssh", "-p", str(port), "-o", "BatchMode=yes",
+                                   "127.0.0.1", "--", "true"], desktop.local_env)
+    assert status == SSH
+    line = error_line(err, "rcomp-view")
+    assert "ssh could not reach or log in to 127.0.0.1" in line
+    assert "Connection refused" in err, "ssh's own words are shown too"
+
+
+def test_rcomp_run_missing_on_the_remote_host_is_told_apart(desktop):
+    opts = start_sshd(desktop)
+    status, err = run(RCOMP_VIEW, ["--remote-bin", "/nonexistent/rcomp-run", "ssh", *opts,
+                                   "root@127.0.0.1", "--", INPUT_CLIENT], desktop.local_env)
+    assert status == NO_REMOTE, err
+    line = error_line(err, "rcomp-view")
+    assert "/nonexistent/rcomp-run cannot be run on root@127.0.0.1" in line
+    assert "--remote-bin PATH" in line
+
+
+def test_a_server_of_another_protocol_version_is_told_apart(desktop):
+    """What a newer rcomp-run would answer: a welcome of wire protocol 4."""
+    listener, path = fake_server(desktop)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    conn.sendall(welcome(major=4))
+    assert viewer.wait(timeout=20) == VERSION
+    conn.close()
+    line = error_line(desktop.read_log("rcomp-view"), "rcomp-view")
+    assert "speaks wire protocol 4" in line and "install the same rcomp version" in line
+
+
+def test_a_viewer_of_another_protocol_version_is_refused_with_the_fix(desktop):
+    """What an older rcomp-run would answer a newer viewer, from the real
+    rcomp-run to a viewer of protocol 2; the viewer hearing it exits 10."""
+    server = desktop.start_server([INPUT_CLIENT])
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(server.socket)
+    s.sendall(hello(major=2))
+    got = read_messages(s, 10, until=0x0202)
+    s.close()
+    text = [body[8:] for t, body in got if t == 0x0202][0].decode()
+    assert "the viewer speaks wire protocol 2" in text
+    assert "install the same rcomp version on both sides" in text
+    # The same words reaching a viewer, as rcomp-run sends them: the first
+    # message, before any welcome.
+    listener, path = fake_server(desktop, "old")
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", path], desktop.local_env)
+    conn, _ = listener.accept()
+    read_messages(conn, 5, until=0x0101)
+    conn.sendall(goodbye(4, text.encode()))
+    assert viewer.wait(timeout=20) == VERSION
+    conn.close()
+    assert "another protocol version" in error_line(desktop.read_log("rcomp-view"),
+                                                    "rcomp-view")
+    desktop.check_alive(server)

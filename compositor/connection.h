@@ -35,6 +35,7 @@ struct rc_connection {
 	struct flow flow;
 	uint64_t frames; /* sent, for stats */
 	uint32_t focus; /* the window with the viewer's keyboard focus; 0: none */
+	bool stats_wanted; /* window_stats once a second (its HUD shows them) */
 	const struct rc_connection_handler *handler;
 	void *data;
 };

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "record.h"
 #include "sound.h"
+#include "stats.h"
 #include "textinput.h"
 #include "video.h"
 #include "window.h"
@@ -241,6 +242,12 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 		break;
 	case WIRE_DRAG_LOCAL:
 		dnd_drag_local(server, &msg->drag_local);
+		break;
+	case WIRE_STATS_WANTED:
+		server->connection->stats_wanted = msg->stats_wanted.on;
+		if (msg->stats_wanted.on) {
+			stats_start(server);
+		}
 		break;
 	case WIRE_TOUCH_DOWN:
 		if ((window = mapped_window(server, msg->touch_down.window))) {

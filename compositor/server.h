@@ -301,6 +301,7 @@ struct rc_server {
 	struct wl_listener new_x11_surface; /* xwayland.c */
 	uint32_t x11_focus; /* the X11 window last activated: menus' parent */
 	struct wl_event_source *stats_timer;
+	bool stats_armed; /* the timer is set: somebody wants the numbers */
 
 	bool running;
 	int exit_code;

@@ -2,8 +2,10 @@
  * Statistics for --stats. Per window: the app's commits and the frames
  * sent in the last second, the codec, bytes/s, round trip and frames in
  * flight; for the link: bytes in flight, their limit, the delivery rate,
- * the minimum round trip, and the writes and frames so far. The window
- * counters reset after each line.
+ * the minimum round trip, and the writes and frames so far. The same
+ * numbers go to a viewer that shows them (window_stats, for its HUD). The
+ * window counters reset each second; the timer runs only while somebody
+ * wants them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,26 +51,99 @@ static void print_stats(struct rc_server *server)
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
 			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
 			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "");
-		window->stat_commits = enc->stat_frames = enc->stat_copies = 0;
-		enc->stat_bytes = 0;
 	}
+}
+
+/* The same numbers to a viewer that shows them (its HUD). */
+static void send_stats(struct rc_server *server)
+{
+	struct rc_connection *conn = server->connection;
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		if (!window->mapped) {
+			continue;
+		}
+		const struct rc_encoder *enc = &window->encoder;
+		struct wire_msg msg = {
+			.type = WIRE_WINDOW_STATS,
+			.window_stats =
+				{
+					.window = window->id,
+					.app_fps = window->stat_commits < WIRE_MAX_FPS
+						? window->stat_commits
+						: WIRE_MAX_FPS,
+					.sent_fps = enc->stat_frames < WIRE_MAX_FPS
+						? enc->stat_frames
+						: WIRE_MAX_FPS,
+					.bytes = enc->stat_bytes < UINT32_MAX
+						? (uint32_t)enc->stat_bytes
+						: UINT32_MAX,
+					.rtt_us = (uint32_t)(enc->rtt_ms * 1000),
+					.video = enc->video_shown && enc->video_name,
+					.compression = server->encode.viewer_compression,
+				},
+		};
+		connection_send(conn, &msg);
+	}
+}
+
+static void reset_counters(struct rc_server *server)
+{
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		window->stat_commits = window->encoder.stat_frames = window->encoder.stat_copies =
+			0;
+		window->encoder.stat_bytes = 0;
+	}
+}
+
+static bool viewer_wants_stats(struct rc_server *server)
+{
+	struct rc_connection *conn = server->connection;
+	return conn && conn->welcomed && conn->stats_wanted && conn->minor >= 2;
 }
 
 static int handle_timer(void *data)
 {
 	struct rc_server *server = data;
-	print_stats(server);
-	wl_event_source_timer_update(server->stats_timer, 1000);
+	if (server->options.stats) {
+		print_stats(server);
+	}
+	if (viewer_wants_stats(server)) {
+		send_stats(server);
+	}
+	reset_counters(server);
+	/* Nobody wants them: no more wake-ups until somebody does. */
+	if (server->options.stats || viewer_wants_stats(server)) {
+		wl_event_source_timer_update(server->stats_timer, 1000);
+	} else {
+		server->stats_armed = false;
+	}
 	return 0;
 }
 
 bool stats_init(struct rc_server *server)
 {
-	if (!server->options.stats) {
-		return true;
-	}
 	server->stats_timer = wl_event_loop_add_timer(server->loop, handle_timer, server);
-	return server->stats_timer && wl_event_source_timer_update(server->stats_timer, 1000) == 0;
+	if (!server->stats_timer) {
+		return false;
+	}
+	if (server->options.stats) {
+		stats_start(server);
+	}
+	return true;
+}
+
+void stats_start(struct rc_server *server)
+{
+	if (server->stats_armed || !server->stats_timer) {
+		return;
+	}
+	/* The first second counts from now. */
+	reset_counters(server);
+	server->stats_armed = wl_event_source_timer_update(server->stats_timer, 1000) == 0;
 }
 
 void stats_finish(struct rc_server *server)

@@ -63,6 +63,7 @@
 	X(DND_DROP, dnd_drop, 0x0120, VIEWER, 0) \
 	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4) \
 	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8) \
+	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
@@ -91,6 +92,7 @@
 	X(DRAG_START, drag_start, 0x0219, SERVER, 16) \
 	X(DRAG_END, drag_end, 0x021a, SERVER, 0) \
 	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20) \
+	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -383,6 +385,17 @@
 	BITS(u32, action, WIRE_DND_ALL) /* one, or none */
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
+
+#define WIRE_STATS_WANTED_FIELDS RANGE(u32, on, 0, 1)
+#define WIRE_WINDOW_STATS_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, app_fps, 0, WIRE_MAX_FPS) /* the app's commits in the last second */ \
+	RANGE(u32, sent_fps, 0, WIRE_MAX_FPS) /* frames sent of it */ \
+	FIELD(u32, bytes) /* of them, in that second */ \
+	FIELD(u32, rtt_us) /* the window's frame round trip */ \
+	RANGE(u8, video, 0, 1) /* its frames are video now */ \
+	RANGE(u8, compression, WIRE_COMPRESS_NONE, WIRE_COMPRESS_ZSTD) \
+	FIELD(u16, reserved)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 1
+#define WIRE_VERSION_MINOR 2
 
 #define WIRE_HEADER_SIZE 8
 
@@ -30,6 +30,7 @@
 #define WIRE_MAX_TOKEN 128
 #define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_HOST_NAME 255
+#define WIRE_MAX_FPS 100000 /* window_stats: commits per second */
 #define WIRE_MAX_TEXT_INPUT 4000 /* surrounding, preedit or commit text */
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16

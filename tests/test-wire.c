@@ -234,6 +234,13 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_HOST_NAME:
 		m.host_name = (struct wire_host_name){"build-7.example.org", 19};
 		break;
+	case WIRE_STATS_WANTED:
+		m.stats_wanted.on = 1;
+		break;
+	case WIRE_WINDOW_STATS:
+		m.window_stats = (struct wire_window_stats){3, WIRE_MAX_FPS, 60, 0xfffffff0, 12345,
+			1, WIRE_COMPRESS_ZSTD, 0};
+		break;
 	case WIRE_POINTER_CONSTRAINT_STATE:
 		m.pointer_constraint_state = (struct wire_pointer_constraint_state){3, 1};
 		break;

@@ -12,6 +12,7 @@
 #include "cursor.h"
 #include "decode.h"
 #include "dispatch.h"
+#include "hud.h"
 #include "input.h"
 #include "log.h"
 #include "status.h"
@@ -126,6 +127,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	input_send_state(viewer);
 	clipboard_link_up(viewer);
 	sound_link_up(viewer, msg->caps);
+	hud_link_up(viewer);
 }
 
 static bool is_stale(struct rv_window *window, void *data)
@@ -250,6 +252,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 	case WIRE_WINDOW_GRAB:
 		if ((window = known_window(viewer, msg, msg->window_grab.window))) {
 			window_grab(window, &msg->window_grab);
+		}
+		break;
+	case WIRE_WINDOW_STATS:
+		if ((window = known_window(viewer, msg, msg->window_stats.window))) {
+			hud_window_stats(window, &msg->window_stats);
 		}
 		break;
 	case WIRE_HOST_NAME:

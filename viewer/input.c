@@ -15,6 +15,7 @@
 #include "constraint.h"
 #include "cursor.h"
 #include "edges.h"
+#include "hud.h"
 #include "input.h"
 #include "monotonic.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
@@ -268,6 +269,7 @@ static void keyboard_keymap(void *data, struct wl_keyboard *keyboard, uint32_t f
 		free(viewer->seat.keymap);
 		viewer->seat.keymap = copy;
 		viewer->seat.keymap_size = len;
+		chord_keymap(viewer, copy, len);
 		struct wire_msg msg = {
 			.type = WIRE_KEYMAP,
 			.keymap = {.format = 1, .size = len, .data = copy},
@@ -367,7 +369,8 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard, uint32_t seri
 	}
 	viewer->seat.keyboard_serial = serial;
 	clipboard_input_serial(viewer);
-	if (!viewer->seat.keyboard_focus || key > 0xffff) {
+	if (!viewer->seat.keyboard_focus || key > 0xffff ||
+		hud_key(viewer, key, state == WL_KEYBOARD_KEY_STATE_PRESSED)) {
 		return;
 	}
 	struct wire_msg msg = {
@@ -388,6 +391,7 @@ static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard, uint32_
 	viewer->seat.modifiers[1] = latched;
 	viewer->seat.modifiers[2] = locked;
 	viewer->seat.modifiers[3] = group;
+	chord_modifiers(viewer, depressed, latched, locked, group);
 	struct wire_msg msg = {
 		.type = WIRE_MODIFIERS,
 		.modifiers = {depressed, latched, locked, group},
@@ -556,6 +560,7 @@ void input_finish(struct rv_viewer *viewer)
 	constraint_finish(viewer);
 	edges_seat_finish(viewer);
 	textinput_finish(viewer);
+	chord_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}

@@ -11,6 +11,7 @@
 #include "clipboard.h"
 #include "cursor.h"
 #include "dispatch.h"
+#include "hud.h"
 #include "input.h"
 #include "log.h"
 #include "loop.h"
@@ -55,6 +56,11 @@ static const char usage[] =
 	"                      the session, where apps record it as their default source\n"
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s; and one for sound\n"
+	"  --hud               show each window's numbers in a corner of it: app and\n"
+	"                      shown fps, codec, bytes/s, round trip, input to photon\n"
+	"  --hud-key CHORD     the keys that show and hide it (default\n"
+	"                      ctrl+alt+shift+h; none: no keys)\n"
+	"  --hud-corner CORNER top-left (default), top-right, bottom-left or bottom-right\n"
 	"  -v, --verbose       more logging\n"
 	"  --show-config       print each setting, its value and where it came from\n"
 	"                      (default, FILE:LINE, env RCOMP_KEY or flag), and exit;\n"
@@ -136,6 +142,33 @@ static bool set_verbose(void *data, const char *value)
 	return true;
 }
 
+static bool set_hud(void *data, const char *value)
+{
+	return settings_parse_bool(value, &((struct rv_options *)data)->hud);
+}
+
+static bool set_hud_key(void *data, const char *value)
+{
+	return chord_parse(value, &((struct rv_options *)data)->hud_key);
+}
+
+static bool set_hud_corner(void *data, const char *value)
+{
+	static const char *const corners[] = {
+		[0] = "top-left",
+		[RV_HUD_RIGHT] = "top-right",
+		[RV_HUD_BOTTOM] = "bottom-left",
+		[RV_HUD_RIGHT | RV_HUD_BOTTOM] = "bottom-right",
+	};
+	for (uint32_t i = 0; i < sizeof(corners) / sizeof(corners[0]); i++) {
+		if (strcmp(value, corners[i]) == 0) {
+			((struct rv_options *)data)->hud_corner = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static const struct settings_key keys[] = {
 	{"token-file", "", set_token_file, "a path"},
 	{"compress", "", set_compress, "none, lz4, zstd or zstd:LEVEL (1-22)"},
@@ -146,6 +179,11 @@ static const struct settings_key keys[] = {
 	{"audio", "on", set_audio, "on or off"},
 	{"mic", "false", set_mic, "true or false"},
 	{"stats", "false", set_stats, "true or false"},
+	{"hud", "false", set_hud, "true or false"},
+	{"hud-key", "ctrl+alt+shift+h", set_hud_key,
+		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"},
+	{"hud-corner", "top-left", set_hud_corner,
+		"top-left, top-right, bottom-left or bottom-right"},
 	{"verbose", "false", set_verbose, "true or false"},
 };
 
@@ -212,6 +250,9 @@ int main(int argc, char **argv)
 		{"audio", required_argument, NULL, KEY},
 		{"mic", no_argument, NULL, KEY},
 		{"title-host", no_argument, NULL, KEY},
+		{"hud", no_argument, NULL, KEY},
+		{"hud-key", required_argument, NULL, KEY},
+		{"hud-corner", required_argument, NULL, KEY},
 		{"show-config", no_argument, NULL, 'C'},
 		{0},
 	};
@@ -341,6 +382,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	sound_init(&viewer);
+	viewer.hud_shown = options->hud;
 	if (registry_connect(&viewer) && transport_open(&viewer)) {
 		dispatch_hello(&viewer);
 		loop_run(&viewer);
@@ -357,6 +399,7 @@ int main(int argc, char **argv)
 	}
 	clipboard_finish(&viewer);
 	sound_finish(&viewer);
+	hud_finish(&viewer);
 	cursor_finish(&viewer);
 	input_finish(&viewer);
 	registry_finish(&viewer);

@@ -9,6 +9,7 @@
 
 #include "connection.h"
 #include "edges.h"
+#include "hud.h"
 #include "input.h"
 #include "monotonic.h"
 #include "present.h"
@@ -222,14 +223,17 @@ void present(struct rv_window *window)
 	window->dirty = false;
 	window->stat_presented++;
 	sound_frame_presented(window->viewer, window->drawn_us);
+	uint64_t photon_us = 0;
 	if (window->mark_decoded) {
 		uint64_t sent = input_mark_sent(window->viewer, window->mark_decoded);
 		if (sent) {
-			window->stat_photon_us += monotonic_usec() - sent;
+			photon_us = monotonic_usec() - sent;
+			window->stat_photon_us += photon_us;
 			window->stat_photons++;
 		}
 		window->mark_decoded = 0;
 	}
+	hud_presented(window, photon_us);
 	send_ack(window);
 }
 

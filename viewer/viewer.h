@@ -13,14 +13,19 @@
 #include <wayland-client.h>
 
 #include "channel.h"
+#include "chord.h"
 #include "codec.h"
 #include "idmap.h"
 #include "mime.h"
 #include "transfer.h"
 #include "wire.h"
 
+struct fcft_font;
 struct rv_offer;
 struct rv_viewer;
+struct xkb_context;
+struct xkb_keymap;
+struct xkb_state;
 
 #define RV_BUFFERS 3
 #define RV_MAX_WINDOWS 256
@@ -132,6 +137,17 @@ struct rv_window {
 	uint32_t mark_next, mark_decoded;
 	uint64_t drawn_us; /* the newest frame's time_us (the server's clock) */
 
+	/* The HUD (hud.c): its subsurface, the server's last numbers, and
+	 * what was presented since they came. */
+	struct wl_surface *hud_surface;
+	struct wl_subsurface *hud_subsurface;
+	struct wire_window_stats hud_stats;
+	bool hud_known; /* hud_stats came */
+	uint32_t hud_presented;
+	uint64_t hud_photon_us, hud_since_us;
+	uint32_t hud_photons;
+	double hud_shown_fps, hud_photon_ms; /* ms: -1 until an input is answered */
+
 	/* For --stats, per second. */
 	uint32_t stat_received, stat_presented;
 	uint64_t stat_bytes;
@@ -160,6 +176,12 @@ struct rv_text_input {
 	uint32_t delete_before, delete_after;
 };
 
+/* Where the HUD sits: bits of enum rv_hud_corner (0: top left). */
+enum rv_hud_corner {
+	RV_HUD_RIGHT = 1 << 0,
+	RV_HUD_BOTTOM = 1 << 1,
+};
+
 /* How rcomp-view reaches rcomp-run, and so how it reconnects. */
 enum rv_transport {
 	RV_SOCKET, /* a unix socket; reconnects to it */
@@ -186,6 +208,9 @@ struct rv_options {
 	bool audio; /* play the session's sound (--audio) */
 	bool mic; /* send the local default source (--mic) */
 	bool stats;
+	bool hud; /* shown from the start */
+	struct rv_chord hud_key; /* toggles it */
+	uint32_t hud_corner; /* enum rv_hud_corner */
 	int verbose;
 };
 
@@ -246,6 +271,10 @@ struct rv_seat {
 	struct wl_cursor_theme *edge_theme;
 	int32_t edge_theme_scale;
 	struct wl_surface *edge_cursor_surface;
+	/* The local keymap and modifiers, for the viewer's own chords (chord.c). */
+	struct xkb_context *xkb;
+	struct xkb_keymap *xkb_keymap;
+	struct xkb_state *xkb_state;
 };
 
 /* The remote selection of one kind, until it can be set locally. */
@@ -320,6 +349,13 @@ struct rv_viewer {
 	bool running;
 	int exit_code;
 	uint64_t stats_due_us;
+	/* The HUD (hud.c): shown or not, its font, and the chord's key while
+	 * it is held (+1; 0: none), which the app never hears. */
+	bool hud_shown;
+	struct fcft_font *hud_font;
+	int hud_font_scale;
+	bool hud_font_failed;
+	uint32_t hud_swallowed;
 };
 
 static inline struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_t id)

@@ -12,6 +12,8 @@
 #include "constraint.h"
 #include "decode.h"
 #include "edges.h"
+#include "hud.h"
+#include "monotonic.h"
 #include "input.h"
 #include "log.h"
 #include "output.h"
@@ -473,6 +475,8 @@ static struct rv_window *window_alloc(struct rv_viewer *viewer, uint32_t id)
 	window->viewer = viewer;
 	window->id = id;
 	window->scale = window->image_scale = 1;
+	window->hud_photon_ms = -1;
+	window->hud_since_us = monotonic_usec();
 	wl_list_insert(viewer->windows.prev, &window->link);
 	window->surface = wl_compositor_create_surface(viewer->compositor);
 	present_init(window);
@@ -562,6 +566,7 @@ void window_destroy(struct rv_window *window)
 	input_window_gone(viewer, window);
 	textinput_window_gone(window);
 	edges_finish(window);
+	hud_window_finish(window);
 	present_finish(window);
 	drop_role(window);
 	wl_surface_destroy(window->surface);

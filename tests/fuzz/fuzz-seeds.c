@@ -206,6 +206,14 @@ int main(int argc, char **argv)
 	m.dnd_status.mime = "text/plain";
 	m.dnd_status.mime_len = 10;
 	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_WINDOW_STATS};
+	m.window_stats.window = 1;
+	m.window_stats.app_fps = 60;
+	m.window_stats.sent_fps = 30;
+	m.window_stats.bytes = 123456;
+	m.window_stats.rtt_us = 20000;
+	m.window_stats.compression = WIRE_COMPRESS_LZ4;
+	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_WINDOW_GRAB};
 	m.window_grab.window = 1;
 	m.window_grab.kind = WIRE_GRAB_RESIZE;

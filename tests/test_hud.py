@@ -1,0 +1,122 @@
+"""The HUD: a corner of each window with the link's numbers, shown and
+hidden by its key chord, on a subsurface of its own: the remote picture
+around it is never touched."""
+import re
+
+from rig import GREEN, INPUT_CLIENT, VirtualKeyboard, wait_for
+
+KEY_LEFTCTRL, KEY_LEFTSHIFT, KEY_LEFTALT, KEY_H, KEY_J = 29, 42, 56, 35, 36
+CORNER = {"x": 0, "y": 0, "width": 200, "height": 90}  # window coordinates
+
+
+def window_shot(desktop, w, rect=None):
+    r = w["rect"]
+    rect = rect or {"x": 0, "y": 0, "width": r["width"], "height": r["height"]}
+    width, height, rgb = desktop.screenshot({"x": r["x"] + rect["x"], "y": r["y"] + rect["y"],
+                                             "width": rect["width"],
+                                             "height": rect["height"]})
+    return width, height, rgb
+
+
+def changed(desktop, w, reference):
+    """Pixels of the window that differ from reference (a window_shot):
+    (count outside the HUD's corner, count inside it)."""
+    width, height, rgb = window_shot(desktop, w)
+    ref_width, ref_height, ref = reference
+    assert (width, height) == (ref_width, ref_height)
+    outside = inside = 0
+    for y in range(height):
+        for x in range(width):
+            i = (y * width + x) * 3
+            if rgb[i:i + 3] != ref[i:i + 3]:
+                if x < CORNER["width"] and y < CORNER["height"]:
+                    inside += 1
+                else:
+                    outside += 1
+    return outside, inside
+
+
+def hud_rows(desktop, w, reference):
+    """How many rows of the corner differ from reference: the HUD's height."""
+    width, height, rgb = window_shot(desktop, w, CORNER)
+    ref = reference[2]
+    full = reference[0]
+    return sum(1 for y in range(height)
+               if any(rgb[(y * width + x) * 3:(y * width + x) * 3 + 3] !=
+                      ref[(y * full + x) * 3:(y * full + x) * 3 + 3] for x in range(width)))
+
+
+def keysyms(desktop):
+    return re.findall(r"^keysym (\S+)$", desktop.read_log("rcomp-run"), re.M)
+
+
+def local_keyboard(desktop):
+    kb = VirtualKeyboard(desktop)
+    # Its keymap again once sway has the device, then a first key that
+    # makes it the seat's (as tests/test_input.py's german_keyboard).
+    kb.send("layout us", "tap %d" % KEY_LEFTSHIFT)
+    wait_for("the first key", lambda: keysyms(desktop))
+    return kb
+
+
+def chord(kb, key=KEY_H):
+    kb.send("press %d" % KEY_LEFTCTRL, "press %d" % KEY_LEFTALT, "press %d" % KEY_LEFTSHIFT,
+            "tap %d" % key, "release %d" % KEY_LEFTSHIFT, "release %d" % KEY_LEFTALT,
+            "release %d" % KEY_LEFTCTRL)
+
+
+def green_window(desktop, args=()):
+    server = desktop.start_server([INPUT_CLIENT])
+    viewer = desktop.start_viewer(server, list(args))
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    wait_for("the app's green", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
+    wait_for("the window to have focus", lambda: desktop.window(
+        app_id="rcomp-input-test")["focused"])
+    return viewer, w, window_shot(desktop, w)
+
+
+def test_the_hud_key_chord_shows_and_hides_the_corner_and_nothing_else_changes(desktop):
+    viewer, w, reference = green_window(desktop)
+    kb = local_keyboard(desktop)
+    before = len(keysyms(desktop))
+    chord(kb)
+    wait_for("the HUD in the corner", lambda: changed(desktop, w, reference)[1] > 200)
+    # Its numbers come within a second; the picture around it stays the app's.
+    wait_for("the HUD's four lines of numbers", lambda: hud_rows(desktop, w, reference) > 50)
+    outside, inside = changed(desktop, w, reference)
+    assert outside == 0, "%d pixels outside the HUD's corner changed" % outside
+    chord(kb)
+    wait_for("the HUD gone", lambda: changed(desktop, w, reference) == (0, 0))
+    # The app heard the modifiers, never the chord's key.
+    typed = keysyms(desktop)[before:]
+    assert typed and "h" not in typed and "H" not in typed, typed
+    desktop.check_alive(viewer)
+
+
+def test_the_hud_shows_the_servers_numbers_once_a_second(desktop):
+    """--hud from the start: its one line ("waiting for the numbers")
+    becomes four once window_stats come."""
+    server = desktop.start_server([INPUT_CLIENT])
+    plain = desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    wait_for("the app's green", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
+    reference = window_shot(desktop, w)
+    plain.terminate()
+    plain.wait(timeout=10)
+    desktop.start_viewer(server, ["--hud"], name="hud-view")
+    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test"))
+    wait_for("the HUD's four lines of numbers", lambda: hud_rows(desktop, w, reference) > 50)
+    outside, inside = changed(desktop, w, reference)
+    assert inside > 200 and outside == 0
+
+
+def test_another_chord_from_the_settings_file_toggles_it(desktop):
+    desktop.settings_file("local", "[view]\nhud-key = ctrl+alt+shift+j\n")
+    viewer, w, reference = green_window(desktop)
+    kb = local_keyboard(desktop)
+    chord(kb, KEY_H)
+    wait_for("ctrl+alt+shift+h reaching the app", lambda: "H" in keysyms(desktop)
+             or "h" in keysyms(desktop))
+    assert changed(desktop, w, reference) == (0, 0)
+    chord(kb, KEY_J)
+    wait_for("the HUD in the corner", lambda: changed(desktop, w, reference)[1] > 200)

@@ -1,0 +1,114 @@
+# bash completion for rcomp-run and rcomp-view            -*- shell-script -*-
+# Installed as completions/rcomp-run and completions/rcomp-view, so that
+# bash-completion loads it for either command.
+
+# Session names, from rcomp-run --list here, or on HOST over ssh.
+_rcomp_sessions()
+{
+	local host=$1
+	if [[ $host ]]; then
+		ssh -o BatchMode=yes -o ConnectTimeout=3 "$host" rcomp-run --list 2>/dev/null
+	else
+		rcomp-run --list 2>/dev/null
+	fi | awk 'NR > 1 { print $1 }'
+}
+
+_rcomp_values()
+{
+	# The values of an option that takes one of a few; 1 if it is not one.
+	case $1 in
+	--compress) COMPREPLY=($(compgen -W 'none lz4 zstd zstd:1 zstd:3 zstd:9 zstd:19' -- "$cur")) ;;
+	--codec) COMPREPLY=($(compgen -W 'auto lossless video' -- "$cur")) ;;
+	--audio) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
+	--fps) COMPREPLY=($(compgen -W 'auto 30 60 75 120 144 165 240' -- "$cur")) ;;
+	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
+	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
+	--socket | --token-file | --remote-bin) _filedir ;;
+	--dump-dir) _filedir -d ;;
+	--name | --listen-tcp | --tcp) ;;
+	*) return 1 ;;
+	esac
+	__ltrim_colon_completions "$cur"
+	return 0
+}
+
+_rcomp_run()
+{
+	local cur prev words cword
+	_init_completion -n : || return
+	local i
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			# The app and its own arguments.
+			_command_offset $((i + 1))
+			return
+		fi
+	done
+	_rcomp_values "$prev" && return
+	if [[ $prev == --attach ]]; then
+		COMPREPLY=($(compgen -W "$(_rcomp_sessions)" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --token-file --stdio --persist
+		--list --attach --fps --compress --codec --audio --no-xwayland --stats --dump-dir
+		--verbose --show-config --version --help --' -- "$cur"))
+}
+
+_rcomp_view()
+{
+	local cur prev words cword
+	_init_completion -n : || return
+	local i ssh=0
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == ssh ]]; then
+			ssh=$i
+			break
+		fi
+	done
+	if ((ssh)); then
+		# ssh [ssh options] HOST -- APP, or HOST --attach [SESSION]
+		local host= j
+		for ((j = ssh + 1; j < cword; j++)); do
+			case ${words[j]} in
+			--) return ;; # the remote app: not ours to know
+			--attach)
+				COMPREPLY=($(compgen -W "$(_rcomp_sessions "$host")" -- "$cur"))
+				return
+				;;
+			-[bcDEeFIiJLlmOopQRSWw]) ((j++)) ;; # ssh options with a value
+			-*) ;;
+			*) host=${words[j]} ;;
+			esac
+		done
+		if [[ $host ]]; then
+			COMPREPLY=($(compgen -W '-- --attach' -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '-p -l -i -o -J -F -v -4 -6 -A -C -X -Y' -- "$cur"))
+		else
+			_known_hosts_real -a -- "$cur"
+		fi
+		return
+	fi
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			_command_offset $((i + 1))
+			return
+		fi
+	done
+	_rcomp_values "$prev" && return
+	if [[ $prev == --attach ]]; then
+		COMPREPLY=($(compgen -W "$(_rcomp_sessions)" -- "$cur"))
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W '--attach --socket --tcp --token-file --stdio --local
+			--compress --fps --remote-bin --app-decorations --title-host --audio --mic
+			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
+			--' -- "$cur"))
+	else
+		COMPREPLY=($(compgen -W 'ssh' -- "$cur"))
+	fi
+}
+
+complete -F _rcomp_run rcomp-run
+complete -F _rcomp_view rcomp-view

@@ -104,24 +104,12 @@ static bool set_name(void *data, const char *value)
 	return !*value || wire_session_name_ok(value, strlen(value));
 }
 
-static bool set_socket(void *data, const char *value)
-{
-	((struct rc_options *)data)->socket_path = *value ? value : NULL;
-	return true;
-}
-
 static bool set_listen_tcp(void *data, const char *value)
 {
 	char host[256];
 	const char *port;
 	((struct rc_options *)data)->tcp_addr = *value ? value : NULL;
 	return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
-}
-
-static bool set_token_file(void *data, const char *value)
-{
-	((struct rc_options *)data)->token_file = *value ? value : NULL;
-	return true;
 }
 
 static bool set_fps(void *data, const char *value)
@@ -162,11 +150,6 @@ static bool set_codec(void *data, const char *value)
 	return false;
 }
 
-static bool set_audio(void *data, const char *value)
-{
-	return settings_parse_bool(value, &((struct rc_options *)data)->audio);
-}
-
 static bool set_no_xwayland(void *data, const char *value)
 {
 	bool off;
@@ -174,17 +157,6 @@ static bool set_no_xwayland(void *data, const char *value)
 		return false;
 	}
 	((struct rc_options *)data)->xwayland = !off;
-	return true;
-}
-
-static bool set_stats(void *data, const char *value)
-{
-	return settings_parse_bool(value, &((struct rc_options *)data)->stats);
-}
-
-static bool set_dump_dir(void *data, const char *value)
-{
-	((struct rc_options *)data)->dump_dir = *value ? value : NULL;
 	return true;
 }
 
@@ -203,20 +175,24 @@ static bool set_verbose(void *data, const char *value)
 	return false;
 }
 
+#define OPTIONS struct rc_options
 static const struct settings_key keys[] = {
-	{"name", "", set_name, "1 to 64 of A-Z a-z 0-9 . _ - (not starting with a dot)"},
-	{"socket", "", set_socket, "a path"},
-	{"listen-tcp", "", set_listen_tcp, "ADDR:PORT"},
-	{"token-file", "", set_token_file, "a path"},
-	{"fps", "auto", set_fps, "auto or a number from 1 to 240"},
-	{"compress", "lz4", set_compress, "none, lz4, zstd or zstd:LEVEL (1-22)"},
-	{"codec", "auto", set_codec, "auto, lossless or video"},
-	{"audio", "on", set_audio, "on or off"},
-	{"no-xwayland", "false", set_no_xwayland, "true or false"},
-	{"stats", "false", set_stats, "true or false"},
-	{"dump-dir", "", set_dump_dir, "a directory"},
-	{"verbose", "false", set_verbose, "true, false, 0, 1 or 2"},
+	SETTINGS_CUSTOM("name", "", false, set_name,
+		"1 to 64 of A-Z a-z 0-9 . _ - (not starting with a dot)"),
+	SETTINGS_STRING("socket", "", OPTIONS, socket_path, "a path"),
+	SETTINGS_CUSTOM("listen-tcp", "", false, set_listen_tcp, "ADDR:PORT"),
+	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
+	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
+	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
+		"none, lz4, zstd or zstd:LEVEL (1-22)"),
+	SETTINGS_CUSTOM("codec", "auto", false, set_codec, "auto, lossless or video"),
+	SETTINGS_ON_OFF("audio", "on", OPTIONS, audio),
+	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
+	SETTINGS_FLAG("stats", OPTIONS, stats),
+	SETTINGS_STRING("dump-dir", "", OPTIONS, dump_dir, "a directory"),
+	SETTINGS_CUSTOM("verbose", "false", true, set_verbose, "true, false, 0, 1 or 2"),
 };
+#undef OPTIONS
 
 /* The command line; then the settings under it. *mode: 0 (run APP), 'L'
  * (--list), 'A' (--attach) or 'C' (--show-config). A status to exit with,
@@ -224,37 +200,25 @@ static const struct settings_key keys[] = {
 static int parse_args(struct settings *settings, struct rc_options *options, int argc, char **argv,
 	int *app_index, int *mode)
 {
-	enum { KEY = 0x100 };
-	static const struct option long_options[] = {
-		{"socket", required_argument, NULL, KEY},
+	static const struct option own[] = {
 		{"stdio", no_argument, NULL, 'S'},
-		{"fps", required_argument, NULL, KEY},
-		{"compress", required_argument, NULL, KEY},
-		{"dump-dir", required_argument, NULL, KEY},
-		{"stats", no_argument, NULL, KEY},
-		{"no-xwayland", no_argument, NULL, KEY},
-		{"codec", required_argument, NULL, KEY},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"name", required_argument, NULL, KEY},
 		{"persist", no_argument, NULL, 'P'},
 		{"list", no_argument, NULL, 'L'},
 		{"attach", no_argument, NULL, 'A'},
-		{"listen-tcp", required_argument, NULL, KEY},
-		{"token-file", required_argument, NULL, KEY},
-		{"audio", required_argument, NULL, KEY},
 		{"show-config", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	int opt, index, verbose = 0;
+	int opt, verbose = 0;
 	settings_init(settings, "rcomp-run", "run", "app", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, &index)) != -1) {
+	struct option *long_options = settings_getopt(settings, own);
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+		if (settings_option(settings, opt, optarg)) {
+			continue;
+		}
 		switch (opt) {
-		case KEY:
-			settings_flag(settings, long_options[index].name, optarg);
-			break;
 		case 'S':
 			options->stdio = true;
 			break;
@@ -271,16 +235,20 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			free(long_options);
 			return 0;
 		case 'V':
 			printf("rcomp-run %s (wire protocol %d.%d)\n", RCOMP_VERSION,
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
+			free(long_options);
 			return 0;
 		default:
 			fputs(usage, stderr);
+			free(long_options);
 			return 2;
 		}
 	}
+	free(long_options);
 	if (verbose) {
 		settings_flag(settings, "verbose", verbose > 1 ? "2" : "true");
 	}

@@ -127,6 +127,52 @@ bool settings_flag(struct settings *settings, const char *name, const char *valu
 	return true;
 }
 
+struct option *settings_getopt(const struct settings *settings, const struct option *own)
+{
+	size_t n = 0;
+	while (own[n].name) {
+		n++;
+	}
+	struct option *out = calloc(n + settings->nkeys + 1, sizeof(*out));
+	if (!out) {
+		abort();
+	}
+	memcpy(out, own, n * sizeof(*out));
+	for (size_t i = 0; i < settings->nkeys; i++) {
+		out[n + i] = (struct option){
+			.name = settings->keys[i].name,
+			.has_arg = settings->keys[i].flag ? no_argument : required_argument,
+			.val = SETTINGS_OPTION + (int)i,
+		};
+	}
+	return out;
+}
+
+bool settings_option(struct settings *settings, int opt, const char *value)
+{
+	if (opt < SETTINGS_OPTION || (size_t)(opt - SETTINGS_OPTION) >= settings->nkeys) {
+		return false;
+	}
+	return settings_flag(settings, settings->keys[opt - SETTINGS_OPTION].name, value);
+}
+
+/* What a key of a type takes, into the options. */
+static bool set_value(const struct settings *settings, const struct settings_key *k,
+	const char *value)
+{
+	char *field = (char *)settings->options + k->offset;
+	switch (k->type) {
+	case SETTINGS_BOOL:
+		return settings_parse_bool(value, (bool *)field);
+	case SETTINGS_STRING:
+		*(const char **)field = *value ? value : NULL;
+		return true;
+	case SETTINGS_CUSTOM:
+		break;
+	}
+	return k->set(settings->options, value);
+}
+
 /* Stores one layer's value of a key; value and source become the settings'.
  * where is how an error names the place ("FILE:LINE", "env RCOMP_FPS"; NULL:
  * the command line). */
@@ -134,7 +180,7 @@ static bool store(struct settings *settings, size_t key, char *value, char *sour
 	const char *where)
 {
 	const struct settings_key *k = &settings->keys[key];
-	if (!k->set(settings->options, value)) {
+	if (!set_value(settings, k, value)) {
 		if (where) { /* the source itself: print before it goes */
 			fprintf(stderr, "%s: %s: %s = %s: %s takes %s\n", settings->program, where,
 				k->name, value, k->name, k->expects);

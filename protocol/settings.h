@@ -12,20 +12,51 @@
 #ifndef RCOMP_SETTINGS_H
 #define RCOMP_SETTINGS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+enum settings_type {
+	SETTINGS_CUSTOM, /* set checks and stores it */
+	SETTINGS_BOOL, /* a bool at offset: true/false, yes/no, on/off or 1/0 */
+	SETTINGS_STRING, /* a const char * at offset, NULL when empty */
+};
+
 struct settings_key {
 	const char *name; /* the key, and its long option --name */
-	/* The default as --show-config prints it; "" for none. A flag's
-	 * default is "false" (a flag takes true or false in a file). */
+	/* The default as --show-config prints it; "" for none. */
 	const char *fallback;
-	/* Checks value and stores it in the program's options; false if the key
-	 * does not take it. Called for the default first. */
+	bool flag; /* the option takes no value (--stats); the key, true or false */
+	enum settings_type type;
+	size_t offset; /* in the program's options, for BOOL and STRING */
+	/* CUSTOM: checks value and stores it in the program's options; false
+	 * if the key does not take it. Called for the default first. */
 	bool (*set)(void *options, const char *value);
 	const char *expects; /* what it takes, for the error: "a number from 1 to 240" */
 };
+
+/* A flag: --name, or name = true|false. */
+#define SETTINGS_FLAG(key, type, field) \
+	{ \
+		(key), "false", true, SETTINGS_BOOL, offsetof(type, field), NULL, "true or false" \
+	}
+/* --name on|off. */
+#define SETTINGS_ON_OFF(key, fallback, type, field) \
+	{ \
+		(key), (fallback), false, SETTINGS_BOOL, offsetof(type, field), NULL, "on or off" \
+	}
+#define SETTINGS_STRING(key, fallback, type, field, expects) \
+	{ \
+		(key), (fallback), false, SETTINGS_STRING, offsetof(type, field), NULL, (expects) \
+	}
+#define SETTINGS_CUSTOM(key, fallback, flag, set, expects) \
+	{ \
+		(key), (fallback), (flag), SETTINGS_CUSTOM, 0, (set), (expects) \
+	}
+
+/* getopt_long returns SETTINGS_OPTION + i for key i (settings_getopt). */
+#define SETTINGS_OPTION 0x1000
 
 /* Where a value came from, for --show-config and errors. */
 struct settings_value {
@@ -51,9 +82,14 @@ struct settings {
 
 void settings_init(struct settings *settings, const char *program, const char *section,
 	const char *kind, const struct settings_key *keys, size_t nkeys, void *options);
+/* The long options of getopt_long: the program's own (up to their {0}),
+ * then one per key, which returns SETTINGS_OPTION + its index. Free it. */
+struct option *settings_getopt(const struct settings *settings, const struct option *own);
 /* A key given on the command line (value NULL: a flag, so "true"); false if
  * no key has that name. */
 bool settings_flag(struct settings *settings, const char *name, const char *value);
+/* The same, for the key getopt_long returned (SETTINGS_OPTION + index). */
+bool settings_option(struct settings *settings, int opt, const char *value);
 /* Reads the files and the environment, for the app or host named subject
  * (NULL: none), and stores every layer's values. 0, or 2 after printing one
  * line that names the file, the line and the key of a bad value. Unknown

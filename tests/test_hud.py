@@ -18,7 +18,13 @@ def window_shot(desktop, w, rect=None):
     return width, height, rgb
 
 
-def changed(desktop, w, reference):
+def in_corner(x, y, width, height, corner):
+    cx = x if corner.endswith("left") else width - 1 - x
+    cy = y if corner.startswith("top") else height - 1 - y
+    return cx < CORNER["width"] and cy < CORNER["height"]
+
+
+def changed(desktop, w, reference, corner="top-left"):
     """Pixels of the window that differ from reference (a window_shot):
     (count outside the HUD's corner, count inside it)."""
     width, height, rgb = window_shot(desktop, w)
@@ -29,7 +35,7 @@ def changed(desktop, w, reference):
         for x in range(width):
             i = (y * width + x) * 3
             if rgb[i:i + 3] != ref[i:i + 3]:
-                if x < CORNER["width"] and y < CORNER["height"]:
+                if in_corner(x, y, width, height, corner):
                     inside += 1
                 else:
                     outside += 1
@@ -48,6 +54,24 @@ def hud_rows(desktop, w, reference):
 
 def keysyms(desktop):
     return re.findall(r"^keysym (\S+)$", desktop.read_log("rcomp-run"), re.M)
+
+
+def picture_then_viewer(desktop, args, settings=None):
+    """The app's window as a viewer without a HUD shows it, then the same
+    window through a viewer started with args (and settings): (window,
+    the first picture)."""
+    server = desktop.start_server([INPUT_CLIENT])
+    plain = desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    wait_for("the app's green", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
+    reference = window_shot(desktop, w)
+    plain.terminate()
+    plain.wait(timeout=10)
+    if settings:
+        desktop.settings_file("local", settings)
+    desktop.start_viewer(server, args, name="second-view")
+    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test"))
+    return w, reference
 
 
 def local_keyboard(desktop):
@@ -96,15 +120,7 @@ def test_the_hud_key_chord_shows_and_hides_the_corner_and_nothing_else_changes(d
 def test_the_hud_shows_the_servers_numbers_once_a_second(desktop):
     """--hud from the start: its one line ("waiting for the numbers")
     becomes four once window_stats come."""
-    server = desktop.start_server([INPUT_CLIENT])
-    plain = desktop.start_viewer(server)
-    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
-    wait_for("the app's green", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
-    reference = window_shot(desktop, w)
-    plain.terminate()
-    plain.wait(timeout=10)
-    desktop.start_viewer(server, ["--hud"], name="hud-view")
-    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test"))
+    w, reference = picture_then_viewer(desktop, ["--hud"])
     wait_for("the HUD's four lines of numbers", lambda: hud_rows(desktop, w, reference) > 50)
     outside, inside = changed(desktop, w, reference)
     assert inside > 200 and outside == 0
@@ -120,3 +136,12 @@ def test_another_chord_from_the_settings_file_toggles_it(desktop):
     assert changed(desktop, w, reference) == (0, 0)
     chord(kb, KEY_J)
     wait_for("the HUD in the corner", lambda: changed(desktop, w, reference)[1] > 200)
+
+
+def test_the_hud_sits_in_the_corner_the_settings_name(desktop):
+    w, reference = picture_then_viewer(desktop, [], settings="[view]\nhud = true\n"
+                                       "hud-corner = bottom-right\n")
+    wait_for("the HUD's lines in the bottom right corner",
+             lambda: changed(desktop, w, reference, "bottom-right")[1] > 1000)
+    outside, inside = changed(desktop, w, reference, "bottom-right")
+    assert outside == 0

@@ -152,7 +152,8 @@ static void place(struct rv_window *window, int32_t width, int32_t height)
 static void draw(struct rv_window *window)
 {
 	struct rv_viewer *viewer = window->viewer;
-	int scale = window->surface_scale > 0 ? window->surface_scale : 1;
+	/* The scale of the window's pixels: the local output's. */
+	int scale = window->image_scale > 0 ? window->image_scale : 1;
 	if (!window->xdg_toplevel || !viewer->subcompositor || !font_ready(viewer, scale)) {
 		return;
 	}
@@ -201,6 +202,8 @@ static void draw(struct rv_window *window)
 		wl_subsurface_set_desync(window->hud_subsurface);
 		wl_subsurface_place_above(window->hud_subsurface, window->surface);
 	}
+	window->hud_width = width;
+	window->hud_height = height;
 	place(window, width, height);
 	wl_surface_set_buffer_scale(window->hud_surface, scale);
 	wl_surface_attach(window->hud_surface, buffer, 0, 0);
@@ -293,6 +296,15 @@ void hud_window_stats(struct rv_window *window, const struct wire_window_stats *
 	window->hud_since_us = now;
 	if (window->viewer->hud_shown) {
 		draw(window);
+	}
+}
+
+void hud_window_resized(struct rv_window *window)
+{
+	/* Only a corner away from the top left moves with the size; the new
+	 * place applies with the commit that shows the new size. */
+	if (window->hud_subsurface && window->viewer->options.hud_corner) {
+		place(window, window->hud_width, window->hud_height);
 	}
 }
 

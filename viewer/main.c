@@ -92,12 +92,6 @@ static bool read_token(struct rv_options *options, const char *file)
 }
 
 /* The settings: each key is a long option (settings.h). */
-static bool set_token_file(void *data, const char *value)
-{
-	((struct rv_options *)data)->token_file = *value ? value : NULL;
-	return true;
-}
-
 static bool set_compress(void *data, const char *value)
 {
 	enum wire_compression kind;
@@ -121,17 +115,6 @@ static bool set_remote_bin(void *data, const char *value)
 	return *value != '\0';
 }
 
-#define BOOL_KEY(field) \
-	static bool set_##field(void *data, const char *value) \
-	{ \
-		return settings_parse_bool(value, &((struct rv_options *)data)->field); \
-	}
-BOOL_KEY(app_decorations)
-BOOL_KEY(title_host)
-BOOL_KEY(audio)
-BOOL_KEY(mic)
-BOOL_KEY(stats)
-
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -140,11 +123,6 @@ static bool set_verbose(void *data, const char *value)
 	}
 	((struct rv_options *)data)->verbose = on;
 	return true;
-}
-
-static bool set_hud(void *data, const char *value)
-{
-	return settings_parse_bool(value, &((struct rv_options *)data)->hud);
 }
 
 static bool set_hud_key(void *data, const char *value)
@@ -169,23 +147,26 @@ static bool set_hud_corner(void *data, const char *value)
 	return false;
 }
 
+#define OPTIONS struct rv_options
 static const struct settings_key keys[] = {
-	{"token-file", "", set_token_file, "a path"},
-	{"compress", "", set_compress, "none, lz4, zstd or zstd:LEVEL (1-22)"},
-	{"fps", "", set_fps, "auto or a number from 1 to 240"},
-	{"remote-bin", "rcomp-run", set_remote_bin, "a command"},
-	{"app-decorations", "false", set_app_decorations, "true or false"},
-	{"title-host", "false", set_title_host, "true or false"},
-	{"audio", "on", set_audio, "on or off"},
-	{"mic", "false", set_mic, "true or false"},
-	{"stats", "false", set_stats, "true or false"},
-	{"hud", "false", set_hud, "true or false"},
-	{"hud-key", "ctrl+alt+shift+h", set_hud_key,
-		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"},
-	{"hud-corner", "top-left", set_hud_corner,
-		"top-left, top-right, bottom-left or bottom-right"},
-	{"verbose", "false", set_verbose, "true or false"},
+	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
+	SETTINGS_CUSTOM("compress", "", false, set_compress,
+		"none, lz4, zstd or zstd:LEVEL (1-22)"),
+	SETTINGS_CUSTOM("fps", "", false, set_fps, "auto or a number from 1 to 240"),
+	SETTINGS_CUSTOM("remote-bin", "rcomp-run", false, set_remote_bin, "a command"),
+	SETTINGS_FLAG("app-decorations", OPTIONS, app_decorations),
+	SETTINGS_FLAG("title-host", OPTIONS, title_host),
+	SETTINGS_ON_OFF("audio", "on", OPTIONS, audio),
+	SETTINGS_FLAG("mic", OPTIONS, mic),
+	SETTINGS_FLAG("stats", OPTIONS, stats),
+	SETTINGS_FLAG("hud", OPTIONS, hud),
+	SETTINGS_CUSTOM("hud-key", "ctrl+alt+shift+h", false, set_hud_key,
+		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"),
+	SETTINGS_CUSTOM("hud-corner", "top-left", false, set_hud_corner,
+		"top-left, top-right, bottom-left or bottom-right"),
+	SETTINGS_CUSTOM("verbose", "false", true, set_verbose, "true or false"),
 };
+#undef OPTIONS
 
 static bool every_window(struct rv_window *window, void *data)
 {
@@ -231,29 +212,15 @@ static const char *ssh_host(const struct rv_options *options)
 
 int main(int argc, char **argv)
 {
-	enum { KEY = 0x100 };
-	static const struct option long_options[] = {
+	static const struct option own[] = {
+		{"attach", required_argument, NULL, 'a'},
 		{"socket", required_argument, NULL, 's'},
+		{"tcp", required_argument, NULL, 't'},
 		{"stdio", no_argument, NULL, 'S'},
 		{"local", no_argument, NULL, 'l'},
-		{"compress", required_argument, NULL, KEY},
-		{"fps", required_argument, NULL, KEY},
-		{"verbose", no_argument, NULL, 'v'},
+		{"show-config", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
-		{"stats", no_argument, NULL, KEY},
-		{"remote-bin", required_argument, NULL, KEY},
-		{"attach", required_argument, NULL, 'a'},
-		{"tcp", required_argument, NULL, 't'},
-		{"token-file", required_argument, NULL, KEY},
-		{"app-decorations", no_argument, NULL, KEY},
-		{"audio", required_argument, NULL, KEY},
-		{"mic", no_argument, NULL, KEY},
-		{"title-host", no_argument, NULL, KEY},
-		{"hud", no_argument, NULL, KEY},
-		{"hud-key", required_argument, NULL, KEY},
-		{"hud-corner", required_argument, NULL, KEY},
-		{"show-config", no_argument, NULL, 'C'},
 		{0},
 	};
 	struct rv_viewer viewer = {
@@ -266,15 +233,16 @@ int main(int argc, char **argv)
 	static struct settings settings;
 	settings_init(&settings, "rcomp-view", "view", "host", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
+	struct option *long_options = settings_getopt(&settings, own);
 	const char *tcp = NULL;
 	bool use_stdio = false, local = false, show_config = false;
-	int opt, index, nmodes = 0;
+	int opt, nmodes = 0;
 	log_init("rcomp-view", LOG_INFO);
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, &index)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+		if (settings_option(&settings, opt, optarg)) {
+			continue;
+		}
 		switch (opt) {
-		case KEY:
-			settings_flag(&settings, long_options[index].name, optarg);
-			break;
 		case 's':
 			options->target = optarg;
 			nmodes++;
@@ -290,6 +258,7 @@ int main(int argc, char **argv)
 		case 'a':
 			if (!wire_session_name_ok(optarg, strlen(optarg))) {
 				fprintf(stderr, "rcomp-view: %s is not a session name\n", optarg);
+				free(long_options);
 				return 2;
 			}
 			options->attach_name = optarg;
@@ -307,16 +276,20 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			free(long_options);
 			return 0;
 		case 'V':
 			printf("rcomp-view %s (wire protocol %d.%d)\n", RCOMP_VERSION,
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
+			free(long_options);
 			return 0;
 		default:
 			fputs(usage, stderr);
+			free(long_options);
 			return 2;
 		}
 	}
+	free(long_options);
 	if (nmodes > 1) {
 		fprintf(stderr,
 			"rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "

@@ -209,6 +209,7 @@ void present(struct rv_window *window)
 	}
 	window->has_content = true;
 	edges_update(window, false);
+	hud_window_resized(window);
 	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
 	for (int i = 0; i < n; i++) {
 		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,

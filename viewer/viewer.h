@@ -141,6 +141,7 @@ struct rv_window {
 	 * what was presented since they came. */
 	struct wl_surface *hud_surface;
 	struct wl_subsurface *hud_subsurface;
+	int32_t hud_width, hud_height; /* logical */
 	struct wire_window_stats hud_stats;
 	bool hud_known; /* hud_stats came */
 	uint32_t hud_presented;

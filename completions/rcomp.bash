@@ -32,23 +32,31 @@ _rcomp_values()
 	return 0
 }
 
-_rcomp_run()
+# What every word after an option of ours completes to, or 1: the app after
+# --, an option's values, the sessions after --attach.
+_rcomp_common()
 {
-	local cur prev words cword
-	_init_completion -n : || return
 	local i
 	for ((i = 1; i < cword; i++)); do
 		if [[ ${words[i]} == -- ]]; then
 			# The app and its own arguments.
 			_command_offset $((i + 1))
-			return
+			return 0
 		fi
 	done
-	_rcomp_values "$prev" && return
+	_rcomp_values "$prev" && return 0
 	if [[ $prev == --attach ]]; then
 		COMPREPLY=($(compgen -W "$(_rcomp_sessions)" -- "$cur"))
-		return
+		return 0
 	fi
+	return 1
+}
+
+_rcomp_run()
+{
+	local cur prev words cword
+	_init_completion -n : || return
+	_rcomp_common && return
 	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --token-file --stdio --persist
 		--list --attach --fps --compress --codec --audio --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help --' -- "$cur"))
@@ -89,17 +97,7 @@ _rcomp_view()
 		fi
 		return
 	fi
-	for ((i = 1; i < cword; i++)); do
-		if [[ ${words[i]} == -- ]]; then
-			_command_offset $((i + 1))
-			return
-		fi
-	done
-	_rcomp_values "$prev" && return
-	if [[ $prev == --attach ]]; then
-		COMPREPLY=($(compgen -W "$(_rcomp_sessions)" -- "$cur"))
-		return
-	fi
+	_rcomp_common && return
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--attach --socket --tcp --token-file --stdio --local
 			--compress --fps --remote-bin --app-decorations --title-host --audio --mic

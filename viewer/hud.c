@@ -217,16 +217,8 @@ static void draw(struct rv_window *window)
 
 static void hide(struct rv_window *window)
 {
-	if (window->hud_subsurface) {
-		wl_subsurface_destroy(window->hud_subsurface);
-	}
 	if (window->hud_surface) {
-		wl_surface_destroy(window->hud_surface);
-	}
-	bool had = window->hud_surface != NULL;
-	window->hud_subsurface = NULL;
-	window->hud_surface = NULL;
-	if (had) {
+		hud_window_finish(window);
 		wl_surface_commit(window->surface);
 	}
 }

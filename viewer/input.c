@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "chord.h"
 #include "clipboard.h"
 #include "connection.h"
 #include "constraint.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chord.h"
 #include "clipboard.h"
 #include "cursor.h"
 #include "dispatch.h"

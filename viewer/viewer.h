@@ -13,7 +13,6 @@
 #include <wayland-client.h>
 
 #include "channel.h"
-#include "chord.h"
 #include "codec.h"
 #include "idmap.h"
 #include "mime.h"
@@ -175,6 +174,19 @@ struct rv_text_input {
 	bool has_preedit;
 	int32_t preedit_begin, preedit_end;
 	uint32_t delete_before, delete_after;
+};
+
+/* A key chord of the viewer's own (chord.c): these modifiers, this key. */
+enum rv_chord_mod {
+	RV_MOD_CTRL = 1 << 0,
+	RV_MOD_ALT = 1 << 1,
+	RV_MOD_SHIFT = 1 << 2,
+	RV_MOD_LOGO = 1 << 3,
+};
+
+struct rv_chord {
+	uint32_t mods; /* enum rv_chord_mod: exactly these held */
+	uint32_t sym; /* the key's keysym, lower case; 0: no chord */
 };
 
 /* Where the HUD sits: bits of enum rv_hud_corner (0: top left). */

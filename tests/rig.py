@@ -794,6 +794,19 @@ class VirtualKeyboard(VirtualPointer):
         self.proc = rig.start("vkeyboard", [VKEYBOARD], rig.local_env,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
+    def take_seat(self, layout, heard):
+        """Makes this keyboard, with layout, the seat's: its keymap, then a
+        Shift tap, until heard() says the app heard a key. sway may take a
+        new virtual keyboard's first keymap before the device is its own and
+        drop what follows, now and then, when its machine is busy."""
+        for _ in range(6):
+            self.send("layout %s" % layout, "tap %d" % KEY_LEFTSHIFT)
+            try:
+                return wait_for("the first key of the virtual keyboard", heard, timeout=3)
+            except Failure:
+                continue
+        raise Failure("the virtual keyboard's keys never reached the app")
+
 
 class InputMethod(VirtualPointer):
     """tests/clients/im-client: the desktop's input method, driven line by

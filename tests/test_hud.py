@@ -76,10 +76,7 @@ def picture_then_viewer(desktop, args, settings=None):
 
 def local_keyboard(desktop):
     kb = VirtualKeyboard(desktop)
-    # Its keymap again once sway has the device, then a first key that
-    # makes it the seat's (as tests/test_input.py's german_keyboard).
-    kb.send("layout us", "tap %d" % KEY_LEFTSHIFT)
-    wait_for("the first key", lambda: keysyms(desktop))
+    kb.take_seat("us", lambda: keysyms(desktop))
     return kb
 
 

@@ -133,10 +133,8 @@ def german_keyboard(desktop):
     desktop.start_viewer(desktop.start_server([INPUT_CLIENT]))
     wait_for("the window to have focus", lambda: focused(desktop, "rcomp-input-test"))
     kb = VirtualKeyboard(desktop)
-    kb.send("layout de")
     # The first key of a new keyboard makes it (and its keymap) the seat's.
-    kb.send("tap %d" % KEY_LEFTSHIFT)
-    wait_for("the first key", lambda: keysyms(desktop))
+    kb.take_seat("de", lambda: keysyms(desktop))
     return kb
 
 

@@ -280,8 +280,8 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	}
 	if (options->stdio) {
 		/* One viewer on stdio: a socket from the settings is not for this run. */
-		bool flagged = strncmp(settings_source(settings, "socket"), "flag", 4) == 0 ||
-			strncmp(settings_source(settings, "listen-tcp"), "flag", 4) == 0;
+		bool flagged = settings_flagged(settings, "socket") ||
+			settings_flagged(settings, "listen-tcp");
 		if (flagged) {
 			fprintf(stderr,
 				"rcomp-run: --stdio excludes --socket and --listen-tcp; with "
@@ -296,7 +296,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		return 2;
 	}
 	if (options->token_file && !options->tcp_addr) {
-		if (strncmp(settings_source(settings, "token-file"), "flag", 4) == 0) {
+		if (settings_flagged(settings, "token-file")) {
 			fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
 			return 2;
 		}

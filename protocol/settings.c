@@ -466,6 +466,21 @@ void settings_print(const struct settings *settings, FILE *out)
 	}
 }
 
+bool settings_flagged(const struct settings *settings, const char *name)
+{
+	ssize_t key = find_key(settings, name);
+	if (key < 0) {
+		return false;
+	}
+	for (size_t i = 0; i < settings->nflags; i++) {
+		if (settings->flags[i].key == (size_t)key) {
+			return true;
+		}
+	}
+	const char *source = settings->values[key].source;
+	return source && strncmp(source, "flag ", 5) == 0;
+}
+
 const char *settings_source(const struct settings *settings, const char *name)
 {
 	ssize_t key = find_key(settings, name);

@@ -95,6 +95,9 @@ bool settings_option(struct settings *settings, int opt, const char *value);
  * line that names the file, the line and the key of a bad value. Unknown
  * keys and sections are warnings. */
 int settings_resolve(struct settings *settings, const char *subject);
+/* Whether name was given on the command line (before or after
+ * settings_resolve). */
+bool settings_flagged(const struct settings *settings, const char *name);
 /* Every key: "key = value  # source". */
 void settings_print(const struct settings *settings, FILE *out);
 /* Where key's value came from: "default", "flag --name", ... */

@@ -150,3 +150,20 @@ def test_settings_files_take_effect_in_a_real_session(desktop):
     sessions = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env,
                               capture_output=True, text=True, timeout=10).stdout
     assert "from-settings" in sessions, sessions
+
+
+def test_where_to_connect_can_be_a_setting_and_the_command_line_overrides_it(desktop):
+    """[view] attach = NAME: a bare rcomp-view goes there, though two
+    sessions run; --attach on the command line goes elsewhere."""
+    desktop.start_server([INPUT_CLIENT, "first"], ["--name", "first"], name="run-a")
+    desktop.start_server([INPUT_CLIENT, "second"], ["--name", "second"], name="run-b")
+    desktop.settings_file("local", "[view]\nattach = second\n")
+    desktop.start("view-setting", [RCOMP_VIEW], desktop.local_env)
+    wait_for("the session the settings name", lambda: desktop.window(title="second"))
+    desktop.start("view-flag", [RCOMP_VIEW, "--attach", "first"], desktop.local_env)
+    wait_for("the session the command line names", lambda: desktop.window(title="first"))
+    path = desktop.settings_file("local", "[view]\nattach = second\nsocket = /tmp/x.sock\n")
+    r = subprocess.run([RCOMP_VIEW], env=desktop.local_env, capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 2
+    assert "where to connect twice: attach (%s:2) and socket (%s:3)" % (path, path) in r.stderr

@@ -93,6 +93,20 @@ static bool read_token(struct rv_options *options, const char *file)
 }
 
 /* The settings: each key is a long option (settings.h). */
+static bool set_attach(void *data, const char *value)
+{
+	((struct rv_options *)data)->want_attach = *value ? value : NULL;
+	return !*value || wire_session_name_ok(value, strlen(value));
+}
+
+static bool set_tcp(void *data, const char *value)
+{
+	char host[256];
+	const char *port;
+	((struct rv_options *)data)->want_tcp = *value ? value : NULL;
+	return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
+}
+
 static bool set_compress(void *data, const char *value)
 {
 	enum wire_compression kind;
@@ -150,6 +164,9 @@ static bool set_hud_corner(void *data, const char *value)
 
 #define OPTIONS struct rv_options
 static const struct settings_key keys[] = {
+	SETTINGS_CUSTOM("attach", "", false, set_attach, "a session name"),
+	SETTINGS_STRING("socket", "", OPTIONS, want_socket, "a path"),
+	SETTINGS_CUSTOM("tcp", "", false, set_tcp, "HOST:PORT"),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_CUSTOM("compress", "", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
@@ -214,9 +231,6 @@ static const char *ssh_host(const struct rv_options *options)
 int main(int argc, char **argv)
 {
 	static const struct option own[] = {
-		{"attach", required_argument, NULL, 'a'},
-		{"socket", required_argument, NULL, 's'},
-		{"tcp", required_argument, NULL, 't'},
 		{"stdio", no_argument, NULL, 'S'},
 		{"local", no_argument, NULL, 'l'},
 		{"show-config", no_argument, NULL, 'C'},
@@ -235,39 +249,19 @@ int main(int argc, char **argv)
 	settings_init(&settings, "rcomp-view", "view", "host", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
 	struct option *long_options = settings_getopt(&settings, own);
-	const char *tcp = NULL;
 	bool use_stdio = false, local = false, show_config = false;
-	int opt, nmodes = 0;
+	int opt;
 	log_init("rcomp-view", LOG_INFO);
 	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
 		if (settings_option(&settings, opt, optarg)) {
 			continue;
 		}
 		switch (opt) {
-		case 's':
-			options->target = optarg;
-			nmodes++;
-			break;
 		case 'S':
 			use_stdio = true;
-			nmodes++;
 			break;
 		case 'l':
 			local = true;
-			nmodes++;
-			break;
-		case 'a':
-			if (!wire_session_name_ok(optarg, strlen(optarg))) {
-				fprintf(stderr, "rcomp-view: %s is not a session name\n", optarg);
-				free(long_options);
-				return 2;
-			}
-			options->attach_name = optarg;
-			nmodes++;
-			break;
-		case 't':
-			tcp = optarg;
-			nmodes++;
 			break;
 		case 'v':
 			settings_flag(&settings, "verbose", NULL);
@@ -291,6 +285,12 @@ int main(int argc, char **argv)
 		}
 	}
 	free(long_options);
+	/* Where to connect: the command line's choice, else the settings'. */
+	static const char *const places[] = {"attach", "socket", "tcp"};
+	int nmodes = use_stdio + local;
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		nmodes += settings_flagged(&settings, places[i]);
+	}
 	if (nmodes > 1) {
 		fprintf(stderr,
 			"rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
@@ -316,6 +316,32 @@ int main(int argc, char **argv)
 		settings_finish(&settings);
 		return 0;
 	}
+	const char *from[3] = {0};
+	const char **wants[3] = {&options->want_attach, &options->want_socket, &options->want_tcp};
+	int wanted = 0;
+	for (size_t i = 0; i < 3; i++) {
+		if (*wants[i] && (nmodes || ssh) && !settings_flagged(&settings, places[i])) {
+			*wants[i] = NULL; /* the command line chose another way */
+		}
+		if (*wants[i]) {
+			from[wanted++] = places[i];
+		}
+	}
+	if (wanted > 1) {
+		fprintf(stderr,
+			"rcomp-view: the settings say where to connect twice: %s (%s) and %s (%s); "
+			"keep one\n",
+			from[0], settings_source(&settings, from[0]), from[1],
+			settings_source(&settings, from[1]));
+		return 2;
+	}
+	const char *tcp = options->want_tcp;
+	if (options->want_attach) {
+		options->attach_name = options->want_attach;
+	}
+	if (options->want_socket) {
+		options->target = options->want_socket;
+	}
 	if (ssh) {
 		/* parsed above */
 	} else if (local) {
@@ -340,8 +366,7 @@ int main(int argc, char **argv)
 		log_warning("TCP is not encrypted: anyone on the network path can see "
 			    "these windows and what you type. ssh is the encrypted path.");
 	}
-	if (options->token_file && !tcp &&
-		strncmp(settings_source(&settings, "token-file"), "flag", 4) == 0) {
+	if (options->token_file && !tcp && settings_flagged(&settings, "token-file")) {
 		fprintf(stderr, "rcomp-view: --token-file goes with --tcp\n");
 		return 2;
 	}

@@ -214,6 +214,8 @@ struct rv_options {
 	const char *attach_name; /* NULL: let rcomp-run choose */
 	const char *compress, *fps, *remote_bin; /* NULL: rcomp-run's own */
 	const char *token_file; /* --tcp's token; NULL: $RCOMP_TOKEN */
+	/* Where the settings or flags say to connect, until main chooses. */
+	const char *want_attach, *want_socket, *want_tcp;
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */

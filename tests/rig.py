@@ -748,9 +748,10 @@ def count_differences(a, b):
     return diff
 
 
-def wait_screen_matches(rig, app_id, path, timeout=20):
+def wait_screen_matches(rig, app_id, path, timeout=20, shows=None):
     """Waits until a screenshot of the local window equals the capture that
-    rcomp-run dumped to path; returns (screenshot, capture, window)."""
+    rcomp-run dumped to path (and shows(screenshot) says it shows what the
+    test waits for, if given); returns (screenshot, capture, window)."""
     state = {}
 
     def attempt():
@@ -762,6 +763,9 @@ def wait_screen_matches(rig, app_id, path, timeout=20):
         diff = count_differences(shot, dump)
         state["last"] = "screen %dx%d, capture %dx%d, %s pixels differ" % (
             shot[0], shot[1], dump[0], dump[1], diff)
+        if shows and diff == 0 and not shows(shot):
+            state["last"] += ", but not yet what the test waits for"
+            return None
         return (shot, dump, w) if diff == 0 else None
 
     try:

@@ -3,12 +3,14 @@
  * scroll) and the video stream, written straight into the connection's send
  * queue.
  *
- * The choice (written down in DESIGN.md) is made from what each codec would
+ * The choice (written down in the README) is made from what each codec would
  * cost, not from how much was damaged. A window goes to video only after
  * MOTION_FRAMES lossless frames in a row that each changed at least
  * MOTION_FRACTION of it (after any scroll was taken out) and each cost more
  * than VIDEO_GAIN times what a video frame would at the bit rate video
- * would get now. First pictures, resizes and every other reset frame are
+ * would get now, on a link where bytes are not cheap (bytes_are_cheap: a
+ * local link with room for lossless, where video would only cost CPU).
+ * First pictures, resizes and every other reset frame are
  * lossless and do not count, so a new window is never sent as video; a
  * scrolling terminal changes only its new lines and typing little, so both
  * stay lossless. A window leaves video after STILL_FRAMES frames that change
@@ -42,6 +44,7 @@ static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wir
 #define MOTION_FRAMES 4
 #define MOTION_FRACTION 0.1
 #define VIDEO_GAIN 2
+#define LOCAL_RTT_US 1000 /* a link whose round trip is under this is local */
 #define STILL_FRAMES 10
 #define STILL_FRACTION 0.1
 #define REFRESH_AFTER_US (150 * 1000)
@@ -473,6 +476,18 @@ static double video_frame_bytes(const struct rc_encoder *enc)
 	return (double)rate / 8.0 / enc->link.fps; /* fps > 0: see encoder_send */
 }
 
+/* Where bytes are cheap, lossless is the cheaper codec: on a local link (a
+ * unix socket, loopback, a fast LAN: the link's minimum round trip under
+ * LOCAL_RTT_US) that carries lossless at the frame rate in a quarter of its
+ * measured rate, video would only spend CPU at both ends (x264 here, the
+ * decoder there) that an app on the same cores would rather have. */
+static bool bytes_are_cheap(const struct rc_encoder *enc, size_t bytes)
+{
+	const struct rc_encode_link *link = &enc->link;
+	return link->link_min_rtt_us > 0 && link->link_min_rtt_us < LOCAL_RTT_US &&
+		(uint64_t)bytes * (uint64_t)link->fps * 4 < link->link_rate;
+}
+
 static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
 {
 	log_debug("window %u: back to lossless (%s)", enc->id, why);
@@ -598,13 +613,15 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		double video = video_frame_bytes(enc);
 		bool moving = bytes && !reset &&
 			(double)changed >= MOTION_FRACTION * enc->width * enc->height &&
-			(double)bytes > VIDEO_GAIN * video;
+			(double)bytes > VIDEO_GAIN * video && !bytes_are_cheap(enc, bytes);
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 		}
-		log_debug("window %u: lossless %zu bytes, %llu of %dx%d changed, video ~%.0f bytes",
-			enc->id, bytes, (unsigned long long)changed, enc->width, enc->height,
-			video);
+		log_debug("window %u: lossless %zu bytes, %llu of %dx%d changed, video ~%.0f "
+			  "bytes%s",
+			enc->id, bytes, (unsigned long long)changed, enc->width, enc->height, video,
+			bytes && bytes_are_cheap(enc, bytes) ? " (bytes are cheap: a local link)"
+							     : "");
 	}
 }
 
@@ -637,6 +654,8 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.rate = flow_rate(&conn->flow),
 		.min_rtt_us = conn->flow.min_rtt_us,
 		.rtt_ms = enc->rtt_ms,
+		.link_min_rtt_us = conn->channel.pace.min_rtt_us,
+		.link_rate = pace_rate(&conn->channel.pace),
 		.fps = fps > 0 ? fps : 60,
 	};
 	if (enc->reset_asked) {

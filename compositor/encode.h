@@ -50,6 +50,9 @@ struct rc_encode_link {
 	uint64_t rate; /* delivery rate, bytes per second; 0: unknown */
 	uint64_t min_rtt_us;
 	double rtt_ms; /* the window's smoothed round trip */
+	/* The link's own (link acks, not frames): its minimum round trip and
+	 * delivery rate in bytes per second; 0: unknown. */
+	uint64_t link_min_rtt_us, link_rate;
 	int fps;
 };
 

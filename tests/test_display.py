@@ -230,8 +230,21 @@ def codec_switch(desktop, codec, **link):
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")
-def test_a_window_in_motion_goes_to_video_and_back_to_lossless_exactly(desktop):
-    codec_switch(desktop, "auto")
+def test_a_window_in_motion_over_a_remote_link_goes_to_video_and_back_to_lossless_exactly(
+        desktop):
+    codec_switch(desktop, "auto", delay_ms=5)
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_a_window_in_motion_on_a_local_link_stays_lossless(desktop):
+    """A unix socket carries the lossless frames with room to spare: video
+    would only cost CPU at both ends."""
+    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v"])
+    desktop.start_viewer(server)
+    wait_for("frames of motion, lossless because bytes are cheap here",
+             lambda: desktop.read_log("rcomp-run").count("bytes are cheap") >= 10)
+    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
+    assert "video with" not in desktop.read_log("rcomp-run")
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

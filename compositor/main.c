@@ -97,21 +97,6 @@ static const char usage[] =
 	"see rcomp-run(1) for the statuses of its own failures.\n";
 
 /* The settings: each key is a long option (settings.h). */
-static bool set_name(void *data, const char *value)
-{
-	struct rc_options *options = data;
-	options->name = *value ? value : NULL;
-	return !*value || wire_session_name_ok(value, strlen(value));
-}
-
-static bool set_listen_tcp(void *data, const char *value)
-{
-	char host[256];
-	const char *port;
-	((struct rc_options *)data)->tcp_addr = *value ? value : NULL;
-	return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
-}
-
 static bool set_fps(void *data, const char *value)
 {
 	struct rc_options *options = data;
@@ -177,10 +162,9 @@ static bool set_verbose(void *data, const char *value)
 
 #define OPTIONS struct rc_options
 static const struct settings_key keys[] = {
-	SETTINGS_CUSTOM("name", "", false, set_name,
-		"1 to 64 of A-Z a-z 0-9 . _ - (not starting with a dot)"),
+	SETTINGS_SESSION("name", OPTIONS, name),
 	SETTINGS_STRING("socket", "", OPTIONS, socket_path, "a path"),
-	SETTINGS_CUSTOM("listen-tcp", "", false, set_listen_tcp, "ADDR:PORT"),
+	SETTINGS_ADDRESS("listen-tcp", OPTIONS, tcp_addr),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,

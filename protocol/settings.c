@@ -1,4 +1,6 @@
 #include "settings.h"
+#include "tcp.h"
+#include "wire.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -167,6 +169,15 @@ static bool set_value(const struct settings *settings, const struct settings_key
 	case SETTINGS_STRING:
 		*(const char **)field = *value ? value : NULL;
 		return true;
+	case SETTINGS_SESSION:
+		*(const char **)field = *value ? value : NULL;
+		return !*value || wire_session_name_ok(value, strlen(value));
+	case SETTINGS_ADDRESS: {
+		char host[256];
+		const char *port;
+		*(const char **)field = *value ? value : NULL;
+		return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
+	}
 	case SETTINGS_CUSTOM:
 		break;
 	}

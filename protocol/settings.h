@@ -21,6 +21,8 @@ enum settings_type {
 	SETTINGS_CUSTOM, /* set checks and stores it */
 	SETTINGS_BOOL, /* a bool at offset: true/false, yes/no, on/off or 1/0 */
 	SETTINGS_STRING, /* a const char * at offset, NULL when empty */
+	SETTINGS_SESSION, /* the same, a session name (wire_session_name_ok) */
+	SETTINGS_ADDRESS, /* the same, HOST:PORT, [V6ADDR]:PORT or :PORT */
 };
 
 struct settings_key {
@@ -49,6 +51,15 @@ struct settings_key {
 #define SETTINGS_STRING(key, fallback, type, field, expects) \
 	{ \
 		(key), (fallback), false, SETTINGS_STRING, offsetof(type, field), NULL, (expects) \
+	}
+#define SETTINGS_SESSION(key, type, field) \
+	{ \
+		(key), "", false, SETTINGS_SESSION, offsetof(type, field), NULL, \
+			"1 to 64 of A-Z a-z 0-9 . _ - (not starting with a dot)" \
+	}
+#define SETTINGS_ADDRESS(key, type, field) \
+	{ \
+		(key), "", false, SETTINGS_ADDRESS, offsetof(type, field), NULL, "HOST:PORT" \
 	}
 #define SETTINGS_CUSTOM(key, fallback, flag, set, expects) \
 	{ \

@@ -93,20 +93,6 @@ static bool read_token(struct rv_options *options, const char *file)
 }
 
 /* The settings: each key is a long option (settings.h). */
-static bool set_attach(void *data, const char *value)
-{
-	((struct rv_options *)data)->want_attach = *value ? value : NULL;
-	return !*value || wire_session_name_ok(value, strlen(value));
-}
-
-static bool set_tcp(void *data, const char *value)
-{
-	char host[256];
-	const char *port;
-	((struct rv_options *)data)->want_tcp = *value ? value : NULL;
-	return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
-}
-
 static bool set_compress(void *data, const char *value)
 {
 	enum wire_compression kind;
@@ -164,9 +150,9 @@ static bool set_hud_corner(void *data, const char *value)
 
 #define OPTIONS struct rv_options
 static const struct settings_key keys[] = {
-	SETTINGS_CUSTOM("attach", "", false, set_attach, "a session name"),
+	SETTINGS_SESSION("attach", OPTIONS, want_attach),
 	SETTINGS_STRING("socket", "", OPTIONS, want_socket, "a path"),
-	SETTINGS_CUSTOM("tcp", "", false, set_tcp, "HOST:PORT"),
+	SETTINGS_ADDRESS("tcp", OPTIONS, want_tcp),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_CUSTOM("compress", "", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),

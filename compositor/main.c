@@ -100,18 +100,12 @@ static const char usage[] =
 static bool set_fps(void *data, const char *value)
 {
 	struct rc_options *options = data;
-	if (strcmp(value, "auto") == 0) {
-		options->fps = 60;
-		options->fps_explicit = false;
-		return true;
-	}
-	char *end;
-	long fps = strtol(value, &end, 10);
-	if (end == value || *end || fps < 1 || fps > 240) {
+	int fps;
+	if (!settings_parse_fps(value, &fps)) {
 		return false;
 	}
-	options->fps = (int)fps;
-	options->fps_explicit = true;
+	options->fps = fps ? fps : 60;
+	options->fps_explicit = fps != 0;
 	return true;
 }
 
@@ -239,7 +233,8 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	/* [app:NAME] is for APP's basename. */
 	const char *app = NULL;
 	if (optind < argc && (*mode == 0 || *mode == 'C')) {
-		app = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind];
+		const char *slash = strrchr(argv[optind], '/');
+		app = slash ? slash + 1 : argv[optind];
 	}
 	int status = settings_resolve(settings, app);
 	if (status) {

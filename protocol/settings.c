@@ -40,7 +40,6 @@ struct parse {
 	struct reader reader;
 	struct file *file;
 	char warned_section[64]; /* the last unknown section warned of */
-	bool failed;
 };
 
 static char *xstrdup(const char *text)
@@ -83,6 +82,21 @@ bool settings_parse_bool(const char *value, bool *out)
 	return false;
 }
 
+bool settings_parse_fps(const char *value, int *out)
+{
+	if (strcmp(value, "auto") == 0) {
+		*out = 0;
+		return true;
+	}
+	char *end;
+	long fps = strtol(value, &end, 10);
+	if (end == value || *end || fps < 1 || fps > 240) {
+		return false;
+	}
+	*out = (int)fps;
+	return true;
+}
+
 static ssize_t find_key(const struct settings *settings, const char *name)
 {
 	for (size_t i = 0; i < settings->nkeys; i++) {
@@ -110,12 +124,8 @@ void settings_init(struct settings *settings, const char *program, const char *s
 	}
 }
 
-bool settings_flag(struct settings *settings, const char *name, const char *value)
+static void add_flag(struct settings *settings, size_t key, const char *value)
 {
-	ssize_t key = find_key(settings, name);
-	if (key < 0) {
-		return false;
-	}
 	struct settings_flag *flags =
 		realloc(settings->flags, (settings->nflags + 1) * sizeof(*flags));
 	if (!flags) {
@@ -123,9 +133,18 @@ bool settings_flag(struct settings *settings, const char *name, const char *valu
 	}
 	settings->flags = flags;
 	flags[settings->nflags++] = (struct settings_flag){
-		.key = (size_t)key,
+		.key = key,
 		.value = xstrdup(value ? value : "true"),
 	};
+}
+
+bool settings_flag(struct settings *settings, const char *name, const char *value)
+{
+	ssize_t key = find_key(settings, name);
+	if (key < 0) {
+		return false;
+	}
+	add_flag(settings, (size_t)key, value);
 	return true;
 }
 
@@ -155,7 +174,8 @@ bool settings_option(struct settings *settings, int opt, const char *value)
 	if (opt < SETTINGS_OPTION || (size_t)(opt - SETTINGS_OPTION) >= settings->nkeys) {
 		return false;
 	}
-	return settings_flag(settings, settings->keys[opt - SETTINGS_OPTION].name, value);
+	add_flag(settings, (size_t)(opt - SETTINGS_OPTION), value);
+	return true;
 }
 
 /* What a key of a type takes, into the options. */
@@ -230,27 +250,32 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-static bool known_section(const struct parse *parse, const char *section, bool *ours,
-	bool *specific)
+/* Whose a section is. */
+enum section {
+	SECTION_UNKNOWN, /* nobody's: a warning */
+	SECTION_OTHER_PROGRAM, /* the other program's, for it to check */
+	SECTION_OTHER_SUBJECT, /* ours, for another app or host: key names checked, values unused */
+	SECTION_GENERAL, /* [run] or [view] */
+	SECTION_SPECIFIC, /* [KIND:SUBJECT] */
+};
+
+static enum section section_of(const struct parse *parse, const char *section)
 {
 	const struct settings *settings = parse->settings;
 	size_t kind_len = strlen(settings->kind);
-	*ours = false;
-	*specific = false;
 	if (strcmp(section, settings->section) == 0) {
-		*ours = true;
-		return true;
+		return SECTION_GENERAL;
 	}
 	if (strncmp(section, settings->kind, kind_len) == 0 && section[kind_len] == ':' &&
 		section[kind_len + 1]) {
-		*ours = true;
-		*specific = parse->subject && strcmp(section + kind_len + 1, parse->subject) == 0;
-		return true;
+		return parse->subject && strcmp(section + kind_len + 1, parse->subject) == 0
+			? SECTION_SPECIFIC
+			: SECTION_OTHER_SUBJECT;
 	}
-	/* The other program's. */
-	return strcmp(section, "run") == 0 || strcmp(section, "view") == 0 ||
+	bool known = strcmp(section, "run") == 0 || strcmp(section, "view") == 0 ||
 		(strncmp(section, "app:", 4) == 0 && section[4]) ||
 		(strncmp(section, "host:", 5) == 0 && section[5]);
+	return known ? SECTION_OTHER_PROGRAM : SECTION_UNKNOWN;
 }
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)
@@ -258,8 +283,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	struct parse *parse = user;
 	struct settings *settings = parse->settings;
 	int line = parse->reader.line;
-	bool ours, specific;
-	if (!known_section(parse, section, &ours, &specific)) {
+	enum section whose = section_of(parse, section);
+	if (whose == SECTION_UNKNOWN) {
 		if (strncmp(parse->warned_section, section, sizeof(parse->warned_section)) != 0) {
 			if (*section) {
 				fprintf(stderr,
@@ -277,7 +302,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		}
 		return 1;
 	}
-	if (!ours) {
+	if (whose == SECTION_OTHER_PROGRAM) {
 		return 1;
 	}
 	if (find_key(settings, name) < 0) {
@@ -285,8 +310,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 			settings->program, parse->file->path, line, name, section);
 		return 1;
 	}
-	if (!specific && strcmp(section, settings->section) != 0) {
-		return 1; /* another app's or host's */
+	if (whose == SECTION_OTHER_SUBJECT) {
+		return 1;
 	}
 	struct file *file = parse->file;
 	if (file->nentries == file->capacity) {
@@ -298,7 +323,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	}
 	file->entries[file->nentries++] = (struct entry){
 		.line = line,
-		.specific = specific,
+		.specific = whose == SECTION_SPECIFIC,
 		.name = xstrdup(name),
 		.value = xstrdup(value),
 	};

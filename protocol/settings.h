@@ -117,5 +117,7 @@ void settings_finish(struct settings *settings);
 
 /* What the keys take: true/false (also yes/no, on/off, 1/0). */
 bool settings_parse_bool(const char *value, bool *out);
+/* A frame rate: 1 to 240, or "auto" (0). */
+bool settings_parse_fps(const char *value, int *out);
 
 #endif

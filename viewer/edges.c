@@ -67,7 +67,8 @@ static void drop(struct rv_window *window)
 void edges_update(struct rv_window *window, bool commit)
 {
 	struct rv_viewer *viewer = window->viewer;
-	int32_t w = window->width / window->image_scale, h = window->height / window->image_scale;
+	int32_t w, h;
+	window_logical_size(window, &w, &h);
 	bool changed = false;
 	if (!wanted(window) || w <= 0 || h <= 0) {
 		changed = window->edge_surface != NULL;

@@ -137,8 +137,8 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 static void place(struct rv_window *window, int32_t width, int32_t height)
 {
 	struct rv_viewer *viewer = window->viewer;
-	int32_t w = window->width / (window->image_scale > 0 ? window->image_scale : 1);
-	int32_t h = window->height / (window->image_scale > 0 ? window->image_scale : 1);
+	int32_t w, h;
+	window_logical_size(window, &w, &h);
 	int32_t x = HUD_MARGIN, y = HUD_MARGIN;
 	if (viewer->options.hud_corner & RV_HUD_RIGHT) {
 		x = w - HUD_MARGIN - width;
@@ -153,7 +153,7 @@ static void draw(struct rv_window *window)
 {
 	struct rv_viewer *viewer = window->viewer;
 	/* The scale of the window's pixels: the local output's. */
-	int scale = window->image_scale > 0 ? window->image_scale : 1;
+	int scale = window->image_scale;
 	if (!window->xdg_toplevel || !viewer->subcompositor || !font_ready(viewer, scale)) {
 		return;
 	}

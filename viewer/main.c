@@ -103,11 +103,9 @@ static bool set_compress(void *data, const char *value)
 
 static bool set_fps(void *data, const char *value)
 {
-	char *end;
-	long fps = strtol(value, &end, 10);
+	int fps;
 	((struct rv_options *)data)->fps = *value ? value : NULL;
-	return !*value || strcmp(value, "auto") == 0 ||
-		(end != value && !*end && fps >= 1 && fps <= 240);
+	return !*value || settings_parse_fps(value, &fps);
 }
 
 static bool set_remote_bin(void *data, const char *value)

@@ -145,7 +145,8 @@ static bool image_fits_configure(const struct rv_window *window)
 	if (!window->image || cw <= 0 || ch <= 0) {
 		return true;
 	}
-	int32_t w = window->width / window->image_scale, h = window->height / window->image_scale;
+	int32_t w, h;
+	window_logical_size(window, &w, &h);
 	if (window->configure_states & WIRE_STATE_MAXIMIZED) {
 		return w == cw && h == ch;
 	}
@@ -195,8 +196,8 @@ void present(struct rv_window *window)
 	/* The image at the window's logical size: through the viewport, which
 	 * takes any buffer size (a fractional scale's too), else by an integer
 	 * buffer scale. */
-	int32_t logical_w = window->width / window->image_scale;
-	int32_t logical_h = window->height / window->image_scale;
+	int32_t logical_w, logical_h;
+	window_logical_size(window, &logical_w, &logical_h);
 	if (window->viewport) {
 		if (logical_w != window->shown_width || logical_h != window->shown_height) {
 			wp_viewport_set_destination(window->viewport, logical_w, logical_h);

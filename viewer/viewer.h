@@ -380,6 +380,15 @@ static inline struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_
 
 /* The window whose picture surface is surface (NULL: none of ours; the
  * resize bands, cursor and drag icon are no window's). */
+/* The window's size in logical (surface) coordinates: its image's over
+ * the image's scale. */
+static inline void window_logical_size(const struct rv_window *window, int32_t *width,
+	int32_t *height)
+{
+	*width = window->width / window->image_scale;
+	*height = window->height / window->image_scale;
+}
+
 static inline struct rv_window *window_of_surface(struct rv_viewer *viewer,
 	struct wl_surface *surface)
 {

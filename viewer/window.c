@@ -63,8 +63,9 @@ static void send_configure(struct rv_window *window)
 	if (w == 0 && states == window->requested_states) {
 		return;
 	}
-	if (w == window->width / window->image_scale && h == window->height / window->image_scale &&
-		states == window->requested_states) {
+	int32_t shown_w, shown_h;
+	window_logical_size(window, &shown_w, &shown_h);
+	if (w == shown_w && h == shown_h && states == window->requested_states) {
 		return;
 	}
 	window->requested_width = w;

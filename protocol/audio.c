@@ -102,9 +102,10 @@ bool audio_framer_init(struct audio_framer *f, int application)
 		return false;
 	}
 	opus_encoder_ctl(f->encoder, OPUS_SET_BITRATE(AUDIO_BITRATE));
-	/* Half the default effort: at this bit rate no difference a listener
-	 * hears, and rcomp-run went from 1.6% to 1.2% of a core playing a
-	 * tone (tools/bench_sound.py). */
+	/* A third of the default effort: at this bit rate no difference a
+	 * listener hears, and Opus is a third of rcomp-run's sound work. Playing
+	 * a tone (tools/bench_sound.py --only cost), rcomp-run took 2.0-2.3% of
+	 * a core at 5 and 1.6-1.9% at 3; the viewer 1.5% and 1.3-1.5%. */
 	opus_encoder_ctl(f->encoder, OPUS_SET_COMPLEXITY(AUDIO_COMPLEXITY));
 	/* Silence costs a byte or two a packet; the link is spared the rest. */
 	opus_encoder_ctl(f->encoder, OPUS_SET_DTX(1));

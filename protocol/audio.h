@@ -19,7 +19,7 @@
 #define AUDIO_SAMPLE_BYTES (2 * WIRE_AUDIO_CHANNELS) /* s16le, interleaved */
 #define AUDIO_FRAME_BYTES (AUDIO_FRAME_SAMPLES * AUDIO_SAMPLE_BYTES)
 #define AUDIO_BITRATE 96000 /* bit/s: music stays clean, well under 128 */
-#define AUDIO_COMPLEXITY 5 /* of Opus's 0-10 */
+#define AUDIO_COMPLEXITY 3 /* of Opus's 0-10 */
 #define AUDIO_PACKET_MAX 1276 /* Opus's own bound for one frame */
 #define AUDIO_QUEUE 16 /* packets: 160 ms, then the oldest goes */
 

@@ -127,11 +127,28 @@ static void dropped_finish(struct wl_client *client, struct wl_resource *resourc
 			&(struct wire_msg){.type = WIRE_DND_FINISH});
 	}
 	dropped->finished = true;
+	if (dropped->server->dnd.dropped == resource) {
+		dropped->server->dnd.dropped = NULL;
+	}
 }
 
+/* After an ask, the app picks the final action: the local desktop hears it
+ * from the viewer's offer, and its answer comes back as dnd_action. */
 static void dropped_set_actions(struct wl_client *client, struct wl_resource *resource,
 	uint32_t actions, uint32_t preferred)
 {
+	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
+	struct rc_server *server = dropped->server;
+	if (dropped->finished || server->dnd.dropped != resource || !server_watched(server)) {
+		return;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_DND_STATUS,
+		.dnd_status = {.actions = actions & WIRE_DND_ALL,
+			.preferred =
+				(preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0},
+	};
+	connection_send(server->connection, &msg);
 }
 
 static const struct wl_data_offer_interface dropped_impl = {
@@ -314,6 +331,7 @@ void dnd_drop(struct rc_server *server)
 	/* The offer is the app's now, to receive from and finish. */
 	wl_resource_set_implementation(d->offer, &dropped_impl, dropped, handle_dropped_destroy);
 	wl_data_device_send_drop(d->device);
+	d->dropped = d->offer;
 	d->offer = NULL;
 	offer_inert(d);
 }
@@ -321,9 +339,15 @@ void dnd_drop(struct rc_server *server)
 void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg)
 {
 	struct rc_dnd *d = &server->dnd;
-	d->action = msg->action;
-	if (d->offer && wl_resource_get_version(d->offer) >= WL_DATA_OFFER_ACTION_SINCE_VERSION) {
-		wl_data_offer_send_action(d->offer, msg->action);
+	/* The drag's, or after the drop the dropped offer's final one. */
+	struct wl_resource *offer = d->offer;
+	if (offer) {
+		d->action = msg->action;
+	} else {
+		offer = d->dropped;
+	}
+	if (offer && wl_resource_get_version(offer) >= WL_DATA_OFFER_ACTION_SINCE_VERSION) {
+		wl_data_offer_send_action(offer, msg->action);
 	}
 }
 
@@ -532,6 +556,11 @@ void dnd_drag_local(struct rc_server *server, const struct wire_drag_local *msg)
 		break;
 	case WIRE_DRAG_FINISHED:
 		if (out->local && source) {
+			/* A target that was asked picked the action at the drop. */
+			if (msg->action && msg->action != (uint32_t)source->current_dnd_action) {
+				wlr_data_source_dnd_action(source,
+					(enum wl_data_device_manager_dnd_action)msg->action);
+			}
 			wlr_data_source_dnd_finish(source);
 		}
 		forget_out(server);

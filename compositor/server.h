@@ -209,6 +209,9 @@ struct rc_dnd {
 	struct wl_resource *offer, *device;
 	char accepted[WIRE_MAX_MIME + 1]; /* "": none */
 	uint32_t dest_actions, preferred;
+	/* The offer of the last drop, until its app finishes: where it picks
+	 * the final action after an ask. */
+	struct wl_resource *dropped;
 };
 
 /* An app's drag (dnd.c): wlroots' while over the apps; its source, for a

@@ -300,10 +300,11 @@ DND_APART = ('for_window [app_id="dnd-local"] move position 0 0\n'
              'for_window [app_id="dnd-remote"] move position 600 0\n')
 
 
-def drag_between(desktop, source, target, source_log, target_log):
+def drag_between(desktop, source, target, source_log, target_log, ask=False):
     """Drags with the pointer from the middle of window source to the
     middle of window target (app ids) as a hand would, and drops. The drop
-    waits for the target to hear the action agreed."""
+    waits for the target to hear the action agreed (with ask, ask over the
+    target, and move once the target picked it at the drop)."""
     pointer = desktop.dnd_pointer
     src = wait_for("the source window", lambda: desktop.window(app_id=source), timeout=30)
     dst = wait_for("the target window", lambda: desktop.window(app_id=target), timeout=30)
@@ -319,12 +320,15 @@ def drag_between(desktop, source, target, source_log, target_log):
     for i in range(1, 21):
         pointer.send("move %d %d" % (sx + (tx - sx) * i // 20, sy + (ty - sy) * i // 20))
         time.sleep(0.02)
-    wait_for("the target to take the drag as a move",
-             lambda: "target-action 2" in desktop.read_log(target_log))
+    hovering = "target-action 4" if ask else "target-action 2"
+    wait_for("the target to take the drag as " + ("an ask" if ask else "a move"),
+             lambda: hovering in desktop.read_log(target_log))
     # The drag's icon from the pointer (past the cursor), over the target.
     wait_for("the drag icon at the pointer", lambda: desktop.pixel(tx + 24, ty + 24) == MAGENTA
              and desktop.pixel(tx - 10, ty - 10) != MAGENTA, interval=0.2)
     pointer.send("release %d" % BTN_LEFT)
+    if ask:
+        wait_for("the target to ask", lambda: "target-asked" in desktop.read_log(target_log))
     expected = "target-dropped %d %d action 2" % (len(DND_BYTES), fnv1a(DND_BYTES))
     wait_for("every byte in the target", lambda: expected in desktop.read_log(target_log))
     wait_for("the source to hear it finished",
@@ -357,3 +361,26 @@ def test_a_drag_drops_with_all_its_data_and_the_action_both_agree_on(desktop, wa
         drag_between(desktop, "dnd-local", "dnd-remote", "rcomp-run", "rcomp-run")
         # Between the apps: no byte of it crossed the link.
         assert "bytes from the server" not in desktop.read_log("rcomp-view")
+
+
+@pytest.mark.parametrize("way", ["local to remote", "remote to local", "remote to remote"])
+@pytest.mark.desktop(extra=DND_APART)
+def test_a_drop_that_asks_ends_with_the_action_the_target_picked(desktop, way):
+    """The source offers copy, move or ask and the target prefers ask: both
+    hear ask while the drag is over the target, and at the drop the target
+    picks move (as from a menu), which the source hears before it finishes."""
+    desktop.dnd_pointer = VirtualPointer(desktop)
+    local, remote = (("source", "target") if way == "local to remote" else
+                     ("target", "source"))
+    if way == "remote to remote":
+        server = desktop.start_server(["sh", "-c", "%s source dnd-local ask & exec %s target "
+                                       "dnd-remote ask" % (DND_CLIENT, DND_CLIENT)])
+        desktop.start_viewer(server)
+        drag_between(desktop, "dnd-local", "dnd-remote", "rcomp-run", "rcomp-run", ask=True)
+        return
+    desktop.start("dnd-local", [DND_CLIENT, local, "dnd-local", "ask"], desktop.local_env)
+    desktop.start_viewer(desktop.start_server([DND_CLIENT, remote, "dnd-remote", "ask"]))
+    if way == "local to remote":
+        drag_between(desktop, "dnd-local", "dnd-remote", "dnd-local", "rcomp-run", ask=True)
+    else:
+        drag_between(desktop, "dnd-remote", "dnd-local", "rcomp-run", "dnd-local", ask=True)

@@ -59,10 +59,13 @@ static void data_offer_source_actions(void *data, struct wl_data_offer *proxy, u
 
 static void data_offer_action(void *data, struct wl_data_offer *proxy, uint32_t action)
 {
-	/* The local desktop chose the drag's action: the app hears it. */
+	/* The local desktop chose the drag's action (or after the drop, took
+	 * the one the app picked after an ask): the app hears it. */
 	struct rv_offer *offer = data;
 	struct rv_viewer *viewer = offer->viewer;
-	if (viewer && viewer->clipboard.dnd_offer == offer && (action & (action - 1)) == 0) {
+	struct rv_clipboard *c = viewer ? &viewer->clipboard : NULL;
+	bool ours = c && (c->dnd_offer == offer || (!c->dnd_offer && c->dnd_dropped == offer));
+	if (ours && (action & (action - 1)) == 0) {
 		struct wire_msg msg = {.type = WIRE_DND_ACTION,
 			.dnd_action = {.action = action & WIRE_DND_ALL}};
 		connection_send(viewer, &msg);
@@ -323,7 +326,14 @@ void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status
 {
 	struct rv_clipboard *c = &viewer->clipboard;
 	if (!c->dnd_offer) {
-		return; /* the drag left meanwhile */
+		/* After the drop: the action the app picked after an ask. */
+		if (c->dnd_dropped &&
+			wl_data_offer_get_version(c->dnd_dropped->proxy) >=
+				WL_DATA_OFFER_SET_ACTIONS_SINCE_VERSION) {
+			wl_data_offer_set_actions(c->dnd_dropped->proxy, msg->actions,
+				msg->preferred & msg->actions);
+		}
+		return; /* or the drag left meanwhile */
 	}
 	char type[WIRE_MAX_MIME + 1];
 	memcpy(type, msg->mime, msg->mime_len);

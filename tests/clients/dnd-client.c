@@ -12,6 +12,10 @@
  *     Takes drops of "application/x-rcomp-test", preferring move. Prints
  *     "target-enter", "target-leave", "target-action N", and for a drop
  *     "target-dropped LENGTH FNV1A32" once all its data is read.
+ *
+ * With a third argument "ask", the source offers copy, move or ask, and
+ * the target prefers ask: at the drop it asks its user, who picks move (it
+ * sets move, waits to hear it agreed, then reads).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -38,6 +42,8 @@ struct app {
 	struct wl_surface *surface;
 	struct wl_display *display;
 	bool source, configured, running;
+	bool ask; /* offer and prefer ask, then pick move at the drop */
+	bool dropping; /* the leave after a drop keeps the offer until finish */
 	uint32_t colour;
 	/* target: the drag over us */
 	struct wl_data_offer *offer;
@@ -167,7 +173,8 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 	wl_data_source_offer(source, TEST_MIME);
 	wl_data_source_offer(source, "text/plain");
 	wl_data_source_set_actions(source,
-		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
+		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE |
+			(app->ask ? WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK : 0));
 	/* Its icon: 32x32 magenta, its corner at the pointer (attached after
 	 * start_drag gave the surface its role). */
 	struct wl_surface *icon = wl_compositor_create_surface(app->compositor);
@@ -236,15 +243,17 @@ static void device_enter(void *data, struct wl_data_device *device, uint32_t ser
 	app->offer = offer;
 	say("target-enter%s", "", 0);
 	wl_data_offer_accept(offer, serial, app->has_type ? TEST_MIME : NULL);
+	uint32_t ask = app->ask ? WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK : 0;
 	wl_data_offer_set_actions(offer,
-		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE,
-		WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
+		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE |
+			ask,
+		ask ? ask : WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
 }
 
 static void device_leave(void *data, struct wl_data_device *device)
 {
 	struct app *app = data;
-	if (app->offer) {
+	if (app->offer && !app->dropping) {
 		say("target-leave%s", "", 0);
 		wl_data_offer_destroy(app->offer);
 		app->offer = NULL;
@@ -261,6 +270,18 @@ static void device_drop(void *data, struct wl_data_device *device)
 	struct app *app = data;
 	if (!app->offer) {
 		return;
+	}
+	app->dropping = true;
+	if (app->action == WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK) {
+		/* The user picks move from the menu a target shows at an ask. */
+		say("target-asked%s", "", 0);
+		wl_data_offer_set_actions(app->offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE,
+			WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE);
+		while (app->action != WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE) {
+			if (wl_display_dispatch(app->display) < 0) {
+				return;
+			}
+		}
 	}
 	int fds[2];
 	if (pipe(fds) < 0) {
@@ -291,6 +312,7 @@ static void device_drop(void *data, struct wl_data_device *device)
 	wl_data_offer_finish(app->offer);
 	wl_data_offer_destroy(app->offer);
 	app->offer = NULL;
+	app->dropping = false;
 }
 
 static void device_selection(void *data, struct wl_data_device *device, struct wl_data_offer *offer)
@@ -395,11 +417,14 @@ static const struct wl_registry_listener registry_listener = {
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "source") != 0 && strcmp(argv[1], "target") != 0)) {
-		fprintf(stderr, "usage: dnd-client source|target NAME\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "ask") != 0) ||
+		(strcmp(argv[1], "source") != 0 && strcmp(argv[1], "target") != 0)) {
+		fprintf(stderr, "usage: dnd-client source|target NAME [ask]\n");
 		return 2;
 	}
-	struct app app = {.source = strcmp(argv[1], "source") == 0, .running = true};
+	struct app app = {.source = strcmp(argv[1], "source") == 0,
+		.ask = argc == 4,
+		.running = true};
 	app.colour = app.source ? 0xff20c0c0 : 0xffc0c020;
 	struct wl_display *display = wl_display_connect(NULL);
 	if (!display) {

@@ -45,6 +45,9 @@ static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wir
 #define MOTION_FRACTION 0.1
 #define VIDEO_GAIN 2
 #define LOCAL_RTT_US 1000 /* a link whose round trip is under this is local */
+/* In cheap motion the scroll search runs only on every this many frames:
+ * enough to find a scroll that starts, which ends the motion. */
+#define FAST_SCROLL_EVERY 8
 #define STILL_FRAMES 10
 #define STILL_FRACTION 0.1
 #define REFRESH_AFTER_US (150 * 1000)
@@ -342,7 +345,8 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
 		extents.y2 - extents.y1};
-	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect &&
+	bool search = !tools->compressor.fast || enc->fast_frames % FAST_SCROLL_EVERY == 0;
+	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect && search &&
 		send_scroll(enc, out, cur, box);
 
 	int n = 0;
@@ -495,6 +499,7 @@ static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const 
 	enc->video = NULL;
 	enc->in_video = false;
 	enc->motion_frames = 0;
+	enc->cheap_motion_frames = 0;
 	enc->still_frames = 0;
 	/* The viewer's copy is lossy: refresh all of it, losslessly. */
 	enc->need_reset = true;
@@ -607,21 +612,31 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 	}
 	if (damaged || enc->need_reset) {
 		bool reset = enc->need_reset;
+		/* Sustained motion where bytes are cheap: what matters is the
+		 * CPU the app shares, so compress fast and mostly skip the
+		 * scroll search (a 3D scene does not scroll). */
+		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && !reset;
+		tools->compressor.fast = fast;
+		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
 		size_t bytes = send_lossless(enc, tools, image, damage, &changed);
+		tools->compressor.fast = false;
 		/* Motion is what lossless carries dearly: much of the window,
 		 * frame after frame, at more than video would cost. */
 		double video = video_frame_bytes(enc);
-		bool moving = bytes && !reset &&
-			(double)changed >= MOTION_FRACTION * enc->width * enc->height &&
-			(double)bytes > VIDEO_GAIN * video && !bytes_are_cheap(enc, bytes);
+		bool motion = bytes && !reset &&
+			(double)changed >= MOTION_FRACTION * enc->width * enc->height;
+		bool cheap = bytes_are_cheap(enc, bytes);
+		bool moving = motion && (double)bytes > VIDEO_GAIN * video && !cheap;
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
+			enc->cheap_motion_frames =
+				motion && cheap ? enc->cheap_motion_frames + 1 : 0;
 		}
-		log_debug("window %u: lossless %zu bytes, %llu of %dx%d changed, video ~%.0f "
+		log_debug("window %u: lossless %zu bytes%s, %llu of %dx%d changed, video ~%.0f "
 			  "bytes%s",
-			enc->id, bytes, (unsigned long long)changed, enc->width, enc->height, video,
-			bytes && bytes_are_cheap(enc, bytes) ? " (bytes are cheap: a local link)"
-							     : "");
+			enc->id, bytes, fast ? " (fast)" : "", (unsigned long long)changed,
+			enc->width, enc->height, video,
+			bytes && cheap ? " (bytes are cheap: a local link)" : "");
 	}
 }
 

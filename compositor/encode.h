@@ -105,6 +105,10 @@ struct rc_encoder {
 	bool video_failed; /* no encoder could be made: stay lossless */
 	bool new_stream; /* the next video frame starts a stream */
 	int motion_frames, still_frames;
+	/* Lossless frames in a row that were motion on a link where bytes are
+	 * cheap (bytes_are_cheap): past MOTION_FRAMES they are made fast. */
+	int cheap_motion_frames;
+	uint32_t fast_frames; /* made fast in this run of motion */
 	uint64_t last_change_us;
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;

@@ -9,6 +9,8 @@
 #include "video.h"
 
 #define ZSTD_DEFAULT_LEVEL 3
+/* lz4's acceleration for fast frames: bytes for speed, where bytes are cheap */
+#define LZ4_FAST_ACCELERATION 8
 
 uint32_t codec_local_caps(void)
 {
@@ -69,6 +71,7 @@ bool compressor_init(struct compressor *comp, enum wire_compression kind, int le
 			return false;
 		}
 		ZSTD_CCtx_setParameter(comp->zstd, ZSTD_c_compressionLevel, level);
+		comp->zstd_level = level;
 	}
 	return true;
 }
@@ -97,7 +100,8 @@ bool compressor_compress(struct compressor *comp, const uint8_t *src, size_t siz
 		if (!dst) {
 			return false;
 		}
-		int n = LZ4_compress_default((const char *)src, (char *)dst, (int)size, bound);
+		int n = LZ4_compress_fast((const char *)src, (char *)dst, (int)size, bound,
+			comp->fast ? LZ4_FAST_ACCELERATION : 1);
 		if (n <= 0) {
 			return false;
 		}
@@ -109,6 +113,11 @@ bool compressor_compress(struct compressor *comp, const uint8_t *src, size_t siz
 		uint8_t *dst = buffer_reserve(out, bound);
 		if (!dst) {
 			return false;
+		}
+		int level = comp->fast && comp->level > 1 ? 1 : comp->level;
+		if (level != comp->zstd_level) {
+			ZSTD_CCtx_setParameter(comp->zstd, ZSTD_c_compressionLevel, level);
+			comp->zstd_level = level;
 		}
 		size_t n = ZSTD_compress2(comp->zstd, dst, bound, src, size);
 		if (ZSTD_isError(n)) {

@@ -21,7 +21,11 @@ struct image {
 struct compressor {
 	enum wire_compression kind;
 	int level;
+	/* Bytes traded for speed, frame by frame: lz4 at a higher acceleration,
+	 * zstd at its fastest positive level. Where bytes are cheap. */
+	bool fast;
 	void *zstd; /* ZSTD_CCtx */
+	int zstd_level; /* the level the context has now */
 };
 
 struct decompressor {

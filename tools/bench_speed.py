@@ -1,12 +1,17 @@
 """What rcomp costs the app and the machine. Prints markdown tables; it
 measures, it passes or fails nothing.
 
-    python3 tools/bench_speed.py [--only app,idle,writes] [--seconds 10] [--idle 60]
+    python3 tools/bench_speed.py [--only app,idle,writes] [--seconds 10] [--rounds 5]
+                                 [--idle 60]
 
 - app: glmark2-es2-wayland 400x300 (build scene, not paced by frame
   callbacks) for --seconds: its own FPS report run directly on the local
   desktop, through rcomp (--codec auto and lossless) and through waypipe,
-  all on loopback. What rcomp takes from a fast app shows here.
+  all on loopback. What rcomp takes from a fast app shows here. The
+  direct rate of this machine wanders by 10% from minute to minute, so
+  each of --rounds rounds runs all four, in an order that rotates, and
+  each way is reported as the median of its rounds' ratios to that
+  round's direct run.
 - idle: an idle foot for --idle seconds, attached and then detached:
   rcomp-run's CPU (all its threads, from /proc) and its wake-ups (context
   switches) per second.
@@ -17,6 +22,7 @@ Runs as root on the headless-sway rig (see tests/rig.py).
 import argparse
 import os
 import re
+import statistics
 import sys
 import time
 
@@ -126,27 +132,41 @@ def run_writes(rig, tag, app):
     return writes / frames if frames else float("nan"), writes, frames
 
 
+def run_app(rig, seconds, rounds):
+    ways = [("direct", lambda: run_direct(rig, seconds)),
+            ("rcomp auto", lambda: run_rcomp(rig, "rc-auto", seconds, "auto")),
+            ("rcomp lossless", lambda: run_rcomp(rig, "rc-lossless", seconds, "lossless")),
+            ("waypipe", lambda: run_waypipe(rig, seconds))]
+    print("\nglmark2 400x300, build scene, %d s, loopback (app FPS; each way's ratio to "
+          "the direct run of its round)\n" % seconds)
+    print("| round | " + " | ".join(name for name, _ in ways) + " |")
+    print("|---:|" + "---:|" * len(ways))
+    ratios = {name: [] for name, _ in ways[1:]}
+    for r in range(rounds):
+        fps = {}
+        for name, run in ways[r % len(ways):] + ways[:r % len(ways)]:
+            fps[name] = run()
+        cells = [str(fps["direct"])]
+        for name, _ in ways[1:]:
+            ratios[name].append(fps[name] / fps["direct"])
+            cells.append("%s (%.2fx)" % (fps[name], ratios[name][-1]))
+        print("| %d | %s |" % (r + 1, " | ".join(cells)), flush=True)
+    print("| median | | " + " | ".join(
+        "%.3fx" % statistics.median(ratios[name]) for name, _ in ways[1:]) + " |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="app,idle,writes")
     ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--idle", type=int, default=60)
     args = ap.parse_args()
     only = args.only.split(",")
     rig = Rig()
     try:
         if "app" in only:
-            s = args.seconds
-            direct = run_direct(rig, s)
-            auto = run_rcomp(rig, "rc-auto", s, "auto")
-            lossless = run_rcomp(rig, "rc-lossless", s, "lossless")
-            waypipe = run_waypipe(rig, s)
-            print("\nglmark2 400x300, build scene, %d s, loopback (app FPS)\n" % s)
-            print("| direct | rcomp auto | rcomp lossless | waypipe |")
-            print("|---:|---:|---:|---:|")
-            print("| %s | %s (%.2fx) | %s (%.2fx) | %s (%.2fx) |" % (
-                direct, auto, auto / direct, lossless, lossless / direct, waypipe,
-                waypipe / direct), flush=True)
+            run_app(rig, args.seconds, args.rounds)
         if "idle" in only:
             (a_cpu, a_sw), (d_cpu, d_sw), (v_cpu, v_sw), warned = run_idle(rig, args.idle)
             print("\nidle foot, %d s each (all threads)\n" % args.idle)

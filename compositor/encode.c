@@ -615,7 +615,10 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		/* Sustained motion where bytes are cheap: what matters is the
 		 * CPU the app shares, so compress fast and mostly skip the
 		 * scroll search (a 3D scene does not scroll). */
-		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && !reset;
+		/* Frame after frame at the frame rate, not a page now and then:
+		 * a pager's pages stay small. */
+		bool next = now - enc->cheap_motion_us <= 2000000u / (unsigned)enc->link.fps;
+		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && next && !reset;
 		tools->compressor.fast = fast;
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
 		size_t bytes = send_lossless(enc, tools, image, damage, &changed);
@@ -630,7 +633,8 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 			enc->cheap_motion_frames =
-				motion && cheap ? enc->cheap_motion_frames + 1 : 0;
+				motion && cheap ? (next ? enc->cheap_motion_frames + 1 : 1) : 0;
+			enc->cheap_motion_us = now;
 		}
 		log_debug("window %u: lossless %zu bytes%s, %llu of %dx%d changed, video ~%.0f "
 			  "bytes%s",

@@ -10,6 +10,8 @@
  * than VIDEO_GAIN times what a video frame would at the bit rate video
  * would get now, on a link where bytes are not cheap (bytes_are_cheap: a
  * local link with room for lossless, where video would only cost CPU).
+ * On such a link, motion frame after frame is made fast (see encode_frame):
+ * compressed fast, with the scroll search mostly skipped.
  * First pictures, resizes and every other reset frame are
  * lossless and do not count, so a new window is never sent as video; a
  * scrolling terminal changes only its new lines and typing little, so both

@@ -247,6 +247,21 @@ def test_a_window_in_motion_on_a_local_link_stays_lossless(desktop):
     assert "video with" not in desktop.read_log("rcomp-run")
 
 
+def test_fast_motion_on_a_local_link_leaves_the_screen_exact(desktop):
+    """Frame after frame of motion over a unix socket is made fast (fast
+    compression, the scroll search mostly skipped), and the viewer's copy
+    stays exact: once the app stops, the screen equals the app's pixels."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--dump-dir", dump])
+    desktop.start_viewer(server)
+    wait_for("frames of motion made fast",
+             lambda: desktop.read_log("rcomp-run").count("(fast)") >= 10)
+    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
+    wait_screen_matches(desktop, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"),
+                        timeout=30)
+
+
 @pytest.mark.skipif(not VIDEO, reason="built without video")
 def test_forced_video_over_1_mbit_ends_with_an_exact_lossless_refresh(desktop):
     codec_switch(desktop, "video", delay_ms=20, rate_mbit=1, buffer_kb=64)

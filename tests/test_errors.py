@@ -105,6 +105,15 @@ def test_rcomp_run_missing_on_the_remote_host_is_told_apart(desktop):
     assert "--remote-bin PATH" in line
 
 
+def test_rcomp_run_missing_for_a_local_session_is_told_apart(desktop):
+    env = dict(desktop.local_env, RCOMP_RUN="/nonexistent/rcomp-run")
+    status, err = run(RCOMP_VIEW, ["--local", "--", INPUT_CLIENT], env)
+    assert status == NO_REMOTE, err
+    line = error_line(err, "rcomp-view")
+    assert "/nonexistent/rcomp-run cannot be run: " in line and "RCOMP_RUN" in line
+    assert "--remote-bin" not in line, "--remote-bin is for ssh only"
+
+
 def test_a_server_of_another_protocol_version_is_told_apart(desktop):
     """What a newer rcomp-run would answer: a welcome of wire protocol 4."""
     listener, path = fake_server(desktop)

@@ -194,8 +194,8 @@ static char **run_argv(struct rv_viewer *viewer, const char *bin, bool persist)
 
 static int start_local(struct rv_viewer *viewer)
 {
-	char path[PATH_MAX];
-	find_rcomp_run(path, sizeof(path));
+	char *path = viewer->connection.local_run;
+	find_rcomp_run(path, sizeof(viewer->connection.local_run));
 	char **argv = run_argv(viewer, path, false);
 	int fd = argv ? start_child(viewer, argv) : -1;
 	free(argv);
@@ -361,10 +361,16 @@ int transport_explain_failure(struct rv_viewer *viewer, const char *why)
 			host, host);
 		return RC_EXIT_SSH;
 	}
-	if ((ssh || options->transport == RV_LOCAL) && (status == 127 || status == 126)) {
+	if (ssh && (status == 127 || status == 126)) {
 		log_error("%s cannot be run on %s: install rcomp there, or give its path with "
 			  "--remote-bin PATH",
 			options->remote_bin, host);
+		return RC_EXIT_NO_REMOTE;
+	}
+	if (options->transport == RV_LOCAL && (status == 127 || status == 126)) {
+		log_error("%s cannot be run: install rcomp, put rcomp-run beside rcomp-view or "
+			  "on PATH, or name it with RCOMP_RUN",
+			viewer->connection.local_run);
 		return RC_EXIT_NO_REMOTE;
 	}
 	log_error("the connection to the server was lost: %s", why);

@@ -7,6 +7,7 @@
 #define RCOMP_VIEWER_H
 
 #include <pixman.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -245,6 +246,7 @@ struct rv_connection {
 	int retry_ms;
 	pid_t child; /* ssh, or rcomp-run started by --local */
 	int child_status; /* how the last one exited: its status, or -1 */
+	char local_run[PATH_MAX]; /* --local: the rcomp-run started */
 };
 
 /* The local seat (input.c) and the remote cursor (cursor.c). */

@@ -8,7 +8,10 @@
  * pass MAX_US (plus what keeping step with the frames needs) is dropped,
  * and what waited longer than the link's jitter needed over the last
  * second is cut from the next packets, so latency never grows with the
- * link's hiccups. When the server
+ * link's hiccups. Until the stream is first heard playing (a local sink
+ * waking from idle can take a second to start) its latency says nothing,
+ * so what was written but not read is held to START_US + TARGET_US and
+ * the rest dropped: no backlog waits for the sink. When the server
  * says the sound ended, the stream plays out and is corked, so a silent
  * session wakes nobody.
  *
@@ -48,6 +51,10 @@ struct rv_sound {
 	bool failed; /* no local sound server: said once */
 	bool ending; /* the server's sound ended; cork when played out */
 	bool corked;
+	/* The stream was heard playing since it last started. Until then
+	 * its latency says nothing (a sink waking from idle can take a second
+	 * to start), so what waits is bounded by what was written. */
+	bool flowing;
 
 	OpusDecoder *decoder;
 	int16_t pcm[WIRE_AUDIO_MAX_SAMPLES * WIRE_AUDIO_CHANNELS];
@@ -87,6 +94,7 @@ static void handle_underflow(pa_stream *stream, void *data)
 		}
 		s->corked = true;
 		s->ending = false;
+		s->flowing = false;
 	} else {
 		s->underruns++;
 	}
@@ -448,6 +456,20 @@ static void play(struct rv_sound *s, const struct wire_audio *msg, int samples)
 		const pa_timing_info *timing = pa_stream_get_timing_info(s->play);
 		pa_usec_t device = timing ? timing->sink_usec : 0;
 		int64_t waiting = latency > device ? (int64_t)(latency - device) : 0;
+		if (timing && timing->playing) {
+			s->flowing = true;
+		} else if (timing && !s->flowing) {
+			/* Not playing yet: keep no more than the start needs and
+			 * the target, so no backlog waits for the sink. */
+			int64_t queued = timing->write_index - timing->read_index;
+			waiting = queued > 0 ? (int64_t)pa_bytes_to_usec((uint64_t)queued,
+						       pa_stream_get_sample_spec(s->play))
+					     : 0;
+			if (waiting > START_US + TARGET_US + s->extra_us) {
+				s->late++;
+				return;
+			}
+		}
 		if (waiting > MAX_US + s->extra_us) {
 			s->late++; /* the buffer is full: late sound goes */
 			return;

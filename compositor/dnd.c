@@ -27,6 +27,12 @@ static struct rc_dnd *dnd_of(struct wl_resource *offer)
 	return wl_resource_get_user_data(offer);
 }
 
+/* A preferred action as the wire takes it: one of them, or none. */
+static uint32_t one_action(uint32_t preferred)
+{
+	return (preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0;
+}
+
 static void tell_status(struct rc_dnd *d)
 {
 	struct rc_server *server = d->server;
@@ -91,7 +97,7 @@ static void offer_set_actions(struct wl_client *client, struct wl_resource *reso
 		return;
 	}
 	d->dest_actions = actions & WIRE_DND_ALL;
-	d->preferred = (preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0;
+	d->preferred = one_action(preferred);
 	tell_status(d);
 }
 
@@ -145,8 +151,7 @@ static void dropped_set_actions(struct wl_client *client, struct wl_resource *re
 	struct wire_msg msg = {
 		.type = WIRE_DND_STATUS,
 		.dnd_status = {.actions = actions & WIRE_DND_ALL,
-			.preferred =
-				(preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0},
+			.preferred = one_action(preferred)},
 	};
 	connection_send(server->connection, &msg);
 }

@@ -347,7 +347,8 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
 		extents.y2 - extents.y1};
-	bool search = !tools->compressor.fast || enc->fast_frames % FAST_SCROLL_EVERY == 0;
+	/* fast_frames is 0 unless this frame is made fast (encode_frame). */
+	bool search = enc->fast_frames % FAST_SCROLL_EVERY == 0;
 	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect && search &&
 		send_scroll(enc, out, cur, box);
 
@@ -616,10 +617,10 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		bool reset = enc->need_reset;
 		/* Sustained motion where bytes are cheap: what matters is the
 		 * CPU the app shares, so compress fast and mostly skip the
-		 * scroll search (a 3D scene does not scroll). */
-		/* Frame after frame at the frame rate, not a page now and then:
+		 * scroll search (a 3D scene does not scroll). Sustained is
+		 * frame after frame at the frame rate, not a page now and then:
 		 * a pager's pages stay small. */
-		bool next = now - enc->cheap_motion_us <= 2000000u / (unsigned)enc->link.fps;
+		bool next = now - enc->lossless_at_us <= 2000000u / (unsigned)enc->link.fps;
 		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && next && !reset;
 		tools->compressor.fast = fast;
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
@@ -636,7 +637,7 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 			enc->cheap_motion_frames =
 				motion && cheap ? (next ? enc->cheap_motion_frames + 1 : 1) : 0;
-			enc->cheap_motion_us = now;
+			enc->lossless_at_us = now;
 		}
 		log_debug("window %u: lossless %zu bytes%s, %llu of %dx%d changed, video ~%.0f "
 			  "bytes%s",

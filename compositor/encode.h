@@ -109,7 +109,7 @@ struct rc_encoder {
 	 * cheap (bytes_are_cheap): past MOTION_FRAMES they are made fast. */
 	int cheap_motion_frames;
 	uint32_t fast_frames; /* made fast in this run of motion */
-	uint64_t cheap_motion_us; /* when the last of them was made */
+	uint64_t lossless_at_us; /* when the last lossless frame was made */
 	uint64_t last_change_us;
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;

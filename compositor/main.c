@@ -191,7 +191,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	int opt, verbose = 0;
 	settings_init(settings, "rcomp-run", "run", "app", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
-	struct option *long_options = settings_getopt(settings, own);
+	const struct option *long_options = settings_getopt(settings, own);
 	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
 		if (settings_option(settings, opt, optarg)) {
 			continue;
@@ -213,20 +213,16 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			free(long_options);
 			return 0;
 		case 'V':
 			printf("rcomp-run %s (wire protocol %d.%d)\n", RCOMP_VERSION,
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
-			free(long_options);
 			return 0;
 		default:
 			fputs(usage, stderr);
-			free(long_options);
 			return 2;
 		}
 	}
-	free(long_options);
 	if (verbose) {
 		settings_flag(settings, "verbose", verbose > 1 ? "2" : "true");
 	}

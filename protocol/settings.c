@@ -148,16 +148,18 @@ bool settings_flag(struct settings *settings, const char *name, const char *valu
 	return true;
 }
 
-struct option *settings_getopt(const struct settings *settings, const struct option *own)
+struct option *settings_getopt(struct settings *settings, const struct option *own)
 {
 	size_t n = 0;
 	while (own[n].name) {
 		n++;
 	}
+	free(settings->getopt);
 	struct option *out = calloc(n + settings->nkeys + 1, sizeof(*out));
 	if (!out) {
 		abort();
 	}
+	settings->getopt = out;
 	memcpy(out, own, n * sizeof(*out));
 	for (size_t i = 0; i < settings->nkeys; i++) {
 		out[n + i] = (struct option){
@@ -534,5 +536,6 @@ void settings_finish(struct settings *settings)
 	}
 	free(settings->flags);
 	free(settings->values);
+	free(settings->getopt);
 	*settings = (struct settings){0};
 }

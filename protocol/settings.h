@@ -89,13 +89,15 @@ struct settings {
 		char *value;
 	} * flags;
 	size_t nflags;
+	struct option *getopt; /* settings_getopt's */
 };
 
 void settings_init(struct settings *settings, const char *program, const char *section,
 	const char *kind, const struct settings_key *keys, size_t nkeys, void *options);
 /* The long options of getopt_long: the program's own (up to their {0}),
- * then one per key, which returns SETTINGS_OPTION + its index. Free it. */
-struct option *settings_getopt(const struct settings *settings, const struct option *own);
+ * then one per key, which returns SETTINGS_OPTION + its index. The
+ * settings keep them until settings_finish. */
+struct option *settings_getopt(struct settings *settings, const struct option *own);
 /* A key given on the command line (value NULL: a flag, so "true"); false if
  * no key has that name. */
 bool settings_flag(struct settings *settings, const char *name, const char *value);

@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 	static struct settings settings;
 	settings_init(&settings, "rcomp-view", "view", "host", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
-	struct option *long_options = settings_getopt(&settings, own);
+	const struct option *long_options = settings_getopt(&settings, own);
 	bool use_stdio = false, local = false, show_config = false;
 	int opt;
 	log_init("rcomp-view", LOG_INFO);
@@ -255,20 +255,16 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			free(long_options);
 			return 0;
 		case 'V':
 			printf("rcomp-view %s (wire protocol %d.%d)\n", RCOMP_VERSION,
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
-			free(long_options);
 			return 0;
 		default:
 			fputs(usage, stderr);
-			free(long_options);
 			return 2;
 		}
 	}
-	free(long_options);
 	/* Where to connect: the command line's choice, else the settings'. */
 	static const char *const places[] = {"attach", "socket", "tcp"};
 	int nmodes = use_stdio + local;

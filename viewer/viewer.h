@@ -6,8 +6,8 @@
 #ifndef RCOMP_VIEWER_H
 #define RCOMP_VIEWER_H
 
-#include <pixman.h>
 #include <limits.h>
+#include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -380,8 +380,6 @@ static inline struct rv_window *window_from_id(struct rv_viewer *viewer, uint32_
 	return idmap_get(&viewer->window_ids, id);
 }
 
-/* The window whose picture surface is surface (NULL: none of ours; the
- * resize bands, cursor and drag icon are no window's). */
 /* The window's size in logical (surface) coordinates: its image's over
  * the image's scale. */
 static inline void window_logical_size(const struct rv_window *window, int32_t *width,
@@ -390,6 +388,9 @@ static inline void window_logical_size(const struct rv_window *window, int32_t *
 	*width = window->width / window->image_scale;
 	*height = window->height / window->image_scale;
 }
+
+/* The window whose picture surface is surface (NULL: none of ours; the
+ * resize bands, cursor and drag icon are no window's). */
 
 static inline struct rv_window *window_of_surface(struct rv_viewer *viewer,
 	struct wl_surface *surface)

@@ -1,6 +1,8 @@
 """A network simulator for tests and benchmarks: a unix-socket relay with a
 one-way delay, a rate limit and a bounded buffer per direction, counting the
 bytes that cross it. The kernel here has no netem, so this stands in for it.
+It can also add jitter and the effect loss has on a byte stream: a chunk
+that TCP lost arrives a retransmission later, and everything behind it waits.
 
 Backpressure is real: when a direction's buffer is full the relay stops
 reading from that side, so the sender's socket fills and its writes block, as
@@ -8,7 +10,8 @@ on a real link.
 
     python3 relay.py --listen A.sock --connect B.sock [--delay-ms 25]
                      [--rate-mbit 10] [--buffer-kb 256] [--stats FILE]
-                     [--rate-at SECONDS:MBIT ...]
+                     [--rate-at SECONDS:MBIT ...] [--jitter-ms 10]
+                     [--loss PERCENT [--stall-ms MS]] [--seed N]
 
 Each accepted connection on A is paired with a new connection to B.
 SIGUSR1 breaks the link the way a network does: every connection's A side is
@@ -16,7 +19,11 @@ cut (the viewer sees its connection end) while the B side stays open and
 silent (the server learns nothing), and new connections are closed at once.
 SIGUSR2 mends it: new connections work again. --rate-at changes the rate
 of every connection, both ways, that many seconds after the relay started
-(repeat it for several changes), as when a link falls from 50 to 5 Mbit/s. On exit
+(repeat it for several changes), as when a link falls from 50 to 5 Mbit/s.
+--jitter-ms delays each chunk by a further random 0 to MS (never before the
+one ahead of it: a stream stays in order). --loss delays that share of the
+chunks by --stall-ms more (default: a round trip plus 10 ms, what a fast
+retransmission costs), as a lost segment holds up a TCP stream. On exit
 (SIGTERM/SIGINT, or after --once when the pair closes) it writes JSON stats:
 bytes up (listen side to connect side) and down.
 """
@@ -24,6 +31,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import signal
 import socket
 import sys
@@ -69,7 +77,7 @@ class Direction:
                 if not data:
                     break
                 with self.cond:
-                    self.queue.append((time.monotonic() + self.delay, data))
+                    self.queue.append((self.due(), data))
                     self.queued += len(data)
                     self.cond.notify_all()
         except OSError:
@@ -115,6 +123,22 @@ class Direction:
         except OSError:
             pass
 
+    jitter = 0.0
+    loss = 0.0
+    stall = 0.0
+    last_due = 0.0
+
+    def due(self):
+        """When a chunk read now leaves: the delay, the jitter and a
+        retransmission's stall, never before the chunk ahead of it."""
+        at = time.monotonic() + self.delay
+        if self.jitter:
+            at += random.uniform(0, self.jitter)
+        if self.loss and random.random() < self.loss:
+            at += self.stall
+        self.last_due = max(at, self.last_due)
+        return self.last_due
+
     counter_lock = threading.Lock()
     cut = None
     started = time.monotonic()
@@ -139,7 +163,19 @@ def main():
     ap.add_argument("--once", action="store_true", help="exit after one connection")
     ap.add_argument("--rate-at", action="append", default=[], metavar="SECONDS:MBIT",
                     help="change the rate at that time after start (0: unlimited)")
+    ap.add_argument("--jitter-ms", type=float, default=0.0,
+                    help="a further random delay of 0 to MS per chunk")
+    ap.add_argument("--loss", type=float, default=0.0, metavar="PERCENT",
+                    help="this share of chunks waits a retransmission (--stall-ms)")
+    ap.add_argument("--stall-ms", type=float, help="default: the round trip plus 10 ms")
+    ap.add_argument("--seed", type=int, help="for a repeatable run")
     args = ap.parse_args()
+    if args.seed is not None:
+        random.seed(args.seed)
+    Direction.jitter = args.jitter_ms / 1000.0
+    Direction.loss = args.loss / 100.0
+    Direction.stall = (args.stall_ms if args.stall_ms is not None
+                       else 2 * args.delay_ms + 10) / 1000.0
     Direction.changes = sorted((float(a), float(m) * 1e6 / 8) for a, m in
                                (c.split(":") for c in args.rate_at))
 

@@ -241,10 +241,11 @@ class Rig:
         return self.start(name, argv, self.local_env)
 
     def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay",
-                    rate_at=()):
+                    rate_at=(), jitter_ms=0, loss=0, seed=None):
         """A simulated link (tests/relay.py) in front of a server socket;
         returns the relay process, with .socket to connect to. rate_at:
-        (seconds after start, Mbit/s) changes of the rate."""
+        (seconds after start, Mbit/s) changes of the rate; jitter_ms and
+        loss (percent of chunks held up a retransmission) as relay.py says."""
         listen = os.path.join(self.tmp, name + ".sock")
         stats = os.path.join(self.tmp, name + ".json")
         argv = [sys.executable, RELAY, "--listen", listen, "--connect", connect,
@@ -252,6 +253,12 @@ class Rig:
                 "--buffer-kb", str(buffer_kb), "--stats", stats]
         for at, mbit in rate_at:
             argv += ["--rate-at", "%g:%g" % (at, mbit)]
+        if jitter_ms:
+            argv += ["--jitter-ms", str(jitter_ms)]
+        if loss:
+            argv += ["--loss", str(loss)]
+        if seed is not None:
+            argv += ["--seed", str(seed)]
         p = self.start(name, argv, self.local_env)
         wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
         self.check_alive(p)
@@ -458,6 +465,35 @@ def tone_power(pcm, frequency):
         power += p
         total += t
     return power / total if total else 0.0
+
+
+def sound_defects(pcm, frequency, skip_ms=200):
+    """What a listener of a steady tone would hear as clicks, after its
+    first skip_ms: (gaps, splices). A gap is a 5 ms window whose peak is
+    under a tenth of the tone's; a splice is a sample no sine of that
+    frequency can reach from the two before it (the second difference of
+    a sine is -w^2 times the sine, so anything else is a cut or a jump).
+    Each counts once per 5 ms window."""
+    samples = struct.unpack("<%dh" % (len(pcm) // 2), pcm)[::2]
+    window = 240
+    start = 48 * skip_ms
+    peaks = [max(abs(v) for v in samples[i:i + window])
+             for i in range(start, len(samples) - window + 1, window)]
+    if not peaks:
+        return 0, 0
+    amplitude = sorted(peaks)[len(peaks) // 2]
+    if amplitude == 0:
+        return len(peaks), 0
+    gaps = sum(1 for p in peaks if p < amplitude / 10)
+    c = 2 * math.cos(2 * math.pi * frequency / 48000)
+    limit = amplitude / 4
+    splices = 0
+    last = -window
+    for i in range(start + 1, len(samples) - 1):
+        if abs(samples[i + 1] - c * samples[i] + samples[i - 1]) > limit and i - last >= window:
+            splices += 1
+            last = i
+    return gaps, splices
 
 
 def _goertzel(samples, frequency):

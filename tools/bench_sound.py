@@ -1,7 +1,7 @@
 """What sound costs and how late it is. Prints numbers; it passes or fails
 nothing.
 
-    python3 tools/bench_sound.py [--only latency,cost,sync,game] [--rtts 0,50,100]
+    python3 tools/bench_sound.py [--only latency,cost,sync,game,clicks] [--rtts 0,50,100]
 
 - latency: a remote app plays 100 ms bursts of a tone once a second; the
   session's sink (where the app's sound is played, remotely) and the
@@ -20,6 +20,11 @@ nothing.
   playing: the game's shown fps and rcomp-run's frame rate; and beside it
   the test input client, focused and clicked every 200 ms: the viewer's
   input-to-photon latency with and without the tone.
+- clicks: a remote app plays a steady 440 Hz tone for 20 s; what the
+  laptop's sink played is searched for gaps (5 ms nearly silent) and
+  splices (a sample no sine makes: a cut or a jump), after the first
+  200 ms, on a local link, at 50 ms round trip, and at 50 ms with 10 ms of
+  jitter and 1% of the stream's chunks held up a retransmission.
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
@@ -34,7 +39,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
-                 LocalSound, Rig, VirtualPointer, descendant, tone_command, wait_for)
+                 LocalSound, Rig, VirtualPointer, descendant, sound_defects, tone_command,
+                 wait_for)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 RATE = 48000
@@ -92,14 +98,14 @@ class TimedRecorder:
         return None
 
 
-def session(rig, tag, app, rtt_ms, viewer_args=()):
+def session(rig, tag, app, rtt_ms, viewer_args=(), **link):
     sock = os.path.join(rig.remote_rt, tag + ".sock")
     server = rig.start("rc-" + tag, [RCOMP_RUN, "--stats", "--socket", sock, "--", "sh", "-c",
                                      app], rig.remote_env)
     wait_for("rcomp-run", lambda: os.path.exists(sock))
     target = sock
-    if rtt_ms:
-        relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, name="relay-" + tag)
+    if rtt_ms or link:
+        relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, name="relay-" + tag, **link)
         target = relay.socket
     viewer = rig.start("rv-" + tag, [RCOMP_VIEW, "--stats", "--socket", target,
                                      *viewer_args], rig.local_env)
@@ -218,6 +224,18 @@ def game(rig, with_sound, seconds=10):
     return shown, app_fps, photon
 
 
+def clicks(rig, rtt_ms, link, seconds=20):
+    sound = LocalSound(rig)
+    server, viewer = session(rig, "clicks", tone_command(440), rtt_ms, **link)
+    wait_for("the tone", lambda: "stats sound" in rig.read_log("rv-clicks"), timeout=30)
+    time.sleep(1)
+    pcm = sound.record("speaker", seconds)
+    gaps, splices = sound_defects(pcm, 440)
+    lines = re.findall(r"stats sound .*", rig.read_log("rv-clicks"))
+    server.terminate()
+    return gaps, splices, lines[-1] if lines else ""
+
+
 def in_rig(scenario, *args):
     rig = Rig()
     try:
@@ -255,6 +273,13 @@ def main():
         offsets, lat = in_rig(sync)
         print("sync: sound heard after its picture by %s" % describe(offsets, "ms"), flush=True)
         print("sync: viewer's playback latency %s" % describe(lat, "ms"), flush=True)
+    if "clicks" in only:
+        for rtt, link, name in ((0, {}, "local link"), (50, {}, "50 ms rtt"),
+                                (50, {"jitter_ms": 10, "loss": 1, "seed": 1},
+                                 "50 ms rtt, 10 ms jitter, 1% held up")):
+            gaps, splices, line = in_rig(clicks, rtt, link)
+            print("clicks, %s: %d gaps, %d splices in 20 s (target 0, 0); last: %s"
+                  % (name, gaps, splices, line), flush=True)
     if "game" in only:
         for with_sound in (False, True):
             shown, app_fps, photon = in_rig(game, with_sound)

@@ -1,26 +1,31 @@
 /*
  * The viewer's sound (sound.h).
  *
- * libpulse's threaded main loop runs the streams; the event loop decodes
- * each packet as it arrives and writes it to the playback stream under the
- * loop's lock. The stream's own buffer is the jitter buffer: playback
- * starts once START_US is buffered, a packet that would make what waits
- * pass MAX_US (plus what keeping step with the frames needs) is dropped,
- * and what waited longer than the link's jitter needed over the last
- * second is cut from the next packets, so latency never grows with the
- * link's hiccups. Until the stream is first heard playing (a local sink
- * waking from idle can take a second to start) its latency says nothing,
- * so what was written but not read is held to START_US + TARGET_US and
- * the rest dropped: no backlog waits for the sink. When the server
- * says the sound ended, the stream plays out and is corked, so a silent
- * session wakes nobody.
+ * libpulse's threaded main loop runs the streams. Packets go into a playout
+ * (protocol/playout.c) as they arrive, and frames come out of it into the
+ * playback stream, under the loop's lock, both when a packet arrives and
+ * when the stream asks for more (its requests are the playback clock).
+ * Playback starts once START_US is buffered. When what waits in the
+ * stream falls under LOW_US and the next packet is not there, the playout
+ * conceals (Opus's FEC or loss concealment) rather than let the sound stop;
+ * a late packet plays after its stand-in. The stream is variable-rate: over
+ * each second the least that waited is held near TARGET_US by playing up to
+ * 2% faster or slower, which absorbs the two clocks' drift and follows the
+ * link's jitter without cutting a sample. Only past LIMIT_US (a link that
+ * stopped for seconds) is sound thrown away. Until the stream is first
+ * heard playing (a local sink waking from idle can take a second to start)
+ * its latency says nothing, so what was written but not read is held to
+ * START_US + TARGET_US: no backlog waits for the sink. When the server says
+ * the sound ended, the stream plays out and is corked, so a silent session
+ * wakes nobody.
  *
  * In step with frames: the server stamps frames (when the app drew them)
  * and sound (when it played) with its own clock. The viewer knows when it
  * showed each frame and when each sample will be heard, both by its clock,
  * so (heard - stamp) - (shown - stamp) compares the two delays whatever the
  * clocks' offset. Sound that would be heard more than SYNC_US before its
- * picture waits (silence is inserted); sound that runs late is dropped.
+ * picture is held back (the playout's target grows, and the pace fills it);
+ * sound that runs late is held back less.
  */
 #include <opus.h>
 #include <pulse/pulseaudio.h>
@@ -32,13 +37,15 @@
 #include "connection.h"
 #include "log.h"
 #include "monotonic.h"
+#include "playout.h"
 #include "sound.h"
 
 #define START_US 20000 /* buffered before playback starts */
-#define MAX_US 60000 /* waiting above this (plus sync) drops packets */
-#define TARGET_US 20000 /* what the stream holds once the link is steady */
-#define FLOOR_WINDOW_US 1000000
-#define TRIM_SLACK_US 5000
+#define LOW_US 10000 /* waiting under this: conceal rather than run dry */
+#define TARGET_US 15000 /* the least that waits over a second, once steady */
+#define STREAM_US 150000 /* the stream's own target length: the most it holds */
+#define REQUEST_US 5000 /* how often the stream asks for more */
+#define LIMIT_US 200000 /* waiting above this (plus sync) throws sound away */
 #define SYNC_US 40000 /* sound and pictures within this of each other */
 #define SYNC_MAX_US 300000 /* the most sound is held back for slow pictures */
 #define SYNC_EVERY_US 500000
@@ -56,10 +63,9 @@ struct rv_sound {
 	 * to start), so what waits is bounded by what was written. */
 	bool flowing;
 
-	OpusDecoder *decoder;
+	struct playout playout;
 	int16_t pcm[WIRE_AUDIO_MAX_SAMPLES * WIRE_AUDIO_CHANNELS];
-	uint32_t next_seq;
-	bool have_seq;
+	uint32_t rate_hz; /* the playback stream's pace */
 
 	/* Keeping step: smoothed delays (local time minus server stamp). */
 	int64_t video_delay, audio_delay;
@@ -74,12 +80,7 @@ struct rv_sound {
 	struct audio_queue queue;
 
 	/* Stats since the last line. */
-	uint32_t packets, gaps, late, underruns;
-	int64_t trimmed_us;
-	/* The least that waited in the stream this window, and what is still
-	 * to be cut. */
-	int64_t floor_us, trim_us;
-	uint64_t floor_at_us;
+	uint32_t packets, underruns;
 	int64_t offset_us; /* audio_delay - video_delay, for the line */
 	uint64_t latency_us;
 };
@@ -94,10 +95,17 @@ static void handle_underflow(pa_stream *stream, void *data)
 		}
 		s->corked = true;
 		s->ending = false;
-		s->flowing = false;
 	} else {
-		s->underruns++;
+		s->underruns++; /* a gap the playout could not fill */
 	}
+	s->flowing = false; /* the stream buffers START_US again */
+}
+
+static void fill(struct rv_sound *s, bool arrived);
+
+static void handle_write(pa_stream *stream, size_t nbytes, void *data)
+{
+	fill(data, false);
 }
 
 static void make_play(struct rv_sound *s)
@@ -112,16 +120,18 @@ static void make_play(struct rv_sound *s)
 		return;
 	}
 	pa_stream_set_underflow_callback(s->play, handle_underflow, s);
+	pa_stream_set_write_callback(s->play, handle_write, s);
 	pa_buffer_attr attr = {
-		.maxlength = (uint32_t)pa_usec_to_bytes(MAX_US + SYNC_MAX_US + 100000, &spec),
-		.tlength = (uint32_t)pa_usec_to_bytes(MAX_US, &spec),
+		.maxlength = (uint32_t)pa_usec_to_bytes(LIMIT_US + SYNC_MAX_US + 100000, &spec),
+		.tlength = (uint32_t)pa_usec_to_bytes(STREAM_US, &spec),
 		.prebuf = (uint32_t)pa_usec_to_bytes(START_US, &spec),
-		.minreq = (uint32_t)-1,
+		.minreq = (uint32_t)pa_usec_to_bytes(REQUEST_US, &spec),
 		.fragsize = (uint32_t)-1,
 	};
+	s->rate_hz = WIRE_AUDIO_RATE;
 	if (pa_stream_connect_playback(s->play, NULL, &attr,
 		    PA_STREAM_ADJUST_LATENCY | PA_STREAM_INTERPOLATE_TIMING |
-			    PA_STREAM_AUTO_TIMING_UPDATE,
+			    PA_STREAM_AUTO_TIMING_UPDATE | PA_STREAM_VARIABLE_RATE,
 		    NULL, NULL) < 0) {
 		pa_stream_unref(s->play);
 		s->play = NULL;
@@ -227,9 +237,7 @@ void sound_init(struct rv_viewer *viewer)
 	}
 	viewer->sound = s;
 	s->queue.fd = -1;
-	int err;
-	s->decoder = opus_decoder_create(WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS, &err);
-	if (!s->decoder || !audio_queue_init(&s->queue) ||
+	if (!playout_init(&s->playout) || !audio_queue_init(&s->queue) ||
 		!audio_framer_init(&s->framer, OPUS_APPLICATION_VOIP)) {
 		sound_finish(viewer);
 	}
@@ -293,9 +301,7 @@ void sound_finish(struct rv_viewer *viewer)
 	if (s->loop) {
 		pa_threaded_mainloop_free(s->loop);
 	}
-	if (s->decoder) {
-		opus_decoder_destroy(s->decoder);
-	}
+	playout_finish(&s->playout);
 	audio_framer_finish(&s->framer);
 	audio_queue_finish(&s->queue);
 	free(s);
@@ -317,7 +323,12 @@ void sound_link_up(struct rv_viewer *viewer, uint32_t server_caps)
 	if (viewer->options.mic && !mic) {
 		log_info("the session has no sound server: the microphone stays here");
 	}
-	s->have_seq = false;
+	if (s->loop) {
+		/* A session reattached may number its sound afresh. */
+		pa_threaded_mainloop_lock(s->loop);
+		playout_reset(&s->playout);
+		pa_threaded_mainloop_unlock(s->loop);
+	}
 	if (!mic || !reach_local(viewer)) {
 		return;
 	}
@@ -336,6 +347,7 @@ void sound_link_down(struct rv_viewer *viewer)
 	set_mic(s, false);
 	/* What is buffered plays out; the session's sound resumes on reattach. */
 	s->ending = true;
+	playout_end(&s->playout, s->playout.cursor - 1);
 	pa_threaded_mainloop_unlock(s->loop);
 	audio_queue_clear(&s->queue);
 }
@@ -376,122 +388,119 @@ static void keep_step(struct rv_sound *s, uint64_t now)
 		return;
 	}
 	if (offset < -SYNC_US && s->extra_us < SYNC_MAX_US) {
-		/* Sound early: hold it back by enough to land mid-window. */
+		/* Sound early: hold it back by enough to land mid-window. The
+		 * pace plays it in slower, never a gap. */
 		int64_t add = -offset - SYNC_US / 2;
 		if (s->extra_us + add > SYNC_MAX_US) {
 			add = SYNC_MAX_US - s->extra_us;
 		}
-		size_t bytes = (size_t)(add * WIRE_AUDIO_RATE / 1000000) * AUDIO_SAMPLE_BYTES;
-		void *zero = calloc(1, bytes);
-		if (zero && pa_stream_write(s->play, zero, bytes, free, 0, PA_SEEK_RELATIVE) == 0) {
-			s->extra_us += add;
-			s->audio_delay += add;
-		} else {
-			free(zero);
-		}
+		s->extra_us += add;
 		s->synced_at_us = now;
 	} else if (offset > SYNC_US && s->extra_us > 0) {
-		/* Sound late: hold back less; the drop rule takes it out. */
+		/* Sound late: hold back less; the pace plays it away. */
 		int64_t less = offset - SYNC_US / 2;
 		s->extra_us = less > s->extra_us ? 0 : s->extra_us - less;
 		s->synced_at_us = now;
 	}
 }
 
-/* Loop lock held. The least sound that waited in the stream over each
- * second is what the link's jitter did not need: past the target it is cut,
- * from the packets that arrive next. How many of this packet's samples to
- * skip. */
-static int trim(struct rv_sound *s, int64_t waiting, uint64_t now, int samples)
+/* Loop lock held. What waits in the stream to be played, and how long until
+ * what is written now is heard (that and the device's own latency). The
+ * stream asks for what it lacks of its target length, so the target less
+ * what it asks for is exactly what it holds, as of its last request. (Its
+ * interpolated clock, tried first, read from empty to full within a second
+ * here and made the pace swing.) Until the stream is first heard playing,
+ * what was written and not read. False while the stream cannot say. */
+static bool measure(struct rv_sound *s, int64_t *latency_us, int64_t *waiting_us)
 {
-	if (!s->floor_at_us || waiting < s->floor_us) {
-		s->floor_us = waiting;
+	const pa_buffer_attr *attr = pa_stream_get_buffer_attr(s->play);
+	const pa_timing_info *timing = pa_stream_get_timing_info(s->play);
+	size_t asked = pa_stream_writable_size(s->play);
+	if (!attr || !timing || asked == (size_t)-1) {
+		return false;
 	}
-	if (!s->floor_at_us) {
-		s->floor_at_us = now;
+	if (timing->playing) {
+		s->flowing = true;
 	}
-	if (now - s->floor_at_us >= FLOOR_WINDOW_US) {
-		int64_t excess = s->floor_us - (TARGET_US + s->extra_us);
-		if (excess > TRIM_SLACK_US) {
-			s->trim_us += excess;
-		}
-		s->floor_at_us = now;
-		s->floor_us = waiting;
+	uint64_t held = attr->tlength > asked ? attr->tlength - asked : 0;
+	if (!s->flowing) {
+		int64_t queued = timing->write_index - timing->read_index;
+		held = queued > 0 ? (uint64_t)queued : 0;
 	}
-	if (s->trim_us <= 0) {
-		return 0;
-	}
-	int64_t skip = s->trim_us * WIRE_AUDIO_RATE / 1000000;
-	if (skip > samples) {
-		skip = samples;
-	}
-	s->trim_us -= (int64_t)audio_samples_us((uint64_t)skip);
-	s->trimmed_us += (int64_t)audio_samples_us((uint64_t)skip);
-	return (int)skip;
+	*waiting_us = (int64_t)pa_bytes_to_usec(held, pa_stream_get_sample_spec(s->play));
+	*latency_us = *waiting_us + (int64_t)timing->sink_usec;
+	return true;
 }
 
-static void play(struct rv_sound *s, const struct wire_audio *msg, int samples)
+/* Loop lock held. The pace the playout asks for, told to the stream when it
+ * moved by more than a step a listener could tell from the last. */
+static void set_pace(struct rv_sound *s, double rate)
 {
-	if (!s->play && pa_context_get_state(s->context) == PA_CONTEXT_READY) {
-		make_play(s);
-	}
-	if (!s->play || pa_stream_get_state(s->play) != PA_STREAM_READY) {
-		return; /* still connecting: this packet is lost */
-	}
-	s->ending = false;
-	if (s->corked) {
-		pa_operation *op = pa_stream_cork(s->play, 0, NULL, NULL);
-		if (op) {
-			pa_operation_unref(op);
-		}
-		s->corked = false;
-	}
-	pa_usec_t latency = 0;
-	int negative = 0;
-	bool known = pa_stream_get_latency(s->play, &latency, &negative) == 0 && !negative;
-	uint64_t now = monotonic_usec();
-	int skip = 0;
-	if (known) {
-		/* What waits in the stream, without the device's own latency. */
-		const pa_timing_info *timing = pa_stream_get_timing_info(s->play);
-		pa_usec_t device = timing ? timing->sink_usec : 0;
-		int64_t waiting = latency > device ? (int64_t)(latency - device) : 0;
-		if (timing && timing->playing) {
-			s->flowing = true;
-		} else if (timing && !s->flowing) {
-			/* Not playing yet: keep no more than the start needs and
-			 * the target, so no backlog waits for the sink. */
-			int64_t queued = timing->write_index - timing->read_index;
-			waiting = queued > 0 ? (int64_t)pa_bytes_to_usec((uint64_t)queued,
-						       pa_stream_get_sample_spec(s->play))
-					     : 0;
-			if (waiting > START_US + TARGET_US + s->extra_us) {
-				s->late++;
-				return;
-			}
-		}
-		if (waiting > MAX_US + s->extra_us) {
-			s->late++; /* the buffer is full: late sound goes */
-			return;
-		}
-		skip = trim(s, waiting, now, samples);
-	}
-	size_t bytes = (size_t)(samples - skip) * AUDIO_SAMPLE_BYTES;
-	if (bytes &&
-		pa_stream_write(s->play, s->pcm + skip * WIRE_AUDIO_CHANNELS, bytes, NULL, 0,
-			PA_SEEK_RELATIVE) < 0) {
+	uint32_t hz = (uint32_t)(WIRE_AUDIO_RATE * rate + 0.5);
+	uint32_t step = WIRE_AUDIO_RATE / 2000; /* 0.05% */
+	if (hz + step > s->rate_hz && hz < s->rate_hz + step) {
 		return;
 	}
-	s->packets++;
-	samples -= skip;
+	pa_operation *op = pa_stream_update_sample_rate(s->play, hz, NULL, NULL);
+	if (op) {
+		pa_operation_unref(op);
+		s->rate_hz = hz;
+	}
+}
+
+/* Loop lock held. Frames from the playout into the stream: whatever is
+ * ready, and a stand-in when the stream would otherwise run dry. arrived:
+ * a packet just came, so what waits now measures the link. */
+static void fill(struct rv_sound *s, bool arrived)
+{
+	if (!s->play || pa_stream_get_state(s->play) != PA_STREAM_READY) {
+		return;
+	}
+	int64_t latency = 0, waiting = 0;
+	bool known = measure(s, &latency, &waiting);
+	uint64_t now = monotonic_usec();
+	if (known && s->flowing) {
+		set_pace(s, playout_pace(&s->playout, waiting, TARGET_US + s->extra_us, now));
+	}
+	/* Before the stream plays, no backlog; after, nothing beyond the
+	 * limit. */
+	int64_t most = s->flowing ? LIMIT_US + s->extra_us : START_US + TARGET_US + s->extra_us;
+	for (;;) {
+		if (waiting > most && playout_skip(&s->playout, s->pcm)) {
+			continue;
+		}
+		uint64_t stamp;
+		bool urgent = known && s->flowing && waiting < LOW_US;
+		int samples = playout_next(&s->playout, urgent, s->pcm, &stamp);
+		if (samples <= 0) {
+			break;
+		}
+		size_t bytes = (size_t)samples * AUDIO_SAMPLE_BYTES;
+		if (pa_stream_write(s->play, s->pcm, bytes, NULL, 0, PA_SEEK_RELATIVE) < 0) {
+			break;
+		}
+		int64_t played = (int64_t)audio_samples_us((uint64_t)samples);
+		waiting += played;
+		latency += played;
+		if (s->corked) {
+			pa_operation *op = pa_stream_cork(s->play, 0, NULL, NULL);
+			if (op) {
+				pa_operation_unref(op);
+			}
+			s->corked = false;
+		}
+		if (stamp) {
+			s->packets++;
+		}
+		if (stamp && known) {
+			/* This frame's last sample is heard once all before it is. */
+			int64_t delay = (int64_t)now + latency - (int64_t)(stamp + (uint64_t)played);
+			s->audio_delay = smooth(s->audio_delay, delay, s->have_audio);
+			s->have_audio = true;
+			s->latency_us = (uint64_t)latency;
+		}
+	}
 	if (known) {
-		/* The packet's last sample is heard after what is buffered. */
-		int64_t heard = (int64_t)(now + latency + audio_samples_us((uint64_t)samples));
-		int64_t delay =
-			heard - (int64_t)(msg->time_us + audio_samples_us((uint64_t)samples));
-		s->audio_delay = smooth(s->audio_delay, delay, s->have_audio);
-		s->have_audio = true;
-		s->latency_us = latency;
 		keep_step(s, now);
 	}
 }
@@ -502,28 +511,20 @@ void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg)
 	if (!s || !viewer->options.audio || !reach_local(viewer)) {
 		return;
 	}
+	pa_threaded_mainloop_lock(s->loop);
 	if (msg->type == WIRE_AUDIO_END) {
-		pa_threaded_mainloop_lock(s->loop);
+		playout_end(&s->playout, msg->audio_end.seq);
 		s->ending = true;
 		s->have_audio = false;
-		pa_threaded_mainloop_unlock(s->loop);
-		s->have_seq = false;
-		return;
+	} else {
+		const struct wire_audio *a = &msg->audio;
+		if (!s->play && pa_context_get_state(s->context) == PA_CONTEXT_READY) {
+			make_play(s);
+		}
+		s->ending = false;
+		playout_put(&s->playout, a->seq, a->time_us, a->data, (uint16_t)a->size);
+		fill(s, true);
 	}
-	const struct wire_audio *a = &msg->audio;
-	if (s->have_seq && a->seq != s->next_seq) {
-		s->gaps++;
-	}
-	s->next_seq = a->seq + 1;
-	s->have_seq = true;
-	int samples = opus_decode(s->decoder, a->data, (opus_int32)a->size, s->pcm,
-		WIRE_AUDIO_MAX_SAMPLES, 0);
-	if (samples <= 0) {
-		s->gaps++; /* a packet Opus cannot read is a hole in the sound */
-		return;
-	}
-	pa_threaded_mainloop_lock(s->loop);
-	play(s, a, samples);
 	pa_threaded_mainloop_unlock(s->loop);
 }
 
@@ -579,14 +580,15 @@ void sound_describe(struct rv_viewer *viewer, char *out, size_t size)
 		if (s->have_video && s->have_audio) {
 			snprintf(sync, sizeof(sync), ", a/v %+.0f ms", (double)s->offset_us / 1000);
 		}
+		struct playout *p = &s->playout;
 		snprintf(out, size,
-			"sound %u packets, %u gaps, %u late dropped, %.0f ms trimmed, %u "
-			"underruns, "
-			"latency %.0f ms%s",
-			s->packets, s->gaps, s->late, (double)s->trimmed_us / 1000, s->underruns,
+			"sound %u packets, %u lost, %u late, %u concealed (%u from FEC), %u "
+			"underruns, pace %+.2f%%, latency %.0f ms%s",
+			s->packets, p->lost, p->late, p->concealed, p->recovered, s->underruns,
+			((double)s->rate_hz / WIRE_AUDIO_RATE - 1) * 100,
 			(double)s->latency_us / 1000, sync);
 	}
-	s->packets = s->gaps = s->late = s->underruns = 0;
-	s->trimmed_us = 0;
+	s->packets = s->underruns = 0;
+	s->playout.lost = s->playout.late = s->playout.concealed = s->playout.recovered = 0;
 	pa_threaded_mainloop_unlock(s->loop);
 }

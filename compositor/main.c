@@ -77,9 +77,11 @@ static const char usage[] =
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
 	"                      otherwise; lossless: never video; video: video on any change\n"
-	"  --audio on|off      a sound server for the session (default on): APP plays\n"
-	"                      into it and the viewer hears it; off: APP uses the\n"
-	"                      host's own sound server, if any\n"
+	"  --audio on|off|pulseaudio|pipewire\n"
+	"                      a sound server for the session (default on: pulseaudio,\n"
+	"                      else pipewire with pipewire-pulse): APP plays into it\n"
+	"                      and the viewer hears it; off: APP uses the host's own\n"
+	"                      sound server, if any\n"
 	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
 	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
@@ -129,6 +131,25 @@ static bool set_codec(void *data, const char *value)
 	return false;
 }
 
+static bool set_audio(void *data, const char *value)
+{
+	static const char *const servers[] = {[RC_AUDIO_PULSEAUDIO] = "pulseaudio",
+		[RC_AUDIO_PIPEWIRE] = "pipewire"};
+	struct rc_options *options = data;
+	bool on;
+	if (settings_parse_bool(value, &on)) {
+		options->audio = on ? RC_AUDIO_ON : RC_AUDIO_OFF;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(servers) / sizeof(servers[0]); i++) {
+		if (servers[i] && strcmp(value, servers[i]) == 0) {
+			options->audio = (enum rc_audio)i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool set_no_xwayland(void *data, const char *value)
 {
 	bool off;
@@ -164,7 +185,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
 	SETTINGS_CUSTOM("codec", "auto", false, set_codec, "auto, lossless or video"),
-	SETTINGS_ON_OFF("audio", "on", OPTIONS, audio),
+	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
 	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
 	SETTINGS_STRING("dump-dir", "", OPTIONS, dump_dir, "a directory"),

@@ -114,6 +114,14 @@ static inline struct wlr_surface *window_surface_under(struct rc_window *window,
 }
 
 /* What rcomp-run was asked to do (main.c parses it). */
+/* --audio: which sound server the session runs, if any. */
+enum rc_audio {
+	RC_AUDIO_OFF,
+	RC_AUDIO_ON, /* PulseAudio where it is installed, else PipeWire */
+	RC_AUDIO_PULSEAUDIO,
+	RC_AUDIO_PIPEWIRE,
+};
+
 struct rc_options {
 	int fps;
 	bool fps_explicit; /* --fps given: it overrides the viewer's refresh */
@@ -129,7 +137,7 @@ struct rc_options {
 	const char *name; /* --name */
 	const char *tcp_addr; /* --listen-tcp */
 	const char *token_file;
-	bool audio; /* --audio: a sound server for the session */
+	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
 };
 

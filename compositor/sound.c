@@ -1,11 +1,11 @@
 /*
  * The session's sound server and what flows through it (sound.h).
  *
- * The daemon is pulseaudio itself, started with a script of our own: the
- * native protocol on a socket in the session's sound directory, a null sink
- * "rcomp" the apps play into (the default sink), and a null sink "rcomp_mic"
- * whose monitor is the default source, for the viewer's microphone. Each
- * session has its own, so sessions never hear each other.
+ * The server is the session's own (sound_daemon.c: PulseAudio, or PipeWire
+ * with pipewire-pulse), on a socket in the session's sound directory, with a
+ * null sink "rcomp" the apps play into (the default sink), and a null sink
+ * "rcomp_mic" whose monitor is the default source, for the viewer's
+ * microphone. Each session has its own, so sessions never hear each other.
  *
  * We are a client of it through libpulse's threaded main loop: its callbacks
  * run on the loop's own thread with the loop's lock held. The capture stream
@@ -14,27 +14,18 @@
  * detached one builds no backlog. Encoded packets cross to the event loop
  * through an audio_queue.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <opus.h>
 #include <pulse/pulseaudio.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "audio.h"
 #include "connection.h"
 #include "log.h"
 #include "monotonic.h"
 #include "sound.h"
+#include "sound_daemon.h"
 
 #define SINK "rcomp"
 #define MIC_SINK "rcomp_mic"
@@ -44,15 +35,11 @@
 /* Sound the link has not taken within this many bytes is dropped. */
 #define QUEUED_MAX 1536
 #define MIC_BUFFER_US 40000
-#define DAEMON_WAIT_MS 5000
+#define SETUP_WAIT_US 5000000 /* for a server whose client makes its sinks */
 
 struct rc_sound {
 	struct rc_server *server;
-	pid_t daemon; /* 0: none */
-	char dir[SESSION_PATH_MAX];
-	char socket[SESSION_PATH_MAX];
-	char address[SESSION_PATH_MAX + 16]; /* unix:SOCKET */
-	bool dir_made;
+	struct sound_daemon daemon;
 
 	pa_threaded_mainloop *loop;
 	pa_context *context;
@@ -63,6 +50,8 @@ struct rc_sound {
 	bool want; /* a viewer that wants sound is attached */
 	bool corked;
 	bool failed;
+	bool set_up; /* subscribed and capturing */
+	bool timed_out; /* setting up the sinks took too long */
 	int playing; /* app streams open */
 	int counting;
 	pa_time_event *tail;
@@ -77,123 +66,6 @@ struct rc_sound {
 	/* Stats, event loop only. */
 	uint64_t sent_packets, sent_bytes, late;
 };
-
-static void remove_tree(struct rc_sound *s)
-{
-	static const char *const files[] = {"native", "default.pa", ".config/pulse/cookie"};
-	char path[SESSION_PATH_MAX + 32];
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", s->dir, files[i]);
-		unlink(path);
-	}
-	/* What the daemon keeps for itself (runtime and state directories)
-	 * holds nothing we rely on; try, and leave what is not empty. */
-	static const char *const dirs[] = {"runtime", "state", ".config/pulse", ".config"};
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", s->dir, dirs[i]);
-		rmdir(path);
-	}
-	rmdir(s->dir);
-}
-
-/* DIR/NAME.sound beside the session's socket, or a private directory in
- * the runtime directory for a session that is not recorded. */
-static bool make_dir(struct rc_sound *s, const struct rc_record *record)
-{
-	if (record->dir[0] &&
-		session_path(s->dir, sizeof(s->dir), record->dir, record->name, "sound") &&
-		strlen(s->dir) + strlen("/native") < SESSION_PATH_MAX) {
-		if (mkdir(s->dir, 0700) == 0 || errno == EEXIST) {
-			s->dir_made = true;
-			return true;
-		}
-	}
-	const char *runtime = getenv("XDG_RUNTIME_DIR");
-	int n = snprintf(s->dir, sizeof(s->dir), "%s/rcomp-sound-XXXXXX",
-		runtime && *runtime ? runtime : "/tmp");
-	if (n <= 0 || (size_t)n + strlen("/native") >= SESSION_PATH_MAX || !mkdtemp(s->dir)) {
-		return false;
-	}
-	s->dir_made = true;
-	return true;
-}
-
-static bool write_script(struct rc_sound *s, char *path, size_t size)
-{
-	snprintf(path, size, "%s/default.pa", s->dir);
-	FILE *f = fopen(path, "we");
-	if (!f) {
-		return false;
-	}
-	fprintf(f,
-		"load-module module-native-protocol-unix auth-anonymous=1 socket=%s\n"
-		"load-module module-null-sink sink_name=" SINK " rate=%d channels=%d "
-		"sink_properties=device.description=rcomp\n"
-		"load-module module-null-sink sink_name=" MIC_SINK " rate=%d channels=%d "
-		"sink_properties=device.description=rcomp-microphone\n"
-		"load-module module-always-sink\n"
-		"load-module module-suspend-on-idle timeout=1\n"
-		"set-default-sink " SINK "\n"
-		"set-default-source " MIC_SINK ".monitor\n",
-		s->socket, WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS, WIRE_AUDIO_RATE,
-		WIRE_AUDIO_CHANNELS);
-	return fclose(f) == 0;
-}
-
-static pid_t spawn_daemon(struct rc_sound *s, const char *script)
-{
-	pid_t pid = fork();
-	if (pid != 0) {
-		return pid;
-	}
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	setpgid(0, 0); /* not in the app's group: ending the app's leftovers spares it */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-	}
-	dup2(STDERR_FILENO, STDOUT_FILENO); /* stdout may carry the stream (--stdio) */
-	char runtime[SESSION_PATH_MAX + 16], state[SESSION_PATH_MAX + 16];
-	snprintf(runtime, sizeof(runtime), "%s/runtime", s->dir);
-	snprintf(state, sizeof(state), "%s/state", s->dir);
-	setenv("PULSE_RUNTIME_PATH", runtime, 1);
-	setenv("PULSE_STATE_PATH", state, 1);
-	setenv("HOME", s->dir, 1); /* its cookie and config: nothing of the user's */
-	unsetenv("PULSE_SERVER");
-	/* Without shared memory: pulseaudio 16's memfd path logs errors with
-	 * some clients (its issue 824), and sound is a few hundred KB/s. */
-	execlp("pulseaudio", "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1",
-		"--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr",
-		"--log-level=error", "-F", script, (char *)NULL);
-	_exit(127);
-}
-
-/* Until the daemon answers on its socket, or gives up. */
-static bool wait_ready(struct rc_sound *s, int *status)
-{
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", s->socket);
-	for (int waited = 0; waited < DAEMON_WAIT_MS; waited += 5) {
-		if (waitpid(s->daemon, status, WNOHANG) == s->daemon) {
-			s->daemon = 0;
-			return false;
-		}
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
-			close(fd);
-			return true;
-		}
-		if (fd >= 0) {
-			close(fd);
-		}
-		nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
-	}
-	*status = -1;
-	return false;
-}
 
 /* The loop's thread, lock held, from here on. */
 
@@ -334,23 +206,34 @@ static void handle_stream_state(pa_stream *stream, void *data)
 	handle_capture_state(data);
 }
 
+/* The sinks exist: watch the apps' streams and capture what they play. */
+static void set_up(struct rc_sound *s)
+{
+	pa_context *c = s->context;
+	s->set_up = true;
+	s->own_client = pa_context_get_index(c);
+	pa_context_set_subscribe_callback(c, handle_event, s);
+	pa_operation *op = pa_context_subscribe(c, PA_SUBSCRIPTION_MASK_SINK_INPUT, NULL, NULL);
+	if (op) {
+		pa_operation_unref(op);
+	}
+	start_capture(s);
+	if (s->capture) {
+		pa_stream_set_state_callback(s->capture, handle_stream_state, s);
+	}
+	count_playing(s);
+}
+
 static void handle_context(pa_context *c, void *data)
 {
 	struct rc_sound *s = data;
 	switch (pa_context_get_state(c)) {
 	case PA_CONTEXT_READY:
-		s->own_client = pa_context_get_index(c);
-		pa_context_set_subscribe_callback(c, handle_event, s);
-		pa_operation *op =
-			pa_context_subscribe(c, PA_SUBSCRIPTION_MASK_SINK_INPUT, NULL, NULL);
-		if (op) {
-			pa_operation_unref(op);
+		if (sound_daemon_client_makes_sinks(&s->daemon)) {
+			pa_threaded_mainloop_signal(s->loop, 0); /* make_sinks goes on */
+		} else {
+			set_up(s);
 		}
-		start_capture(s);
-		if (s->capture) {
-			pa_stream_set_state_callback(s->capture, handle_stream_state, s);
-		}
-		count_playing(s);
 		break;
 	case PA_CONTEXT_FAILED:
 	case PA_CONTEXT_TERMINATED:
@@ -359,10 +242,86 @@ static void handle_context(pa_context *c, void *data)
 				pa_strerror(pa_context_errno(c)));
 		}
 		s->failed = true;
+		pa_threaded_mainloop_signal(s->loop, 0);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Making the sinks over the protocol, waited for on the event loop's
+ * thread before the app starts, so the app's first stream finds them. */
+
+static void handle_done(pa_context *c, int success, void *data)
+{
+	pa_threaded_mainloop_signal(((struct rc_sound *)data)->loop, 0);
+}
+
+static void handle_loaded(pa_context *c, uint32_t index, void *data)
+{
+	pa_threaded_mainloop_signal(((struct rc_sound *)data)->loop, 0);
+}
+
+static void handle_setup_timeout(pa_mainloop_api *api, pa_time_event *e, const struct timeval *tv,
+	void *data)
+{
+	struct rc_sound *s = data;
+	s->timed_out = true;
+	pa_threaded_mainloop_signal(s->loop, 0);
+}
+
+/* Lock held. False if the server failed or took too long. */
+static bool finish_op(struct rc_sound *s, pa_operation *op)
+{
+	if (!op) {
+		return false;
+	}
+	while (pa_operation_get_state(op) == PA_OPERATION_RUNNING && !s->failed && !s->timed_out) {
+		pa_threaded_mainloop_wait(s->loop);
+	}
+	bool done = pa_operation_get_state(op) == PA_OPERATION_DONE;
+	pa_operation_unref(op);
+	return done;
+}
+
+static bool make_sinks(struct rc_sound *s)
+{
+	char args[160];
+	pa_threaded_mainloop_lock(s->loop);
+	pa_time_event *timeout = pa_context_rttime_new(s->context,
+		pa_rtclock_now() + SETUP_WAIT_US, handle_setup_timeout, s);
+	while (pa_context_get_state(s->context) != PA_CONTEXT_READY && !s->failed &&
+		!s->timed_out) {
+		pa_threaded_mainloop_wait(s->loop);
+	}
+	bool ok = !s->failed && !s->timed_out;
+	snprintf(args, sizeof(args),
+		"sink_name=" SINK " rate=%d channels=%d sink_properties=device.description=rcomp",
+		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
+	ok = ok && finish_op(s, pa_context_load_module(s->context, "module-null-sink", args,
+					 handle_loaded, s));
+	snprintf(args, sizeof(args),
+		"sink_name=" MIC_SINK " rate=%d channels=%d "
+		"sink_properties=device.description=rcomp-microphone",
+		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
+	ok = ok && finish_op(s, pa_context_load_module(s->context, "module-null-sink", args,
+					 handle_loaded, s));
+	ok = ok && finish_op(s, pa_context_set_default_sink(s->context, SINK, handle_done, s));
+	ok = ok && finish_op(s, pa_context_set_default_source(s->context, MIC_SINK ".monitor",
+					 handle_done, s));
+	if (timeout && !s->timed_out) {
+		pa_threaded_mainloop_get_api(s->loop)->time_free(timeout);
+	}
+	if (ok) {
+		set_up(s);
+	}
+	pa_threaded_mainloop_unlock(s->loop);
+	if (!ok) {
+		log_error("no sound: %s did not make the session's sinks%s; the app runs without "
+			  "sound",
+			sound_daemon_name(&s->daemon), s->timed_out ? " in time" : "");
+	}
+	return ok;
 }
 
 /* The event loop's side. */
@@ -461,7 +420,7 @@ static bool connect_client(struct rc_server *server)
 		return false;
 	}
 	pa_context_set_state_callback(s->context, handle_context, s);
-	if (pa_context_connect(s->context, s->address, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0) {
+	if (pa_context_connect(s->context, s->daemon.address, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0) {
 		log_error("no sound: cannot connect to the session's sound server: %s",
 			pa_strerror(pa_context_errno(s->context)));
 		return false;
@@ -481,43 +440,16 @@ void sound_start(struct rc_server *server)
 	s->server = server;
 	s->queue.fd = -1;
 	server->sound = s;
-	char script[SESSION_PATH_MAX + 16];
-	if (!make_dir(s, &server->record)) {
-		log_error("no sound: cannot make a directory for the sound server: %s",
-			strerror(errno));
-		goto fail;
-	}
-	if (snprintf(s->socket, sizeof(s->socket), "%s/native", s->dir) >= (int)sizeof(s->socket) ||
-		snprintf(s->address, sizeof(s->address), "unix:%s", s->socket) >=
-			(int)sizeof(s->address)) {
-		log_error("no sound: the path %s is too long for a socket", s->dir);
-		goto fail;
-	}
-	if (!write_script(s, script, sizeof(script))) {
-		log_error("no sound: cannot write %s: %s", script, strerror(errno));
-		goto fail;
-	}
-	s->daemon = spawn_daemon(s, script);
-	if (s->daemon < 0) {
-		s->daemon = 0;
-		log_error("no sound: cannot start pulseaudio: %s", strerror(errno));
-		goto fail;
-	}
-	int status = 0;
-	if (!wait_ready(s, &status)) {
-		if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-			log_error("no sound: pulseaudio is not installed (Debian: apt install "
-				  "pulseaudio); the app runs without sound");
-		} else {
-			log_error("no sound: pulseaudio did not start; the app runs without sound");
-		}
+	if (!sound_daemon_start(&s->daemon, server->options.audio, &server->record)) {
 		goto fail;
 	}
 	if (!connect_client(server)) {
 		log_error("no sound: cannot capture the session's sound");
 		goto fail;
 	}
-	log_debug("sound server at %s", s->address);
+	if (sound_daemon_client_makes_sinks(&s->daemon) && !make_sinks(s)) {
+		goto fail;
+	}
 	return;
 fail:
 	sound_finish(server);
@@ -530,31 +462,19 @@ void sound_finish(struct rc_server *server)
 		return;
 	}
 	stop(s);
-	if (s->daemon > 0) {
-		kill(s->daemon, SIGTERM);
-		/* It exits at once; a daemon that does not is not waited for. */
-		for (int i = 0; i < 100; i++) {
-			if (waitpid(s->daemon, NULL, WNOHANG) != 0) {
-				break;
-			}
-			nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-		}
-	}
-	if (s->dir_made) {
-		remove_tree(s);
-	}
+	sound_daemon_stop(&s->daemon);
 	free(s);
 	server->sound = NULL;
 }
 
 const char *sound_server_address(const struct rc_server *server)
 {
-	return server->sound ? server->sound->address : NULL;
+	return server->sound ? server->sound->daemon.address : NULL;
 }
 
 bool sound_owns_pid(const struct rc_server *server, pid_t pid)
 {
-	return server->sound && server->sound->daemon == pid && pid > 0;
+	return server->sound && server->sound->daemon.pid == pid && pid > 0;
 }
 
 void sound_daemon_exited(struct rc_server *server, int status)
@@ -563,7 +483,7 @@ void sound_daemon_exited(struct rc_server *server, int status)
 	log_error("the session's sound server exited (status %d); the session goes on without "
 		  "sound",
 		status);
-	s->daemon = 0;
+	s->daemon.pid = 0;
 	pa_threaded_mainloop_lock(s->loop);
 	s->failed = true;
 	pa_threaded_mainloop_unlock(s->loop);

@@ -199,38 +199,39 @@ bool playout_skip(struct playout *p, int16_t *pcm)
 double playout_pace(struct playout *p, int64_t waiting_us, int64_t target_us, uint64_t now_us)
 {
 	/* Time stood in for a late packet is time the buffer was short by. */
-	waiting_us -= (int64_t)p->owed * (int64_t)audio_samples_us((uint64_t)p->frame_samples);
-	if (!p->floor_at_us || waiting_us < p->floor_us) {
-		p->floor_us = waiting_us;
+	int64_t deficit = (int64_t)p->owed * (int64_t)audio_samples_us((uint64_t)p->frame_samples);
+	p->deficit_us = deficit > p->deficit_us ? deficit : p->deficit_us;
+	p->waited_us += waiting_us;
+	p->samples++;
+	if (!p->window_at_us) {
+		p->window_at_us = now_us;
 	}
-	if (!p->floor_at_us) {
-		p->floor_at_us = now_us;
-	}
-	if (now_us - p->floor_at_us < PACE_WINDOW_US) {
+	if (now_us - p->window_at_us < PACE_WINDOW_US) {
 		return p->rate;
 	}
-	/* Short this second: grow at once. Long: shrink only by what was
-	 * spare in every second of the last few, so one calm second after a
-	 * stall does not undo the room the stall showed was needed. */
-	memmove(p->floors + 1, p->floors, sizeof(p->floors) - sizeof(p->floors[0]));
-	p->floors[0] = p->floor_us;
-	p->windows += p->windows < PLAYOUT_PACE_MEMORY;
-	int64_t spare = p->floor_us;
-	for (int i = 1; i < p->windows && spare > target_us; i++) {
-		spare = p->floors[i] < spare ? p->floors[i] : spare;
+	/* A second that needed a stand-in grows the margin by what it
+	 * needed; it shrinks only after several seconds that needed none, so
+	 * one calm second after a stall does not undo the room it showed. */
+	if (p->deficit_us > 0) {
+		p->margin_us += p->deficit_us;
+		p->margin_us = p->margin_us > PLAYOUT_MARGIN_MAX_US ? PLAYOUT_MARGIN_MAX_US
+								    : p->margin_us;
+		p->calm = 0;
+	} else if (++p->calm >= PLAYOUT_PACE_MEMORY) {
+		p->margin_us = p->margin_us * 3 / 4;
 	}
-	if (spare > target_us && spare > p->floor_us) {
-		spare = p->floor_us;
-	}
-	/* Half the excess (or shortfall) played away in the next second. */
-	double rate = 1.0 + (double)(spare - target_us) / 2e6;
+	/* Half the difference played away in the next second. */
+	int64_t mean = p->waited_us / p->samples;
+	double rate = 1.0 + (double)(mean - target_us - p->margin_us) / 2e6;
 	if (rate > 1.0 + PLAYOUT_RATE_MAX) {
 		rate = 1.0 + PLAYOUT_RATE_MAX;
 	} else if (rate < 1.0 - PLAYOUT_RATE_MAX) {
 		rate = 1.0 - PLAYOUT_RATE_MAX;
 	}
 	p->rate = rate;
-	p->floor_at_us = now_us;
-	p->floor_us = waiting_us;
+	p->window_at_us = now_us;
+	p->waited_us = 0;
+	p->samples = 0;
+	p->deficit_us = 0;
 	return p->rate;
 }

@@ -21,7 +21,8 @@
  * sound has stopped, not stuttered (and Opus's concealment has faded). */
 #define PLAYOUT_STALL_FRAMES 20
 #define PLAYOUT_RATE_MAX 0.02 /* the most the pace moves from 1 */
-#define PLAYOUT_PACE_MEMORY 4 /* seconds whose spare room a shrink needs */
+#define PLAYOUT_PACE_MEMORY 4 /* calm seconds before the margin shrinks */
+#define PLAYOUT_MARGIN_MAX_US 150000
 
 struct OpusDecoder;
 
@@ -45,11 +46,14 @@ struct playout {
 	int stalled; /* concealed frames in a row */
 	int frame_samples; /* of the last frame: what a concealment is */
 
-	/* The pace: the least that waited over each second. */
-	int64_t floor_us;
-	uint64_t floor_at_us;
-	int64_t floors[PLAYOUT_PACE_MEMORY]; /* of the last seconds, newest first */
-	int windows; /* of floors filled */
+	/* The pace, over windows of a second: what waited on average, the
+	 * most stood in for in a row, and the margin jitter has shown. */
+	uint64_t window_at_us;
+	int64_t waited_us;
+	int64_t samples;
+	int64_t deficit_us;
+	int64_t margin_us;
+	int calm; /* windows in a row with nothing stood in for */
 	double rate; /* 1: as sent; above: played faster */
 
 	/* Counts for --stats, cleared by the caller. */
@@ -85,15 +89,14 @@ int playout_next(struct playout *p, bool urgent, int16_t *pcm, uint64_t *time_us
 bool playout_skip(struct playout *p, int16_t *pcm);
 
 /*
- * The pace to play at, from what waited (waiting_us, measured as each packet
- * arrives or is asked for, less what stands in for a late packet) against
- * what should wait at the least (target_us): over each second the least
- * that waited is compared with the target, and the rate is set to play
- * half the difference away in the next second, within PLAYOUT_RATE_MAX; a
- * shortfall is made up at once, spare room only once every one of the last
- * PLAYOUT_PACE_MEMORY seconds had it. A
- * clock that runs apart at the two ends and a jitter that changes are both
- * followed this way, with no sample cut.
+ * The pace to play at, from what waits (waiting_us, measured as packets
+ * arrive and as the listener asks for more): over each second its mean is
+ * compared with target_us plus a margin, and the rate is set to play half
+ * the difference away in the next second, within PLAYOUT_RATE_MAX. The
+ * margin grows by the longest run stood in for a late packet in a second,
+ * and shrinks by a quarter after PLAYOUT_PACE_MEMORY seconds without one.
+ * A clock that runs apart at the two ends and a jitter that changes are
+ * both followed this way, with no sample cut.
  */
 double playout_pace(struct playout *p, int64_t waiting_us, int64_t target_us, uint64_t now_us);
 

@@ -422,6 +422,21 @@ class LocalSound:
         return record_monitor(self.server, sink, seconds)
 
 
+def hide_programs(desktop, *names):
+    """The remote side's PATH as it is, less the named programs: a host
+    without them. A directory of links to every other program on PATH."""
+    bin_dir = os.path.join(desktop.tmp, "host-bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    for d in desktop.remote_env.get("PATH", os.defpath).split(":"):
+        if not os.path.isdir(d):
+            continue
+        for entry in os.listdir(d):
+            link = os.path.join(bin_dir, entry)
+            if entry not in names and not os.path.lexists(link):
+                os.symlink(os.path.join(d, entry), link)
+    desktop.remote_env["PATH"] = bin_dir
+
+
 def tone_command(frequency, sink=None, latency_ms=20, burst_ms=0):
     """A shell command that plays a sine through pacat (to PULSE_SERVER);
     with burst_ms, only the first burst_ms of each second."""

@@ -6,6 +6,8 @@ frequency."""
 import os
 import time
 
+import pytest
+
 import rig
 
 
@@ -27,14 +29,34 @@ def wait_heard(sound, sink, frequency, timeout=15):
                           % (frequency, sink, last[0]))
 
 
+HOSTS = pytest.mark.parametrize("host", ["pulseaudio", "pipewire only"])
+
+
+def as_host(desktop, host):
+    """The remote side as a host with PulseAudio, or with PipeWire and
+    pipewire-pulse and no pulseaudio program."""
+    if host == "pipewire only":
+        rig.hide_programs(desktop, "pulseaudio")
+
+
+def server_name(desktop, name):
+    for line in session_pactl(desktop, name, "info").splitlines():
+        if line.startswith("Server Name:"):
+            return line
+    return ""
+
+
+@HOSTS
 def test_a_tone_the_remote_app_plays_is_heard_on_the_local_speakers(desktop, rcomp_run,
-                                                                    rcomp_view):
+                                                                    rcomp_view, host):
+    as_host(desktop, host)
     sound = rig.LocalSound(desktop)
     server = rcomp_run(["sh", "-c", rig.tone_command(440)])
     rcomp_view(server, ["--stats"])
     wait_heard(sound, "speaker", 440)
     share = heard(sound, "speaker", 440, 2.0)
     assert share > 0.8, "what the speakers played is only %.2f the tone" % share
+    assert ("PipeWire" in server_name(desktop, "0")) == (host == "pipewire only")
 
 
 def session_pactl(desktop, name, *args):
@@ -52,7 +74,9 @@ def capture_corked(desktop, name):
     return "Corked: yes" in out and "Corked: no" not in out
 
 
-def test_two_sessions_never_hear_each_other(desktop, rcomp_run, rcomp_view):
+@HOSTS
+def test_two_sessions_never_hear_each_other(desktop, rcomp_run, rcomp_view, host):
+    as_host(desktop, host)
     sound = rig.LocalSound(desktop, sinks=("left", "right"))
     a = rcomp_run(["sh", "-c", rig.tone_command(440)], name="run-a")
     b = rcomp_run(["sh", "-c", rig.tone_command(1000)], name="run-b")

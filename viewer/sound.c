@@ -9,9 +9,10 @@
  * stream falls under LOW_US and the next packet is not there, the playout
  * conceals (Opus's FEC or loss concealment) rather than let the sound stop;
  * a late packet plays after its stand-in. The stream is variable-rate: over
- * each second the least that waited is held near TARGET_US by playing up to
- * 2% faster or slower, which absorbs the two clocks' drift and follows the
- * link's jitter without cutting a sample. Only past LIMIT_US (a link that
+ * each second what waited is held near TARGET_US, plus the margin the
+ * link's jitter has shown, by playing up to 2% faster or slower, which
+ * absorbs the two clocks' drift and follows the jitter without cutting a
+ * sample. Only past LIMIT_US (a link that
  * stopped for seconds) is sound thrown away. Until the stream is first
  * heard playing (a local sink waking from idle can take a second to start)
  * its latency says nothing, so what was written but not read is held to
@@ -42,7 +43,7 @@
 
 #define START_US 20000 /* buffered before playback starts */
 #define LOW_US 10000 /* waiting under this: conceal rather than run dry */
-#define TARGET_US 15000 /* the least that waits over a second, once steady */
+#define TARGET_US 20000 /* what waits on average once steady, before jitter's margin */
 #define STREAM_US 150000 /* the stream's own target length: the most it holds */
 #define REQUEST_US 5000 /* how often the stream asks for more */
 #define LIMIT_US 200000 /* waiting above this (plus sync) throws sound away */
@@ -95,10 +96,10 @@ static void handle_underflow(pa_stream *stream, void *data)
 		}
 		s->corked = true;
 		s->ending = false;
+		s->flowing = false;
 	} else {
 		s->underruns++; /* a gap the playout could not fill */
 	}
-	s->flowing = false; /* the stream buffers START_US again */
 }
 
 static void fill(struct rv_sound *s, bool arrived);

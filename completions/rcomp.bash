@@ -19,7 +19,13 @@ _rcomp_values()
 	case $1 in
 	--compress) COMPREPLY=($(compgen -W 'none lz4 zstd zstd:1 zstd:3 zstd:9 zstd:19' -- "$cur")) ;;
 	--codec) COMPREPLY=($(compgen -W 'auto lossless video' -- "$cur")) ;;
-	--audio) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
+	--audio)
+		if [[ ${COMP_WORDS[0]##*/} == rcomp-run ]]; then
+			COMPREPLY=($(compgen -W 'on off pulseaudio pipewire' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'on off' -- "$cur"))
+		fi
+		;;
 	--fps) COMPREPLY=($(compgen -W 'auto 30 60 75 120 144 165 240' -- "$cur")) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;

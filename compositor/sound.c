@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "audio.h"
 #include "connection.h"
@@ -52,6 +53,7 @@ struct rc_sound {
 	bool failed;
 	bool set_up; /* subscribed and capturing */
 	bool timed_out; /* setting up the sinks took too long */
+	bool op_failed; /* the last operation waited for was refused */
 	int playing; /* app streams open */
 	int counting;
 	pa_time_event *tail;
@@ -254,7 +256,9 @@ static void handle_context(pa_context *c, void *data)
 
 static void handle_done(pa_context *c, int success, void *data)
 {
-	pa_threaded_mainloop_signal(((struct rc_sound *)data)->loop, 0);
+	struct rc_sound *s = data;
+	s->op_failed = !success;
+	pa_threaded_mainloop_signal(s->loop, 0);
 }
 
 static void handle_loaded(pa_context *c, uint32_t index, void *data)
@@ -284,12 +288,34 @@ static bool finish_op(struct rc_sound *s, pa_operation *op)
 	return done;
 }
 
+/* Lock held. A default is refused until the session manager (wireplumber)
+ * has come up, which it does beside pipewire-pulse: ask again until then. */
+static bool set_default(struct rc_sound *s, bool sink, const char *name)
+{
+	while (!s->failed && !s->timed_out) {
+		s->op_failed = false;
+		pa_operation *op = sink
+			? pa_context_set_default_sink(s->context, name, handle_done, s)
+			: pa_context_set_default_source(s->context, name, handle_done, s);
+		if (!finish_op(s, op)) {
+			return false;
+		}
+		if (!s->op_failed) {
+			return true;
+		}
+		pa_threaded_mainloop_unlock(s->loop);
+		nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+		pa_threaded_mainloop_lock(s->loop);
+	}
+	return false;
+}
+
 static bool make_sinks(struct rc_sound *s)
 {
 	char args[160];
 	pa_threaded_mainloop_lock(s->loop);
-	pa_time_event *timeout = pa_context_rttime_new(s->context,
-		pa_rtclock_now() + SETUP_WAIT_US, handle_setup_timeout, s);
+	pa_time_event *timeout = pa_context_rttime_new(s->context, pa_rtclock_now() + SETUP_WAIT_US,
+		handle_setup_timeout, s);
 	while (pa_context_get_state(s->context) != PA_CONTEXT_READY && !s->failed &&
 		!s->timed_out) {
 		pa_threaded_mainloop_wait(s->loop);
@@ -298,17 +324,19 @@ static bool make_sinks(struct rc_sound *s)
 	snprintf(args, sizeof(args),
 		"sink_name=" SINK " rate=%d channels=%d sink_properties=device.description=rcomp",
 		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
-	ok = ok && finish_op(s, pa_context_load_module(s->context, "module-null-sink", args,
-					 handle_loaded, s));
+	ok = ok &&
+		finish_op(s,
+			pa_context_load_module(s->context, "module-null-sink", args, handle_loaded,
+				s));
 	snprintf(args, sizeof(args),
 		"sink_name=" MIC_SINK " rate=%d channels=%d "
 		"sink_properties=device.description=rcomp-microphone",
 		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
-	ok = ok && finish_op(s, pa_context_load_module(s->context, "module-null-sink", args,
-					 handle_loaded, s));
-	ok = ok && finish_op(s, pa_context_set_default_sink(s->context, SINK, handle_done, s));
-	ok = ok && finish_op(s, pa_context_set_default_source(s->context, MIC_SINK ".monitor",
-					 handle_done, s));
+	ok = ok &&
+		finish_op(s,
+			pa_context_load_module(s->context, "module-null-sink", args, handle_loaded,
+				s));
+	ok = ok && set_default(s, true, SINK) && set_default(s, false, MIC_SINK ".monitor");
 	if (timeout && !s->timed_out) {
 		pa_threaded_mainloop_get_api(s->loop)->time_free(timeout);
 	}

@@ -72,7 +72,8 @@ static bool write_file(const struct sound_daemon *d, const char *name, const cha
 
 static bool set_socket(struct sound_daemon *d, const char *name)
 {
-	if (snprintf(d->socket, sizeof(d->socket), "%s/%s", d->dir, name) >= (int)sizeof(d->socket) ||
+	if (snprintf(d->socket, sizeof(d->socket), "%s/%s", d->dir, name) >=
+			(int)sizeof(d->socket) ||
 		snprintf(d->address, sizeof(d->address), "unix:%s", d->socket) >=
 			(int)sizeof(d->address)) {
 		log_error("no sound: the path %s is too long for a socket", d->dir);
@@ -122,41 +123,55 @@ static void pulseaudio_exec(struct sound_daemon *d)
 static const char *const pulseaudio_programs[][2] = {{"pulseaudio", "pulseaudio"}};
 
 /* PipeWire: its runtime directory is ours, so pipewire-pulse's socket is
- * runtime/pulse/native; the sinks are made by our client once it answers. */
+ * runtime/pulse/native, linked as native where PulseAudio's would be; the
+ * sinks are made by our client once it answers. */
 static bool pipewire_prepare(struct sound_daemon *d)
 {
 	static const char *const dirs[] = {"runtime", "config", "config/wireplumber",
 		"config/wireplumber/main.lua.d", "config/wireplumber/bluetooth.lua.d", "state"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		if (!make_subdir(d, dirs[i])) {
-			log_error("no sound: cannot make %s/%s: %s", d->dir, dirs[i], strerror(errno));
+			log_error("no sound: cannot make %s/%s: %s", d->dir, dirs[i],
+				strerror(errno));
 			return false;
 		}
 	}
+	char link[SESSION_PATH_MAX + 16];
+	snprintf(link, sizeof(link), "%s/native", d->dir);
+	unlink(link);
+	if (symlink("runtime/pulse/native", link) < 0) {
+		log_error("no sound: cannot link %s: %s", link, strerror(errno));
+		return false;
+	}
 	/* After 50-*-config.lua turns them on, before 90-enable-all.lua. */
-	return set_socket(d, "runtime/pulse/native") &&
-	       write_file(d, "config/wireplumber/main.lua.d/60-rcomp.lua",
-		       "-- rcomp: a session's sound server opens no device of the host's\n"
-		       "alsa_monitor.enabled = false\n"
-		       "v4l2_monitor.enabled = false\n"
-		       "libcamera_monitor.enabled = false\n") &&
-	       write_file(d, "config/wireplumber/bluetooth.lua.d/60-rcomp.lua",
-		       "bluez_monitor.enabled = false\n");
+	return set_socket(d, "native") &&
+		write_file(d, "config/wireplumber/main.lua.d/60-rcomp.lua",
+			"-- rcomp: a session's sound server opens no device of the host's\n"
+			"alsa_monitor.enabled = false\n"
+			"v4l2_monitor.enabled = false\n"
+			"libcamera_monitor.enabled = false\n") &&
+		write_file(d, "config/wireplumber/bluetooth.lua.d/60-rcomp.lua",
+			"bluez_monitor.enabled = false\n");
 }
 
-/* The bus and pipewire first (wireplumber needs both), then the rest; the
- * first TERM, or pipewire-pulse ending, ends the whole group. */
+/* The bus, then pipewire (whose portal module looks for the bus), then
+ * wireplumber (which needs both) and pipewire-pulse; the first TERM, or
+ * pipewire-pulse ending, ends the whole group. Each waits at most 8 s. */
 static const char pipewire_script[] =
 	"trap 'trap - TERM; kill 0' TERM HUP INT\n"
-	"dbus-daemon --session --nofork --nopidfile --address=\"$DBUS_SESSION_BUS_ADDRESS\" &\n"
+	"await() {\n"
+	"\ti=0\n"
+	"\tuntil [ -S \"$XDG_RUNTIME_DIR/$1\" ]; do\n"
+	"\t\tkill -0 $2 2>/dev/null || exit 1\n"
+	"\t\ti=$((i + 1)); [ $i -lt 400 ] || exit 1\n"
+	"\t\tsleep 0.02\n"
+	"\tdone\n"
+	"}\n"
+	"dbus-daemon --session --nofork --nopidfile --address=\"$DBUS_SESSION_BUS_ADDRESS\" "
+	"2>/dev/null &\n"
+	"await bus $!\n"
 	"pipewire &\n"
-	"pw=$!\n"
-	"i=0\n"
-	"until [ -S \"$XDG_RUNTIME_DIR/pipewire-0\" ] && [ -S \"$XDG_RUNTIME_DIR/bus\" ]; do\n"
-	"\tkill -0 $pw 2>/dev/null || exit 1\n"
-	"\ti=$((i + 1)); [ $i -lt 400 ] || exit 1\n"
-	"\tsleep 0.02\n"
-	"done\n"
+	"await pipewire-0 $!\n"
 	"wireplumber &\n"
 	"pipewire-pulse &\n"
 	"wait $!\n"
@@ -328,8 +343,7 @@ static bool wait_ready(struct sound_daemon *d)
 	return false;
 }
 
-bool sound_daemon_start(struct sound_daemon *d, enum rc_audio want,
-	const struct rc_record *record)
+bool sound_daemon_start(struct sound_daemon *d, enum rc_audio want, const struct rc_record *record)
 {
 	*d = (struct sound_daemon){0};
 	d->kind = choose(want);

@@ -26,8 +26,7 @@ struct sound_daemon {
 /* Starts the server want asks for (RC_AUDIO_ON: PulseAudio, else PipeWire)
  * and waits until it answers. False after one log line saying why; then
  * nothing is left behind. */
-bool sound_daemon_start(struct sound_daemon *d, enum rc_audio want,
-	const struct rc_record *record);
+bool sound_daemon_start(struct sound_daemon *d, enum rc_audio want, const struct rc_record *record);
 /* Ends the server and everything it started, and removes its directory.
  * Quiet for one never started. */
 void sound_daemon_stop(struct sound_daemon *d);

@@ -214,8 +214,8 @@ double playout_pace(struct playout *p, int64_t waiting_us, int64_t target_us, ui
 	 * one calm second after a stall does not undo the room it showed. */
 	if (p->deficit_us > 0) {
 		p->margin_us += p->deficit_us;
-		p->margin_us = p->margin_us > PLAYOUT_MARGIN_MAX_US ? PLAYOUT_MARGIN_MAX_US
-								    : p->margin_us;
+		p->margin_us =
+			p->margin_us > PLAYOUT_MARGIN_MAX_US ? PLAYOUT_MARGIN_MAX_US : p->margin_us;
 		p->calm = 0;
 	} else if (++p->calm >= PLAYOUT_PACE_MEMORY) {
 		p->margin_us = p->margin_us * 3 / 4;

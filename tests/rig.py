@@ -469,11 +469,13 @@ def record_monitor(server, sink, seconds):
 def tone_power(pcm, frequency):
     """The share of the left channel's power at frequency, 0 to 1: about 1
     for a pure tone of that frequency, about 0 for silence or any other tone.
-    Goertzel over 100 ms blocks, their powers summed: a live stream may drop
-    a late packet (by design, so latency never grows), and the phase jump
-    there must cost one block, not the coherence of the whole recording."""
+    Goertzel over 10 ms blocks, their powers summed: a phase jump (a dropped
+    packet) costs one block, not the coherence of the whole recording, and
+    a tone the viewer plays up to 2% fast or slow (its pace, keeping up with
+    the link) is still that tone: 2% of 1000 Hz drifts a fifth of a cycle
+    over a block."""
     samples = struct.unpack("<%dh" % (len(pcm) // 2), pcm)[::2]
-    block = 4800 if len(samples) >= 4800 else len(samples)
+    block = 480 if len(samples) >= 480 else len(samples)
     power = total = 0.0
     for start in range(0, len(samples) - block + 1, block) if block else ():
         p, t = _goertzel(samples[start:start + block], frequency)
@@ -513,11 +515,10 @@ def sound_defects(pcm, frequency, skip_ms=200):
 
 def _goertzel(samples, frequency):
     """The power at frequency of samples and what a pure tone of all their
-    power would give there."""
+    power would give there (the frequency exact, not rounded to a bin)."""
     n = len(samples)
     total = sum(v * v for v in samples)
-    k = round(n * frequency / 48000)
-    w = 2 * 3.141592653589793 * k / n
+    w = 2 * math.pi * frequency / 48000
     coeff = 2 * math.cos(w)
     s1 = s2 = 0.0
     for v in samples:

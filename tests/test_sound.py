@@ -141,20 +141,31 @@ def test_the_viewer_with_audio_off_hears_nothing(desktop, rcomp_run, rcomp_view)
     assert capture_corked(desktop, "0")
 
 
-def test_without_pulseaudio_the_session_runs_silent_and_says_so_once(desktop):
+def start_on_bare_host(desktop, args=()):
+    """rcomp-run on a host with no program on its PATH: no sound server."""
     empty = os.path.join(desktop.tmp, "no-bin")
-    os.mkdir(empty)
+    os.makedirs(empty, exist_ok=True)
     env = dict(desktop.remote_env, PATH=empty)
     sock = os.path.join(desktop.remote_rt, "silent.sock")
-    p = desktop.start("rcomp-run", [rig.RCOMP_RUN, "--socket", sock, "--", rig.INPUT_CLIENT],
-                      env)
+    p = desktop.start("rcomp-run", [rig.RCOMP_RUN, "--socket", sock, *args, "--",
+                                    rig.INPUT_CLIENT], env)
     p.socket = sock
     rig.wait_for("rcomp-run's socket", lambda: os.path.exists(sock))
     desktop.start_viewer(p)
     rig.wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
-    text = desktop.read_log("rcomp-run")
+    return desktop.read_log("rcomp-run")
+
+
+def test_without_pulseaudio_or_pipewire_the_session_runs_silent_and_says_so_once(desktop):
+    text = start_on_bare_host(desktop)
     assert text.count("no sound:") == 1, text
-    assert "pulseaudio is not installed" in text
+    assert "neither pulseaudio nor pipewire-pulse is installed" in text, text
+
+
+def test_asking_for_pipewire_where_it_is_missing_names_what_to_install(desktop):
+    text = start_on_bare_host(desktop, ["--audio", "pipewire"])
+    assert text.count("no sound:") == 1, text
+    assert "pipewire is not installed (Debian: apt install pipewire)" in text, text
 
 
 def test_rcomp_run_with_audio_off_starts_no_sound_server(desktop, rcomp_run, rcomp_view):
@@ -182,3 +193,18 @@ def test_the_microphone_reaches_an_app_that_records(desktop, rcomp_run, rcomp_vi
             return False
         return len(data) > 48000 * 4 and rig.tone_power(data[-48000 * 4:], 700) > 0.5
     rig.wait_for("the microphone's tone in the app's recording", recorded_tone, timeout=20)
+
+
+def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_splices(
+        desktop, rcomp_run, rcomp_view):
+    # 50 ms round trip, 10 ms of jitter, and 1% of what crosses held up a
+    # retransmission (60 ms), as a lossy link does to a TCP stream.
+    sound = rig.LocalSound(desktop)
+    server = rcomp_run(["sh", "-c", rig.tone_command(440)])
+    link = desktop.start_relay(server.socket, delay_ms=25, jitter_ms=10, loss=1, seed=7)
+    rcomp_view(link, ["--stats"])
+    wait_heard(sound, "speaker", 440)
+    # The playout learns what the link needs in its first seconds.
+    time.sleep(5)
+    gaps, splices = rig.sound_defects(sound.record("speaker", 10.0), 440)
+    assert (gaps, splices) == (0, 0), "%d gaps and %d splices in 10 s" % (gaps, splices)

@@ -12,6 +12,8 @@ packages=(
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
+	# a PipeWire host's sound server, for the sessions of a host without pulseaudio
+	pipewire pipewire-pulse wireplumber dbus-daemon
 	python3-pytest python3-pytest-timeout python3-pytest-xdist
 	# what an installed rcomp is checked with: man pages and shell completion
 	man-db groff-base bash-completion zsh fish

@@ -133,8 +133,8 @@ static bool set_codec(void *data, const char *value)
 
 static bool set_audio(void *data, const char *value)
 {
-	static const char *const servers[] = {[RC_AUDIO_PULSEAUDIO] = "pulseaudio",
-		[RC_AUDIO_PIPEWIRE] = "pipewire"};
+	static const char *const servers[] =
+		{[RC_AUDIO_PULSEAUDIO] = "pulseaudio", [RC_AUDIO_PIPEWIRE] = "pipewire"};
 	struct rc_options *options = data;
 	bool on;
 	if (settings_parse_bool(value, &on)) {

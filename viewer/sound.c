@@ -495,7 +495,8 @@ static void fill(struct rv_sound *s, bool arrived)
 		}
 		if (stamp && known) {
 			/* This frame's last sample is heard once all before it is. */
-			int64_t delay = (int64_t)now + latency - (int64_t)(stamp + (uint64_t)played);
+			int64_t delay =
+				(int64_t)now + latency - (int64_t)(stamp + (uint64_t)played);
 			s->audio_delay = smooth(s->audio_delay, delay, s->have_audio);
 			s->have_audio = true;
 			s->latency_us = (uint64_t)latency;

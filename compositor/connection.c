@@ -241,14 +241,34 @@ void connection_close_now(struct rc_connection *conn, int wait_ms)
 	connection_destroy(conn);
 }
 
+/* Frames that may be in flight while the link itself has room, whatever
+ * the bandwidth-delay product says: one being decoded and shown, the next
+ * encoded and on its way. */
+#define PIPELINE_FRAMES 2
+
+/* Everything written has left, and the link holds under half of what its
+ * pace allows: a frame sent now waits behind nothing. */
+static bool link_has_room(const struct rc_connection *conn)
+{
+	const struct pace *pace = &conn->channel.pace;
+	return channel_queued(&conn->channel) == 0 && pace_in_flight(pace) < pace_limit(pace) / 2;
+}
+
 bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight,
 	struct channel_mark last)
 {
 	/* A window with nothing in flight may always send one frame: else a
 	 * window whose clock ticks just after a busy one's could find the
-	 * budget spent at every tick and starve. */
-	return conn->welcomed && !conn->closing && channel_taken(&conn->channel, last) &&
-		(!window_in_flight || flow_can_send(&conn->flow, monotonic_usec()));
+	 * budget spent at every tick and starve. The frames' own estimate
+	 * (flow.c) counts the viewer's decoding and showing as pipe, so where
+	 * one frame is larger than rate x round trip it would allow one at a
+	 * time, and the rate would be capped by the round trip while the link
+	 * idles: there a second may go. */
+	if (!conn->welcomed || conn->closing || !channel_taken(&conn->channel, last)) {
+		return false;
+	}
+	return !window_in_flight || flow_can_send(&conn->flow, monotonic_usec()) ||
+	       (conn->flow.count < PIPELINE_FRAMES && link_has_room(conn));
 }
 
 bool connection_may_send_bulk(const struct rc_connection *conn)

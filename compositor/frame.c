@@ -59,10 +59,31 @@ static void send(struct rc_window *window)
 		fps, mark, drawn);
 }
 
+/* Whether the window has something to send and the link takes it now. */
+static bool ready(struct rc_window *window)
+{
+	struct rc_server *server = window->server;
+	return !encoder_busy(&window->encoder) &&
+	       (pixman_region32_not_empty(&window->damage) ||
+		       encoder_wants_tick(&window->encoder)) &&
+	       connection_may_send_frame(server->connection, encoder_in_flight(&window->encoder),
+		       window->encoder.queued);
+}
+
 void frame_encoded(struct rc_encoder *enc)
 {
 	struct rc_window *window = wl_container_of(enc, window, encoder);
 	encoder_deliver(enc, window->server->connection, &window->damage);
+	/* A frame that waited on this one goes now: encoding that ends just
+	 * after a tick would otherwise cost a whole tick, and a window whose
+	 * encode takes most of a tick would send at half its rate. */
+	if (window->frame_waits && window->mapped && window_surface(window) &&
+		server_watched(window->server)) {
+		window->frame_waits = false;
+		if (ready(window)) {
+			send(window);
+		}
+	}
 }
 
 void frame_tick(struct rc_clock *clock)
@@ -83,9 +104,8 @@ void frame_tick(struct rc_clock *clock)
 	bool busy = watched && window->announced &&
 		(encoding || pixman_region32_not_empty(&window->damage) ||
 			encoder_wants_tick(&window->encoder));
-	if (busy && !encoding &&
-		connection_may_send_frame(server->connection, encoder_in_flight(&window->encoder),
-			window->encoder.queued)) {
+	window->frame_waits = busy && encoding;
+	if (busy && !encoding && ready(window)) {
 		send(window);
 	}
 

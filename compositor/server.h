@@ -96,6 +96,9 @@ struct rc_window {
 	bool input_mark_armed;
 	uint32_t stat_commits;
 	uint64_t drawn_us; /* first commit since the last frame; 0: none */
+	/* A tick found the encoder busy: the next frame goes as soon as it is
+	 * done, not a whole tick later. */
+	bool frame_waits;
 };
 
 static inline struct wlr_surface *window_surface(struct rc_window *window)

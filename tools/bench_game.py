@@ -1,0 +1,145 @@
+"""A game as a player sees it: the app's frame rate, the rate the viewer
+shows, input to photon and the CPU each program spends per frame, at the
+sizes and refresh rates games run at. Prints numbers; it passes or fails
+nothing.
+
+    python3 tools/bench_game.py [--only 1080p,120hz,4k] [--seconds 10]
+
+- 1080p: glmark2-es2-wayland at 1920x1080, --swap-mode fifo (paced by frame
+  callbacks, as a vsync'd game is), through tests/relay.py at 20 ms round
+  trip and 50 Mbit/s, on a 60 Hz local output; beside it in the same
+  session the test input client, clicked every 200 ms, for the viewer's
+  input-to-photon (target: app >= 58 fps, shown >= 57, photon <= RTT + 45).
+- 120hz: anim-client redrawing all of 800x600 on every frame callback, on
+  a 120 Hz local output over a local link (target: app and shown >= 115);
+  and the same at 1920x1080.
+- 4k: glmark2-es2-wayland at 3840x2160 as 1080p (reported, no target).
+The rates are medians of the per-second counts in each program's --stats;
+CPU is each program's user and system time over the measured seconds,
+divided by the frames the viewer showed.
+RCOMP_BUILD picks the build to measure (default: build/).
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
+                 Rig, VirtualPointer, wait_for)
+
+ANIM = os.path.join(TEST_CLIENTS, "anim-client")
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def glmark(width, height):
+    return ["glmark2-es2-wayland", "--size", "%dx%d" % (width, height), "--swap-mode", "fifo",
+            "-b", "build:duration=600"]
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds=10,
+            run_args=()):
+    rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=refresh)
+    try:
+        sock = os.path.join(rig.remote_rt, "game.sock")
+        apps = "%s & exec %s" % (INPUT_CLIENT, " ".join(app)) if clicks else " ".join(app)
+        server = rig.start("rc-game", [RCOMP_RUN, "--stats", "--socket", sock, *run_args, "--",
+                                       "sh", "-c", apps], rig.remote_env)
+        wait_for("rcomp-run", lambda: os.path.exists(sock))
+        target = sock
+        if rtt_ms or mbit:
+            target = rig.start_relay(sock, delay_ms=rtt_ms / 2, rate_mbit=mbit,
+                                     buffer_kb=1024).socket
+        viewer = rig.start("rv-game", [RCOMP_VIEW, "--stats", "--socket", target],
+                           rig.local_env)
+        wait_for("the game's window",
+                 lambda: [w for w in rig.windows() if w.get("app_id") != "rcomp-input-test"],
+                 timeout=60)
+        pointer = None
+        if clicks:
+            box = wait_for("the input client", lambda: rig.window(app_id="rcomp-input-test"),
+                           timeout=60)
+            rig.swaymsg("[app_id=rcomp-input-test] focus")
+            pointer = VirtualPointer(rig, max(1280, width + 200), max(800, height + 200))
+            r = box["rect"]
+            pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
+        time.sleep(4)  # the first pictures, the codec's choice, the link's estimates
+        mark_run, mark_view = len(rig.read_log("rc-game")), len(rig.read_log("rv-game"))
+        cpu_run, cpu_view = cpu_seconds(server.pid), cpu_seconds(viewer.pid)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if pointer:
+                pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+            time.sleep(0.2)
+        cpu_run, cpu_view = cpu_seconds(server.pid) - cpu_run, cpu_seconds(viewer.pid) - cpu_view
+        time.sleep(1.2)
+        run, view = rig.read_log("rc-game")[mark_run:], rig.read_log("rv-game")[mark_view:]
+        # The game's window is the one that is not the input client's.
+        ids = re.findall(r"stats window (\d+) \((?!rcomp-input-test\))[^)]*\)", run)
+        game = ids[-1] if ids else "0"
+        app_fps = [int(x) for x in re.findall(r"stats window %s \([^)]*\): app (\d+) fps"
+                                              % game, run)]
+        codec = re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent \d+ fps, ([^,]*)"
+                           % game, run)
+        shown = [int(x) for x in re.findall(r"stats window %s: received \d+ fps, presented "
+                                            r"(\d+) fps" % game, view)]
+        photon = [float(x) for x in re.findall(r"input to photon ([\d.]+) ms", view)]
+        frames = sum(shown[:seconds]) or 1
+        return {
+            "app": median(app_fps), "shown": median(shown),
+            "worst": min(shown) if shown else float("nan"),
+            "photon": median(photon), "codec": codec[-1] if codec else "?",
+            "run_ms": cpu_run * 1000 / frames, "view_ms": cpu_view * 1000 / frames,
+            "run_pct": cpu_run / seconds * 100, "view_pct": cpu_view / seconds * 100,
+        }
+    finally:
+        rig.close()
+
+
+def report(name, r, target=""):
+    print("%-34s app %5.1f fps, shown %5.1f (worst second %s), input to photon %s; "
+          "CPU per shown frame: rcomp-run %.1f ms (%.0f%% of a core), rcomp-view %.1f ms "
+          "(%.0f%%); %s%s" % (
+              name, r["app"], r["shown"], r["worst"],
+              "%.0f ms" % r["photon"] if r["photon"] == r["photon"] else "-",
+              r["run_ms"], r["run_pct"], r["view_ms"], r["view_pct"], r["codec"],
+              "  [target %s]" % target if target else ""), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="1080p,120hz,4k")
+    ap.add_argument("--seconds", type=int, default=10)
+    args = ap.parse_args()
+    only = args.only.split(",")
+    if "1080p" in only:
+        report("1080p glmark2, 20 ms, 50 Mbit/s:",
+               measure(glmark(1920, 1080), 1920, 1080, 60, rtt_ms=20, mbit=50, clicks=True,
+                       seconds=args.seconds),
+               "app >= 58, shown >= 57, photon <= 65 ms")
+    if "120hz" in only:
+        report("800x600 motion, 120 Hz, local:",
+               measure([ANIM, "600", "800", "600"], 800, 600, 120, seconds=args.seconds),
+               "app and shown >= 115")
+        report("1920x1080 motion, 120 Hz, local:",
+               measure([ANIM, "600", "1920", "1080"], 1920, 1080, 120, seconds=args.seconds))
+    if "4k" in only:
+        report("4K glmark2, 20 ms, 50 Mbit/s:",
+               measure(glmark(3840, 2160), 3840, 2160, 60, rtt_ms=20, mbit=50,
+                       seconds=args.seconds))
+
+
+if __name__ == "__main__":
+    main()

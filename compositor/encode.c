@@ -515,7 +515,7 @@ static bool start_video(struct rc_encoder *enc)
 	char err[256];
 	uint64_t now = monotonic_usec();
 	enc->bitrate = 0;
-	enc->video = video_encoder_create(enc->width, enc->height, enc->link.fps,
+	enc->video = video_encoder_create(enc->width, enc->height, 1, enc->link.fps,
 		video_bitrate(enc, now), err, sizeof(err));
 	if (!enc->video) {
 		log_error("window %u stays lossless: %s", enc->id, err);

@@ -9,8 +9,8 @@ bool video_available(void)
 	return false;
 }
 
-struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
-	char *err, size_t err_size)
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
+	int64_t bitrate, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "rcomp was built without video (meson -Dvideo=enabled)");
 	return NULL;
@@ -44,6 +44,11 @@ struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *
 {
 	snprintf(err, err_size, "this rcomp-view was built without video");
 	return NULL;
+}
+
+void video_decoder_picture(const struct video_decoder *dec, int *width, int *height)
+{
+	*width = *height = 0;
 }
 
 void video_decoder_destroy(struct video_decoder *dec)

@@ -28,7 +28,8 @@ struct video_encoder {
 	AVBufferRef *hw_device;
 	AVPacket *packet;
 	struct SwsContext *sws;
-	int32_t width, height; /* the window's; the stream is padded to even */
+	int32_t width, height; /* the window's */
+	int32_t picture_width, picture_height; /* what is encoded; padded to even */
 	int64_t pts;
 	int64_t bitrate;
 	bool vaapi;
@@ -164,8 +165,8 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 	return true;
 }
 
-struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
-	char *err, size_t err_size)
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
+	int64_t bitrate, char *err, size_t err_size)
 {
 	/* libavcodec logs to stderr on its own; keep only its errors. */
 	if (log_get_level() < LOG_DEBUG) {
@@ -176,9 +177,19 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fp
 		snprintf(err, err_size, "out of memory");
 		return NULL;
 	}
-	int32_t w = (width + 1) & ~1, h = (height + 1) & ~1;
+	divisor = divisor < 1 ? 1 : divisor;
 	enc->width = width;
 	enc->height = height;
+	/* At its own size an odd window is padded to even; a smaller picture
+	 * is scaled to an even size itself, so the viewer scales the whole of
+	 * it back to the window, edge to edge. */
+	enc->picture_width = width;
+	enc->picture_height = height;
+	if (divisor > 1) {
+		enc->picture_width = ((width + divisor - 1) / divisor + 1) & ~1;
+		enc->picture_height = ((height + divisor - 1) / divisor + 1) & ~1;
+	}
+	int32_t w = (enc->picture_width + 1) & ~1, h = (enc->picture_height + 1) & ~1;
 	enc->bitrate = clamp_bitrate(bitrate);
 	if (!open_vaapi(enc, w, h, fps) && !open_x264(enc, w, h, fps, err, err_size)) {
 		goto error;
@@ -196,8 +207,9 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fp
 		snprintf(err, err_size, "out of memory for a %dx%d frame", w, h);
 		goto error;
 	}
-	enc->sws = sws_getContext(width, height, AV_PIX_FMT_BGRA, width, height, enc->frame->format,
-		SWS_BILINEAR, NULL, NULL, NULL);
+	/* Scaling, where there is any, and the colour conversion in one pass. */
+	enc->sws = sws_getContext(width, height, AV_PIX_FMT_BGRA, enc->picture_width,
+		enc->picture_height, enc->frame->format, SWS_BILINEAR, NULL, NULL, NULL);
 	if (!enc->sws) {
 		snprintf(err, err_size, "cannot convert %dx%d BGRA for the encoder", width, height);
 		goto error;
@@ -226,6 +238,7 @@ const char *video_encoder_name(const struct video_encoder *enc)
 {
 	return enc->vaapi ? "h264_vaapi" : "libx264";
 }
+
 
 /* Odd sizes are padded by one row or column: fill it with the edge so the
  * encoder does not spend bits on a seam the viewer never shows. */
@@ -274,7 +287,7 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 	int src_stride[1] = {stride * 4};
 	sws_scale(enc->sws, src, src_stride, 0, enc->height, enc->frame->data,
 		enc->frame->linesize);
-	pad_edges(enc->frame, enc->width, enc->height);
+	pad_edges(enc->frame, enc->picture_width, enc->picture_height);
 	AVFrame *input = enc->frame;
 	if (enc->vaapi) {
 		if (av_hwframe_transfer_data(enc->hw_frame, enc->frame, 0) < 0) {
@@ -332,10 +345,17 @@ struct video_decoder {
 	 * picture size is known before the decoder sizes anything for it. */
 	AVCodecParserContext *parser;
 	int coded_width, coded_height; /* the most a slice's picture may have */
+	int picture_width, picture_height; /* of the last picture decoded */
 	struct SwsContext *sws;
 	uint8_t *padded; /* the access unit with the padding libavcodec wants */
 	size_t padded_size;
 };
+
+void video_decoder_picture(const struct video_decoder *dec, int *width, int *height)
+{
+	*width = dec->picture_width;
+	*height = dec->picture_height;
+}
 
 struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
 	size_t err_size)
@@ -503,14 +523,18 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 			av_frame_unref(f);
 			f = dec->sw_frame;
 		}
-		/* The stream is the window padded to even sizes, nothing else. */
-		if (f->width != ((width + 1) & ~1) || f->height != ((height + 1) & ~1)) {
+		/* The window padded to even sizes, shown as it is (the padding
+		 * left out); or a smaller picture, scaled up to fill the window. */
+		bool whole = f->width == ((width + 1) & ~1) && f->height == ((height + 1) & ~1);
+		if (f->width > ((width + 1) & ~1) || f->height > ((height + 1) & ~1) ||
+			f->width < 2 || f->height < 2) {
 			snprintf(err, err_size, "video picture is %dx%d, the window %dx%d",
 				f->width, f->height, width, height);
 			av_frame_unref(f);
 			return false;
 		}
-		dec->sws = sws_getCachedContext(dec->sws, width, height, f->format, width, height,
+		int src_w = whole ? width : f->width, src_h = whole ? height : f->height;
+		dec->sws = sws_getCachedContext(dec->sws, src_w, src_h, f->format, width, height,
 			AV_PIX_FMT_BGRA, SWS_BILINEAR, NULL, NULL, NULL);
 		if (!dec->sws) {
 			snprintf(err, err_size, "cannot convert the decoded picture");
@@ -519,8 +543,10 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 		}
 		uint8_t *dst_planes[1] = {(uint8_t *)dst};
 		int dst_stride[1] = {stride * 4};
-		sws_scale(dec->sws, (const uint8_t *const *)f->data, f->linesize, 0, height,
+		sws_scale(dec->sws, (const uint8_t *const *)f->data, f->linesize, 0, src_h,
 			dst_planes, dst_stride);
+		dec->picture_width = f->width;
+		dec->picture_height = f->height;
 		av_frame_unref(f);
 		*decoded = true;
 	}

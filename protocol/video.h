@@ -19,9 +19,11 @@ struct video_decoder;
 /* Whether this build has video at all. */
 bool video_available(void);
 
-/* width and height are the window's; the stream is padded to even sizes. */
-struct video_encoder *video_encoder_create(int32_t width, int32_t height, int fps, int64_t bitrate,
-	char *err, size_t err_size);
+/* width and height are the window's; the stream's picture is that divided
+ * by divisor (1: the window's own size; 2: half of it each way, a quarter
+ * of the pixels to convert and encode), rounded up and padded to even. */
+struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
+	int64_t bitrate, char *err, size_t err_size);
 void video_encoder_destroy(struct video_encoder *enc);
 const char *video_encoder_name(const struct video_encoder *enc);
 /* Encodes one image (stride in pixels) at the given bit rate and appends the
@@ -37,10 +39,15 @@ size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
 	const uint32_t *pixels, int32_t stride, int64_t bitrate, struct buffer *out, bool *failed);
 
 /* A decoder for a window of width x height: a stream that declares a larger
- * picture is refused before anything is allocated for it. */
+ * picture is refused before anything is allocated for it. A smaller picture
+ * (a stream encoded smaller to keep its frame rate) is scaled up to fill the
+ * window. */
 struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
 	size_t err_size);
 void video_decoder_destroy(struct video_decoder *dec);
+/* The size of the last picture decoded (0 before any): the window's, padded
+ * to even, or smaller. */
+void video_decoder_picture(const struct video_decoder *dec, int *width, int *height);
 /* Decodes one access unit into dst (width x height, stride in pixels, opaque
  * BGRA). Returns false with a reason if the data does not decode to a picture
  * of the stated size. *decoded is false if no picture came out yet. */

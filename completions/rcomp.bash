@@ -19,6 +19,7 @@ _rcomp_values()
 	case $1 in
 	--compress) COMPREPLY=($(compgen -W 'none lz4 zstd zstd:1 zstd:3 zstd:9 zstd:19' -- "$cur")) ;;
 	--codec) COMPREPLY=($(compgen -W 'auto lossless video' -- "$cur")) ;;
+	--motion) COMPREPLY=($(compgen -W 'rate sharpness' -- "$cur")) ;;
 	--audio)
 		if [[ ${COMP_WORDS[0]##*/} == rcomp-run ]]; then
 			COMPREPLY=($(compgen -W 'on off pulseaudio pipewire' -- "$cur"))
@@ -64,7 +65,7 @@ _rcomp_run()
 	_init_completion -n : || return
 	_rcomp_common && return
 	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --token-file --stdio --persist
-		--list --attach --fps --compress --codec --audio --no-xwayland --stats --dump-dir
+		--list --attach --fps --compress --codec --motion --audio --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help --' -- "$cur"))
 }
 

@@ -46,6 +46,7 @@ complete -c rcomp-run -l attach -x -a '(__rcomp_sessions)' -d 'Connect stdio to 
 complete -c rcomp-run -l fps -x -a "$fps" -d 'Frame clock of each window'
 complete -c rcomp-run -l compress -x -a "$compress" -d 'Compression of lossless frames'
 complete -c rcomp-run -l codec -x -a 'auto lossless video' -d 'Lossless, video or both'
+complete -c rcomp-run -l motion -x -a 'rate sharpness' -d 'What video keeps when it cannot keep up'
 complete -c rcomp-run -l audio -x -a 'on off pulseaudio pipewire' -d 'A sound server for the session'
 complete -c rcomp-run -l no-xwayland -d 'No X11 apps'
 complete -c rcomp-run -l stats -d 'Print numbers each second'

@@ -268,7 +268,7 @@ bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_
 		return false;
 	}
 	return !window_in_flight || flow_can_send(&conn->flow, monotonic_usec()) ||
-	       (conn->flow.count < PIPELINE_FRAMES && link_has_room(conn));
+		(conn->flow.count < PIPELINE_FRAMES && link_has_room(conn));
 }
 
 bool connection_may_send_bulk(const struct rc_connection *conn)

@@ -515,7 +515,8 @@ static bool start_video(struct rc_encoder *enc)
 	char err[256];
 	uint64_t now = monotonic_usec();
 	enc->bitrate = 0;
-	enc->video = video_encoder_create(enc->width, enc->height, 1, enc->link.fps,
+	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
+	enc->video = video_encoder_create(enc->width, enc->height, divisor, enc->link.fps,
 		video_bitrate(enc, now), err, sizeof(err));
 	if (!enc->video) {
 		log_error("window %u stays lossless: %s", enc->id, err);
@@ -523,11 +524,69 @@ static bool start_video(struct rc_encoder *enc)
 		return false;
 	}
 	log_debug("window %u: video with %s", enc->id, video_encoder_name(enc->video));
+	enc->divisor_frames = 0;
+	enc->encode_us = 0;
 	enc->in_video = true;
 	enc->new_stream = true;
 	enc->still_frames = 0;
 	enc->last_change_us = now;
 	return true;
+}
+
+/* Frames at a size before its cost says anything, and before it may grow. */
+#define DIVISOR_SETTLE_FRAMES 8
+#define DIVISOR_GROW_FRAMES 120
+#define MAX_DIVISOR 2
+
+/* Whether video keeps the window's frame rate, from what its frames take
+ * to encode: past three quarters of a frame interval it does not (the app,
+ * the capture and the send share the cores). Frame rate first (the
+ * default), the stream goes on at half the size each way, a quarter of the
+ * cost, until full size would take under half an interval; sharpness
+ * first, it keeps its size and says so. The next frame after a change is
+ * a new stream (start_video). */
+static void keep_up(struct rc_encoder *enc, uint64_t took_us)
+{
+	enc->encode_us = enc->encode_us ? (enc->encode_us * 7 + took_us) / 8 : took_us;
+	enc->divisor_frames++;
+	uint64_t interval = 1000000u / (unsigned)(enc->link.fps > 0 ? enc->link.fps : 60);
+	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
+	bool slow = enc->encode_us * 4 > interval * 3;
+	if (enc->divisor_frames < DIVISOR_SETTLE_FRAMES) {
+		return;
+	}
+	if (slow && divisor < MAX_DIVISOR && !enc->link.sharpness_first) {
+		enc->full_size_us = enc->encode_us;
+		enc->video_divisor = divisor * 2;
+		log_info("window %u: video at half size each way to keep %d fps: a %dx%d frame "
+			 "took %.1f ms to encode, %.1f ms allowed (frame rate first)",
+			enc->id, enc->link.fps, enc->width, enc->height,
+			(double)enc->encode_us / 1000, (double)interval * 3 / 4000);
+	} else if (divisor > 1 && enc->divisor_frames >= DIVISOR_GROW_FRAMES &&
+		enc->encode_us * (uint64_t)(divisor * divisor) * 2 < interval) {
+		enc->video_divisor = divisor / 2;
+		log_info("window %u: video back at full size: it would take about %.1f ms a frame",
+			enc->id, (double)(enc->encode_us * (uint64_t)(divisor * divisor)) / 1000);
+	} else {
+		if (slow && enc->link.sharpness_first && !enc->over_budget) {
+			log_info("window %u: video takes %.1f ms a frame, more than %d fps allows; "
+				 "sharpness first keeps its full size",
+				enc->id, (double)enc->encode_us / 1000, enc->link.fps);
+		}
+		enc->over_budget = slow && enc->link.sharpness_first;
+		return;
+	}
+	enc->over_budget = false;
+	enc->need_reset = true; /* the next frame starts the stream at its new size */
+}
+
+enum rc_motion encoder_motion(const struct rc_encoder *enc)
+{
+	if (!enc->video_shown) {
+		return RC_MOTION_FULL;
+	}
+	return enc->video_divisor > 1 ? RC_MOTION_SMALLER
+				      : (enc->over_budget ? RC_MOTION_SLOW : RC_MOTION_FULL);
 }
 
 static void send_video(struct rc_encoder *enc, struct tools *tools, struct image cur,
@@ -559,6 +618,7 @@ static void send_video(struct rc_encoder *enc, struct tools *tools, struct image
 	bool failed;
 	size_t bytes = video_append_frame(enc->video, frame, cur.pixels, cur.stride,
 		video_bitrate(enc, now), &enc->out, &failed);
+	keep_up(enc, monotonic_usec() - now);
 	if (failed) {
 		log_error("window %u: video encoding failed; back to lossless", enc->id);
 		enc->video_failed = true;
@@ -667,6 +727,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 	enc->job_time_us = drawn_us;
 	enc->link = (struct rc_encode_link){
 		.mode = ctx->mode,
+		.sharpness_first = ctx->sharpness_first,
 		.compression = ctx->viewer_compression,
 		.compression_level = ctx->compression_level,
 		.dump_dir = ctx->dump_dir,
@@ -734,8 +795,17 @@ void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_conte
 	size_t size)
 {
 	if (enc->video_shown && enc->video_name) {
-		snprintf(out, size, "video %s %.2f Mbit/s", enc->video_name,
+		int n = snprintf(out, size, "video %s %.2f Mbit/s", enc->video_name,
 			(double)enc->bitrate_shown / 1e6);
+		if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SMALLER) {
+			snprintf(out + n, size - (size_t)n,
+				" at 1/%d size for the frame rate (full size took %.1f ms a frame)",
+				enc->video_divisor, (double)enc->full_size_us / 1000);
+		} else if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SLOW) {
+			snprintf(out + n, size - (size_t)n,
+				" too slow for the frame rate (%.1f ms a frame; sharpness first)",
+				(double)enc->encode_us / 1000);
+		}
 	} else {
 		snprintf(out, size, "lossless %s", codec_compression_name(ctx->viewer_compression));
 	}

@@ -32,6 +32,7 @@ enum rc_codec_mode {
  * viewer can decode, and the workers that encode. */
 struct rc_encode_context {
 	enum rc_codec_mode mode;
+	bool sharpness_first; /* video that cannot keep the rate keeps its size */
 	enum wire_compression compression; /* asked for; the viewer may lack it */
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
@@ -43,6 +44,7 @@ struct rc_encode_context {
  * a worker: the job never reads the connection. */
 struct rc_encode_link {
 	enum rc_codec_mode mode;
+	bool sharpness_first;
 	enum wire_compression compression;
 	int compression_level;
 	const char *dump_dir;
@@ -113,7 +115,24 @@ struct rc_encoder {
 	uint64_t last_change_us;
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;
+	/* What a video frame costs: the stream's picture is the window's size
+	 * divided by this (1 or 2); the time a frame takes to encode, smoothed;
+	 * frames encoded at this divisor; and what full size took when the
+	 * divisor went up, for the reason stats give. */
+	int video_divisor;
+	uint64_t encode_us;
+	uint32_t divisor_frames;
+	uint64_t full_size_us;
+	bool over_budget; /* sharpness first, and full size cannot keep the rate */
 };
+
+/* What a window's video does to keep up (window_stats' motion field). */
+enum rc_motion {
+	RC_MOTION_FULL = 0, /* full size, at the rate */
+	RC_MOTION_SMALLER = 1, /* smaller, to keep the frame rate */
+	RC_MOTION_SLOW = 2, /* full size though it cannot keep the rate */
+};
+enum rc_motion encoder_motion(const struct rc_encoder *enc);
 
 /* The workers start with the event loop, and end before it. */
 bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop);

@@ -64,10 +64,10 @@ static bool ready(struct rc_window *window)
 {
 	struct rc_server *server = window->server;
 	return !encoder_busy(&window->encoder) &&
-	       (pixman_region32_not_empty(&window->damage) ||
-		       encoder_wants_tick(&window->encoder)) &&
-	       connection_may_send_frame(server->connection, encoder_in_flight(&window->encoder),
-		       window->encoder.queued);
+		(pixman_region32_not_empty(&window->damage) ||
+			encoder_wants_tick(&window->encoder)) &&
+		connection_may_send_frame(server->connection, encoder_in_flight(&window->encoder),
+			window->encoder.queued);
 }
 
 void frame_encoded(struct rc_encoder *enc)

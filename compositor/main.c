@@ -77,6 +77,10 @@ static const char usage[] =
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
 	"  --codec MODE        auto (default): H.264 video for windows in motion, lossless\n"
 	"                      otherwise; lossless: never video; video: video on any change\n"
+	"  --motion rate|sharpness  video that cannot be encoded at the window's size\n"
+	"                      and rate: rate (default) encodes it smaller and the viewer\n"
+	"                      scales it up, back to full size when it can; sharpness\n"
+	"                      keeps its size and loses frames\n"
 	"  --audio on|off|pulseaudio|pipewire\n"
 	"                      a sound server for the session (default on: pulseaudio,\n"
 	"                      else pipewire with pipewire-pulse): APP plays into it\n"
@@ -127,6 +131,16 @@ static bool set_codec(void *data, const char *value)
 			((struct rc_options *)data)->codec_mode = (enum rc_codec_mode)i;
 			return true;
 		}
+	}
+	return false;
+}
+
+static bool set_motion(void *data, const char *value)
+{
+	struct rc_options *options = data;
+	if (strcmp(value, "rate") == 0 || strcmp(value, "sharpness") == 0) {
+		options->sharpness_first = value[0] == 's';
+		return true;
 	}
 	return false;
 }
@@ -185,6 +199,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
 	SETTINGS_CUSTOM("codec", "auto", false, set_codec, "auto, lossless or video"),
+	SETTINGS_CUSTOM("motion", "rate", false, set_motion, "rate or sharpness"),
 	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
 	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
@@ -450,6 +465,7 @@ int main(int argc, char **argv)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	server.encode = (struct rc_encode_context){
 		.mode = server.options.codec_mode,
+		.sharpness_first = server.options.sharpness_first,
 		.compression = server.options.compression,
 		.compression_level = server.options.compression_level,
 		.dump_dir = server.options.dump_dir,

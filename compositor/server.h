@@ -129,6 +129,7 @@ struct rc_options {
 	int fps;
 	bool fps_explicit; /* --fps given: it overrides the viewer's refresh */
 	enum rc_codec_mode codec_mode;
+	bool sharpness_first; /* --motion sharpness: never video smaller than the window */
 	enum wire_compression compression;
 	int compression_level;
 	const char *socket_path; /* --socket */

@@ -81,6 +81,7 @@ static void send_stats(struct rc_server *server)
 						: UINT32_MAX,
 					.rtt_us = (uint32_t)(enc->rtt_ms * 1000),
 					.video = enc->video_shown && enc->video_name,
+					.motion = (uint8_t)encoder_motion(enc),
 					.compression = server->encode.viewer_compression,
 				},
 		};

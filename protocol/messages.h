@@ -395,7 +395,8 @@
 	FIELD(u32, rtt_us) /* the window's frame round trip */ \
 	RANGE(u8, video, 0, 1) /* its frames are video now */ \
 	RANGE(u8, compression, WIRE_COMPRESS_NONE, WIRE_COMPRESS_ZSTD) \
-	FIELD(u16, reserved)
+	RANGE(u8, motion, 0, 2) /* 1: video smaller, for the rate; 2: too slow for it */ \
+	FIELD(u8, reserved)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

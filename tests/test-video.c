@@ -78,8 +78,8 @@ static double roundtrip_at(int w, int h, int divisor)
 	}
 	int pw, ph;
 	video_decoder_picture(dec, &pw, &ph);
-	printf("%dx%d as %dx%d with %s: %d pictures, worst PSNR %.1f dB, %.0f kbit/frame\n", w,
-		h, pw, ph, video_encoder_name(enc), pictures, worst, bytes * 8 / 40 / 1000.0);
+	printf("%dx%d as %dx%d with %s: %d pictures, worst PSNR %.1f dB, %.0f kbit/frame\n", w, h,
+		pw, ph, video_encoder_name(enc), pictures, worst, bytes * 8 / 40 / 1000.0);
 	CHECK(pw == (((w + divisor - 1) / divisor + 1) & ~1));
 	CHECK(ph == (((h + divisor - 1) / divisor + 1) & ~1));
 	buffer_finish(&au);

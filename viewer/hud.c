@@ -121,9 +121,11 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	const struct wire_window_stats *s = &window->hud_stats;
 	snprintf(lines[0], HUD_LINE_MAX, "app %u fps  shown %.0f fps", s->app_fps,
 		window->hud_shown_fps);
-	snprintf(lines[1], HUD_LINE_MAX, "%s %s  %.2f MB/s", s->video ? "video" : "lossless",
+	static const char *const motion[] = {"", " smaller for the rate",
+		" slow (sharpness first)"};
+	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s  %.2f MB/s", s->video ? "video" : "lossless",
 		s->video ? "H.264" : codec_compression_name(s->compression),
-		(double)s->bytes / 1e6);
+		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
 	snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)s->rtt_us / 1000);
 	if (window->hud_photon_ms >= 0) {
 		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",

@@ -112,6 +112,20 @@ def test_a_windows_frame_clock_follows_the_refresh_of_its_local_output(desktop):
     assert rates and all(15 <= r <= 40 for r in rates), "app rates %s on a 30 Hz output" % rates
 
 
+@pytest.mark.desktop(refresh=120)
+def test_a_windows_frame_clock_follows_a_120_hz_local_output(desktop):
+    server = desktop.start_server([ANIM_CLIENT, "30"], ["--stats"])
+    desktop.start_viewer(server)
+    wait_for("the window", lambda: desktop.windows())
+    wait_for("the frame clock to follow the 120 Hz output",
+             lambda: "frame clock 120.000 Hz (the viewer's output)"
+             in desktop.read_log("rcomp-run"))
+    time.sleep(3.5)
+    rates = [int(x) for x in re.findall(r"app (\d+) fps", desktop.read_log("rcomp-run"))][-2:]
+    # Loose bounds: they tell 120 Hz from 60 Hz even on a slow machine.
+    assert rates and all(90 <= r <= 130 for r in rates), "app rates %s on a 120 Hz output" % rates
+
+
 def checkerboard_wrong(px, side):
     return sum(1 for y in range(side) for x in range(side)
                if px[(y * side + x) * 3:(y * side + x) * 3 + 3]
@@ -206,19 +220,23 @@ def test_subsurface_moves_colours_and_unmapping_show_with_the_parents_commit(des
     desktop.check_alive(server)
 
 
-def codec_switch(desktop, codec, **link):
+def codec_switch(desktop, codec, size=(), seconds=3, expect=None, **link):
     """The app moves, then stops: video while it moves, then a lossless
-    refresh that leaves the screen equal to the app's pixels."""
+    refresh that leaves the screen equal to the app's pixels. expect: a
+    line rcomp-run must log while it moves."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--codec", codec, "--dump-dir",
-                                                       dump])
+    server = desktop.start_server([ANIM_CLIENT, str(seconds), *map(str, size)],
+                                  ["-v", "--codec", codec, "--dump-dir", dump])
     target = server.socket
     if link:
         target = desktop.start_relay(server.socket, **link).socket
     desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", target], desktop.local_env)
     wait_for("the switch to video", lambda: "video with" in desktop.read_log("rcomp-run"))
-    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
+    if expect:
+        wait_for(expect, lambda: expect in desktop.read_log("rcomp-run"), timeout=30)
+    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"),
+             timeout=60)
     wait_for("the lossless refresh",
              lambda: "back to lossless (motion stopped)" in desktop.read_log("rcomp-run"))
     shot, _, _ = wait_screen_matches(desktop, "rcomp-anim-test",
@@ -227,6 +245,17 @@ def codec_switch(desktop, codec, **link):
     # lossy picture would have greys there.
     w, h, p = shot
     assert not set(p[:w * 3]) - {0, 255}, "the top row has greys after the refresh"
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+@pytest.mark.desktop(width=2000, height=1200)
+def test_a_1080p_window_in_motion_is_exact_once_still_also_after_video_went_to_half_size(
+        desktop):
+    """On two cores a 1920x1080 H.264 frame takes longer to encode than a
+    60 Hz frame allows, so the stream goes on at half size each way (frame
+    rate first); once the app stops, the lossless refresh is exact."""
+    codec_switch(desktop, "video", size=(1920, 1080), seconds=6,
+                 expect="video at half size each way to keep 60 fps")
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

@@ -282,10 +282,12 @@ def test_fast_motion_on_a_local_link_leaves_the_screen_exact(desktop):
     stays exact: once the app stops, the screen equals the app's pixels."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--dump-dir", dump])
+    server = desktop.start_server([ANIM_CLIENT, "5"], ["-v", "--dump-dir", dump])
     desktop.start_viewer(server)
+    # A few: on a loaded machine with a sanitizer build, frames come far
+    # enough apart that most do not count as frame after frame.
     wait_for("frames of motion made fast",
-             lambda: desktop.read_log("rcomp-run").count("(fast)") >= 10)
+             lambda: desktop.read_log("rcomp-run").count("(fast)") >= 3)
     wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
     wait_screen_matches(desktop, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"),
                         timeout=30)

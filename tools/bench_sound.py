@@ -24,7 +24,8 @@ nothing.
   laptop's sink played is searched for gaps (5 ms nearly silent) and
   splices (a sample no sine makes: a cut or a jump), after the first
   200 ms, on a local link, at 50 ms round trip, and at 50 ms with 10 ms of
-  jitter and 1% of the stream's chunks held up a retransmission.
+  jitter and 1% of the stream's chunks held up a retransmission; and on a
+  host with PipeWire and no pulseaudio, locally and at 50 ms.
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
@@ -39,8 +40,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
-                 LocalSound, Rig, VirtualPointer, descendant, sound_defects, tone_command,
-                 wait_for)
+                 LocalSound, Rig, VirtualPointer, descendant, hide_programs, sound_defects,
+                 tone_command, wait_for)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 RATE = 48000
@@ -224,7 +225,9 @@ def game(rig, with_sound, seconds=10):
     return shown, app_fps, photon
 
 
-def clicks(rig, rtt_ms, link, seconds=20):
+def clicks(rig, rtt_ms, link, seconds=20, pipewire=False):
+    if pipewire:
+        hide_programs(rig, "pulseaudio")
     sound = LocalSound(rig)
     server, viewer = session(rig, "clicks", tone_command(440), rtt_ms, **link)
     wait_for("the tone", lambda: "stats sound" in rig.read_log("rv-clicks"), timeout=30)
@@ -280,6 +283,10 @@ def main():
             gaps, splices, line = in_rig(clicks, rtt, link)
             print("clicks, %s: %d gaps, %d splices in 20 s (target 0, 0); last: %s"
                   % (name, gaps, splices, line), flush=True)
+        for rtt in (0, 50):
+            gaps, splices, line = in_rig(clicks, rtt, {}, 20, True)
+            print("clicks, PipeWire-only host, %d ms rtt: %d gaps, %d splices in 20 s (target "
+                  "0, 0); last: %s" % (rtt, gaps, splices, line), flush=True)
     if "game" in only:
         for with_sound in (False, True):
             shown, app_fps, photon = in_rig(game, with_sound)

@@ -3,7 +3,7 @@ shows, input to photon and the CPU each program spends per frame, at the
 sizes and refresh rates games run at. Prints numbers; it passes or fails
 nothing.
 
-    python3 tools/bench_game.py [--only 1080p,120hz,4k] [--seconds 10]
+    python3 tools/bench_game.py [--only desktop,1080p,120hz,4k] [--seconds 10]
 
 - 1080p: glmark2-es2-wayland at 1920x1080, --swap-mode fifo (paced by frame
   callbacks, as a vsync'd game is), through tests/relay.py at 20 ms round
@@ -14,6 +14,13 @@ nothing.
   a 120 Hz local output over a local link (target: app and shown >= 115);
   and the same at 1920x1080.
 - 4k: glmark2-es2-wayland at 3840x2160 as 1080p (reported, no target).
+- desktop: anim-client at each size drawn straight on the local desktop,
+  nothing else running: the most frame callbacks that desktop gives. The
+  test desktop is headless sway 1.7 on wlroots 0.15, whose frame timer is
+  re-armed for a whole number of milliseconds (16 at 60 Hz, 8 at 120 Hz)
+  after each render, so its rate is below the nominal one by its render
+  time; "of the desktop's N frame callbacks" beside each shown rate says
+  how many frames the desktop let the viewer present.
 The rates are medians of the per-second counts in each program's --stats;
 CPU is each program's user and system time over the measured seconds,
 divided by the frames the viewer showed.
@@ -93,12 +100,19 @@ def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds
                                               % game, run)]
         codec = re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent \d+ fps, ([^,]*)"
                            % game, run)
+        sent = [int(x) for x in re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent (\d+)"
+                                           % game, run)]
+        received = [int(x) for x in re.findall(r"stats window %s: received (\d+) fps" % game,
+                                               view)]
         shown = [int(x) for x in re.findall(r"stats window %s: received \d+ fps, presented "
                                             r"(\d+) fps" % game, view)]
+        callbacks = [int(x) for x in re.findall(r"stats window %s: .*?the desktop's frame "
+                                                r"callbacks (\d+)" % game, view)]
         photon = [float(x) for x in re.findall(r"input to photon ([\d.]+) ms", view)]
         frames = sum(shown[:seconds]) or 1
         return {
-            "app": median(app_fps), "shown": median(shown),
+            "app": median(app_fps), "sent": median(sent), "received": median(received),
+            "shown": median(shown), "callbacks": median(callbacks),
             "worst": min(shown) if shown else float("nan"),
             "photon": median(photon), "codec": codec[-1] if codec else "?",
             "run_ms": cpu_run * 1000 / frames, "view_ms": cpu_view * 1000 / frames,
@@ -108,11 +122,25 @@ def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds
         rig.close()
 
 
+def desktop_rate(width, height, refresh, seconds=6):
+    """Frames per second of a client drawing all of its window on every
+    frame callback, straight on the local desktop."""
+    rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=refresh)
+    try:
+        rig.start("anim-direct", [ANIM, str(seconds), str(width), str(height)], rig.local_env)
+        m = wait_for("the client's frame count", lambda: re.search(
+            r"still after (\d+) frames", rig.read_log("anim-direct")), timeout=seconds + 30)
+        return int(m.group(1)) / seconds
+    finally:
+        rig.close()
+
+
 def report(name, r, target=""):
-    print("%-34s app %5.1f fps, shown %5.1f (worst second %s), input to photon %s; "
+    print("%-34s app %5.1f fps, sent %5.1f, received %5.1f, shown %5.1f (worst second %s) "
+          "of the desktop's %5.1f frame callbacks, input to photon %s; "
           "CPU per shown frame: rcomp-run %.1f ms (%.0f%% of a core), rcomp-view %.1f ms "
           "(%.0f%%); %s%s" % (
-              name, r["app"], r["shown"], r["worst"],
+              name, r["app"], r["sent"], r["received"], r["shown"], r["worst"], r["callbacks"],
               "%.0f ms" % r["photon"] if r["photon"] == r["photon"] else "-",
               r["run_ms"], r["run_pct"], r["view_ms"], r["view_pct"], r["codec"],
               "  [target %s]" % target if target else ""), flush=True)
@@ -124,6 +152,11 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     args = ap.parse_args()
     only = args.only.split(",")
+    if "desktop" in only or args.only == ap.get_default("only"):
+        for w, h, hz in ((1920, 1080, 60), (800, 600, 120), (1920, 1080, 120)):
+            print("%-34s %5.1f fps (a local client drawing %dx%d on every frame callback)"
+                  % ("the desktop alone, %dx%d at %d Hz:" % (w, h, hz),
+                     desktop_rate(w, h, hz), w, h), flush=True)
     if "1080p" in only:
         report("1080p glmark2, 20 ms, 50 Mbit/s:",
                measure(glmark(1920, 1080), 1920, 1080, 60, rtt_ms=20, mbit=50, clicks=True,

@@ -52,7 +52,10 @@ static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t seria
 	viewer->seat.edge_focus = edges_window(viewer, surface);
 	if (viewer->seat.edge_focus) {
 		/* A resize band of ours: the app hears nothing of it. */
-		viewer->seat.edges = edges_at(viewer->seat.edge_focus, x, y);
+		edges_strip_origin(viewer->seat.edge_focus, surface, &viewer->seat.edge_x,
+			&viewer->seat.edge_y);
+		viewer->seat.edges =
+			edges_at(viewer->seat.edge_focus, viewer->seat.edge_x, viewer->seat.edge_y, x, y);
 		edges_cursor(viewer, viewer->seat.edge_focus, viewer->seat.edges);
 		return;
 	}
@@ -83,7 +86,7 @@ static void pointer_motion(void *data, struct wl_pointer *pointer, uint32_t time
 	struct rv_viewer *viewer = data;
 	struct rv_seat *seat = &viewer->seat;
 	if (seat->edge_focus) {
-		uint32_t edges = edges_at(seat->edge_focus, x, y);
+		uint32_t edges = edges_at(seat->edge_focus, seat->edge_x, seat->edge_y, x, y);
 		if (edges != seat->edges) {
 			seat->edges = edges;
 			edges_cursor(viewer, seat->edge_focus, edges);
@@ -434,7 +437,9 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
 	viewer->seat.input_serial = serial;
 	struct rv_window *edged = edges_window(viewer, surface);
 	if (edged) {
-		edges_resize(viewer, edged, serial, edges_at(edged, x, y));
+		int32_t ox, oy;
+		edges_strip_origin(edged, surface, &ox, &oy);
+		edges_resize(viewer, edged, serial, edges_at(edged, ox, oy, x, y));
 		return;
 	}
 	if (window) {

@@ -96,6 +96,7 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 	struct rv_window *window = data;
 	wl_callback_destroy(callback);
 	window->frame_callback = NULL;
+	window->stat_callbacks++;
 	if (window->dirty) {
 		present(window);
 	}

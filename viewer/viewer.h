@@ -106,10 +106,11 @@ struct rv_window {
 	struct wp_viewport *viewport; /* shows the image at its logical size */
 	int32_t shown_width, shown_height; /* the viewport's destination */
 	bool locally_decorated; /* the local compositor draws its title bar */
-	/* The resize band around it (edges.c), and its size (the window's). */
-	struct wl_surface *edge_surface;
-	struct wl_subsurface *edge_subsurface;
-	struct wp_viewport *edge_viewport;
+	/* The resize band around it (edges.c): four strips, top, bottom, left
+	 * and right, and the window size they were laid out for. */
+	struct wl_surface *edge_surface[4];
+	struct wl_subsurface *edge_subsurface[4];
+	struct wp_viewport *edge_viewport[4];
 	int32_t edge_width, edge_height;
 	int32_t geometry_width, geometry_height; /* the window geometry last set */
 	struct rv_text_state text_state; /* the remote app's text input */
@@ -150,7 +151,7 @@ struct rv_window {
 	double hud_shown_fps, hud_photon_ms; /* ms: -1 until an input is answered */
 
 	/* For --stats, per second. */
-	uint32_t stat_received, stat_presented;
+	uint32_t stat_received, stat_presented, stat_callbacks;
 	uint64_t stat_bytes;
 	uint64_t stat_photon_us; /* input to photon, summed */
 	uint32_t stat_photons;
@@ -284,6 +285,7 @@ struct rv_seat {
 	int32_t cursor_hotspot_x, cursor_hotspot_y;
 	/* The pointer over a window's resize band (edges.c), and its cursor. */
 	struct rv_window *edge_focus;
+	int32_t edge_x, edge_y; /* the focused strip's place in the band */
 	uint32_t edges; /* under the pointer */
 	struct wl_cursor_theme *edge_theme;
 	int32_t edge_theme_scale;

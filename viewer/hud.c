@@ -302,13 +302,15 @@ void hud_window_resized(struct rv_window *window)
 	}
 }
 
-void hud_presented(struct rv_window *window, uint64_t photon_us)
+void hud_presented(struct rv_window *window)
 {
 	window->hud_presented++;
-	if (photon_us) {
-		window->hud_photon_us += photon_us;
-		window->hud_photons++;
-	}
+}
+
+void hud_photon(struct rv_window *window, uint64_t photon_us)
+{
+	window->hud_photon_us += photon_us;
+	window->hud_photons++;
 }
 
 void hud_window_finish(struct rv_window *window)

@@ -25,7 +25,8 @@ void hud_window_stats(struct rv_window *window, const struct wire_window_stats *
 /* The window's size may have changed: the HUD keeps its corner. */
 void hud_window_resized(struct rv_window *window);
 /* A frame was presented, and how long after its input if it answered one. */
-void hud_presented(struct rv_window *window, uint64_t photon_us);
+void hud_presented(struct rv_window *window);
+void hud_photon(struct rv_window *window, uint64_t photon_us);
 void hud_window_finish(struct rv_window *window);
 void hud_finish(struct rv_viewer *viewer);
 

@@ -15,6 +15,7 @@
 #include "present.h"
 #include "shm.h"
 #include "sound.h"
+#include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -91,12 +92,20 @@ static struct rv_buffer *next_buffer(struct rv_window *window)
 	return NULL; /* all busy: present when one is released */
 }
 
+static void shown(struct rv_window *window, uint64_t drawn_us, uint64_t input_sent_us,
+	uint64_t shown_us);
+
 static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 {
 	struct rv_window *window = data;
 	wl_callback_destroy(callback);
 	window->frame_callback = NULL;
 	window->stat_callbacks++;
+	if (window->committed_unseen && !window->viewer->presentation_works) {
+		shown(window, window->committed_drawn_us, window->committed_input_sent_us,
+			monotonic_usec());
+	}
+	window->committed_unseen = false;
 	if (window->dirty) {
 		present(window);
 	}
@@ -105,6 +114,94 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
 };
+
+/* A picture drawn at drawn_us, answering an input sent at input_sent_us
+ * (0: none), reached the screen at shown_us. */
+static void shown(struct rv_window *window, uint64_t drawn_us, uint64_t input_sent_us,
+	uint64_t shown_us)
+{
+	sound_frame_presented(window->viewer, drawn_us, shown_us);
+	if (input_sent_us && shown_us > input_sent_us) {
+		uint64_t photon_us = shown_us - input_sent_us;
+		window->stat_photon_us += photon_us;
+		window->stat_photons++;
+		hud_photon(window, photon_us);
+	}
+}
+
+static void feedback_drop(struct rv_feedback *fb)
+{
+	if (fb->feedback) {
+		wp_presentation_feedback_destroy(fb->feedback);
+	}
+	fb->feedback = NULL;
+}
+
+static void feedback_sync_output(void *data, struct wp_presentation_feedback *feedback,
+	struct wl_output *output)
+{
+}
+
+static void feedback_presented(void *data, struct wp_presentation_feedback *feedback,
+	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
+	uint32_t seq_hi, uint32_t seq_lo, uint32_t flags)
+{
+	struct rv_feedback *fb = data;
+	struct rv_window *window = fb->window;
+	uint64_t sec = ((uint64_t)tv_sec_hi << 32) | tv_sec_lo;
+	uint64_t at = sec * 1000000 + tv_nsec / 1000;
+	clockid_t clock = window->viewer->presentation_clock;
+	if (clock != CLOCK_MONOTONIC) {
+		/* Another clock: carried over to ours by the two clocks' now. */
+		struct timespec ts;
+		clock_gettime(clock, &ts);
+		uint64_t theirs = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+		at = monotonic_usec() - (theirs > at ? theirs - at : 0);
+	}
+	window->viewer->presentation_works = true;
+	shown(window, fb->drawn_us, fb->input_sent_us, at);
+	feedback_drop(fb);
+}
+
+static void feedback_discarded(void *data, struct wp_presentation_feedback *feedback)
+{
+	feedback_drop(data); /* never seen: it measures nothing */
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
+};
+
+/* Asks the desktop when the commit about to be made is shown. Until it
+ * has answered once (a desktop may have wp_presentation and never answer:
+ * headless sway 1.7 does not), the frame callback that follows the commit,
+ * sent when the desktop has drawn it, stands for the moment. A full table
+ * drops the oldest question. */
+static void ask_feedback(struct rv_window *window, uint64_t drawn_us, uint64_t input_sent_us)
+{
+	struct rv_viewer *viewer = window->viewer;
+	window->committed_drawn_us = drawn_us;
+	window->committed_input_sent_us = input_sent_us;
+	window->committed_unseen = true;
+	if (!viewer->presentation) {
+		return;
+	}
+	struct rv_feedback *fb = &window->feedback[0];
+	for (int i = 0; i < RV_FEEDBACKS; i++) {
+		if (!window->feedback[i].feedback) {
+			fb = &window->feedback[i];
+			break;
+		}
+	}
+	feedback_drop(fb);
+	fb->window = window;
+	fb->drawn_us = drawn_us;
+	fb->input_sent_us = input_sent_us;
+	fb->feedback = wp_presentation_feedback(viewer->presentation, window->surface);
+	wp_presentation_feedback_add_listener(fb->feedback, &feedback_listener, fb);
+}
 
 static void send_ack(struct rv_window *window)
 {
@@ -220,23 +317,18 @@ void present(struct rv_window *window)
 	pixman_region32_clear(&window->pending_damage);
 	window->frame_callback = wl_surface_frame(window->surface);
 	wl_callback_add_listener(window->frame_callback, &frame_listener, window);
+	uint64_t input_sent = 0;
+	if (window->mark_decoded) {
+		input_sent = input_mark_sent(window->viewer, window->mark_decoded);
+		window->mark_decoded = 0;
+	}
+	ask_feedback(window, window->drawn_us, input_sent);
 	wl_surface_commit(window->surface);
 	buf->busy = true;
 	window->has_content = true;
 	window->dirty = false;
 	window->stat_presented++;
-	sound_frame_presented(window->viewer, window->drawn_us);
-	uint64_t photon_us = 0;
-	if (window->mark_decoded) {
-		uint64_t sent = input_mark_sent(window->viewer, window->mark_decoded);
-		if (sent) {
-			photon_us = monotonic_usec() - sent;
-			window->stat_photon_us += photon_us;
-			window->stat_photons++;
-		}
-		window->mark_decoded = 0;
-	}
-	hud_presented(window, photon_us);
+	hud_presented(window);
 	send_ack(window);
 }
 
@@ -293,6 +385,9 @@ void present_finish(struct rv_window *window)
 	for (int i = 0; i < RV_BUFFERS; i++) {
 		buffer_drop(&window->buffers[i]);
 		pixman_region32_fini(&window->buffers[i].damage);
+	}
+	for (int i = 0; i < RV_FEEDBACKS; i++) {
+		feedback_drop(&window->feedback[i]);
 	}
 	pixman_region32_fini(&window->pending_damage);
 }

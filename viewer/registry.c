@@ -20,6 +20,7 @@
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "textinput.h"
+#include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -33,6 +34,17 @@ static const struct xdg_wm_base_listener wm_base_listener = {
 	.ping = wm_base_ping,
 };
 
+static void presentation_clock_id(void *data, struct wp_presentation *presentation,
+	uint32_t clock)
+{
+	struct rv_viewer *viewer = data;
+	viewer->presentation_clock = (clockid_t)clock;
+}
+
+static const struct wp_presentation_listener presentation_listener = {
+	.clock_id = presentation_clock_id,
+};
+
 static void registry_global(void *data, struct wl_registry *registry, uint32_t name,
 	const char *interface, uint32_t version)
 {
@@ -43,6 +55,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
 		viewer->subcompositor =
 			wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		viewer->presentation =
+			wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+		wp_presentation_add_listener(viewer->presentation, &presentation_listener, viewer);
 	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
 		viewer->viewporter = wl_registry_bind(registry, name, &wp_viewporter_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
@@ -140,6 +156,10 @@ void registry_finish(struct rv_viewer *viewer)
 	}
 	if (viewer->decoration_manager) {
 		zxdg_decoration_manager_v1_destroy(viewer->decoration_manager);
+	}
+	if (viewer->presentation) {
+		wp_presentation_destroy(viewer->presentation);
+		viewer->presentation = NULL;
 	}
 	if (viewer->viewporter) {
 		wp_viewporter_destroy(viewer->viewporter);

@@ -358,13 +358,13 @@ static int64_t smooth(int64_t old, int64_t sample, bool have)
 	return have ? old + (sample - old) / 4 : sample;
 }
 
-void sound_frame_presented(struct rv_viewer *viewer, uint64_t drawn_us)
+void sound_frame_presented(struct rv_viewer *viewer, uint64_t drawn_us, uint64_t shown_us)
 {
 	struct rv_sound *s = viewer->sound;
 	if (!s || !drawn_us) {
 		return;
 	}
-	uint64_t now = monotonic_usec();
+	uint64_t now = shown_us;
 	/* Only pictures drawn since the last one shown measure the link;
 	 * a still window presents old content. */
 	int64_t delay = (int64_t)(now - drawn_us);

@@ -20,8 +20,8 @@ void sound_link_up(struct rv_viewer *viewer, uint32_t server_caps);
 void sound_link_down(struct rv_viewer *viewer);
 /* audio or audio_end from the server. */
 void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg);
-/* A frame drawn at drawn_us (server clock) is on screen now. */
-void sound_frame_presented(struct rv_viewer *viewer, uint64_t drawn_us);
+/* A frame drawn at drawn_us (server clock) was on screen at shown_us. */
+void sound_frame_presented(struct rv_viewer *viewer, uint64_t drawn_us, uint64_t shown_us);
 /* The microphone's packets: its fd in the poll, and sending them. */
 void sound_poll_fd(struct rv_viewer *viewer, struct pollfd *fd);
 void sound_handle_poll(struct rv_viewer *viewer, const struct pollfd *fd);

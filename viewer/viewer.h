@@ -28,6 +28,7 @@ struct xkb_keymap;
 struct xkb_state;
 
 #define RV_BUFFERS 3
+#define RV_FEEDBACKS 4 /* commits awaiting the desktop's word */
 #define RV_MAX_WINDOWS 256
 /* All window images together; a server asking for more is refused. */
 #define RV_MAX_IMAGE_BYTES ((uint64_t)1 << 30)
@@ -115,6 +116,17 @@ struct rv_window {
 	int32_t geometry_width, geometry_height; /* the window geometry last set */
 	struct rv_text_state text_state; /* the remote app's text input */
 	struct wl_callback *frame_callback;
+	/* When the desktop showed the last commits (wp_presentation): what
+	 * each picture was, for A/V sync and input to photon. */
+	struct rv_feedback {
+		struct rv_window *window;
+		struct wp_presentation_feedback *feedback;
+		uint64_t drawn_us; /* the picture's time_us */
+		uint64_t input_sent_us; /* the input it answers was sent: 0 none */
+	} feedback[RV_FEEDBACKS];
+	/* The last commit's picture, until its frame callback says it is drawn. */
+	uint64_t committed_drawn_us, committed_input_sent_us;
+	bool committed_unseen;
 
 	/* The local outputs the window is on, first entered first (output.c). */
 	struct rv_output *outputs[RV_MAX_WINDOW_OUTPUTS];
@@ -348,6 +360,9 @@ struct rv_viewer {
 	struct xdg_wm_base *wm_base;
 	struct zxdg_decoration_manager_v1 *decoration_manager; /* NULL: none here */
 	struct wp_viewporter *viewporter; /* NULL: none here */
+	struct wp_presentation *presentation; /* NULL: commits count as shown */
+	clockid_t presentation_clock;
+	bool presentation_works; /* the desktop has answered a feedback */
 	struct wl_subcompositor *subcompositor;
 	struct wl_buffer *clear_pixel; /* one transparent pixel (edges.c) */
 	struct rv_text_input text_input;

@@ -127,7 +127,8 @@ static const char *const pulseaudio_programs[][2] = {{"pulseaudio", "pulseaudio"
  * sinks are made by our client once it answers. */
 static bool pipewire_prepare(struct sound_daemon *d)
 {
-	static const char *const dirs[] = {"runtime", "config", "config/wireplumber",
+	static const char *const dirs[] = {"runtime", "config", "config/pipewire",
+		"config/pipewire/pipewire.conf.d", "config/wireplumber",
 		"config/wireplumber/main.lua.d", "config/wireplumber/bluetooth.lua.d", "state"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		if (!make_subdir(d, dirs[i])) {
@@ -144,7 +145,19 @@ static bool pipewire_prepare(struct sound_daemon *d)
 		return false;
 	}
 	/* After 50-*-config.lua turns them on, before 90-enable-all.lua. */
+	/* One graph period, 10 ms at 48 kHz as our capture reads, fixed: a
+	 * graph that changes its period as streams come and go (PipeWire's
+	 * default) glitches each time it does. */
 	return set_socket(d, "native") &&
+		write_file(d, "config/pipewire/pipewire.conf.d/60-rcomp.conf",
+			"# rcomp: one rate and one period for the session's graph\n"
+			"context.properties = {\n"
+			"    default.clock.rate = 48000\n"
+			"    default.clock.allowed-rates = [ 48000 ]\n"
+			"    default.clock.quantum = 480\n"
+			"    default.clock.min-quantum = 480\n"
+			"    default.clock.max-quantum = 480\n"
+			"}\n") &&
 		write_file(d, "config/wireplumber/main.lua.d/60-rcomp.lua",
 			"-- rcomp: a session's sound server opens no device of the host's\n"
 			"alsa_monitor.enabled = false\n"

@@ -41,7 +41,7 @@ static void print_stats(struct rc_server *server)
 			continue;
 		}
 		struct rc_encoder *enc = &window->encoder;
-		char codec[64], name[WIRE_MAX_APP_ID * 4 + 1];
+		char codec[160], name[WIRE_MAX_APP_ID * 4 + 1];
 		encoder_describe(enc, &server->encode, codec, sizeof(codec));
 		const char *app_id = window->impl->app_id(window);
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));

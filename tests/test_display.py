@@ -221,19 +221,19 @@ def test_subsurface_moves_colours_and_unmapping_show_with_the_parents_commit(des
 
 def codec_switch(desktop, codec, size=(), seconds=3, expect=None, **link):
     """The app moves, then stops: video while it moves, then a lossless
-    refresh that leaves the screen equal to the app's pixels. expect: a
-    line rcomp-run must log while it moves."""
+    refresh that leaves the screen equal to the app's pixels. expect:
+    what rcomp-run must log while it moves (with -v and --stats)."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
     server = desktop.start_server([ANIM_CLIENT, str(seconds), *map(str, size)],
-                                  ["-v", "--codec", codec, "--dump-dir", dump])
+                                  ["-v", "--stats", "--codec", codec, "--dump-dir", dump])
     target = server.socket
     if link:
         target = desktop.start_relay(server.socket, **link).socket
     desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", target], desktop.local_env)
     wait_for("the switch to video", lambda: "video with" in desktop.read_log("rcomp-run"))
-    if expect:
-        wait_for(expect, lambda: expect in desktop.read_log("rcomp-run"), timeout=30)
+    for line in expect or ():
+        wait_for(line, lambda: line in desktop.read_log("rcomp-run"), timeout=30)
     wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"),
              timeout=60)
     wait_for("the lossless refresh",
@@ -252,9 +252,11 @@ def test_a_1080p_window_in_motion_is_exact_once_still_also_after_video_went_to_h
         desktop):
     """On two cores a 1920x1080 H.264 frame takes longer to encode than a
     60 Hz frame allows, so the stream goes on at half size each way (frame
-    rate first); once the app stops, the lossless refresh is exact."""
+    rate first), and --stats says so and why; once the app stops, the
+    lossless refresh is exact."""
     codec_switch(desktop, "video", size=(1920, 1080), seconds=6,
-                 expect="video at half size each way to keep 60 fps")
+                 expect=["video at half size each way to keep 60 fps",
+                         "at 1/2 size for the frame rate (full size took"])
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

@@ -116,8 +116,9 @@ void edges_update(struct rv_window *window, bool commit)
 						window->edge_surface[i], window->surface);
 				wl_subsurface_place_below(window->edge_subsurface[i],
 					window->surface);
-				window->edge_viewport[i] = wp_viewporter_get_viewport(
-					viewer->viewporter, window->edge_surface[i]);
+				window->edge_viewport[i] =
+					wp_viewporter_get_viewport(viewer->viewporter,
+						window->edge_surface[i]);
 				wl_surface_attach(window->edge_surface[i], pixel, 0, 0);
 			}
 			/* Positions apply with the parent's next commit. */

@@ -54,8 +54,8 @@ static void pointer_enter(void *data, struct wl_pointer *pointer, uint32_t seria
 		/* A resize band of ours: the app hears nothing of it. */
 		edges_strip_origin(viewer->seat.edge_focus, surface, &viewer->seat.edge_x,
 			&viewer->seat.edge_y);
-		viewer->seat.edges =
-			edges_at(viewer->seat.edge_focus, viewer->seat.edge_x, viewer->seat.edge_y, x, y);
+		viewer->seat.edges = edges_at(viewer->seat.edge_focus, viewer->seat.edge_x,
+			viewer->seat.edge_y, x, y);
 		edges_cursor(viewer, viewer->seat.edge_focus, viewer->seat.edges);
 		return;
 	}

@@ -47,9 +47,8 @@ static void print_stats(struct rv_viewer *viewer)
 		log_info("stats window %u: received %u fps, presented %u fps (the desktop's frame "
 			 "callbacks %u), %.3f MB/s, %s%s",
 			window->id, window->stat_received, window->stat_presented,
-			window->stat_callbacks,
-			(double)window->stat_bytes / 1e6, window->decoder ? "video" : "lossless",
-			photon);
+			window->stat_callbacks, (double)window->stat_bytes / 1e6,
+			window->decoder ? "video" : "lossless", photon);
 		window->stat_received = window->stat_presented = window->stat_callbacks = 0;
 		window->stat_bytes = 0;
 		window->stat_photon_us = 0;

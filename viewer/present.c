@@ -143,8 +143,8 @@ static void feedback_sync_output(void *data, struct wp_presentation_feedback *fe
 }
 
 static void feedback_presented(void *data, struct wp_presentation_feedback *feedback,
-	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
-	uint32_t seq_hi, uint32_t seq_lo, uint32_t flags)
+	uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
+	uint32_t seq_lo, uint32_t flags)
 {
 	struct rv_feedback *fb = data;
 	struct rv_window *window = fb->window;

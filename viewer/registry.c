@@ -34,8 +34,7 @@ static const struct xdg_wm_base_listener wm_base_listener = {
 	.ping = wm_base_ping,
 };
 
-static void presentation_clock_id(void *data, struct wp_presentation *presentation,
-	uint32_t clock)
+static void presentation_clock_id(void *data, struct wp_presentation *presentation, uint32_t clock)
 {
 	struct rv_viewer *viewer = data;
 	viewer->presentation_clock = (clockid_t)clock;

@@ -25,6 +25,7 @@ RCOMP_RUN = os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))
 RCOMP_VIEW = os.path.abspath(os.path.join(BUILD, "viewer", "rcomp-view"))
 TEST_CLIENTS = os.path.abspath(os.path.join(BUILD, "tests"))
 RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "relay.py")
+NETSIM = os.path.join(TEST_CLIENTS, "netsim")
 INPUT_CLIENT = os.path.join(TEST_CLIENTS, "input-client")
 ANIM_CLIENT = os.path.join(TEST_CLIENTS, "anim-client")
 ABUSE_CLIENT = os.path.join(TEST_CLIENTS, "abuse-client")
@@ -101,6 +102,7 @@ class Rig:
         self.tmp = tempfile.mkdtemp(prefix="rcomp-test-")
         os.chmod(self.tmp, 0o755)
         self.procs = []
+        self.cleanups = []  # called at close, after the processes end
         self.sway_rt = os.path.join(self.tmp, "sway-rt")
         os.mkdir(self.sway_rt, 0o700)
         os.chown(self.sway_rt, 65534, 65534)
@@ -341,6 +343,8 @@ class Rig:
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+        for cleanup in reversed(self.cleanups):
+            cleanup()
         try:
             os.killpg(self.sway.pid, signal.SIGTERM)
             self.sway.wait(timeout=5)
@@ -361,6 +365,82 @@ class Rig:
             log("kept", self.tmp)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class NetLink:
+    """Two network namespaces, the remote machine's and the laptop's, joined
+    by tests/netsim: a link with a rate, a queue, delay, jitter and random
+    loss each way, for TCP and UDP alike. The remote end is REMOTE_ADDR, the
+    local one LOCAL_ADDR; wrap(side, argv) runs a program on that side.
+    set(...) changes the link while it runs; counts() is what netsim has
+    forwarded, lost and dropped each way."""
+    REMOTE_ADDR = "10.99.0.1"
+    LOCAL_ADDR = "10.99.0.2"
+    _serial = 0
+
+    def __init__(self, rig, delay_ms=0, jitter_ms=0, loss=0, rate_mbit=0, buffer_kb=256,
+                 seed=1):
+        self.helpers = []
+        self.proc = None
+        NetLink._serial += 1
+        tag = "rc%d-%d" % (os.getpid(), NetLink._serial)
+        self.ns = {"remote": tag + "r", "local": tag + "l"}
+        for ns in self.ns.values():
+            subprocess.run(["ip", "netns", "add", ns], check=True, capture_output=True)
+        self.proc = subprocess.Popen(
+            [NETSIM, "--ns-a", self.ns["remote"], "--ns-b", self.ns["local"],
+             "--delay-ms", str(delay_ms), "--jitter-ms", str(jitter_ms), "--loss", str(loss),
+             "--rate-mbit", str(rate_mbit), "--buffer-kb", str(buffer_kb), "--seed", str(seed)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if line.strip() != "ready":
+            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            self.close()
+            raise Failure("netsim did not start: %s%s" % (line, err))
+        for side, addr in (("remote", self.REMOTE_ADDR), ("local", self.LOCAL_ADDR)):
+            ns = self.ns[side]
+            for cmd in (["addr", "add", addr + "/24", "dev", "rcsim"],
+                        ["link", "set", "rcsim", "up"], ["link", "set", "lo", "up"]):
+                subprocess.run(["ip", "-n", ns, *cmd], check=True, capture_output=True)
+        rig.cleanups.append(self.close)
+
+    def wrap(self, side, argv):
+        return ["ip", "netns", "exec", self.ns[side], *argv]
+
+    def run(self, side, argv, stdout=False):
+        """A helper program on side, ended by the caller (or at close)."""
+        p = subprocess.Popen(self.wrap(side, argv), text=True,
+                             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL)
+        self.helpers.append(p)
+        return p
+
+    def check_output(self, side, argv, timeout=60):
+        return subprocess.check_output(self.wrap(side, argv), text=True, timeout=timeout)
+
+    def set(self, **settings):
+        """delay_ms=, jitter_ms=, loss=, rate_mbit=, buffer_kb=: from now on."""
+        for key, value in settings.items():
+            self.proc.stdin.write("set %s %g\n" % (key.replace("_", "-"), value))
+        self.proc.stdin.flush()
+
+    def counts(self):
+        self.proc.send_signal(signal.SIGUSR1)
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self):
+        for p in self.helpers:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for ns in self.ns.values():
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 class LocalSound:

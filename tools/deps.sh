@@ -15,6 +15,8 @@ packages=(
 	# a PipeWire host's sound server, for the sessions of a host without pulseaudio
 	pipewire pipewire-pulse wireplumber dbus-daemon
 	python3-pytest python3-pytest-timeout python3-pytest-xdist
+	# tests/netsim's two network namespaces
+	iproute2
 	# what an installed rcomp is checked with: man pages and shell completion
 	man-db groff-base bash-completion zsh fish
 	# fuzzing

@@ -1,0 +1,48 @@
+/*
+ * rcomp over QUIC (ngtcp2 with GnuTLS): encrypted and authenticated with the
+ * session's token as a TLS 1.3 pre-shared key (ECDHE-PSK: both ends prove
+ * they hold it, nothing on the path reads or forges a byte, and the token
+ * itself never crosses the wire), riding UDP so that a viewer whose address
+ * changes keeps its connection (QUIC migration).
+ *
+ * Each endpoint runs in a thread of its own, so QUIC's timers and
+ * acknowledgements never wait for a frame being encoded or decoded; a
+ * connection's stream reaches the program as one end of a stream
+ * socketpair, which the program reads and writes as it does a TCP socket.
+ */
+#ifndef RCOMP_QUIC_H
+#define RCOMP_QUIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define QUIC_ALPN "rcomp/1"
+#define QUIC_KEY_MAX 256
+
+struct quic_endpoint;
+
+/* A server on ADDR:PORT (UDP). quic_endpoint_fd becomes readable when
+ * quic_accept has a connection's stream for the program. NULL and a reason
+ * in err on failure. */
+struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, size_t key_len,
+	char *err, size_t err_size);
+int quic_endpoint_fd(const struct quic_endpoint *ep);
+/* The UDP port it listens on (with port 0 asked, the one it got). */
+int quic_local_port(const struct quic_endpoint *ep);
+/* The stream of a connection whose handshake completed, or -1 if none
+ * waits. The program owns the fd. */
+int quic_accept(struct quic_endpoint *ep);
+
+/* A client of HOST:PORT: waits up to timeout_ms for the handshake and
+ * returns the connection's stream (the program owns the fd), with the
+ * endpoint that carries it in *out; -1 and a reason in err on failure. */
+int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int timeout_ms,
+	struct quic_endpoint **out, char *err, size_t err_size);
+
+/* Ends the endpoint's thread and its connections (closing them). */
+void quic_close(struct quic_endpoint *ep);
+
+/* For --stats: packets and bytes each way, and the path in use. */
+void quic_describe(struct quic_endpoint *ep, char *out, size_t size);
+
+#endif

@@ -32,7 +32,7 @@ _rcomp_values()
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
 	--socket | --token-file | --remote-bin) _filedir ;;
 	--dump-dir) _filedir -d ;;
-	--name | --listen-tcp | --tcp) ;;
+	--name | --listen-tcp | --listen-udp | --tcp | --udp) ;;
 	*) return 1 ;;
 	esac
 	__ltrim_colon_completions "$cur"
@@ -64,7 +64,7 @@ _rcomp_run()
 	local cur prev words cword
 	_init_completion -n : || return
 	_rcomp_common && return
-	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --token-file --stdio --persist
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --stdio --persist
 		--list --attach --fps --compress --codec --motion --audio --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help --' -- "$cur"))
 }
@@ -106,7 +106,7 @@ _rcomp_view()
 	fi
 	_rcomp_common && return
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '--attach --socket --tcp --token-file --stdio --local
+		COMPREPLY=($(compgen -W '--attach --socket --tcp --udp --token-file --stdio --local
 			--compress --fps --remote-bin --app-decorations --title-host --audio --mic
 			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
 			--' -- "$cur"))

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "status.h"
 #include "monotonic.h"
+#include "quic.h"
 #include "tcp.h"
 
 /* A connection that has not finished its hello yet. It reads the hello
@@ -277,6 +278,11 @@ static bool make_room(struct rc_server *server, bool tcp, const char *host, cons
 	return true;
 }
 
+/* A new connection: it waits for its hello. tcp: from the network (TCP or
+ * UDP), so its hello must carry the token. */
+static void pending_start(struct rc_server *server, int conn, bool tcp, const char *host,
+	const char *peer);
+
 static void accept_one(struct rc_server *server, int fd, bool tcp)
 {
 	struct sockaddr_storage addr;
@@ -297,6 +303,12 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 		}
 		tcp_tune(conn);
 	}
+	pending_start(server, conn, tcp, host, peer);
+}
+
+static void pending_start(struct rc_server *server, int conn, bool tcp, const char *host,
+	const char *peer)
+{
 	if (!make_room(server, tcp, host, peer)) {
 		close(conn);
 		return;
@@ -310,8 +322,8 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 	pending->server = server;
 	pending->fd = conn;
 	pending->tcp = tcp;
-	memcpy(pending->host, host, sizeof(host));
-	memcpy(pending->peer, peer, sizeof(peer));
+	snprintf(pending->host, sizeof(pending->host), "%s", host);
+	snprintf(pending->peer, sizeof(pending->peer), "%s", peer);
 	pending->source = wl_event_loop_add_fd(server->loop, conn, WL_EVENT_READABLE,
 		handle_pending_readable, pending);
 	pending->timeout = wl_event_loop_add_timer(server->loop, handle_pending_timeout, pending);
@@ -342,6 +354,36 @@ static int handle_accept_tcp(int fd, uint32_t mask, void *data)
 {
 	accept_one(data, fd, true);
 	return 0;
+}
+
+/* QUIC connections whose handshake proved they hold the token. Their hello
+ * carries it again, as over TCP: one check for every network viewer. */
+static int handle_accept_udp(int fd, uint32_t mask, void *data)
+{
+	struct rc_server *server = data;
+	int conn;
+	while ((conn = quic_accept(server->listen.quic)) >= 0) {
+		fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK);
+		pending_start(server, conn, true, "udp", "a QUIC connection");
+	}
+	return 0;
+}
+
+static bool listen_udp(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	const char *spec = server->options.udp_addr;
+	char err[256];
+	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len, err,
+		sizeof(err));
+	if (!listen->quic) {
+		log_error("cannot listen on UDP %s: %s", spec, err);
+		return false;
+	}
+	listen->udp_source = wl_event_loop_add_fd(server->loop, quic_endpoint_fd(listen->quic),
+		WL_EVENT_READABLE, handle_accept_udp, server);
+	log_info("listening on UDP %s (QUIC, port %d)", spec, quic_local_port(listen->quic));
+	return listen->udp_source != NULL;
 }
 
 static bool socket_in_use(const struct sockaddr_un *addr)
@@ -479,12 +521,13 @@ bool listen_start(struct rc_server *server)
 		return false;
 	}
 	log_info("session %s: listening on %s", server->record.name, listen->path);
-	if (!options->tcp_addr) {
+	if (!options->tcp_addr && !options->udp_addr) {
 		return true;
 	}
 	bool token = options->token_file ? read_token_file(listen, options->token_file)
 					 : make_token(server);
-	return token && listen_tcp(server);
+	return token && (!options->tcp_addr || listen_tcp(server)) &&
+		(!options->udp_addr || listen_udp(server));
 }
 
 void listen_init(struct rc_server *server)
@@ -518,6 +561,12 @@ void listen_finish(struct rc_server *server)
 		close(listen->tcp_fd);
 		listen->tcp_fd = -1;
 	}
+	if (listen->udp_source) {
+		wl_event_source_remove(listen->udp_source);
+		listen->udp_source = NULL;
+	}
+	quic_close(listen->quic);
+	listen->quic = NULL;
 	struct rc_pending *pending, *tmp;
 	wl_list_for_each_safe(pending, tmp, &listen->pending, link)
 	{

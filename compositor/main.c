@@ -64,7 +64,12 @@ static const char usage[] =
 	"  --listen-tcp ADDR:PORT  also listen on TCP (not encrypted). Viewers must\n"
 	"                      give a token: a new one is written to SESSION.token\n"
 	"                      (mode 0600) in the session directory\n"
-	"  --token-file FILE   with --listen-tcp: the token is the first line of FILE\n"
+	"  --listen-udp ADDR:PORT  also listen on UDP: QUIC, encrypted and keyed by the\n"
+	"                      token as --listen-tcp's (the token itself never\n"
+	"                      crosses the network); rides loss, and a viewer whose\n"
+	"                      address changes keeps its session\n"
+	"  --token-file FILE   with --listen-tcp or --listen-udp: the token is the\n"
+	"                      first line of FILE\n"
 	"  --stdio             speak to one viewer on stdin/stdout; the session ends\n"
 	"                      with it\n"
 	"  --persist           with --stdio: the session runs on in the background when\n"
@@ -194,6 +199,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_SESSION("name", OPTIONS, name),
 	SETTINGS_STRING("socket", "", OPTIONS, socket_path, "a path"),
 	SETTINGS_ADDRESS("listen-tcp", OPTIONS, tcp_addr),
+	SETTINGS_ADDRESS("listen-udp", OPTIONS, udp_addr),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
@@ -292,23 +298,27 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	if (options->stdio) {
 		/* One viewer on stdio: a socket from the settings is not for this run. */
 		bool flagged = settings_flagged(settings, "socket") ||
-			settings_flagged(settings, "listen-tcp");
+			settings_flagged(settings, "listen-tcp") ||
+			settings_flagged(settings, "listen-udp");
 		if (flagged) {
 			fprintf(stderr,
-				"rcomp-run: --stdio excludes --socket and --listen-tcp; with "
-				"--persist the session listens on its own socket\n");
+				"rcomp-run: --stdio excludes --socket, --listen-tcp and "
+				"--listen-udp; with --persist the session listens on its own "
+				"socket\n");
 			return 2;
 		}
 		options->socket_path = NULL;
 		options->tcp_addr = NULL;
+		options->udp_addr = NULL;
 	}
 	if (options->persist && !options->stdio) {
 		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
 		return 2;
 	}
-	if (options->token_file && !options->tcp_addr) {
+	if (options->token_file && !options->tcp_addr && !options->udp_addr) {
 		if (settings_flagged(settings, "token-file")) {
-			fprintf(stderr, "rcomp-run: --token-file goes with --listen-tcp\n");
+			fprintf(stderr,
+				"rcomp-run: --token-file goes with --listen-tcp or --listen-udp\n");
 			return 2;
 		}
 		options->token_file = NULL;

@@ -26,6 +26,7 @@
 #include "wire.h"
 
 struct rc_server;
+struct quic_endpoint;
 struct rc_window;
 struct wlr_keyboard_shortcuts_inhibit_manager_v1;
 struct wlr_pointer_constraints_v1;
@@ -140,6 +141,7 @@ struct rc_options {
 	bool xwayland;
 	const char *name; /* --name */
 	const char *tcp_addr; /* --listen-tcp */
+	const char *udp_addr; /* --listen-udp */
 	const char *token_file;
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
@@ -166,6 +168,8 @@ struct rc_app {
 /* Where viewers connect (listen.c). */
 struct rc_listen {
 	int fd, tcp_fd;
+	struct quic_endpoint *quic; /* --listen-udp */
+	struct wl_event_source *udp_source;
 	char *path; /* the unix socket we bound */
 	struct wl_event_source *source, *tcp_source;
 	struct wl_list pending; // rc_pending::link, newest first

@@ -348,6 +348,7 @@ static bool tls_init(struct conn *c, char *err, size_t err_size)
 static void conn_settings(ngtcp2_settings *settings, ngtcp2_transport_params *params)
 {
 	ngtcp2_settings_default(settings);
+	settings->handshake_timeout = 10 * NGTCP2_SECONDS;
 	settings->initial_ts = now_ns();
 	/* BBR: random loss is no reason to slow down, a full queue is. */
 	settings->cc_algo = NGTCP2_CC_ALGO_BBR;
@@ -595,6 +596,18 @@ static struct conn *server_accept(struct quic_endpoint *ep, const uint8_t *data,
 	return c;
 }
 
+static void fail(struct quic_endpoint *ep, const char *fmt, ...)
+{
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->failure[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(ep->failure, sizeof(ep->failure), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
 static void offer(struct conn *c)
 {
 	struct quic_endpoint *ep = c->ep;
@@ -645,26 +658,30 @@ static void read_packets(struct quic_endpoint *ep)
 		ngtcp2_pkt_info pi = {0};
 		int rv = ngtcp2_conn_read_pkt(c->conn, &path, &pi, buf, (size_t)n, now_ns());
 		if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_DROP_CONN) {
-			if (!ep->server && !c->announced) {
-				/* Closed by the server in the handshake: a TLS alert
+			if (!ep->server) {
+				/* Closed by the server: in the handshake, a TLS alert
 				 * (0x100 + alert) is a key that does not match. */
 				ngtcp2_connection_close_error cc;
 				ngtcp2_conn_get_connection_close_error(c->conn, &cc);
 				bool tls = cc.type ==
 						NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT &&
 					(cc.error_code & ~0xffull) == NGTCP2_CRYPTO_ERROR;
-				set_err(ep->failure, sizeof(ep->failure), "%s",
-					tls ? "the server refused the handshake: the session key "
-					      "does "
-					      "not match"
-					    : "the server closed the connection in the handshake");
+				if (ngtcp2_conn_get_handshake_completed(c->conn)) {
+					fail(ep, "the server closed the connection");
+				} else {
+					fail(ep, "%s",
+						tls ? "the server refused the handshake: the "
+						      "session key does not match"
+						    : "the server closed the connection in the "
+						      "handshake");
+				}
 			}
 			conn_free(c);
 			continue;
 		}
 		if (rv != 0) {
 			if (!ngtcp2_conn_get_handshake_completed(c->conn) && !ep->server) {
-				set_err(ep->failure, sizeof(ep->failure), "QUIC handshake: %s",
+				fail(ep, "QUIC handshake: %s",
 					rv == NGTCP2_ERR_CRYPTO ? "the key does not match"
 								: ngtcp2_strerror(rv));
 			}
@@ -744,10 +761,13 @@ static void *endpoint_thread(void *data)
 			if (ngtcp2_conn_get_expiry(c->conn) <= now) {
 				int rv = ngtcp2_conn_handle_expiry(c->conn, now);
 				if (rv != 0) {
-					if (!ep->server && !c->announced) {
-						set_err(ep->failure, sizeof(ep->failure),
-							"no QUIC handshake: %s",
-							ngtcp2_strerror(rv));
+					if (!ep->server) {
+						fail(ep, "%s",
+							ngtcp2_conn_get_handshake_completed(c->conn)
+								? "no answer from the server for "
+								  "30 s"
+								: "no answer to the QUIC "
+								  "handshake");
 					}
 					conn_free(c); /* idle or timed out: nothing to say */
 					continue;
@@ -757,12 +777,6 @@ static void *endpoint_thread(void *data)
 			if (!conn_write(c) || done ||
 				(c->app_eof && c->r_len == 0 && c->fin_sent && c->s_len == 0)) {
 				conn_close(c);
-			}
-		}
-		if (!ep->server && ep->failure[0]) {
-			char one = 1;
-			if (write(ep->ready[1], &one, 1) < 0) {
-				/* the client waits no more than its timeout */
 			}
 		}
 	}
@@ -946,6 +960,7 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 	ngtcp2_settings settings;
 	ngtcp2_transport_params params;
 	conn_settings(&settings, &params);
+	settings.handshake_timeout = (uint64_t)timeout_ms * NGTCP2_MILLISECONDS;
 	ngtcp2_callbacks callbacks = base_callbacks;
 	callbacks.client_initial = ngtcp2_crypto_client_initial_cb;
 	callbacks.recv_retry = ngtcp2_crypto_recv_retry_cb;
@@ -961,38 +976,27 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 		return -1;
 	}
 	ngtcp2_conn_set_tls_native_handle(c->conn, c->tls);
+	/* The program writes at once; the stream opens with the handshake. */
+	int fd = c->user_fd;
+	c->user_fd = -1;
+	c->announced = true;
 	if (!conn_write(c) || !start_thread(ep, err, err_size)) {
 		if (!*err) {
 			set_err(err, err_size, "cannot send to %s", host_port);
 		}
+		close(fd);
 		quic_close(ep);
 		return -1;
 	}
-	struct pollfd pfd = {.fd = ep->ready[0], .events = POLLIN};
-	uint64_t end = now_ns() + (uint64_t)timeout_ms * NGTCP2_MILLISECONDS;
-	for (;;) {
-		int fd = quic_accept(ep);
-		if (fd >= 0) {
-			*out = ep;
-			return fd;
-		}
-		pthread_mutex_lock(&ep->lock);
-		bool failed = ep->failure[0] != '\0';
-		if (failed) {
-			set_err(err, err_size, "%s", ep->failure);
-		}
-		pthread_mutex_unlock(&ep->lock);
-		uint64_t now = now_ns();
-		if (failed || now >= end) {
-			if (!failed) {
-				set_err(err, err_size, "no answer over UDP from %s in %d ms",
-					host_port, timeout_ms);
-			}
-			quic_close(ep);
-			return -1;
-		}
-		poll(&pfd, 1, (int)((end - now) / NGTCP2_MILLISECONDS) + 1);
-	}
+	*out = ep;
+	return fd;
+}
+
+void quic_failure(struct quic_endpoint *ep, char *out, size_t size)
+{
+	pthread_mutex_lock(&ep->lock);
+	snprintf(out, size, "%s", ep->failure);
+	pthread_mutex_unlock(&ep->lock);
 }
 
 void quic_close(struct quic_endpoint *ep)

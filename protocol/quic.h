@@ -33,11 +33,15 @@ int quic_local_port(const struct quic_endpoint *ep);
  * waits. The program owns the fd. */
 int quic_accept(struct quic_endpoint *ep);
 
-/* A client of HOST:PORT: waits up to timeout_ms for the handshake and
- * returns the connection's stream (the program owns the fd), with the
- * endpoint that carries it in *out; -1 and a reason in err on failure. */
+/* A client of HOST:PORT: returns the connection's stream at once (the
+ * program owns the fd; what it writes waits for the handshake), with the
+ * endpoint that carries it in *out; -1 and a reason in err if it cannot
+ * even start. A handshake that fails, or does not complete within
+ * timeout_ms, closes the stream: quic_failure then says why. */
 int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int timeout_ms,
 	struct quic_endpoint **out, char *err, size_t err_size);
+/* Why a client's connection ended ("" while it has not, or ended cleanly). */
+void quic_failure(struct quic_endpoint *ep, char *out, size_t size);
 
 /* Ends the endpoint's thread and its connections (closing them). */
 void quic_close(struct quic_endpoint *ep);

@@ -52,6 +52,7 @@ def _linked(library):
 # A build with video (libavcodec), and one with sanitizers, where memory
 # figures mean nothing (ASan holds freed memory in quarantine).
 VIDEO = _linked("libavcodec")
+UDP = _linked("libngtcp2")  # built with the UDP transport
 SANITIZED = _linked("libasan") or os.environ.get("RCOMP_SANITIZED") == "1"
 
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274

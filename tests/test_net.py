@@ -3,10 +3,19 @@ that delays and loses IP packets (the kernel here has no netem), and
 sessions run across it as they would between two machines."""
 import os
 import secrets
+import subprocess
 
-from rig import ANIM_CLIENT, RCOMP_RUN, RCOMP_VIEW, NetLink, wait_for, wait_screen_matches
+import pytest
+
+from rig import (ANIM_CLIENT, RCOMP_RUN, RCOMP_VIEW, UDP, NetLink, wait_for,
+                 wait_screen_matches)
 
 PORT = 7410
+
+
+# A build without ngtcp2 (-Dudp=disabled) has no UDP transport to test.
+TRANSPORTS = ["tcp", pytest.param("udp", marks=pytest.mark.skipif(
+    not UDP, reason="built without UDP (ngtcp2 and GnuTLS)"))]
 
 
 def udp_echo(link, count, wait_s, size=200):
@@ -114,22 +123,38 @@ print(time.monotonic() - t0)
 """
 
 
-def test_a_session_over_tcp_through_a_lossy_jittery_link_is_pixel_exact(desktop):
-    """5% loss and 10 ms of jitter each way at 50 ms round trip: what the
-    app drew, moving and then still, arrives exactly."""
-    link = NetLink(desktop, delay_ms=25, jitter_ms=10, loss=5, rate_mbit=20)
+def token_file(desktop):
     token = os.path.join(desktop.tmp, "token")
     with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(secrets.token_hex(16) + "\n")
+    return token
+
+
+def session_across(desktop, link, transport, app, run_args=(), view_args=()):
+    """rcomp-run with app on the remote side of link, listening on transport
+    ("tcp" or "udp"), and rcomp-view on the local side connected to it."""
+    token = token_file(desktop)
+    addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
+    server = desktop.start("rcomp-run", link.wrap("remote", [
+        RCOMP_RUN, "--listen-" + transport, addr, "--token-file", token, *run_args, "--",
+        *app]), desktop.remote_env)
+    wait_for("rcomp-run listening", lambda: "listening on %s" % transport.upper()
+             in desktop.read_log("rcomp-run"))
+    viewer = desktop.start("rcomp-view", link.wrap("local", [
+        RCOMP_VIEW, "--" + transport, addr, "--token-file", token, *view_args]),
+        desktop.local_env)
+    return server, viewer
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_session_through_a_lossy_jittery_link_is_pixel_exact(desktop, transport):
+    """5% loss and 10 ms of jitter each way at 50 ms round trip: what the
+    app drew, moving and then still, arrives exactly."""
+    link = NetLink(desktop, delay_ms=25, jitter_ms=10, loss=5, rate_mbit=20)
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
-    desktop.start("rcomp-run", link.wrap("remote", [
-        RCOMP_RUN, "--listen-tcp", addr, "--token-file", token, "--dump-dir", dump, "-v", "--",
-        ANIM_CLIENT, "3"]), desktop.remote_env)
-    wait_for("rcomp-run listening", lambda: "listening on TCP" in desktop.read_log("rcomp-run"))
-    desktop.start("rcomp-view", link.wrap("local", [
-        RCOMP_VIEW, "--tcp", addr, "--token-file", token]), desktop.local_env)
+    session_across(desktop, link, transport, [ANIM_CLIENT, "3"],
+                   ["--dump-dir", dump, "-v"])
     wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"),
              timeout=60)
     shot, _, _ = wait_screen_matches(desktop, "rcomp-anim-test",

@@ -4,11 +4,11 @@ tests/netsim (IP packets over TUN devices: TCP and UDP ride it alike).
 Prints numbers; it passes or fails nothing.
 
     python3 tools/bench_net.py [--only 0,3,5,5j,20] [--seconds 15] [--rtt-ms 50]
-                               [--rate-mbit 20]
+                               [--rate-mbit 20] [--transports tcp,udp]
 
 Each case runs weston-simple-egl (60 fps) and the test input client in one
-session, rcomp-run on the remote side listening on TCP, rcomp-view on the
-local side, at RTT and RATE with random loss each way:
+session, rcomp-run on the remote side listening on TCP or UDP (QUIC),
+rcomp-view on the local side, at RTT and RATE with random loss each way:
 - 0: no loss; 3, 5, 20: that percentage lost each way; 5j: 5% and 10 ms
   of jitter each way.
 For each: the game's shown fps (median and worst of the viewer's per-second
@@ -41,18 +41,18 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def tcp_session(rig, link, tag, app):
+def net_session(rig, link, tag, app, transport):
     token = os.path.join(rig.tmp, "token")
     with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(secrets.token_hex(16) + "\n")
     addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
     server = rig.start("rc-" + tag, link.wrap("remote", [
-        RCOMP_RUN, "--stats", "--listen-tcp", addr, "--token-file", token, "--",
+        RCOMP_RUN, "--stats", "--listen-" + transport, addr, "--token-file", token, "--",
         "sh", "-c", app]), rig.remote_env)
     wait_for("rcomp-run listening", lambda: "listening" in rig.read_log("rc-" + tag) or
              server.poll() is not None, timeout=20)
     viewer = rig.start("rv-" + tag, link.wrap("local", [
-        RCOMP_VIEW, "--stats", "--tcp", addr, "--token-file", token]), rig.local_env)
+        RCOMP_VIEW, "--stats", "--" + transport, addr, "--token-file", token]), rig.local_env)
     return server, viewer
 
 
@@ -70,13 +70,13 @@ def key_latency(rig, tag, kb, timeout=5.0):
     return (time.monotonic() - t0) * 1000
 
 
-def measure(loss, jitter_ms, rtt_ms, rate_mbit, seconds):
+def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
     rig = Rig()
     try:
         link = NetLink(rig, delay_ms=rtt_ms / 2, jitter_ms=jitter_ms, loss=loss,
                        rate_mbit=rate_mbit, buffer_kb=256, seed=11)
         tag = "net"
-        tcp_session(rig, link, tag, "%s & exec weston-simple-egl" % INPUT_CLIENT)
+        net_session(rig, link, tag, "%s & exec weston-simple-egl" % INPUT_CLIENT, transport)
         wait_for("both windows", lambda: rig.window(app_id=EGL) and
                  rig.window(app_id="rcomp-input-test"), timeout=90)
         rig.swaymsg("[app_id=rcomp-input-test] focus")
@@ -121,16 +121,18 @@ def main():
     ap.add_argument("--seconds", type=int, default=15)
     ap.add_argument("--rtt-ms", type=float, default=50)
     ap.add_argument("--rate-mbit", type=float, default=20)
+    ap.add_argument("--transports", default="tcp,udp")
     args = ap.parse_args()
     print("%g ms round trip, %g Mbit/s, weston-simple-egl and a key every 300 ms:"
           % (args.rtt_ms, args.rate_mbit), flush=True)
     for name in args.only.split(","):
         loss, jitter = CASES[name]
-        r = measure(loss, jitter, args.rtt_ms, args.rate_mbit, args.seconds)
-        print("TCP, %2d%% loss, %2d ms jitter: shown %4.1f fps (worst second %s); key %.0f / "
-              "%.0f / %.0f ms (median / p95 / max); link %.2f Mbit/s down, %.2f up"
-              % (loss, jitter, r["fps"], r["worst"], r["key"], r["p95"], r["max"], r["down"],
-                 r["up"]), flush=True)
+        for transport in args.transports.split(","):
+            r = measure(transport, loss, jitter, args.rtt_ms, args.rate_mbit, args.seconds)
+            print("%s, %2d%% loss, %2d ms jitter: shown %4.1f fps (worst second %s); key %.0f "
+                  "/ %.0f / %.0f ms (median / p95 / max); link %.2f Mbit/s down, %.2f up"
+                  % (transport.upper(), loss, jitter, r["fps"], r["worst"], r["key"], r["p95"],
+                     r["max"], r["down"], r["up"]), flush=True)
 
 
 if __name__ == "__main__":

@@ -344,6 +344,9 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 	struct rv_connection *conn = &viewer->connection;
 	bool was_welcomed = conn->welcomed;
 	transport_close(viewer);
+	if (conn->quic_failure[0]) {
+		why = conn->quic_failure; /* what QUIC knows of it */
+	}
 	clipboard_link_down(viewer);
 	sound_link_down(viewer);
 	if (!transport_can_retry(viewer)) {

@@ -40,7 +40,11 @@ static const char usage[] =
 	"                      only detached one; see rcomp-run --list)\n"
 	"  --socket PATH       connect to rcomp-run on this unix socket\n"
 	"  --tcp HOST:PORT     connect over TCP (not encrypted; prefer ssh)\n"
-	"  --token-file FILE   with --tcp: the session's token (else $RCOMP_TOKEN)\n"
+	"  --udp HOST:PORT     connect over UDP: QUIC, encrypted and keyed by the\n"
+	"                      session's token; rides packet loss, and a change of\n"
+	"                      this machine's address (rcomp-run --listen-udp)\n"
+	"  --token-file FILE   with --tcp or --udp: the session's token (else\n"
+	"                      $RCOMP_TOKEN)\n"
 	"  --stdio             speak to rcomp-run on stdin/stdout\n"
 	"  --local             start rcomp-run --stdio -- APP here (a one-command demo)\n"
 	"  --compress ALGO     with --local or ssh: none, lz4, zstd or zstd:LEVEL\n"
@@ -79,7 +83,8 @@ static bool read_token(struct rv_options *options, const char *file)
 	}
 	const char *env = getenv("RCOMP_TOKEN");
 	if (!env) {
-		log_error("--tcp needs the session's token: --token-file FILE or $RCOMP_TOKEN");
+		log_error("%s needs the session's token: --token-file FILE or $RCOMP_TOKEN",
+			options->transport == RV_UDP ? "--udp" : "--tcp");
 		return false;
 	}
 	size_t len = strcspn(env, "\r\n");
@@ -151,6 +156,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_SESSION("attach", OPTIONS, want_attach),
 	SETTINGS_STRING("socket", "", OPTIONS, want_socket, "a path"),
 	SETTINGS_ADDRESS("tcp", OPTIONS, want_tcp),
+	SETTINGS_ADDRESS("udp", OPTIONS, want_udp),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_CUSTOM("compress", "", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
@@ -266,15 +272,15 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Where to connect: the command line's choice, else the settings'. */
-	static const char *const places[] = {"attach", "socket", "tcp"};
+	static const char *const places[] = {"attach", "socket", "tcp", "udp"};
 	int nmodes = use_stdio + local;
 	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
 		nmodes += settings_flagged(&settings, places[i]);
 	}
 	if (nmodes > 1) {
 		fprintf(stderr,
-			"rcomp-view: choose one of --attach, --socket, --tcp, --stdio and "
-			"--local\n");
+			"rcomp-view: choose one of --attach, --socket, --tcp, --udp, --stdio "
+			"and --local\n");
 		return 2;
 	}
 	bool ssh = nmodes == 0 && optind < argc && strcmp(argv[optind], "ssh") == 0;
@@ -296,10 +302,11 @@ int main(int argc, char **argv)
 		settings_finish(&settings);
 		return 0;
 	}
-	const char *from[3] = {0};
-	const char **wants[3] = {&options->want_attach, &options->want_socket, &options->want_tcp};
+	const char *from[4] = {0};
+	const char **wants[4] = {&options->want_attach, &options->want_socket, &options->want_tcp,
+		&options->want_udp};
 	int wanted = 0;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		if (*wants[i] && (nmodes || ssh) && !settings_flagged(&settings, places[i])) {
 			*wants[i] = NULL; /* the command line chose another way */
 		}
@@ -315,7 +322,7 @@ int main(int argc, char **argv)
 			settings_source(&settings, from[1]));
 		return 2;
 	}
-	const char *tcp = options->want_tcp;
+	const char *tcp = options->want_tcp, *udp = options->want_udp;
 	if (options->want_attach) {
 		options->attach_name = options->want_attach;
 	}
@@ -345,9 +352,15 @@ int main(int argc, char **argv)
 		}
 		log_warning("TCP is not encrypted: anyone on the network path can see "
 			    "these windows and what you type. ssh is the encrypted path.");
+	} else if (udp) {
+		options->transport = RV_UDP;
+		options->target = udp;
+		if (!read_token(options, options->token_file)) {
+			return 2;
+		}
 	}
-	if (options->token_file && !tcp && settings_flagged(&settings, "token-file")) {
-		fprintf(stderr, "rcomp-view: --token-file goes with --tcp\n");
+	if (options->token_file && !tcp && !udp && settings_flagged(&settings, "token-file")) {
+		fprintf(stderr, "rcomp-view: --token-file goes with --tcp or --udp\n");
 		return 2;
 	}
 

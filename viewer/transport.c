@@ -25,11 +25,13 @@
 #include "monotonic.h"
 #include "session.h"
 #include "status.h"
+#include "quic.h"
 #include "tcp.h"
 #include "transport.h"
 
 #define RETRY_FIRST_MS 250
 #define RETRY_MAX_MS 8000
+#define UDP_HANDSHAKE_MS 5000 /* then the link counts as down, and is retried */
 
 static int connect_socket(const char *path, bool quiet)
 {
@@ -87,6 +89,28 @@ static int connect_tcp(const char *spec, bool quiet)
 	if (fd >= 0) {
 		tcp_tune(fd);
 	}
+	return fd;
+}
+
+/* A QUIC connection to HOST:PORT: its stream at once, the handshake under
+ * way in the endpoint's thread (what is written waits for it); a failed
+ * handshake ends the stream, and quic_failure says why. */
+static int connect_udp(struct rv_viewer *viewer, bool quiet)
+{
+	struct rv_connection *conn = &viewer->connection;
+	char err[256];
+	conn->quic_failure[0] = '\0';
+	int fd = quic_connect(viewer->options.target, (const uint8_t *)viewer->options.token,
+		viewer->options.token_len, UDP_HANDSHAKE_MS, &conn->quic, err, sizeof(err));
+	if (fd < 0) {
+		if (quiet) {
+			log_debug("cannot connect over UDP to %s: %s", viewer->options.target, err);
+		} else {
+			log_error("cannot connect over UDP to %s: %s", viewer->options.target, err);
+		}
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	return fd;
 }
 
@@ -301,6 +325,9 @@ bool transport_open(struct rv_viewer *viewer)
 	case RV_TCP:
 		fd = connect_tcp(viewer->options.target, retry);
 		break;
+	case RV_UDP:
+		fd = connect_udp(viewer, retry);
+		break;
 	case RV_SSH:
 		fd = start_ssh(viewer);
 		break;
@@ -323,6 +350,11 @@ void transport_close(struct rv_viewer *viewer)
 {
 	struct rv_connection *conn = &viewer->connection;
 	connection_close(viewer);
+	if (conn->quic) {
+		quic_failure(conn->quic, conn->quic_failure, sizeof(conn->quic_failure));
+		quic_close(conn->quic);
+		conn->quic = NULL;
+	}
 	if (conn->child > 0) {
 		/* ssh or rcomp-run: our end is closed, and a broken link may
 		 * leave ssh waiting for its timeout. A link that ended before
@@ -380,7 +412,7 @@ int transport_explain_failure(struct rv_viewer *viewer, const char *why)
 bool transport_can_retry(const struct rv_viewer *viewer)
 {
 	enum rv_transport transport = viewer->options.transport;
-	return transport == RV_SOCKET || transport == RV_TCP ||
+	return transport == RV_SOCKET || transport == RV_TCP || transport == RV_UDP ||
 		(transport == RV_SSH && viewer->connection.ever_welcomed);
 }
 

@@ -20,6 +20,7 @@
 #include "transfer.h"
 #include "wire.h"
 
+struct quic_endpoint;
 struct fcft_font;
 struct rv_offer;
 struct rv_viewer;
@@ -213,6 +214,7 @@ enum rv_hud_corner {
 enum rv_transport {
 	RV_SOCKET, /* a unix socket; reconnects to it */
 	RV_TCP, /* reconnects */
+	RV_UDP, /* QUIC; reconnects */
 	RV_SSH, /* reconnects with ssh HOST rcomp-run --attach SESSION */
 	RV_STDIO, /* stdin/stdout: no reconnection */
 	RV_LOCAL, /* rcomp-run --stdio started here: ends with it */
@@ -227,9 +229,9 @@ struct rv_options {
 	char **app; /* NULL: attach to a running session */
 	const char *attach_name; /* NULL: let rcomp-run choose */
 	const char *compress, *fps, *remote_bin; /* NULL: rcomp-run's own */
-	const char *token_file; /* --tcp's token; NULL: $RCOMP_TOKEN */
+	const char *token_file; /* --tcp's and --udp's token; NULL: $RCOMP_TOKEN */
 	/* Where the settings or flags say to connect, until main chooses. */
-	const char *want_attach, *want_socket, *want_tcp;
+	const char *want_attach, *want_socket, *want_tcp, *want_udp;
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */
@@ -260,6 +262,8 @@ struct rv_connection {
 	pid_t child; /* ssh, or rcomp-run started by --local */
 	int child_status; /* how the last one exited: its status, or -1 */
 	char local_run[PATH_MAX]; /* --local: the rcomp-run started */
+	struct quic_endpoint *quic; /* --udp: the link's endpoint */
+	char quic_failure[256]; /* why the last QUIC link ended, if it says */
 };
 
 /* The local seat (input.c) and the remote cursor (cursor.c). */

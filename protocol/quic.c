@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,8 +89,11 @@ struct quic_endpoint {
 	int accept_queue[MAX_CONNS];
 	int naccept;
 	char failure[256]; /* a client's connection failed: why */
-	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped;
+	int netlink; /* a client's: address changes (-1: none) */
+	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
 };
+
+static void follow_address(struct quic_endpoint *ep);
 
 static uint64_t now_ns(void)
 {
@@ -703,11 +708,12 @@ static void *endpoint_thread(void *data)
 {
 	struct quic_endpoint *ep = data;
 	for (;;) {
-		struct pollfd pfd[2 + MAX_CONNS];
-		int map[2 + MAX_CONNS];
+		struct pollfd pfd[3 + MAX_CONNS];
+		int map[3 + MAX_CONNS];
 		int n = 0;
 		pfd[n++] = (struct pollfd){.fd = ep->wake[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ep->udp, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = ep->netlink, .events = POLLIN};
 		uint64_t now = now_ns(), next = UINT64_MAX;
 		for (int i = 0; i < MAX_CONNS; i++) {
 			struct conn *c = &ep->conns[i];
@@ -740,7 +746,10 @@ static void *endpoint_thread(void *data)
 		if (pfd[1].revents & POLLIN) {
 			read_packets(ep);
 		}
-		for (int k = 2; k < n; k++) {
+		if (pfd[2].revents & POLLIN) {
+			follow_address(ep);
+		}
+		for (int k = 3; k < n; k++) {
 			struct conn *c = &ep->conns[map[k]];
 			if (!c->used) {
 				continue;
@@ -801,7 +810,7 @@ static struct quic_endpoint *endpoint_new(bool server, const uint8_t *key, size_
 		return NULL;
 	}
 	ep->server = server;
-	ep->udp = ep->wake[0] = ep->wake[1] = ep->ready[0] = ep->ready[1] = -1;
+	ep->udp = ep->wake[0] = ep->wake[1] = ep->ready[0] = ep->ready[1] = ep->netlink = -1;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		ep->conns[i].fd = ep->conns[i].user_fd = -1;
 	}
@@ -849,6 +858,65 @@ static bool open_udp(struct quic_endpoint *ep, int family, const struct sockaddr
 		return false;
 	}
 	return true;
+}
+
+/* The address the kernel sends from towards a client's server, with the
+ * port of our socket. */
+static bool route_source(struct quic_endpoint *ep, struct sockaddr_storage *out, socklen_t *out_len)
+{
+	bool found = false;
+	int probe = socket(ep->remote.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (probe >= 0 && connect(probe, (struct sockaddr *)&ep->remote, ep->remote_len) == 0) {
+		struct sockaddr_storage local;
+		socklen_t local_len = sizeof(local);
+		struct sockaddr_storage bound;
+		socklen_t bound_len = sizeof(bound);
+		if (getsockname(probe, (struct sockaddr *)&local, &local_len) == 0 &&
+			getsockname(ep->udp, (struct sockaddr *)&bound, &bound_len) == 0) {
+			if (local.ss_family == AF_INET) {
+				((struct sockaddr_in *)&local)->sin_port =
+					((struct sockaddr_in *)&bound)->sin_port;
+			} else if (local.ss_family == AF_INET6) {
+				((struct sockaddr_in6 *)&local)->sin6_port =
+					((struct sockaddr_in6 *)&bound)->sin6_port;
+			}
+			*out = local;
+			*out_len = local_len;
+			found = true;
+		}
+	}
+	if (probe >= 0) {
+		close(probe);
+	}
+	return found;
+}
+
+/* A client whose address changed (a new network): the connection goes on
+ * from the new one, which the server validates within a round trip. */
+static void follow_address(struct quic_endpoint *ep)
+{
+	char drain[4096];
+	while (recv(ep->netlink, drain, sizeof(drain), MSG_DONTWAIT) > 0) {
+	}
+	struct sockaddr_storage now;
+	socklen_t now_len;
+	if (!route_source(ep, &now, &now_len) ||
+		(now_len == ep->local_len && memcmp(&now, &ep->local, now_len) == 0)) {
+		return;
+	}
+	ep->local = now;
+	ep->local_len = now_len;
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &ep->conns[i];
+		if (c->used && ngtcp2_conn_get_handshake_completed(c->conn)) {
+			ngtcp2_path path = {{(struct sockaddr *)&ep->local, ep->local_len},
+				{(struct sockaddr *)&ep->remote, ep->remote_len}, NULL};
+			int rv = ngtcp2_conn_initiate_immediate_migration(c->conn, &path, now_ns());
+			pthread_mutex_lock(&ep->lock);
+			ep->migrations += rv == 0;
+			pthread_mutex_unlock(&ep->lock);
+		}
+	}
 }
 
 static bool start_thread(struct quic_endpoint *ep, char *err, size_t err_size)
@@ -922,26 +990,16 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 		quic_close(ep);
 		return -1;
 	}
-	/* The local address the kernel would use towards the server. */
-	int probe = socket(ep->remote.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 && connect(probe, (struct sockaddr *)&ep->remote, ep->remote_len) == 0) {
-		struct sockaddr_storage local;
-		socklen_t local_len = sizeof(local);
-		if (getsockname(probe, (struct sockaddr *)&local, &local_len) == 0) {
-			/* Same address, the socket's own port. */
-			if (local.ss_family == AF_INET) {
-				((struct sockaddr_in *)&local)->sin_port =
-					((struct sockaddr_in *)&ep->local)->sin_port;
-			} else if (local.ss_family == AF_INET6) {
-				((struct sockaddr_in6 *)&local)->sin6_port =
-					((struct sockaddr_in6 *)&ep->local)->sin6_port;
-			}
-			ep->local = local;
-			ep->local_len = local_len;
+	route_source(ep, &ep->local, &ep->local_len);
+	/* Address changes, to move the connection along with this machine. */
+	ep->netlink = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (ep->netlink >= 0) {
+		struct sockaddr_nl nl = {.nl_family = AF_NETLINK,
+			.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR};
+		if (bind(ep->netlink, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+			close(ep->netlink);
+			ep->netlink = -1; /* no roaming, the rest works */
 		}
-	}
-	if (probe >= 0) {
-		close(probe);
 	}
 	struct conn *c = conn_alloc(ep, err, err_size);
 	if (!c) {
@@ -1020,7 +1078,7 @@ void quic_close(struct quic_endpoint *ep)
 	for (int i = 0; i < ep->naccept; i++) {
 		close(ep->accept_queue[i]);
 	}
-	int fds[] = {ep->udp, ep->wake[0], ep->wake[1], ep->ready[0], ep->ready[1]};
+	int fds[] = {ep->udp, ep->wake[0], ep->wake[1], ep->ready[0], ep->ready[1], ep->netlink};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (fds[i] >= 0) {
 			close(fds[i]);
@@ -1040,9 +1098,10 @@ void quic_close(struct quic_endpoint *ep)
 void quic_describe(struct quic_endpoint *ep, char *out, size_t size)
 {
 	pthread_mutex_lock(&ep->lock);
-	snprintf(out, size, "udp %llu packets in (%.2f MB), %llu out (%.2f MB), %llu not sent",
+	snprintf(out, size,
+		"udp %llu packets in (%.2f MB), %llu out (%.2f MB), %llu not sent, %llu moves",
 		(unsigned long long)ep->packets_in, (double)ep->bytes_in / 1e6,
 		(unsigned long long)ep->packets_out, (double)ep->bytes_out / 1e6,
-		(unsigned long long)ep->dropped);
+		(unsigned long long)ep->dropped, (unsigned long long)ep->migrations);
 	pthread_mutex_unlock(&ep->lock);
 }

@@ -418,6 +418,17 @@ class NetLink:
     def check_output(self, side, argv, timeout=60):
         return subprocess.check_output(self.wrap(side, argv), text=True, timeout=timeout)
 
+    def readdress(self, side, addr):
+        """side's end moves to addr (a new network): the old address goes,
+        then the new one comes (deleting a primary address takes the
+        secondaries of its subnet with it)."""
+        old = self.REMOTE_ADDR if side == "remote" else self.LOCAL_ADDR
+        ns = self.ns[side]
+        subprocess.run(["ip", "-n", ns, "addr", "del", old + "/24", "dev", "rcsim"],
+                       check=True, capture_output=True)
+        subprocess.run(["ip", "-n", ns, "addr", "add", addr + "/24", "dev", "rcsim"],
+                       check=True, capture_output=True)
+
     def set(self, **settings):
         """delay_ms=, jitter_ms=, loss=, rate_mbit=, buffer_kb=: from now on."""
         for key, value in settings.items():

@@ -2,6 +2,7 @@
 that delays and loses IP packets (the kernel here has no netem), and
 sessions run across it as they would between two machines."""
 import os
+import re
 import secrets
 import subprocess
 
@@ -161,3 +162,27 @@ def test_a_session_through_a_lossy_jittery_link_is_pixel_exact(desktop, transpor
                                      os.path.join(dump, "window-1.ppm"), timeout=30)
     counts = link.counts()
     assert counts["a_to_b"]["lost"] > 0 and counts["b_to_a"]["lost"] > 0, counts
+
+
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_the_viewers_address_changes_mid_session_and_windows_keep_updating(desktop):
+    """The laptop moves to another network: its address changes under the
+    running viewer. The QUIC connection moves with it (no reconnect, no
+    second attach) and frames keep arriving, to a pixel-exact end."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=50)
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    session_across(desktop, link, "udp", [ANIM_CLIENT, "6"], ["--dump-dir", dump, "-v"],
+                   ["--stats"])
+    wait_for("frames shown", lambda: "presented" in desktop.read_log("rcomp-view"), timeout=30)
+    mark = len(desktop.read_log("rcomp-view"))
+    link.readdress("local", "10.99.0.3")
+    wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"),
+             timeout=60)
+    wait_screen_matches(desktop, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"),
+                        timeout=30)
+    after = desktop.read_log("rcomp-view")[mark:]
+    shown = [int(n) for n in re.findall(r"presented (\d+) fps", after)]
+    assert sum(shown) > 30, after
+    assert "lost" not in after and "reconnect" not in after, after
+    assert desktop.read_log("rcomp-run").count("viewer attached") == 1

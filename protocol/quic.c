@@ -64,7 +64,9 @@ struct conn {
 	bool fin_sent;
 	bool closing;
 	uint8_t *sbuf; /* from the program: acknowledged bytes are dropped */
-	size_t s_head, s_len, s_sent; /* s_sent: handed to QUIC, from s_head */
+	/* sbuf is a ring: QUIC keeps pointers into it until the peer
+	 * acknowledges the bytes, so they never move. Totals since the start. */
+	uint64_t s_acked, s_sent, s_read;
 	uint8_t *rbuf; /* from the peer, not yet written to the program */
 	size_t r_head, r_len;
 	ngtcp2_connection_close_error error;
@@ -267,16 +269,11 @@ static int acked_cb(ngtcp2_conn *conn, int64_t stream_id, uint64_t offset, uint6
 	void *user_data, void *stream_user_data)
 {
 	struct conn *c = user_data;
-	if (stream_id != c->stream_id || datalen > c->s_len) {
+	if (stream_id != c->stream_id || offset != c->s_acked || datalen > c->s_sent - c->s_acked) {
 		return 0;
 	}
-	/* Acknowledged in order, from the front. */
-	c->s_head += datalen;
-	c->s_len -= datalen;
-	c->s_sent = c->s_sent > datalen ? c->s_sent - datalen : 0;
-	if (c->s_len == 0) {
-		c->s_head = 0;
-	}
+	/* Acknowledged in order, from the front: that room is free again. */
+	c->s_acked += datalen;
 	return 0;
 }
 
@@ -440,12 +437,11 @@ static void send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const
 /* Reads what the program wrote, into what waits to be acknowledged. */
 static void read_program(struct conn *c)
 {
-	while (!c->app_eof && c->s_head + c->s_len < SEND_MAX) {
-		if (c->s_head > 0 && c->s_head + c->s_len == SEND_MAX) {
-			break;
-		}
-		ssize_t n = read(c->fd, c->sbuf + c->s_head + c->s_len,
-			SEND_MAX - c->s_head - c->s_len);
+	while (!c->app_eof && c->s_read - c->s_acked < SEND_MAX) {
+		size_t at = (size_t)(c->s_read % SEND_MAX);
+		size_t room = SEND_MAX - (size_t)(c->s_read - c->s_acked);
+		size_t chunk = SEND_MAX - at < room ? SEND_MAX - at : room;
+		ssize_t n = read(c->fd, c->sbuf + at, chunk);
 		if (n == 0) {
 			c->app_eof = true;
 		} else if (n < 0) {
@@ -454,12 +450,8 @@ static void read_program(struct conn *c)
 			}
 			break;
 		} else {
-			c->s_len += (size_t)n;
+			c->s_read += (uint64_t)n;
 		}
-	}
-	if (c->s_head > SEND_MAX / 2) {
-		memmove(c->sbuf, c->sbuf + c->s_head, c->s_len);
-		c->s_head = 0;
 	}
 }
 
@@ -472,19 +464,29 @@ static bool conn_write(struct conn *c)
 	ngtcp2_path_storage_zero(&ps);
 	ngtcp2_pkt_info pi;
 	uint64_t ts = now_ns();
-	for (int packets = 0; packets < 64; packets++) {
-		ngtcp2_vec vec = {NULL, 0};
+	/* A packet under construction (NGTCP2_ERR_WRITE_MORE) is always
+	 * finished before this returns: ngtcp2 asserts so when reading next. */
+	for (int packets = 0; packets < 64;) {
+		ngtcp2_vec vec[2];
 		size_t nvec = 0;
 		int64_t sid = -1;
 		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
 		if (c->stream_id >= 0 && ngtcp2_conn_get_handshake_completed(c->conn)) {
 			sid = c->stream_id;
-			if (c->s_sent < c->s_len) {
-				vec.base = c->sbuf + c->s_head + c->s_sent;
-				vec.len = c->s_len - c->s_sent;
+			size_t unsent = (size_t)(c->s_read - c->s_sent);
+			size_t at = (size_t)(c->s_sent % SEND_MAX);
+			if (unsent > 0) {
+				/* The ring's unsent bytes, in two pieces where it wraps. */
+				vec[0].base = c->sbuf + at;
+				vec[0].len = SEND_MAX - at < unsent ? SEND_MAX - at : unsent;
 				nvec = 1;
+				if (vec[0].len < unsent) {
+					vec[1].base = c->sbuf;
+					vec[1].len = unsent - vec[0].len;
+					nvec = 2;
+				}
 			}
-			if (c->app_eof && !c->fin_sent && c->s_sent + vec.len == c->s_len) {
+			if (c->app_eof && !c->fin_sent) {
 				flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
 			} else if (nvec == 0) {
 				sid = -1;
@@ -492,12 +494,12 @@ static bool conn_write(struct conn *c)
 		}
 		ngtcp2_ssize accepted = -1;
 		ngtcp2_ssize n = ngtcp2_conn_writev_stream(c->conn, &ps.path, &pi, buf, sizeof(buf),
-			&accepted, flags, sid, nvec ? &vec : NULL, nvec, ts);
+			&accepted, flags, sid, nvec ? vec : NULL, nvec, ts);
 		if (accepted > 0) {
-			c->s_sent += (size_t)accepted;
+			c->s_sent += (uint64_t)accepted;
 		}
 		if (accepted >= 0 && (flags & NGTCP2_WRITE_STREAM_FLAG_FIN) &&
-			c->s_sent == c->s_len) {
+			c->s_sent == c->s_read) {
 			c->fin_sent = true;
 		}
 		if (n == NGTCP2_ERR_WRITE_MORE) {
@@ -517,6 +519,7 @@ static bool conn_write(struct conn *c)
 			return true;
 		}
 		send_packet(c->ep, &ps.path, buf, (size_t)n);
+		packets++;
 	}
 	return true;
 }
@@ -723,7 +726,7 @@ static void *endpoint_thread(void *data)
 			uint64_t expiry = ngtcp2_conn_get_expiry(c->conn);
 			next = expiry < next ? expiry : next;
 			short events = 0;
-			if (!c->app_eof && c->s_len < SEND_MAX / 2 && c->stream_id >= 0) {
+			if (!c->app_eof && c->s_read - c->s_acked < SEND_MAX && c->stream_id >= 0) {
 				events |= POLLIN;
 			}
 			if (c->r_len > 0) {
@@ -782,9 +785,10 @@ static void *endpoint_thread(void *data)
 					continue;
 				}
 			}
-			bool done = c->fin_sent && c->s_len == 0 && c->closing && c->r_len == 0;
+			bool all_acked = c->s_acked == c->s_read;
+			bool done = c->fin_sent && all_acked && c->closing && c->r_len == 0;
 			if (!conn_write(c) || done ||
-				(c->app_eof && c->r_len == 0 && c->fin_sent && c->s_len == 0)) {
+				(c->app_eof && c->r_len == 0 && c->fin_sent && all_acked)) {
 				conn_close(c);
 			}
 		}

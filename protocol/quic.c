@@ -256,8 +256,10 @@ static int recv_stream_data_cb(ngtcp2_conn *conn, uint32_t flags, int64_t stream
 	if (c->r_len + datalen > RECV_WINDOW) {
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	}
-	memcpy(c->rbuf + c->r_head + c->r_len, data, datalen);
-	c->r_len += datalen;
+	if (datalen > 0) { /* a FIN alone comes with no data at all */
+		memcpy(c->rbuf + c->r_head + c->r_len, data, datalen);
+		c->r_len += datalen;
+	}
 	flush_to_program(c);
 	if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) {
 		c->closing = true; /* the peer is done: so are we, once flushed */

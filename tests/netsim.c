@@ -6,11 +6,16 @@
  * direction has a bottleneck of RATE with a queue of BUFFER bytes (tail
  * drop when full), a one-way DELAY, JITTER added to each packet's delay (a
  * packet never overtakes the one before it, as on one path), and random
- * LOSS. TCP, UDP and anything else ride it alike.
+ * LOSS. TCP, UDP and anything else ride it alike. For hostile paths, UDP
+ * datagrams can also be CORRUPTed (a payload byte flipped, the UDP checksum
+ * cleared so that the receiver's transport, not the kernel, must catch it),
+ * TRUNCATEd (cut short, lengths fixed up) or DUPLICATEd (replayed right
+ * behind the original).
  *
  *   netsim --ns-a NAME --ns-b NAME [--dev NAME] [--delay-ms MS]
  *          [--jitter-ms MS] [--loss PERCENT] [--rate-mbit MBIT]
- *          [--buffer-kb KB] [--seed N]
+ *          [--buffer-kb KB] [--seed N] [--corrupt PERCENT]
+ *          [--truncate PERCENT] [--duplicate PERCENT]
  *
  * The namespaces are those of `ip netns add` (/run/netns/NAME); each gets a
  * TUN device called NAME (default rcsim), left down and without an address
@@ -50,6 +55,7 @@ struct packet {
 
 struct settings {
 	double delay_ms, jitter_ms, loss, rate_mbit, buffer_kb;
+	double corrupt, truncate, duplicate; /* percent of UDP datagrams */
 };
 
 /* One direction: packets read from `from`, written to `to` when due. */
@@ -59,7 +65,7 @@ struct way {
 	uint32_t head, count;
 	uint64_t link_free_ns; /* when the bottleneck has sent all it holds */
 	uint64_t last_deliver_ns;
-	uint64_t forwarded, bytes, lost, dropped;
+	uint64_t forwarded, bytes, lost, dropped, tampered;
 };
 
 static volatile sig_atomic_t report_wanted, stop_wanted;
@@ -116,24 +122,99 @@ static int open_tun(const char *ns, const char *dev)
 
 static void report(const struct way ways[2])
 {
-	printf("{\"a_to_b\": {\"forwarded\": %llu, \"bytes\": %llu, \"lost\": %llu, "
-	       "\"dropped\": %llu}, \"b_to_a\": {\"forwarded\": %llu, \"bytes\": %llu, "
-	       "\"lost\": %llu, \"dropped\": %llu}}\n",
-		(unsigned long long)ways[0].forwarded, (unsigned long long)ways[0].bytes,
-		(unsigned long long)ways[0].lost, (unsigned long long)ways[0].dropped,
-		(unsigned long long)ways[1].forwarded, (unsigned long long)ways[1].bytes,
-		(unsigned long long)ways[1].lost, (unsigned long long)ways[1].dropped);
+	for (int i = 0; i < 2; i++) {
+		printf("%s\"%s\": {\"forwarded\": %llu, \"bytes\": %llu, \"lost\": %llu, "
+		       "\"dropped\": %llu, \"tampered\": %llu}",
+			i ? ", " : "{", i ? "b_to_a" : "a_to_b",
+			(unsigned long long)ways[i].forwarded, (unsigned long long)ways[i].bytes,
+			(unsigned long long)ways[i].lost, (unsigned long long)ways[i].dropped,
+			(unsigned long long)ways[i].tampered);
+	}
+	printf("}\n");
 	fflush(stdout);
 }
 
 /* A packet read from the way's source: lost, dropped at a full queue, or
  * queued with the time it arrives at the other end. */
-static void admit(struct way *w, const struct settings *s, const uint8_t *data, size_t size,
+/* The IPv4 header checksum, over its 16-bit words. */
+static uint16_t ip_checksum(const uint8_t *h, size_t len)
+{
+	uint32_t sum = 0;
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		sum += (uint32_t)(h[i] << 8 | h[i + 1]);
+	}
+	while (sum >> 16) {
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	return (uint16_t)~sum;
+}
+
+static bool chance(double percent)
+{
+	return percent > 0 && random_unit() * 100.0 < percent;
+}
+
+/* A UDP datagram in IPv4 altered as a hostile path would: a byte of its
+ * payload flipped, or its payload cut short. The UDP checksum is cleared
+ * (none, as IPv4 allows) so the kernel passes it on. */
+static bool tamper(const struct settings *s, uint8_t *p, size_t *size)
+{
+	if (*size < 28 || (p[0] >> 4) != 4 || p[9] != 17) {
+		return false;
+	}
+	size_t ihl = (size_t)(p[0] & 0xf) * 4;
+	if (ihl < 20 || *size < ihl + 9) {
+		return false;
+	}
+	size_t payload = *size - ihl - 8;
+	bool changed = false;
+	if (chance(s->corrupt) && payload > 0) {
+		p[ihl + 8 + (size_t)(random_unit() * (double)payload)] ^= 0x5a;
+		changed = true;
+	}
+	if (chance(s->truncate) && payload > 1) {
+		size_t keep = 1 + (size_t)(random_unit() * (double)(payload - 1));
+		*size = ihl + 8 + keep;
+		p[2] = (uint8_t)(*size >> 8);
+		p[3] = (uint8_t)*size;
+		p[10] = p[11] = 0;
+		uint16_t sum = ip_checksum(p, ihl);
+		p[10] = (uint8_t)(sum >> 8);
+		p[11] = (uint8_t)sum;
+		p[ihl + 4] = (uint8_t)((8 + keep) >> 8);
+		p[ihl + 5] = (uint8_t)(8 + keep);
+		changed = true;
+	}
+	if (changed) {
+		p[ihl + 6] = p[ihl + 7] = 0;
+	}
+	return changed;
+}
+
+static void enqueue(struct way *w, const uint8_t *data, size_t size, uint64_t deliver)
+{
+	if (w->count == SLOTS) {
+		w->dropped++;
+		return;
+	}
+	struct packet *p = &w->ring[(w->head + w->count) % SLOTS];
+	p->deliver_ns = deliver;
+	p->size = (uint16_t)size;
+	memcpy(p->data, data, size);
+	w->count++;
+}
+
+static void admit(struct way *w, const struct settings *s, const uint8_t *in, size_t size,
 	uint64_t now)
 {
-	if (s->loss > 0 && random_unit() * 100.0 < s->loss) {
+	if (chance(s->loss)) {
 		w->lost++;
 		return;
+	}
+	uint8_t data[PACKET_MAX];
+	memcpy(data, in, size);
+	if (tamper(s, data, &size)) {
+		w->tampered++;
 	}
 	uint64_t start = w->link_free_ns > now ? w->link_free_ns : now;
 	uint64_t serialize = 0;
@@ -157,11 +238,12 @@ static void admit(struct way *w, const struct settings *s, const uint8_t *data, 
 		deliver = w->last_deliver_ns; /* one path: no overtaking */
 	}
 	w->last_deliver_ns = deliver;
-	struct packet *p = &w->ring[(w->head + w->count) % SLOTS];
-	p->deliver_ns = deliver;
-	p->size = (uint16_t)size;
-	memcpy(p->data, data, size);
-	w->count++;
+	enqueue(w, data, size, deliver);
+	if ((data[0] >> 4) == 4 && size > 9 && data[9] == 17 && chance(s->duplicate)) {
+		/* A replay: the same datagram again, right behind it. */
+		w->tampered++;
+		enqueue(w, data, size, deliver);
+	}
 }
 
 static void deliver_due(struct way *w, uint64_t now)
@@ -201,6 +283,12 @@ static bool set_option(struct settings *s, const char *key, const char *value)
 		s->rate_mbit = v;
 	} else if (strcmp(key, "buffer-kb") == 0 && v > 0) {
 		s->buffer_kb = v;
+	} else if (strcmp(key, "corrupt") == 0 && v <= 100) {
+		s->corrupt = v;
+	} else if (strcmp(key, "truncate") == 0 && v <= 100) {
+		s->truncate = v;
+	} else if (strcmp(key, "duplicate") == 0 && v <= 100) {
+		s->duplicate = v;
 	} else if (strcmp(key, "seed") == 0) {
 		rng_state = (uint64_t)v * 0x9e3779b97f4a7c15ull + 1;
 	} else {
@@ -271,7 +359,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: netsim --ns-a NAME --ns-b NAME [--dev NAME] [--delay-ms MS] "
 			"[--jitter-ms MS] [--loss PERCENT] [--rate-mbit MBIT] "
-			"[--buffer-kb KB] [--seed N]\n");
+			"[--buffer-kb KB] [--seed N] [--corrupt PERCENT] [--truncate PERCENT] "
+			"[--duplicate PERCENT]\n");
 		return 2;
 	}
 	int fds[2];

@@ -374,15 +374,17 @@ class NetLink:
     loss each way, for TCP and UDP alike. The remote end is REMOTE_ADDR, the
     local one LOCAL_ADDR; wrap(side, argv) runs a program on that side.
     set(...) changes the link while it runs; counts() is what netsim has
-    forwarded, lost and dropped each way."""
+    forwarded, lost and dropped each way. corrupt, truncate and duplicate:
+    percentages of UDP datagrams a hostile path alters or replays."""
     REMOTE_ADDR = "10.99.0.1"
     LOCAL_ADDR = "10.99.0.2"
     _serial = 0
 
     def __init__(self, rig, delay_ms=0, jitter_ms=0, loss=0, rate_mbit=0, buffer_kb=256,
-                 seed=1):
+                 seed=1, corrupt=0, truncate=0, duplicate=0):
         self.helpers = []
         self.proc = None
+        self.addr = {"remote": self.REMOTE_ADDR, "local": self.LOCAL_ADDR}
         NetLink._serial += 1
         tag = "rc%d-%d" % (os.getpid(), NetLink._serial)
         self.ns = {"remote": tag + "r", "local": tag + "l"}
@@ -391,7 +393,9 @@ class NetLink:
         self.proc = subprocess.Popen(
             [NETSIM, "--ns-a", self.ns["remote"], "--ns-b", self.ns["local"],
              "--delay-ms", str(delay_ms), "--jitter-ms", str(jitter_ms), "--loss", str(loss),
-             "--rate-mbit", str(rate_mbit), "--buffer-kb", str(buffer_kb), "--seed", str(seed)],
+             "--rate-mbit", str(rate_mbit), "--buffer-kb", str(buffer_kb), "--seed", str(seed),
+             "--corrupt", str(corrupt), "--truncate", str(truncate),
+             "--duplicate", str(duplicate)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         if line.strip() != "ready":
@@ -422,12 +426,13 @@ class NetLink:
         """side's end moves to addr (a new network): the old address goes,
         then the new one comes (deleting a primary address takes the
         secondaries of its subnet with it)."""
-        old = self.REMOTE_ADDR if side == "remote" else self.LOCAL_ADDR
+        old = self.addr[side]
         ns = self.ns[side]
         subprocess.run(["ip", "-n", ns, "addr", "del", old + "/24", "dev", "rcsim"],
                        check=True, capture_output=True)
         subprocess.run(["ip", "-n", ns, "addr", "add", addr + "/24", "dev", "rcsim"],
                        check=True, capture_output=True)
+        self.addr[side] = addr
 
     def set(self, **settings):
         """delay_ms=, jitter_ms=, loss=, rate_mbit=, buffer_kb=: from now on."""

@@ -3,14 +3,15 @@ link that loses and delays packets, between two network namespaces joined by
 tests/netsim (IP packets over TUN devices: TCP and UDP ride it alike).
 Prints numbers; it passes or fails nothing.
 
-    python3 tools/bench_net.py [--only 0,3,5,5j,20] [--seconds 15] [--rtt-ms 50]
+    python3 tools/bench_net.py [--only 0,3,5,5j,20,roam] [--seconds 15] [--rtt-ms 50]
                                [--rate-mbit 20] [--transports tcp,udp]
 
 Each case runs weston-simple-egl (60 fps) and the test input client in one
 session, rcomp-run on the remote side listening on TCP or UDP (QUIC),
 rcomp-view on the local side, at RTT and RATE with random loss each way:
 - 0: no loss; 3, 5, 20: that percentage lost each way; 5j: 5% and 10 ms
-  of jitter each way.
+  of jitter each way; roam: over UDP, the viewer's address changes five
+  times, and the time until its next frame is printed.
 For each: the game's shown fps (median and worst of the viewer's per-second
 counts, a second after the first picture onwards), a key (a virtual
 keyboard on the focused input client's window) until the remote app prints
@@ -32,6 +33,7 @@ from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_RUN, RCOMP_VIEW,  # n
                  NetLink, Rig, VirtualKeyboard, focused, wait_for)
 
 CASES = {"0": (0, 0), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
+ONLY = "0,3,5,5j,20,roam"
 EGL = "org.freedesktop.weston.simple-egl"
 PORT = 7400
 
@@ -115,17 +117,63 @@ def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
         rig.close()
 
 
+def roaming(rtt_ms, rate_mbit, tries=5):
+    """ms from the viewer's address change to its next frame, over UDP."""
+    rig = Rig()
+    times = []
+    try:
+        link = NetLink(rig, delay_ms=rtt_ms / 2, rate_mbit=rate_mbit, buffer_kb=256)
+        token = os.path.join(rig.tmp, "token")
+        with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(secrets.token_hex(16) + "\n")
+        addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
+        rig.start("rc-roam", link.wrap("remote", [
+            RCOMP_RUN, "--listen-udp", addr, "--token-file", token, "--",
+            "weston-simple-egl"]), rig.remote_env)
+        wait_for("rcomp-run listening", lambda: "listening" in rig.read_log("rc-roam"))
+        rig.start("rv-roam", link.wrap("local", [
+            RCOMP_VIEW, "-v", "--udp", addr, "--token-file", token]), rig.local_env)
+        wait_for("frames", lambda: "frame" in rig.read_log("rv-roam"), timeout=60)
+        for i in range(tries):
+            time.sleep(1)
+            mark = len(rig.read_log("rv-roam"))
+            t0 = time.monotonic()
+            link.readdress("local", "10.99.0.%d" % (10 + i))
+            wait_for("a frame from the new address", lambda: re.search(
+                r"(\d+\.\d+) debug \S+ window \d+: frame \d+ received",
+                rig.read_log("rv-roam")[mark:]), timeout=30)
+            stamps = [float(t) for t in re.findall(
+                r"(\d+\.\d+) debug \S+ window \d+: frame \d+ received",
+                rig.read_log("rv-roam")[mark:])]
+            after = [t for t in stamps if t > t0 + 0.001]
+            if after:
+                times.append((after[0] - t0) * 1000)
+        return times
+    finally:
+        rig.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(CASES))
+    ap.add_argument("--only", default=ONLY)
     ap.add_argument("--seconds", type=int, default=15)
     ap.add_argument("--rtt-ms", type=float, default=50)
     ap.add_argument("--rate-mbit", type=float, default=20)
     ap.add_argument("--transports", default="tcp,udp")
+    ap.add_argument("--roam", action="store_true", help="only the roaming measurement")
     args = ap.parse_args()
+    if args.roam or "roam" in args.only:
+        t = roaming(args.rtt_ms, args.rate_mbit)
+        print("roaming over UDP, %g ms round trip: the viewer's address changed, next frame "
+              "after %s ms (median of %d)" % (args.rtt_ms, "%.0f" % statistics.median(t)
+                                               if t else "-", len(t)), flush=True)
+        if args.roam:
+            return
     print("%g ms round trip, %g Mbit/s, weston-simple-egl and a key every 300 ms:"
           % (args.rtt_ms, args.rate_mbit), flush=True)
     for name in args.only.split(","):
+        if name == "roam":
+            continue
         loss, jitter = CASES[name]
         for transport in args.transports.split(","):
             r = measure(transport, loss, jitter, args.rtt_ms, args.rate_mbit, args.seconds)

@@ -8,6 +8,7 @@
 
 #include "connection.h"
 #include "decode.h"
+#include "log.h"
 #include "present.h"
 #include "video.h"
 
@@ -131,6 +132,7 @@ void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 		window->mark_next = 0;
 	}
 	window->stat_received++;
+	log_debug("window %u: frame %u received", window->id, msg->seq);
 	window->stat_bytes += msg->payload_size;
 	window->drawn_us = msg->time_us;
 	bool reset = msg->flags & WIRE_FRAME_RESET;

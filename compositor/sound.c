@@ -54,6 +54,7 @@ struct rc_sound {
 	bool set_up; /* subscribed and capturing */
 	bool timed_out; /* setting up the sinks took too long */
 	bool op_failed; /* the last operation waited for was refused */
+	bool default_is_ours; /* the server's default sink is the session's */
 	int playing; /* app streams open */
 	int counting;
 	pa_time_event *tail;
@@ -310,6 +311,34 @@ static bool set_default(struct rc_sound *s, bool sink, const char *name)
 	return false;
 }
 
+static void handle_server_info(pa_context *c, const pa_server_info *info, void *data)
+{
+	struct rc_sound *s = data;
+	s->default_is_ours = info && info->default_sink_name &&
+		strcmp(info->default_sink_name, SINK) == 0;
+	pa_threaded_mainloop_signal(s->loop, 0);
+}
+
+/* Lock held. Until the session manager has made our sink the default it
+ * routes new streams by (wireplumber, slow to come up on a loaded machine),
+ * an app that starts plays nowhere: wait for it. */
+static bool await_default_sink(struct rc_sound *s)
+{
+	while (!s->failed && !s->timed_out) {
+		s->default_is_ours = false;
+		if (!finish_op(s, pa_context_get_server_info(s->context, handle_server_info, s))) {
+			return false;
+		}
+		if (s->default_is_ours) {
+			return true;
+		}
+		pa_threaded_mainloop_unlock(s->loop);
+		nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
+		pa_threaded_mainloop_lock(s->loop);
+	}
+	return false;
+}
+
 static bool make_sinks(struct rc_sound *s)
 {
 	char args[160];
@@ -336,7 +365,8 @@ static bool make_sinks(struct rc_sound *s)
 		finish_op(s,
 			pa_context_load_module(s->context, "module-null-sink", args, handle_loaded,
 				s));
-	ok = ok && set_default(s, true, SINK) && set_default(s, false, MIC_SINK ".monitor");
+	ok = ok && set_default(s, true, SINK) && set_default(s, false, MIC_SINK ".monitor") &&
+		await_default_sink(s);
 	if (timeout && !s->timed_out) {
 		pa_threaded_mainloop_get_api(s->loop)->time_free(timeout);
 	}

@@ -314,8 +314,8 @@ static bool set_default(struct rc_sound *s, bool sink, const char *name)
 static void handle_server_info(pa_context *c, const pa_server_info *info, void *data)
 {
 	struct rc_sound *s = data;
-	s->default_is_ours = info && info->default_sink_name &&
-		strcmp(info->default_sink_name, SINK) == 0;
+	s->default_is_ours =
+		info && info->default_sink_name && strcmp(info->default_sink_name, SINK) == 0;
 	pa_threaded_mainloop_signal(s->loop, 0);
 }
 

@@ -29,8 +29,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_RUN, RCOMP_VIEW,  # noqa: E402
-                 NetLink, Rig, VirtualKeyboard, focused, wait_for)
+from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, NetLink, Rig, wait_for)  # noqa: E402
+from bench_priority import focus_input, key_latency  # noqa: E402
 
 CASES = {"0": (0, 0), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
 ONLY = "0,3,5,5j,20,roam"
@@ -43,7 +43,7 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def net_session(rig, link, tag, app, transport):
+def net_session(rig, link, tag, app, transport, view_args=()):
     token = os.path.join(rig.tmp, "token")
     with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write(secrets.token_hex(16) + "\n")
@@ -54,22 +54,9 @@ def net_session(rig, link, tag, app, transport):
     wait_for("rcomp-run listening", lambda: "listening" in rig.read_log("rc-" + tag) or
              server.poll() is not None, timeout=20)
     viewer = rig.start("rv-" + tag, link.wrap("local", [
-        RCOMP_VIEW, "--stats", "--" + transport, addr, "--token-file", token]), rig.local_env)
+        RCOMP_VIEW, "--stats", "--" + transport, addr, "--token-file", token, *view_args]),
+        rig.local_env)
     return server, viewer
-
-
-def key_latency(rig, tag, kb, timeout=5.0):
-    """ms from a key press until the remote app prints it."""
-    def count():
-        return rig.read_log("rc-" + tag).count("key %d pressed" % KEY_A)
-    before = count()
-    t0 = time.monotonic()
-    kb.send("tap %d" % KEY_A)
-    while count() == before:
-        if time.monotonic() - t0 > timeout:
-            return timeout * 1000
-        time.sleep(0.001)
-    return (time.monotonic() - t0) * 1000
 
 
 def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
@@ -79,14 +66,8 @@ def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
                        rate_mbit=rate_mbit, buffer_kb=256, seed=11)
         tag = "net"
         net_session(rig, link, tag, "%s & exec weston-simple-egl" % INPUT_CLIENT, transport)
-        wait_for("both windows", lambda: rig.window(app_id=EGL) and
-                 rig.window(app_id="rcomp-input-test"), timeout=90)
-        rig.swaymsg("[app_id=rcomp-input-test] focus")
-        wait_for("focus", lambda: focused(rig, "rcomp-input-test"))
-        kb = VirtualKeyboard(rig)
-        kb.send("tap %d" % KEY_LEFTSHIFT)
-        wait_for("keyboard focus remotely", lambda: "key-enter" in rig.read_log("rc-" + tag),
-                 timeout=60)
+        wait_for("the game's window", lambda: rig.window(app_id=EGL), timeout=90)
+        kb = focus_input(rig, tag)
         ids = wait_for("the game's window id", lambda: re.findall(
             r"stats window (\d+) \(%s\)" % re.escape(EGL), rig.read_log("rc-" + tag)),
             timeout=30)
@@ -123,16 +104,7 @@ def roaming(rtt_ms, rate_mbit, tries=5):
     times = []
     try:
         link = NetLink(rig, delay_ms=rtt_ms / 2, rate_mbit=rate_mbit, buffer_kb=256)
-        token = os.path.join(rig.tmp, "token")
-        with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write(secrets.token_hex(16) + "\n")
-        addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
-        rig.start("rc-roam", link.wrap("remote", [
-            RCOMP_RUN, "--listen-udp", addr, "--token-file", token, "--",
-            "weston-simple-egl"]), rig.remote_env)
-        wait_for("rcomp-run listening", lambda: "listening" in rig.read_log("rc-roam"))
-        rig.start("rv-roam", link.wrap("local", [
-            RCOMP_VIEW, "-v", "--udp", addr, "--token-file", token]), rig.local_env)
+        net_session(rig, link, "roam", "exec weston-simple-egl", "udp", ["-v"])
         wait_for("frames", lambda: "frame" in rig.read_log("rv-roam"), timeout=60)
         for i in range(tries):
             time.sleep(1)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "quic.h"
 #include "sound.h"
 #include "stats.h"
 
@@ -22,6 +23,11 @@ static void print_stats(struct rc_server *server)
 		char pace[160];
 		channel_describe(&conn->channel, pace, sizeof(pace));
 		log_info("stats %s", pace);
+		if (server->listen.quic) {
+			char udp[160];
+			quic_describe(server->listen.quic, udp, sizeof(udp));
+			log_info("stats %s (all viewers)", udp);
+		}
 		log_info("stats frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
 			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames",
 			flow->count, (double)flow->in_flight / 1024,

@@ -191,6 +191,8 @@ def test_the_viewers_address_changes_mid_session_and_windows_keep_updating(deskt
     shown = [int(n) for n in re.findall(r"presented (\d+) fps", after)]
     assert sum(shown) > 30, after
     assert "lost" not in after and "reconnect" not in after, after
+    # The viewer moved the connection itself, on the address change.
+    assert re.search(r"stats udp .*, [1-9]\d* moves", after), after
     assert desktop.read_log("rcomp-run").count("viewer attached") == 1
 
 

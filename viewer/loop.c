@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "monotonic.h"
+#include "quic.h"
 #include "sound.h"
 #include "transport.h"
 
@@ -30,6 +31,11 @@ static void print_stats(struct rv_viewer *viewer)
 		char pace[160];
 		channel_describe(&viewer->connection.channel, pace, sizeof(pace));
 		log_info("stats %s", pace);
+		if (viewer->connection.quic) {
+			char udp[160];
+			quic_describe(viewer->connection.quic, udp, sizeof(udp));
+			log_info("stats %s", udp);
+		}
 	}
 	char sound[192];
 	sound_describe(viewer, sound, sizeof(sound));

@@ -1,0 +1,424 @@
+/*
+ * One QUIC connection (quic-private.h): ngtcp2's callbacks, the TLS 1.3
+ * session keyed by the pre-shared token, and the stream's two buffers
+ * between QUIC and the program's socketpair. Stream bytes read from the
+ * program stay in a ring until the peer acknowledges them (QUIC may send
+ * them again, from where they lie); bytes received are taken from the peer
+ * only as fast as the program reads them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gnutls/crypto.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "quic-private.h"
+
+static const char priority[] =
+	"NORMAL:-VERS-ALL:+VERS-TLS1.3:-KX-ALL:+ECDHE-PSK:-CIPHER-ALL:+AES-128-GCM:"
+	"+AES-256-GCM:+CHACHA20-POLY1305:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:"
+	"%DISABLE_TLS13_COMPAT_MODE";
+
+uint64_t quic_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NGTCP2_SECONDS + (uint64_t)ts.tv_nsec;
+}
+
+void quic_set_err(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+}
+
+bool quic_random(void *out, size_t len)
+{
+	return gnutls_rnd(GNUTLS_RND_RANDOM, out, len) == 0;
+}
+
+/* ---- the connection's callbacks ---- */
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+	struct conn *c = ref->user_data;
+	return c->conn;
+}
+
+static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+	(void)ctx;
+	if (!quic_random(dest, len)) {
+		memset(dest, 0, len);
+	}
+}
+
+static int new_cid_cb(ngtcp2_conn *conn, ngtcp2_cid *cid, uint8_t *token, size_t cidlen,
+	void *user_data)
+{
+	struct conn *c = user_data;
+	if (!quic_random(cid->data, cidlen) ||
+		!quic_random(token, NGTCP2_STATELESS_RESET_TOKENLEN)) {
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	}
+	cid->datalen = cidlen;
+	if (c->ncids < MAX_CIDS) {
+		c->cids[c->ncids++] = *cid;
+	}
+	return 0;
+}
+
+static int remove_cid_cb(ngtcp2_conn *conn, const ngtcp2_cid *cid, void *user_data)
+{
+	struct conn *c = user_data;
+	for (int i = 0; i < c->ncids; i++) {
+		if (ngtcp2_cid_eq(&c->cids[i], cid)) {
+			c->cids[i] = c->cids[--c->ncids];
+			break;
+		}
+	}
+	return 0;
+}
+
+static int handshake_completed_cb(ngtcp2_conn *conn, void *user_data)
+{
+	struct conn *c = user_data;
+	if (!c->ep->server && c->stream_id < 0) {
+		if (ngtcp2_conn_open_bidi_stream(conn, &c->stream_id, NULL) != 0) {
+			return NGTCP2_ERR_CALLBACK_FAILURE;
+		}
+	}
+	return 0;
+}
+
+static int stream_open_cb(ngtcp2_conn *conn, int64_t stream_id, void *user_data)
+{
+	struct conn *c = user_data;
+	/* Client-initiated bidirectional streams have the two low bits 0. */
+	if (c->stream_id < 0 && (stream_id & 0x3) == 0) {
+		c->stream_id = stream_id;
+	}
+	return 0;
+}
+
+/* What waits for the program goes to it as far as it reads; what it took
+ * opens the window by as much. */
+void quic_flush_to_program(struct conn *c)
+{
+	size_t written = 0;
+	while (c->r_len > 0) {
+		ssize_t n = write(c->fd, c->rbuf + c->r_head, c->r_len);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				c->app_eof = true; /* the program is gone */
+				c->r_len = 0;
+			}
+			break;
+		}
+		c->r_head += (size_t)n;
+		c->r_len -= (size_t)n;
+		written += (size_t)n;
+	}
+	if (c->r_len == 0) {
+		c->r_head = 0;
+	}
+	if (written && c->stream_id >= 0) {
+		ngtcp2_conn_extend_max_stream_offset(c->conn, c->stream_id, written);
+		ngtcp2_conn_extend_max_offset(c->conn, written);
+	}
+}
+
+static int recv_stream_data_cb(ngtcp2_conn *conn, uint32_t flags, int64_t stream_id,
+	uint64_t offset, const uint8_t *data, size_t datalen, void *user_data,
+	void *stream_user_data)
+{
+	struct conn *c = user_data;
+	if (stream_id != c->stream_id) {
+		return 0; /* one stream is all rcomp opens */
+	}
+	/* The window keeps the peer to RECV_WINDOW beyond what the program
+	 * read, so this fits. */
+	if (c->r_head + c->r_len + datalen > RECV_WINDOW) {
+		memmove(c->rbuf, c->rbuf + c->r_head, c->r_len);
+		c->r_head = 0;
+	}
+	if (c->r_len + datalen > RECV_WINDOW) {
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	}
+	if (datalen > 0) { /* a FIN alone comes with no data at all */
+		memcpy(c->rbuf + c->r_head + c->r_len, data, datalen);
+		c->r_len += datalen;
+	}
+	quic_flush_to_program(c);
+	if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) {
+		c->closing = true; /* the peer is done: so are we, once flushed */
+	}
+	return 0;
+}
+
+static int acked_cb(ngtcp2_conn *conn, int64_t stream_id, uint64_t offset, uint64_t datalen,
+	void *user_data, void *stream_user_data)
+{
+	struct conn *c = user_data;
+	if (stream_id != c->stream_id || offset != c->s_acked || datalen > c->s_sent - c->s_acked) {
+		return 0;
+	}
+	/* Acknowledged in order, from the front: that room is free again. */
+	c->s_acked += datalen;
+	return 0;
+}
+
+const ngtcp2_callbacks quic_callbacks = {
+	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
+	.encrypt = ngtcp2_crypto_encrypt_cb,
+	.decrypt = ngtcp2_crypto_decrypt_cb,
+	.hp_mask = ngtcp2_crypto_hp_mask_cb,
+	.recv_stream_data = recv_stream_data_cb,
+	.acked_stream_data_offset = acked_cb,
+	.stream_open = stream_open_cb,
+	.handshake_completed = handshake_completed_cb,
+	.rand = rand_cb,
+	.get_new_connection_id = new_cid_cb,
+	.remove_connection_id = remove_cid_cb,
+	.update_key = ngtcp2_crypto_update_key_cb,
+	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
+	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
+	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
+	.version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+};
+
+/* ---- TLS ---- */
+
+int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_datum_t *key)
+{
+	struct conn *c = ((ngtcp2_crypto_conn_ref *)gnutls_session_get_ptr(session))->user_data;
+	if (strcmp(username, PSK_USER) != 0) {
+		return -1;
+	}
+	key->data = gnutls_malloc(c->ep->key.size);
+	if (!key->data) {
+		return -1;
+	}
+	memcpy(key->data, c->ep->key.data, c->ep->key.size);
+	key->size = c->ep->key.size;
+	return 0;
+}
+
+bool quic_tls_init(struct conn *c, char *err, size_t err_size)
+{
+	struct quic_endpoint *ep = c->ep;
+	unsigned flags = ep->server ? GNUTLS_SERVER : GNUTLS_CLIENT;
+	int rv = gnutls_init(&c->tls, flags | GNUTLS_NO_END_OF_EARLY_DATA);
+	if (rv != 0) {
+		quic_set_err(err, err_size, "gnutls_init: %s", gnutls_strerror(rv));
+		return false;
+	}
+	rv = ep->server ? ngtcp2_crypto_gnutls_configure_server_session(c->tls)
+			: ngtcp2_crypto_gnutls_configure_client_session(c->tls);
+	if (rv != 0) {
+		quic_set_err(err, err_size, "cannot set QUIC up in GnuTLS");
+		return false;
+	}
+	rv = gnutls_priority_set_direct(c->tls, priority, NULL);
+	if (rv == 0) {
+		rv = ep->server ? gnutls_credentials_set(c->tls, GNUTLS_CRD_PSK, ep->psk_server)
+				: gnutls_credentials_set(c->tls, GNUTLS_CRD_PSK, ep->psk_client);
+	}
+	if (rv != 0) {
+		quic_set_err(err, err_size, "GnuTLS: %s", gnutls_strerror(rv));
+		return false;
+	}
+	c->ref.get_conn = get_conn;
+	c->ref.user_data = c;
+	gnutls_session_set_ptr(c->tls, &c->ref);
+	const gnutls_datum_t alpn = {(unsigned char *)QUIC_ALPN, sizeof(QUIC_ALPN) - 1};
+	gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY);
+	return true;
+}
+
+/* ---- connections ---- */
+
+void quic_conn_settings(ngtcp2_settings *settings, ngtcp2_transport_params *params)
+{
+	ngtcp2_settings_default(settings);
+	settings->handshake_timeout = 10 * NGTCP2_SECONDS;
+	settings->initial_ts = quic_now_ns();
+	/* BBR: random loss is no reason to slow down, a full queue is. */
+	settings->cc_algo = NGTCP2_CC_ALGO_BBR;
+	settings->max_tx_udp_payload_size = PACKET_MAX;
+	ngtcp2_transport_params_default(params);
+	params->initial_max_stream_data_bidi_local = RECV_WINDOW;
+	params->initial_max_stream_data_bidi_remote = RECV_WINDOW;
+	params->initial_max_data = RECV_WINDOW;
+	params->initial_max_streams_bidi = 1;
+	params->initial_max_streams_uni = 0;
+	params->max_idle_timeout = IDLE_TIMEOUT_NS;
+	params->active_connection_id_limit = MAX_CIDS;
+}
+
+void quic_conn_free(struct conn *c)
+{
+	if (c->conn) {
+		ngtcp2_conn_del(c->conn);
+	}
+	if (c->tls) {
+		gnutls_deinit(c->tls);
+	}
+	if (c->fd >= 0) {
+		close(c->fd);
+	}
+	if (c->user_fd >= 0) {
+		close(c->user_fd);
+	}
+	free(c->sbuf);
+	free(c->rbuf);
+	memset(c, 0, sizeof(*c));
+	c->fd = c->user_fd = -1;
+}
+
+struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_size)
+{
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &ep->conns[i];
+		if (c->used) {
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->used = true;
+		c->ep = ep;
+		c->stream_id = -1;
+		c->fd = c->user_fd = -1;
+		int pair[2];
+		c->sbuf = malloc(SEND_MAX);
+		c->rbuf = malloc(RECV_WINDOW);
+		if (!c->sbuf || !c->rbuf ||
+			socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) <
+				0) {
+			quic_set_err(err, err_size, "no room for a connection: %s",
+				strerror(errno));
+			quic_conn_free(c);
+			return NULL;
+		}
+		c->fd = pair[0];
+		c->user_fd = pair[1];
+		/* The program's end blocks as a TCP socket's does by default. */
+		fcntl(c->user_fd, F_SETFL, fcntl(c->user_fd, F_GETFL) & ~O_NONBLOCK);
+		return c;
+	}
+	quic_set_err(err, err_size, "too many connections");
+	return NULL;
+}
+
+/* Reads what the program wrote, into what waits to be acknowledged. */
+void quic_read_program(struct conn *c)
+{
+	while (!c->app_eof && c->s_read - c->s_acked < SEND_MAX) {
+		size_t at = (size_t)(c->s_read % SEND_MAX);
+		size_t room = SEND_MAX - (size_t)(c->s_read - c->s_acked);
+		size_t chunk = SEND_MAX - at < room ? SEND_MAX - at : room;
+		ssize_t n = read(c->fd, c->sbuf + at, chunk);
+		if (n == 0) {
+			c->app_eof = true;
+		} else if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR) {
+				c->app_eof = true;
+			}
+			break;
+		} else {
+			c->s_read += (uint64_t)n;
+		}
+	}
+}
+
+/* Writes packets while QUIC has something to send; false once the
+ * connection is over. */
+bool quic_conn_write(struct conn *c)
+{
+	uint8_t buf[PACKET_MAX];
+	ngtcp2_path_storage ps;
+	ngtcp2_path_storage_zero(&ps);
+	ngtcp2_pkt_info pi;
+	uint64_t ts = quic_now_ns();
+	/* A packet under construction (NGTCP2_ERR_WRITE_MORE) is always
+	 * finished before this returns: ngtcp2 asserts so when reading next. */
+	for (int packets = 0; packets < 64;) {
+		ngtcp2_vec vec[2];
+		size_t nvec = 0;
+		int64_t sid = -1;
+		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+		if (c->stream_id >= 0 && ngtcp2_conn_get_handshake_completed(c->conn)) {
+			sid = c->stream_id;
+			size_t unsent = (size_t)(c->s_read - c->s_sent);
+			size_t at = (size_t)(c->s_sent % SEND_MAX);
+			if (unsent > 0) {
+				/* The ring's unsent bytes, in two pieces where it wraps. */
+				vec[0].base = c->sbuf + at;
+				vec[0].len = SEND_MAX - at < unsent ? SEND_MAX - at : unsent;
+				nvec = 1;
+				if (vec[0].len < unsent) {
+					vec[1].base = c->sbuf;
+					vec[1].len = unsent - vec[0].len;
+					nvec = 2;
+				}
+			}
+			if (c->app_eof && !c->fin_sent) {
+				flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+			} else if (nvec == 0) {
+				sid = -1;
+			}
+		}
+		ngtcp2_ssize accepted = -1;
+		ngtcp2_ssize n = ngtcp2_conn_writev_stream(c->conn, &ps.path, &pi, buf, sizeof(buf),
+			&accepted, flags, sid, nvec ? vec : NULL, nvec, ts);
+		if (accepted > 0) {
+			c->s_sent += (uint64_t)accepted;
+		}
+		if (accepted >= 0 && (flags & NGTCP2_WRITE_STREAM_FLAG_FIN) &&
+			c->s_sent == c->s_read) {
+			c->fin_sent = true;
+		}
+		if (n == NGTCP2_ERR_WRITE_MORE) {
+			continue;
+		}
+		if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED || n == NGTCP2_ERR_STREAM_SHUT_WR) {
+			/* Nothing more of the stream for now: send the rest. */
+			n = ngtcp2_conn_writev_stream(c->conn, &ps.path, &pi, buf, sizeof(buf),
+				NULL, 0, -1, NULL, 0, ts);
+		}
+		if (n < 0) {
+			ngtcp2_connection_close_error_set_transport_error_liberr(&c->error, (int)n,
+				NULL, 0);
+			return false;
+		}
+		if (n == 0) {
+			return true;
+		}
+		quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+		packets++;
+	}
+	return true;
+}
+
+void quic_conn_close(struct conn *c)
+{
+	if (c->conn && !ngtcp2_conn_is_in_closing_period(c->conn) &&
+		!ngtcp2_conn_is_in_draining_period(c->conn)) {
+		uint8_t buf[PACKET_MAX];
+		ngtcp2_path_storage ps;
+		ngtcp2_path_storage_zero(&ps);
+		ngtcp2_pkt_info pi;
+		ngtcp2_ssize n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, buf,
+			sizeof(buf), &c->error, quic_now_ns());
+		if (n > 0) {
+			quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+		}
+	}
+	quic_conn_free(c);
+}

@@ -1,0 +1,95 @@
+/* Inside the QUIC endpoints (quic.c, the endpoint and its thread;
+ * quic-conn.c, one connection: its callbacks, TLS and stream buffers). */
+#ifndef RCOMP_QUIC_PRIVATE_H
+#define RCOMP_QUIC_PRIVATE_H
+
+#include <gnutls/gnutls.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "quic.h"
+
+#define MAX_CONNS 16
+#define MAX_CIDS 8
+#define SCID_LEN 16
+#define PACKET_MAX 1452
+#define SEND_MAX (8u << 20) /* read from the program, not yet acknowledged */
+#define RECV_WINDOW (4u << 20) /* the peer may send this far ahead of our reads */
+#define IDLE_TIMEOUT_NS (30ull * NGTCP2_SECONDS)
+#define PSK_USER "rcomp"
+
+struct conn {
+	struct quic_endpoint *ep;
+	bool used;
+	ngtcp2_conn *conn;
+	gnutls_session_t tls;
+	ngtcp2_crypto_conn_ref ref;
+	ngtcp2_cid cids[MAX_CIDS]; /* ours, by which the peer's packets find us */
+	int ncids;
+	ngtcp2_cid odcid; /* the client's first destination, until it moves on */
+	struct sockaddr_storage local;
+	socklen_t local_len;
+	int64_t stream_id; /* -1 until there is one */
+	int fd; /* our end of the socketpair; the program has the other */
+	int user_fd; /* until the program takes it */
+	bool announced; /* handshake done, user_fd offered */
+	bool app_eof; /* the program closed its end */
+	bool fin_sent;
+	bool closing;
+	uint8_t *sbuf; /* from the program: acknowledged bytes are dropped */
+	/* sbuf is a ring: QUIC keeps pointers into it until the peer
+	 * acknowledges the bytes, so they never move. Totals since the start. */
+	uint64_t s_acked, s_sent, s_read;
+	uint8_t *rbuf; /* from the peer, not yet written to the program */
+	size_t r_head, r_len;
+	ngtcp2_connection_close_error error;
+};
+
+struct quic_endpoint {
+	bool server;
+	int udp;
+	int wake[2]; /* the program to the thread: stop */
+	int ready[2]; /* the thread to the program: a connection to accept */
+	pthread_t thread;
+	bool thread_started;
+	gnutls_datum_t key;
+	gnutls_psk_server_credentials_t psk_server;
+	gnutls_psk_client_credentials_t psk_client;
+	struct sockaddr_storage local;
+	socklen_t local_len;
+	struct sockaddr_storage remote; /* a client's server */
+	socklen_t remote_len;
+	pthread_mutex_t lock; /* the stats and the accept queue */
+	struct conn conns[MAX_CONNS];
+	int accept_queue[MAX_CONNS];
+	int naccept;
+	char failure[256]; /* a client's connection failed: why */
+	int netlink; /* a client's: address changes (-1: none) */
+	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
+};
+
+uint64_t quic_now_ns(void);
+void quic_set_err(char *err, size_t size, const char *fmt, ...);
+bool quic_random(void *out, size_t len);
+extern const ngtcp2_callbacks quic_callbacks;
+void quic_conn_settings(ngtcp2_settings *settings, ngtcp2_transport_params *params);
+bool quic_tls_init(struct conn *c, char *err, size_t err_size);
+/* The server's pre-shared key for a client that names itself "rcomp". */
+int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_datum_t *key);
+/* A free slot of the endpoint with its buffers and socketpair; NULL and a
+ * reason in err if there is none. */
+struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_size);
+void quic_conn_free(struct conn *c);
+/* Says goodbye to the peer (CONNECTION_CLOSE), then frees. */
+void quic_conn_close(struct conn *c);
+void quic_read_program(struct conn *c);
+void quic_flush_to_program(struct conn *c);
+bool quic_conn_write(struct conn *c);
+void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
+	size_t len);
+
+#endif

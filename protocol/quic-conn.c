@@ -422,3 +422,20 @@ void quic_conn_close(struct conn *c)
 	}
 	quic_conn_free(c);
 }
+
+void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
+	size_t len)
+{
+	ssize_t n;
+	do {
+		n = sendto(ep->udp, data, len, 0, path->remote.addr, path->remote.addrlen);
+	} while (n < 0 && errno == EINTR);
+	pthread_mutex_lock(&ep->lock);
+	if (n == (ssize_t)len) {
+		ep->packets_out++;
+		ep->bytes_out += len;
+	} else {
+		ep->dropped++; /* a full socket: QUIC sends it again */
+	}
+	pthread_mutex_unlock(&ep->lock);
+}

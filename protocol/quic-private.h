@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "quic.h"
+struct quic_endpoint;
 
 #define MAX_CONNS 16
 #define MAX_CIDS 8
@@ -21,6 +21,7 @@
 #define RECV_WINDOW (4u << 20) /* the peer may send this far ahead of our reads */
 #define IDLE_TIMEOUT_NS (30ull * NGTCP2_SECONDS)
 #define PSK_USER "rcomp"
+#define QUIC_ALPN "rcomp/1"
 
 struct conn {
 	struct quic_endpoint *ep;

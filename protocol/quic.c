@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "quic-private.h"
+#include "quic.h"
 
 static void follow_address(struct quic_endpoint *ep);
 
@@ -51,23 +52,6 @@ static bool resolve(const char *addr_port, bool passive, struct sockaddr_storage
 	*out_len = res->ai_addrlen;
 	freeaddrinfo(res);
 	return true;
-}
-
-void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
-	size_t len)
-{
-	ssize_t n;
-	do {
-		n = sendto(ep->udp, data, len, 0, path->remote.addr, path->remote.addrlen);
-	} while (n < 0 && errno == EINTR);
-	pthread_mutex_lock(&ep->lock);
-	if (n == (ssize_t)len) {
-		ep->packets_out++;
-		ep->bytes_out += len;
-	} else {
-		ep->dropped++; /* a full socket: QUIC sends it again */
-	}
-	pthread_mutex_unlock(&ep->lock);
 }
 
 static struct conn *find_conn(struct quic_endpoint *ep, const uint8_t *dcid, size_t len)

@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QUIC_ALPN "rcomp/1"
 #define QUIC_KEY_MAX 256
 
 struct quic_endpoint;

@@ -30,6 +30,9 @@ def udp_echo(link, count, wait_s, size=200):
     each given wait_s for its answer; returns (answered, the shortest round
     trip in ms)."""
     server = link.run("remote", ["python3", "-c", ECHO, NetLink.REMOTE_ADDR, str(PORT)])
+    # Bound before the first datagram, or that one is answered by nobody.
+    wait_for("the echo", lambda: link.check_output(
+        "remote", ["ss", "-Huln", "sport = :%d" % PORT]).strip())
     try:
         out = link.check_output("local", ["python3", "-c", PING, NetLink.REMOTE_ADDR, str(PORT),
                                           str(count), str(size), str(wait_s)])

@@ -281,32 +281,6 @@ static bool make_room(struct rc_server *server, bool tcp, const char *host, cons
 /* A new connection: it waits for its hello. tcp: from the network (TCP or
  * UDP), so its hello must carry the token. */
 static void pending_start(struct rc_server *server, int conn, bool tcp, const char *host,
-	const char *peer);
-
-static void accept_one(struct rc_server *server, int fd, bool tcp)
-{
-	struct sockaddr_storage addr;
-	socklen_t addr_len = sizeof(addr);
-	int conn = accept4(fd, (struct sockaddr *)&addr, &addr_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (conn < 0) {
-		if (errno != EAGAIN && errno != EINTR) {
-			log_error("accepting a viewer failed: %s", strerror(errno));
-		}
-		return;
-	}
-	char peer[64] = "", host[48] = "";
-	if (tcp) {
-		char port[8];
-		if (getnameinfo((struct sockaddr *)&addr, addr_len, host, sizeof(host), port,
-			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
-			snprintf(peer, sizeof(peer), "%s port %s", host, port);
-		}
-		tcp_tune(conn);
-	}
-	pending_start(server, conn, tcp, host, peer);
-}
-
-static void pending_start(struct rc_server *server, int conn, bool tcp, const char *host,
 	const char *peer)
 {
 	if (!make_room(server, tcp, host, peer)) {
@@ -344,6 +318,29 @@ static void pending_start(struct rc_server *server, int conn, bool tcp, const ch
 	wl_event_source_timer_update(pending->timeout, PENDING_TIMEOUT_MS);
 }
 
+static void accept_one(struct rc_server *server, int fd, bool tcp)
+{
+	struct sockaddr_storage addr;
+	socklen_t addr_len = sizeof(addr);
+	int conn = accept4(fd, (struct sockaddr *)&addr, &addr_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (conn < 0) {
+		if (errno != EAGAIN && errno != EINTR) {
+			log_error("accepting a viewer failed: %s", strerror(errno));
+		}
+		return;
+	}
+	char peer[64] = "", host[48] = "";
+	if (tcp) {
+		char port[8];
+		if (getnameinfo((struct sockaddr *)&addr, addr_len, host, sizeof(host), port,
+			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+			snprintf(peer, sizeof(peer), "%s port %s", host, port);
+		}
+		tcp_tune(conn);
+	}
+	pending_start(server, conn, tcp, host, peer);
+}
+
 static int handle_accept(int fd, uint32_t mask, void *data)
 {
 	accept_one(data, fd, false);
@@ -363,7 +360,6 @@ static int handle_accept_udp(int fd, uint32_t mask, void *data)
 	struct rc_server *server = data;
 	int conn;
 	while ((conn = quic_accept(server->listen.quic)) >= 0) {
-		fcntl(conn, F_SETFL, fcntl(conn, F_GETFL) | O_NONBLOCK);
 		pending_start(server, conn, true, "udp", "a QUIC connection");
 	}
 	return 0;

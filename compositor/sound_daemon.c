@@ -105,13 +105,21 @@ static bool pulseaudio_prepare(struct sound_daemon *d)
 	return write_file(d, "default.pa", script);
 }
 
+/* In the daemon's child: name sets the variable name to prefix, then a
+ * place in the daemon's directory. */
+static void set_env_in(const struct sound_daemon *d, const char *name, const char *prefix,
+	const char *place)
+{
+	char value[SESSION_PATH_MAX + 48];
+	snprintf(value, sizeof(value), "%s%s/%s", prefix, d->dir, place);
+	setenv(name, value, 1);
+}
+
 static void pulseaudio_exec(struct sound_daemon *d)
 {
+	set_env_in(d, "PULSE_RUNTIME_PATH", "", "runtime");
+	set_env_in(d, "PULSE_STATE_PATH", "", "state");
 	char path[SESSION_PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/runtime", d->dir);
-	setenv("PULSE_RUNTIME_PATH", path, 1);
-	snprintf(path, sizeof(path), "%s/state", d->dir);
-	setenv("PULSE_STATE_PATH", path, 1);
 	snprintf(path, sizeof(path), "%s/default.pa", d->dir);
 	/* Without shared memory: pulseaudio 16's memfd path logs errors with
 	 * some clients (its issue 824), and sound is a few hundred KB/s. */
@@ -193,15 +201,10 @@ static const char pipewire_script[] =
 
 static void pipewire_exec(struct sound_daemon *d)
 {
-	char path[SESSION_PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/runtime", d->dir);
-	setenv("XDG_RUNTIME_DIR", path, 1);
-	snprintf(path, sizeof(path), "unix:path=%s/runtime/bus", d->dir);
-	setenv("DBUS_SESSION_BUS_ADDRESS", path, 1);
-	snprintf(path, sizeof(path), "%s/config", d->dir);
-	setenv("XDG_CONFIG_HOME", path, 1);
-	snprintf(path, sizeof(path), "%s/state", d->dir);
-	setenv("XDG_STATE_HOME", path, 1);
+	set_env_in(d, "XDG_RUNTIME_DIR", "", "runtime");
+	set_env_in(d, "DBUS_SESSION_BUS_ADDRESS", "unix:path=", "runtime/bus");
+	set_env_in(d, "XDG_CONFIG_HOME", "", "config");
+	set_env_in(d, "XDG_STATE_HOME", "", "state");
 	static const char *const gone[] = {"PIPEWIRE_RUNTIME_DIR", "PIPEWIRE_REMOTE",
 		"PIPEWIRE_CONFIG_DIR", "DISPLAY", "WAYLAND_DISPLAY"};
 	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {

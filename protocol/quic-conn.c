@@ -7,7 +7,6 @@
  * only as fast as the program reads them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gnutls/crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 #include <stdarg.h>
@@ -308,8 +307,6 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 		}
 		c->fd = pair[0];
 		c->user_fd = pair[1];
-		/* The program's end blocks as a TCP socket's does by default. */
-		fcntl(c->user_fd, F_SETFL, fcntl(c->user_fd, F_GETFL) & ~O_NONBLOCK);
 		return c;
 	}
 	quic_set_err(err, err_size, "too many connections");

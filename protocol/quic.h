@@ -8,7 +8,8 @@
  * Each endpoint runs in a thread of its own, so QUIC's timers and
  * acknowledgements never wait for a frame being encoded or decoded; a
  * connection's stream reaches the program as one end of a stream
- * socketpair, which the program reads and writes as it does a TCP socket.
+ * socketpair, nonblocking, which the program reads and writes as it does a
+ * TCP socket.
  */
 #ifndef RCOMP_QUIC_H
 #define RCOMP_QUIC_H

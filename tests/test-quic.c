@@ -3,7 +3,6 @@
  * real client over loopback UDP, their streams read and written as the
  * programs read and write sockets.
  */
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,6 +20,10 @@
 static bool write_all(int fd, const uint8_t *data, size_t len)
 {
 	while (len > 0) {
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		if (poll(&pfd, 1, 10000) <= 0) {
+			return false;
+		}
 		ssize_t n = write(fd, data, len);
 		if (n <= 0) {
 			return false;
@@ -103,9 +106,6 @@ static void stream_both_ways(void)
 	int cfd = quic_connect(addr, (const uint8_t *)KEY, strlen(KEY), 5000, &client, err,
 		sizeof(err));
 	CHECK(cfd >= 0);
-	if (cfd >= 0) {
-		fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
-	}
 	if (cfd < 0) {
 		fprintf(stderr, "quic_connect: %s\n", err);
 		quic_close(server);

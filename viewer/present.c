@@ -188,13 +188,9 @@ static void ask_feedback(struct rv_window *window, uint64_t drawn_us, uint64_t i
 	if (!viewer->presentation) {
 		return;
 	}
-	struct rv_feedback *fb = &window->feedback[0];
-	for (int i = 0; i < RV_FEEDBACKS; i++) {
-		if (!window->feedback[i].feedback) {
-			fb = &window->feedback[i];
-			break;
-		}
-	}
+	/* Taken in turn: the next slot is free, or the oldest question. */
+	struct rv_feedback *fb = &window->feedback[window->feedback_next];
+	window->feedback_next = (window->feedback_next + 1) % RV_FEEDBACKS;
 	feedback_drop(fb);
 	fb->window = window;
 	fb->drawn_us = drawn_us;

@@ -110,7 +110,6 @@ static int connect_udp(struct rv_viewer *viewer, bool quiet)
 		}
 		return -1;
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	return fd;
 }
 

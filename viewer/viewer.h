@@ -125,6 +125,7 @@ struct rv_window {
 		uint64_t drawn_us; /* the picture's time_us */
 		uint64_t input_sent_us; /* the input it answers was sent: 0 none */
 	} feedback[RV_FEEDBACKS];
+	int feedback_next; /* the slot the next commit's question takes */
 	/* The last commit's picture, until its frame callback says it is drawn. */
 	uint64_t committed_drawn_us, committed_input_sent_us;
 	bool committed_unseen;

@@ -405,8 +405,10 @@ struct video_decoder {
 	int coded_width, coded_height; /* the most a slice's picture may have */
 	int picture_width, picture_height; /* of the last picture decoded */
 	struct SwsContext *sws;
-	uint32_t *small; /* a smaller picture in BGRA, before it is scaled up */
-	size_t small_size;
+	/* BGRA at libswscale's padded stride: a smaller picture before it is
+	 * scaled up, or one for a buffer whose rows are too tight */
+	uint32_t *scratch;
+	size_t scratch_size; /* pixels */
 	uint8_t *padded; /* the access unit with the padding libavcodec wants */
 	size_t padded_size;
 };
@@ -488,7 +490,7 @@ void video_decoder_destroy(struct video_decoder *dec)
 	avcodec_free_context(&dec->ctx);
 	av_buffer_unref(&dec->hw_device);
 	free(dec->padded);
-	free(dec->small);
+	free(dec->scratch);
 	free(dec);
 }
 
@@ -528,8 +530,34 @@ static bool screen_access_unit(struct video_decoder *dec, uint8_t *au, size_t si
 	return begin == size || parse_fits(dec, au + begin, size - begin);
 }
 
+/* Pixels a row of libswscale's output must have room for. Its SIMD
+ * converters (ffmpeg 5.1) write whole blocks of pixels, past the width
+ * where the row is not a whole number of them, so a tight buffer
+ * overflows on its last row. */
+#define SWS_ROW_ALIGN 16
+static int32_t sws_row(int32_t width)
+{
+	return (width + SWS_ROW_ALIGN - 1) & ~(SWS_ROW_ALIGN - 1);
+}
+
+/* Room for a width x height picture in BGRA at the padded stride. */
+static bool reserve_scratch(struct video_decoder *dec, int32_t width, int32_t height)
+{
+	size_t need = (size_t)sws_row(width) * (size_t)height;
+	if (dec->scratch_size < need) {
+		uint32_t *p = realloc(dec->scratch, need * 4);
+		if (!p) {
+			return false;
+		}
+		dec->scratch = p;
+		dec->scratch_size = need;
+	}
+	return true;
+}
+
 /* The picture's width x height to BGRA, without scaling: libswscale's fast
- * path where the format has one (4:2:0 does). */
+ * path where the format has one (4:2:0 does). Straight into dst where its
+ * rows have the room libswscale needs, else through scratch. */
 static bool convert(struct video_decoder *dec, const AVFrame *f, int32_t width, int32_t height,
 	uint32_t *dst, int32_t stride)
 {
@@ -538,10 +566,21 @@ static bool convert(struct video_decoder *dec, const AVFrame *f, int32_t width, 
 	if (!dec->sws) {
 		return false;
 	}
-	uint8_t *planes[1] = {(uint8_t *)dst};
-	int strides[1] = {stride * 4};
+	bool direct = stride >= sws_row(width);
+	if (!direct && !reserve_scratch(dec, width, height)) {
+		return false;
+	}
+	uint8_t *planes[1] = {(uint8_t *)(direct ? dst : dec->scratch)};
+	int strides[1] = {(direct ? stride : sws_row(width)) * 4};
 	sws_scale(dec->sws, (const uint8_t *const *)f->data, f->linesize, 0, height, planes,
 		strides);
+	if (!direct) {
+		for (int32_t y = 0; y < height; y++) {
+			memcpy(dst + (size_t)y * (size_t)stride,
+				dec->scratch + (size_t)y * (size_t)sws_row(width),
+				(size_t)width * 4);
+		}
+	}
 	return true;
 }
 
@@ -552,20 +591,12 @@ static bool convert(struct video_decoder *dec, const AVFrame *f, int32_t width, 
 static bool scale_up(struct video_decoder *dec, const AVFrame *f, int32_t width, int32_t height,
 	uint32_t *dst, int32_t stride)
 {
-	size_t need = (size_t)f->width * (size_t)f->height;
-	if (dec->small_size < need) {
-		uint32_t *p = realloc(dec->small, need * 4);
-		if (!p) {
-			return false;
-		}
-		dec->small = p;
-		dec->small_size = need;
-	}
-	if (!convert(dec, f, f->width, f->height, dec->small, f->width)) {
+	if (!reserve_scratch(dec, f->width, f->height) ||
+		!convert(dec, f, f->width, f->height, dec->scratch, sws_row(f->width))) {
 		return false;
 	}
 	pixman_image_t *src = pixman_image_create_bits(PIXMAN_a8r8g8b8, f->width, f->height,
-		dec->small, f->width * 4);
+		dec->scratch, sws_row(f->width) * 4);
 	pixman_image_t *out =
 		pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, dst, stride * 4);
 	if (!src || !out) {

@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "video.h"
@@ -39,6 +41,20 @@ static double psnr(const uint32_t *a, const uint32_t *b, int w, int h)
 	return mse == 0 ? 99.0 : 10.0 * log10(255.0 * 255.0 / mse);
 }
 
+/* n bytes that end where an unmapped page begins, so a write past them
+ * faults (ASan does not see writes made inside libswscale). */
+static void *fenced(size_t n, void **map, size_t *map_size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	*map_size = (n + page - 1) / page * page + page;
+	*map = mmap(NULL, *map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED) {
+		return NULL;
+	}
+	mprotect((uint8_t *)*map + *map_size - page, page, PROT_NONE);
+	return (uint8_t *)*map + *map_size - page - n;
+}
+
 static double roundtrip_at(int w, int h, int divisor)
 {
 	char err[256];
@@ -50,7 +66,11 @@ static double roundtrip_at(int w, int h, int divisor)
 		fprintf(stderr, "%s\n", err);
 		return 0;
 	}
-	uint32_t *src = malloc((size_t)w * h * 4), *out = malloc((size_t)w * h * 4);
+	void *map;
+	size_t map_size;
+	uint32_t *src = malloc((size_t)w * h * 4),
+		 *out = fenced((size_t)w * h * 4, &map, &map_size);
+	CHECK(out != NULL);
 	struct buffer au;
 	buffer_init(&au, 64 << 20);
 	int pictures = 0;
@@ -84,7 +104,7 @@ static double roundtrip_at(int w, int h, int divisor)
 	CHECK(ph == (((h + divisor - 1) / divisor + 1) & ~1));
 	buffer_finish(&au);
 	free(src);
-	free(out);
+	munmap(map, map_size);
 	video_encoder_destroy(enc);
 	video_decoder_destroy(dec);
 	return worst;
@@ -117,9 +137,16 @@ static void test_psnr(void)
 	roundtrip(320, 240);
 }
 
+/* Odd sizes; and a width in 4:2:0 (windows above 1280x800) that is no
+ * whole number of libswscale's blocks, into the window's buffer, tight and
+ * fenced: no byte may land past its end. 4:2:0 halves the colour of the
+ * pattern's sharp edges, and 8 Mbit/s is tight at this size (26-27 dB
+ * measured; a wider stride gives the same), so that check asks for the
+ * picture, not for the 4:4:4 quality. */
 static void test_odd(void)
 {
 	roundtrip(201, 157);
+	CHECK(roundtrip_at(1289, 802, 1) >= 25.0);
 }
 
 static void test_garbage(void)

@@ -52,7 +52,14 @@ for h in "${harnesses[@]}"; do
 		echo "cov: $(grep -oE 'cov: [0-9]+' "$work/$h.log" | tail -1)"
 	else
 		echo "fuzz-$h FOUND A CRASH:"
-		grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$work/$h.log" | head -20
+		if grep -qE "ERROR|SUMMARY|runtime error" "$work/$h.log"; then
+			grep -E "ERROR|SUMMARY|runtime error|#[0-9]+ 0x|Test unit written" \
+				"$work/$h.log" | head -40
+		else
+			# Neither a sanitizer nor libFuzzer named it (a signal, a
+			# timeout, a leak): the log's end says what happened.
+			tail -40 "$work/$h.log"
+		fi
 		failed=1
 	fi
 	if [ "${FUZZ_KEEP_CORPUS:-0}" = 1 ]; then

@@ -24,7 +24,7 @@ static void print_stats(struct rc_server *server)
 		channel_describe(&conn->channel, pace, sizeof(pace));
 		log_info("stats %s", pace);
 		if (server->listen.quic) {
-			char udp[160];
+			char udp[384];
 			quic_describe(server->listen.quic, udp, sizeof(udp));
 			log_info("stats %s (all viewers)", udp);
 		}

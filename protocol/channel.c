@@ -282,6 +282,29 @@ static enum channel_status split(struct channel *ch, enum wire_sender from, chan
 	return CHANNEL_OK;
 }
 
+size_t channel_first_size(const uint8_t *p, size_t n)
+{
+	if (n < WIRE_HEADER_SIZE) {
+		return 0;
+	}
+	uint32_t body =
+		(uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+	return body > WIRE_MAX_BODY ? SIZE_MAX : WIRE_HEADER_SIZE + (size_t)body;
+}
+
+size_t channel_record_size(const uint8_t *p, size_t n, enum channel_class *cls)
+{
+	if (n < CHANNEL_RECORD_HEADER) {
+		return 0;
+	}
+	uint32_t len = get16(p + 2);
+	if (p[0] >= CHANNEL_CLASSES || p[1] != 0 || len == 0 || len > CHANNEL_RECORD_MAX) {
+		return SIZE_MAX;
+	}
+	*cls = (enum channel_class)p[0];
+	return CHANNEL_RECORD_HEADER + len;
+}
+
 enum channel_status channel_read(struct channel *ch, enum wire_sender from, size_t chunk,
 	channel_handler handle, void *data, char *err, size_t err_size)
 {

@@ -134,6 +134,15 @@ enum channel_status channel_flush(struct channel *ch);
  * round trip, bytes unacknowledged and their limit, bytes queued. */
 void channel_describe(const struct channel *ch, char *out, size_t size);
 
+/*
+ * The framing, for a transport that carries classes apart (lanes.h). Each
+ * returns the size of the unit at the front of p: the first message (its
+ * header and body), or one record (its header and bytes), with *cls its
+ * class. 0: more bytes are needed to tell; SIZE_MAX: not a valid unit.
+ */
+size_t channel_first_size(const uint8_t *p, size_t n);
+size_t channel_record_size(const uint8_t *p, size_t n, enum channel_class *cls);
+
 /* Writes one small message straight to fd, first on its stream, where no
  * channel exists: a goodbye to a connection being refused. */
 void channel_write_once(int fd, const struct wire_msg *msg);

@@ -107,31 +107,79 @@ static int stream_open_cb(ngtcp2_conn *conn, int64_t stream_id, void *user_data)
 	return 0;
 }
 
-/* What waits for the program goes to it as far as it reads; what it took
- * opens the window by as much. */
-void quic_flush_to_program(struct conn *c)
+/* Moves the stream's whole units to the program's queue while it is short,
+ * and opens the stream's window by as much: the first message, after which
+ * the lanes' records may follow, then records. False if the peer broke the
+ * framing. */
+static bool stream_units(struct conn *c)
 {
-	size_t written = 0;
-	while (c->r_len > 0) {
-		ssize_t n = write(c->fd, c->rbuf + c->r_head, c->r_len);
-		if (n <= 0) {
-			if (n < 0 && errno != EAGAIN && errno != EINTR) {
-				c->app_eof = true; /* the program is gone */
-				c->r_len = 0;
-			}
+	size_t moved = 0;
+	while (buffer_size(&c->to_program) < TO_PROGRAM_SOFT) {
+		const uint8_t *p = buffer_head(&c->stream_in);
+		size_t n = buffer_size(&c->stream_in);
+		enum channel_class cls;
+		size_t unit =
+			c->first_in ? channel_record_size(p, n, &cls) : channel_first_size(p, n);
+		if (unit == SIZE_MAX) {
+			snprintf(c->why, sizeof(c->why), "the stream is not records");
+			return false;
+		}
+		if (unit == 0 || unit > n) {
 			break;
 		}
-		c->r_head += (size_t)n;
-		c->r_len -= (size_t)n;
-		written += (size_t)n;
+		if (!buffer_append(&c->to_program, p, unit)) {
+			snprintf(c->why, sizeof(c->why), "no room for the program's input");
+			return false;
+		}
+		buffer_consume(&c->stream_in, unit);
+		moved += unit;
+		if (!c->first_in) {
+			c->first_in = true;
+			if (!lanes_open(c->lanes, &c->to_program, c->why, sizeof(c->why))) {
+				return false;
+			}
+		}
 	}
-	if (c->r_len == 0) {
-		c->r_head = 0;
+	if (moved && c->stream_id >= 0) {
+		ngtcp2_conn_extend_max_stream_offset(c->conn, c->stream_id, moved);
+		ngtcp2_conn_extend_max_offset(c->conn, moved);
 	}
-	if (written && c->stream_id >= 0) {
-		ngtcp2_conn_extend_max_stream_offset(c->conn, c->stream_id, written);
-		ngtcp2_conn_extend_max_offset(c->conn, written);
+	return true;
+}
+
+/* What waits for the program goes to it as far as it reads. False if the
+ * peer broke the stream's framing. */
+bool quic_flush_to_program(struct conn *c)
+{
+	for (;;) {
+		while (buffer_size(&c->to_program) > 0) {
+			ssize_t n = write(c->fd, buffer_head(&c->to_program),
+				buffer_size(&c->to_program));
+			if (n <= 0) {
+				if (n < 0 && errno != EAGAIN && errno != EINTR) {
+					c->app_eof = true; /* the program is gone */
+					buffer_consume(&c->to_program, buffer_size(&c->to_program));
+				}
+				break;
+			}
+			buffer_consume(&c->to_program, (size_t)n);
+		}
+		size_t before = buffer_size(&c->stream_in);
+		if (!stream_units(c)) {
+			return false;
+		}
+		if (buffer_size(&c->stream_in) == before || buffer_size(&c->to_program) == 0 ||
+			c->app_eof) {
+			return true;
+		}
 	}
+}
+
+static int fail_cb(struct conn *c)
+{
+	ngtcp2_connection_close_error_set_application_error(&c->error, 1, (uint8_t *)c->why,
+		strlen(c->why));
+	return NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 static int recv_stream_data_cb(ngtcp2_conn *conn, uint32_t flags, int64_t stream_id,
@@ -142,23 +190,43 @@ static int recv_stream_data_cb(ngtcp2_conn *conn, uint32_t flags, int64_t stream
 	if (stream_id != c->stream_id) {
 		return 0; /* one stream is all rcomp opens */
 	}
-	/* The window keeps the peer to RECV_WINDOW beyond what the program
-	 * read, so this fits. */
-	if (c->r_head + c->r_len + datalen > RECV_WINDOW) {
-		memmove(c->rbuf, c->rbuf + c->r_head, c->r_len);
-		c->r_head = 0;
+	/* The window keeps the peer to RECV_WINDOW beyond what went to the
+	 * program's queue, so this fits. */
+	if (datalen > 0 && !buffer_append(&c->stream_in, data, datalen)) {
+		snprintf(c->why, sizeof(c->why), "the stream passed its window");
+		return fail_cb(c);
 	}
-	if (c->r_len + datalen > RECV_WINDOW) {
-		return NGTCP2_ERR_CALLBACK_FAILURE;
+	if (!quic_flush_to_program(c)) {
+		return fail_cb(c);
 	}
-	if (datalen > 0) { /* a FIN alone comes with no data at all */
-		memcpy(c->rbuf + c->r_head + c->r_len, data, datalen);
-		c->r_len += datalen;
-	}
-	quic_flush_to_program(c);
 	if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) {
 		c->closing = true; /* the peer is done: so are we, once flushed */
 	}
+	return 0;
+}
+
+static int recv_datagram_cb(ngtcp2_conn *conn, uint32_t flags, const uint8_t *data, size_t datalen,
+	void *user_data)
+{
+	struct conn *c = user_data;
+	if (!lanes_receive(c->lanes, data, datalen, &c->to_program, c->why, sizeof(c->why)) ||
+		!quic_flush_to_program(c)) {
+		return fail_cb(c);
+	}
+	return 0;
+}
+
+static int ack_datagram_cb(ngtcp2_conn *conn, uint64_t id, void *user_data)
+{
+	struct conn *c = user_data;
+	lanes_acked(c->lanes, id);
+	return 0;
+}
+
+static int lost_datagram_cb(ngtcp2_conn *conn, uint64_t id, void *user_data)
+{
+	struct conn *c = user_data;
+	lanes_lost(c->lanes, id);
 	return 0;
 }
 
@@ -180,6 +248,9 @@ const ngtcp2_callbacks quic_callbacks = {
 	.decrypt = ngtcp2_crypto_decrypt_cb,
 	.hp_mask = ngtcp2_crypto_hp_mask_cb,
 	.recv_stream_data = recv_stream_data_cb,
+	.recv_datagram = recv_datagram_cb,
+	.ack_datagram = ack_datagram_cb,
+	.lost_datagram = lost_datagram_cb,
 	.acked_stream_data_offset = acked_cb,
 	.stream_open = stream_open_cb,
 	.handshake_completed = handshake_completed_cb,
@@ -260,6 +331,8 @@ void quic_conn_settings(ngtcp2_settings *settings, ngtcp2_transport_params *para
 	params->initial_max_streams_uni = 0;
 	params->max_idle_timeout = IDLE_TIMEOUT_NS;
 	params->active_connection_id_limit = MAX_CIDS;
+	/* A DATAGRAM frame: its type and length, then a lane's datagram. */
+	params->max_datagram_frame_size = LANES_DATAGRAM_MAX + 16;
 }
 
 void quic_conn_free(struct conn *c)
@@ -277,7 +350,10 @@ void quic_conn_free(struct conn *c)
 		close(c->user_fd);
 	}
 	free(c->sbuf);
-	free(c->rbuf);
+	buffer_finish(&c->staged);
+	buffer_finish(&c->stream_in);
+	buffer_finish(&c->to_program);
+	lanes_free(c->lanes);
 	memset(c, 0, sizeof(*c));
 	c->fd = c->user_fd = -1;
 }
@@ -296,8 +372,11 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 		c->fd = c->user_fd = -1;
 		int pair[2];
 		c->sbuf = malloc(SEND_MAX);
-		c->rbuf = malloc(RECV_WINDOW);
-		if (!c->sbuf || !c->rbuf ||
+		c->lanes = lanes_new();
+		buffer_init(&c->staged, STAGED_MAX);
+		buffer_init(&c->stream_in, RECV_WINDOW);
+		buffer_init(&c->to_program, TO_PROGRAM_MAX);
+		if (!c->sbuf || !c->lanes ||
 			socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) <
 				0) {
 			quic_set_err(err, err_size, "no room for a connection: %s",
@@ -313,14 +392,58 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 	return NULL;
 }
 
-/* Reads what the program wrote, into what waits to be acknowledged. */
+/* Copies n bytes into the stream's ring. */
+static void ring_put(struct conn *c, const uint8_t *p, size_t n)
+{
+	size_t at = (size_t)(c->s_read % SEND_MAX);
+	size_t first = SEND_MAX - at < n ? SEND_MAX - at : n;
+	memcpy(c->sbuf + at, p, first);
+	memcpy(c->sbuf, p + first, n - first);
+	c->s_read += n;
+}
+
+/* Sends each whole unit the program wrote on its way: the first message and
+ * bulk to the stream's ring, the other classes to their lanes, while each
+ * has room. True when what stays staged is less than a unit. */
+static bool route(struct conn *c)
+{
+	for (;;) {
+		const uint8_t *p = buffer_head(&c->staged);
+		size_t n = buffer_size(&c->staged);
+		enum channel_class cls = CHANNEL_BULK;
+		size_t unit =
+			c->first_out ? channel_record_size(p, n, &cls) : channel_first_size(p, n);
+		if (unit == SIZE_MAX) {
+			unit = n; /* not ours to judge: the peer will refuse it */
+		}
+		if (unit == 0 || unit > n) {
+			return true;
+		}
+		if (lanes_carry(cls) && c->first_out) {
+			if (!lanes_queue(c->lanes, p, unit)) {
+				return false;
+			}
+		} else {
+			if (SEND_MAX - (c->s_read - c->s_acked) < unit) {
+				return false;
+			}
+			ring_put(c, p, unit);
+		}
+		c->first_out = true;
+		buffer_consume(&c->staged, unit);
+	}
+}
+
+/* Reads what the program wrote, and routes it. */
 void quic_read_program(struct conn *c)
 {
-	while (!c->app_eof && c->s_read - c->s_acked < SEND_MAX) {
-		size_t at = (size_t)(c->s_read % SEND_MAX);
-		size_t room = SEND_MAX - (size_t)(c->s_read - c->s_acked);
-		size_t chunk = SEND_MAX - at < room ? SEND_MAX - at : room;
-		ssize_t n = read(c->fd, c->sbuf + at, chunk);
+	while (!c->app_eof && buffer_size(&c->staged) < STAGED_MAX) {
+		size_t room = STAGED_MAX - buffer_size(&c->staged);
+		uint8_t *dst = buffer_reserve(&c->staged, room);
+		if (!dst) {
+			break;
+		}
+		ssize_t n = read(c->fd, dst, room);
 		if (n == 0) {
 			c->app_eof = true;
 		} else if (n < 0) {
@@ -329,9 +452,40 @@ void quic_read_program(struct conn *c)
 			}
 			break;
 		} else {
-			c->s_read += (uint64_t)n;
+			buffer_commit(&c->staged, (size_t)n);
+			if (!route(c)) {
+				break;
+			}
 		}
 	}
+}
+
+/* Whether what stays staged is less than a unit: all else was routed. */
+static bool routed(const struct conn *c)
+{
+	enum channel_class cls;
+	const uint8_t *p = buffer_head(&c->staged);
+	size_t n = buffer_size(&c->staged);
+	size_t unit = n == 0   ? 0
+		: c->first_out ? channel_record_size(p, n, &cls)
+			       : channel_first_size(p, n);
+	return unit == 0 || unit == SIZE_MAX || unit > n;
+}
+
+/* QUIC's probe timeout (RFC 9002): the smoothed round trip, four times its
+ * variance, and the peer's most delay of an acknowledgement (the default
+ * 25 ms: neither end changes it). */
+uint64_t quic_conn_probe_timeout(struct conn *c)
+{
+	ngtcp2_conn_stat cs;
+	ngtcp2_conn_get_conn_stat(c->conn, &cs);
+	uint64_t var = 4 * cs.rttvar > NGTCP2_MILLISECONDS ? 4 * cs.rttvar : NGTCP2_MILLISECONDS;
+	return cs.smoothed_rtt + var + 25 * NGTCP2_MILLISECONDS;
+}
+
+bool quic_conn_all_acked(const struct conn *c)
+{
+	return routed(c) && c->s_acked == c->s_read && lanes_idle(c->lanes);
 }
 
 /* Writes packets while QUIC has something to send; false once the
@@ -343,14 +497,51 @@ bool quic_conn_write(struct conn *c)
 	ngtcp2_path_storage_zero(&ps);
 	ngtcp2_pkt_info pi;
 	uint64_t ts = quic_now_ns();
+	bool ready = ngtcp2_conn_get_handshake_completed(c->conn);
+	bool datagrams = ready;
+	bool alive = true;
+	route(c);
 	/* A packet under construction (NGTCP2_ERR_WRITE_MORE) is always
 	 * finished before this returns: ngtcp2 asserts so when reading next. */
 	for (int packets = 0; packets < 64;) {
+		/* Datagrams first (every class but bulk), but the stream gets
+		 * one packet in sixteen, so a paste always moves on. */
+		bool stream_turn = (c->turn & 15) == 15 && c->s_read > c->s_sent;
+		if (datagrams && !stream_turn) {
+			uint8_t dgram[LANES_DATAGRAM_MAX];
+			uint64_t id;
+			size_t dlen = lanes_next(c->lanes, dgram, &id);
+			if (dlen > 0) {
+				int accepted = 0;
+				ngtcp2_vec v = {dgram, dlen};
+				ngtcp2_ssize n = ngtcp2_conn_writev_datagram(c->conn, &ps.path, &pi,
+					buf, sizeof(buf), &accepted,
+					NGTCP2_WRITE_DATAGRAM_FLAG_NONE, id, &v, 1, ts);
+				if (n < 0) {
+					ngtcp2_connection_close_error_set_transport_error_liberr(
+						&c->error, (int)n, NULL, 0);
+					alive = false;
+					break;
+				}
+				if (accepted) {
+					lanes_commit(c->lanes, ts);
+				}
+				if (n == 0) {
+					datagrams = false; /* congestion: what else may go */
+					continue;
+				}
+				quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+				c->turn++;
+				packets++;
+				continue;
+			}
+			datagrams = false;
+		}
 		ngtcp2_vec vec[2];
 		size_t nvec = 0;
 		int64_t sid = -1;
 		uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
-		if (c->stream_id >= 0 && ngtcp2_conn_get_handshake_completed(c->conn)) {
+		if (c->stream_id >= 0 && ready) {
 			sid = c->stream_id;
 			size_t unsent = (size_t)(c->s_read - c->s_sent);
 			size_t at = (size_t)(c->s_sent % SEND_MAX);
@@ -365,7 +556,9 @@ bool quic_conn_write(struct conn *c)
 					nvec = 2;
 				}
 			}
-			if (c->app_eof && !c->fin_sent) {
+			/* The end of the stream comes after every lane's last
+			 * record can be rebuilt, so nothing is lost behind it. */
+			if (c->app_eof && !c->fin_sent && routed(c) && lanes_idle(c->lanes)) {
 				flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
 			} else if (nvec == 0) {
 				sid = -1;
@@ -392,15 +585,24 @@ bool quic_conn_write(struct conn *c)
 		if (n < 0) {
 			ngtcp2_connection_close_error_set_transport_error_liberr(&c->error, (int)n,
 				NULL, 0);
-			return false;
+			alive = false;
+			break;
 		}
 		if (n == 0) {
-			return true;
+			if (datagrams && stream_turn) {
+				c->turn++; /* the stream could not: back to datagrams */
+				continue;
+			}
+			break;
 		}
 		quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+		c->turn++;
 		packets++;
+		datagrams = ready;
 	}
-	return true;
+	/* ngtcp2 paces the packets of the next call from here. */
+	ngtcp2_conn_update_pkt_tx_time(c->conn, ts);
+	return alive;
 }
 
 void quic_conn_close(struct conn *c)

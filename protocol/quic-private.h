@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "buffer.h"
+#include "lanes.h"
+
 struct quic_endpoint;
 
 #define MAX_CONNS 16
@@ -19,6 +22,13 @@ struct quic_endpoint;
 #define PACKET_MAX 1452
 #define SEND_MAX (8u << 20) /* read from the program, not yet acknowledged */
 #define RECV_WINDOW (4u << 20) /* the peer may send this far ahead of our reads */
+/* Read from the program and not yet routed: a record and a read more. */
+#define STAGED_MAX (CHANNEL_RECORD_HEADER + CHANNEL_RECORD_MAX + 65536)
+/* Whole units waiting for the program: the stream adds to them only below
+ * the first, the lanes (whose peer is held to about a round trip by the
+ * program's own pacing) up to the second. */
+#define TO_PROGRAM_SOFT (4u << 20)
+#define TO_PROGRAM_MAX (64u << 20)
 #define IDLE_TIMEOUT_NS (30ull * NGTCP2_SECONDS)
 #define PSK_USER "rcomp"
 #define QUIC_ALPN "rcomp/1"
@@ -41,12 +51,22 @@ struct conn {
 	bool app_eof; /* the program closed its end */
 	bool fin_sent;
 	bool closing;
-	uint8_t *sbuf; /* from the program: acknowledged bytes are dropped */
+	/* From the program: bytes not yet a whole unit (the first message or
+	 * a record), then each unit to its lane or to the stream. */
+	struct buffer staged;
+	bool first_out; /* the program's first message went to the stream */
+	struct lanes *lanes;
+	uint8_t *sbuf; /* the stream's bytes: acknowledged bytes are dropped */
 	/* sbuf is a ring: QUIC keeps pointers into it until the peer
 	 * acknowledges the bytes, so they never move. Totals since the start. */
 	uint64_t s_acked, s_sent, s_read;
-	uint8_t *rbuf; /* from the peer, not yet written to the program */
-	size_t r_head, r_len;
+	/* From the peer: stream bytes not yet a whole unit, and whole units
+	 * (stream and lanes) for the program. */
+	struct buffer stream_in;
+	bool first_in; /* the peer's first message went to the program */
+	struct buffer to_program;
+	char why[256]; /* the peer broke the lanes' format: how */
+	unsigned turn; /* packets written: every 16th offers the stream first */
 	ngtcp2_connection_close_error error;
 };
 
@@ -71,6 +91,8 @@ struct quic_endpoint {
 	char failure[256]; /* a client's connection failed: why */
 	int netlink; /* a client's: address changes (-1: none) */
 	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
+	char lanes[192]; /* the first connection's lanes, described now and then */
+	uint64_t described_at;
 };
 
 uint64_t quic_now_ns(void);
@@ -88,7 +110,11 @@ void quic_conn_free(struct conn *c);
 /* Says goodbye to the peer (CONNECTION_CLOSE), then frees. */
 void quic_conn_close(struct conn *c);
 void quic_read_program(struct conn *c);
-void quic_flush_to_program(struct conn *c);
+bool quic_flush_to_program(struct conn *c);
+/* How long a datagram may go unanswered before it counts as lost. */
+uint64_t quic_conn_probe_timeout(struct conn *c);
+/* Whether nothing the program wrote waits to be taken by the peer. */
+bool quic_conn_all_acked(const struct conn *c);
 bool quic_conn_write(struct conn *c);
 void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
 	size_t len);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "quic-private.h"
 #include "quic.h"
 
@@ -129,6 +130,22 @@ static void fail(struct quic_endpoint *ep, const char *fmt, ...)
 	pthread_mutex_unlock(&ep->lock);
 }
 
+/* The peer broke the lanes' or the stream's format: says so where it is
+ * heard, and tells the peer why as the connection closes. */
+static void report(struct conn *c)
+{
+	if (!c->why[0]) {
+		return;
+	}
+	if (c->ep->server) {
+		log_warning("a UDP viewer broke the protocol: %s; it is dropped", c->why);
+	} else {
+		fail(c->ep, "the server broke the protocol: %s", c->why);
+	}
+	ngtcp2_connection_close_error_set_application_error(&c->error, 1, (uint8_t *)c->why,
+		strlen(c->why));
+}
+
 static void offer(struct conn *c)
 {
 	struct quic_endpoint *ep = c->ep;
@@ -187,7 +204,15 @@ static void read_packets(struct quic_endpoint *ep)
 				bool tls = cc.type ==
 						NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT &&
 					(cc.error_code & ~0xffull) == NGTCP2_CRYPTO_ERROR;
-				if (ngtcp2_conn_get_handshake_completed(c->conn)) {
+				if (ngtcp2_conn_get_handshake_completed(c->conn) &&
+					cc.type ==
+						NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION &&
+					cc.reasonlen > 0) {
+					char why[256];
+					log_escape(why, sizeof(why), (const char *)cc.reason,
+						cc.reasonlen);
+					fail(ep, "the server closed the connection: %s", why);
+				} else if (ngtcp2_conn_get_handshake_completed(c->conn)) {
 					fail(ep, "the server closed the connection");
 				} else {
 					fail(ep, "%s",
@@ -206,7 +231,9 @@ static void read_packets(struct quic_endpoint *ep)
 					rv == NGTCP2_ERR_CRYPTO ? "the key does not match"
 								: ngtcp2_strerror(rv));
 			}
-			if (rv == NGTCP2_ERR_CRYPTO) {
+			if (rv == NGTCP2_ERR_CALLBACK_FAILURE && c->why[0]) {
+				report(c);
+			} else if (rv == NGTCP2_ERR_CRYPTO) {
 				ngtcp2_connection_close_error_set_transport_error_tls_alert(
 					&c->error, ngtcp2_conn_get_tls_alert(c->conn), NULL, 0);
 			} else {
@@ -218,6 +245,22 @@ static void read_packets(struct quic_endpoint *ep)
 		}
 		offer(c);
 	}
+}
+
+/* The first connection's lanes, for quic_describe() in the program's
+ * thread. */
+static void describe_lanes(struct quic_endpoint *ep)
+{
+	char text[sizeof(ep->lanes)] = "";
+	for (int i = 0; i < MAX_CONNS; i++) {
+		if (ep->conns[i].used) {
+			lanes_describe(ep->conns[i].lanes, text, sizeof(text));
+			break;
+		}
+	}
+	pthread_mutex_lock(&ep->lock);
+	memcpy(ep->lanes, text, sizeof(text));
+	pthread_mutex_unlock(&ep->lock);
 }
 
 static void *endpoint_thread(void *data)
@@ -237,12 +280,15 @@ static void *endpoint_thread(void *data)
 				continue;
 			}
 			uint64_t expiry = ngtcp2_conn_get_expiry(c->conn);
+			uint64_t tail = lanes_deadline(c->lanes, quic_conn_probe_timeout(c));
+			expiry = tail < expiry ? tail : expiry;
 			next = expiry < next ? expiry : next;
 			short events = 0;
-			if (!c->app_eof && c->s_read - c->s_acked < SEND_MAX && c->stream_id >= 0) {
+			if (!c->app_eof && buffer_size(&c->staged) < STAGED_MAX &&
+				c->stream_id >= 0) {
 				events |= POLLIN;
 			}
-			if (c->r_len > 0) {
+			if (buffer_size(&c->to_program) > 0) {
 				events |= POLLOUT;
 			}
 			map[n] = i;
@@ -270,19 +316,26 @@ static void *endpoint_thread(void *data)
 			if (!c->used) {
 				continue;
 			}
-			if (pfd[k].revents & POLLOUT) {
-				quic_flush_to_program(c);
+			if ((pfd[k].revents & POLLOUT) && !quic_flush_to_program(c)) {
+				report(c);
+				quic_conn_close(c);
+				continue;
 			}
 			if (pfd[k].revents & (POLLIN | POLLHUP)) {
 				quic_read_program(c);
 			}
 		}
 		now = quic_now_ns();
+		if (now - ep->described_at > 250 * NGTCP2_MILLISECONDS) {
+			describe_lanes(ep);
+			ep->described_at = now;
+		}
 		for (int i = 0; i < MAX_CONNS; i++) {
 			struct conn *c = &ep->conns[i];
 			if (!c->used) {
 				continue;
 			}
+			lanes_expire(c->lanes, now, quic_conn_probe_timeout(c));
 			if (ngtcp2_conn_get_expiry(c->conn) <= now) {
 				int rv = ngtcp2_conn_handle_expiry(c->conn, now);
 				if (rv != 0) {
@@ -298,10 +351,11 @@ static void *endpoint_thread(void *data)
 					continue;
 				}
 			}
-			bool all_acked = c->s_acked == c->s_read;
-			bool done = c->fin_sent && all_acked && c->closing && c->r_len == 0;
+			bool all_acked = quic_conn_all_acked(c);
+			bool flushed = buffer_size(&c->to_program) == 0;
+			bool done = c->fin_sent && all_acked && c->closing && flushed;
 			if (!quic_conn_write(c) || done ||
-				(c->app_eof && c->r_len == 0 && c->fin_sent && all_acked)) {
+				(c->app_eof && flushed && c->fin_sent && all_acked)) {
 				quic_conn_close(c);
 			}
 		}
@@ -617,9 +671,10 @@ void quic_describe(struct quic_endpoint *ep, char *out, size_t size)
 {
 	pthread_mutex_lock(&ep->lock);
 	snprintf(out, size,
-		"udp %llu packets in (%.2f MB), %llu out (%.2f MB), %llu not sent, %llu moves",
+		"udp %llu packets in (%.2f MB), %llu out (%.2f MB), %llu not sent, %llu moves%s%s",
 		(unsigned long long)ep->packets_in, (double)ep->bytes_in / 1e6,
 		(unsigned long long)ep->packets_out, (double)ep->bytes_out / 1e6,
-		(unsigned long long)ep->dropped, (unsigned long long)ep->migrations);
+		(unsigned long long)ep->dropped, (unsigned long long)ep->migrations,
+		ep->lanes[0] ? "; " : "", ep->lanes);
 	pthread_mutex_unlock(&ep->lock);
 }

@@ -9,7 +9,7 @@ packages=(
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
 	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
 	libinih-dev libfcft-dev scdoc
-	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev
+	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libisal-dev
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples

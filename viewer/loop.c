@@ -32,7 +32,7 @@ static void print_stats(struct rv_viewer *viewer)
 		channel_describe(&viewer->connection.channel, pace, sizeof(pace));
 		log_info("stats %s", pace);
 		if (viewer->connection.quic) {
-			char udp[160];
+			char udp[384];
 			quic_describe(viewer->connection.quic, udp, sizeof(udp));
 			log_info("stats %s", udp);
 		}

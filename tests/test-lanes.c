@@ -1,0 +1,256 @@
+/*
+ * Unit tests of the lanes (protocol/lanes.c): records through a simulated
+ * path that loses datagrams, with QUIC's word on each datagram played back
+ * to the sender as QUIC would give it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lanes.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint32_t rng_state = 1;
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+/* One record of class cls, n bytes of payload, numbered r. */
+static size_t make_record(uint8_t *out, enum channel_class cls, size_t n, unsigned r)
+{
+	out[0] = (uint8_t)cls;
+	out[1] = 0;
+	out[2] = (uint8_t)n;
+	out[3] = (uint8_t)(n >> 8);
+	for (size_t i = 0; i < n; i++) {
+		out[CHANNEL_RECORD_HEADER + i] = (uint8_t)(i * 31 + r * 7 + cls);
+	}
+	return CHANNEL_RECORD_HEADER + n;
+}
+
+struct flight {
+	uint64_t id;
+	uint8_t data[LANES_DATAGRAM_MAX];
+	size_t len;
+	bool lost;
+};
+
+struct run {
+	unsigned records, datagrams, lost, flights_max;
+	bool ok;
+};
+
+/*
+ * Sends `records` records of the datagram classes through a path losing
+ * `loss_pct` percent, each datagram's fate told back after `delay`
+ * datagrams (a round trip), and checks that the receiver hands over each
+ * class's records whole and in order.
+ */
+static struct run send_through(unsigned records, unsigned loss_pct, unsigned delay,
+	size_t max_payload, bool open_late)
+{
+	static const enum channel_class classes[] = {CHANNEL_CONTROL, CHANNEL_AUDIO, CHANNEL_FOCUS,
+		CHANNEL_FRAMES, CHANNEL_LINK};
+	struct lanes *a = lanes_new(), *b = lanes_new();
+	struct buffer out, expect[CHANNEL_CLASSES];
+	buffer_init(&out, 1u << 30);
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		buffer_init(&expect[c], 1u << 30);
+	}
+	struct flight *flights = calloc(4096, sizeof(*flights));
+	unsigned head = 0, tail = 0; /* flights[tail..head) await their fate */
+	unsigned queued = 0;
+	struct run run = {.ok = true};
+	char err[256] = "";
+	uint8_t record[CHANNEL_RECORD_HEADER + CHANNEL_RECORD_MAX];
+	bool opened = !open_late;
+	if (opened) {
+		CHECK(lanes_open(b, &out, err, sizeof(err)));
+	}
+	for (unsigned step = 0; step < 2000000 && run.ok; step++) {
+		/* Queue while the lanes take more. */
+		while (queued < records) {
+			enum channel_class cls = classes[rnd() % N(classes)];
+			size_t n = 1 + rnd() % max_payload;
+			size_t size = make_record(record, cls, n, queued);
+			if (!lanes_room(a, cls)) {
+				break;
+			}
+			CHECK(lanes_queue(a, record, size));
+			buffer_append(&expect[cls], record, size);
+			queued++;
+		}
+		if (!opened && queued == records) {
+			CHECK(lanes_open(b, &out, err, sizeof(err)));
+			opened = true;
+		}
+		/* Send one datagram if any waits and the path has room. */
+		bool sent = false;
+		if (head - tail < delay) {
+			struct flight *f = &flights[head % 4096];
+			f->len = lanes_next(a, f->data, &f->id);
+			if (f->len > 0) {
+				lanes_commit(a, 0);
+				f->lost = rnd() % 100 < loss_pct;
+				run.datagrams++;
+				run.lost += f->lost;
+				if (!f->lost &&
+					!lanes_receive(b, f->data, f->len, &out, err,
+						sizeof(err))) {
+					fprintf(stderr, "receive: %s\n", err);
+					run.ok = false;
+				}
+				head++;
+				sent = true;
+			}
+		}
+		/* A round trip later, QUIC's word on the oldest. */
+		if (head - tail >= delay || (!sent && head != tail)) {
+			struct flight *f = &flights[tail % 4096];
+			if (f->lost) {
+				lanes_lost(a, f->id);
+			} else {
+				lanes_acked(a, f->id);
+			}
+			tail++;
+		}
+		if (!sent && head == tail && queued == records && lanes_idle(a)) {
+			break;
+		}
+	}
+	run.records = queued;
+	CHECK(lanes_idle(a));
+	/* Each class's records, in order, in what came out. */
+	struct buffer got[CHANNEL_CLASSES];
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		buffer_init(&got[c], 1u << 30);
+	}
+	const uint8_t *p = buffer_head(&out);
+	size_t left = buffer_size(&out);
+	while (left > 0) {
+		enum channel_class cls;
+		size_t n = channel_record_size(p, left, &cls);
+		if (n == 0 || n == SIZE_MAX || n > left) {
+			run.ok = false;
+			break;
+		}
+		buffer_append(&got[cls], p, n);
+		p += n;
+		left -= n;
+	}
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		if (buffer_size(&got[c]) != buffer_size(&expect[c]) ||
+			memcmp(buffer_head(&got[c]), buffer_head(&expect[c]),
+				buffer_size(&got[c])) != 0) {
+			fprintf(stderr, "class %d: %zu bytes of %zu\n", c, buffer_size(&got[c]),
+				buffer_size(&expect[c]));
+			run.ok = false;
+		}
+		buffer_finish(&got[c]);
+		buffer_finish(&expect[c]);
+	}
+	char sender[256], receiver[256];
+	lanes_describe(a, sender, sizeof(sender));
+	lanes_describe(b, receiver, sizeof(receiver));
+	printf("%u records, %u%% loss: %u datagrams, %u lost\n  sender %s\n  receiver %s\n", queued,
+		loss_pct, run.datagrams, run.lost, sender, receiver);
+	buffer_finish(&out);
+	free(flights);
+	lanes_free(a);
+	lanes_free(b);
+	return run;
+}
+
+/* Without loss every record arrives, in order, with no parity. */
+static void test_clean(void)
+{
+	struct run r = send_through(2000, 0, 20, CHANNEL_RECORD_MAX, false);
+	CHECK(r.ok);
+	CHECK(r.records == 2000);
+}
+
+/* Through 5%, 20% and 50% loss every record still arrives, each class
+ * in order: parity rebuilds most, repairs the rest. */
+static void test_loss(void)
+{
+	CHECK(send_through(2000, 5, 20, CHANNEL_RECORD_MAX, false).ok);
+	CHECK(send_through(2000, 20, 40, 3000, false).ok);
+	CHECK(send_through(500, 50, 40, 3000, false).ok);
+}
+
+/* Records made whole before the first message reached the program wait
+ * for it, and then come in order. */
+static void test_open_late(void)
+{
+	CHECK(send_through(200, 5, 20, 4000, true).ok);
+}
+
+/* Parity follows the loss measured: none on a clean path, and at 5% loss
+ * enough that a record missing a shard is rebuilt without waiting. */
+static void test_parity_follows_loss(void)
+{
+	struct lanes *a = lanes_new(), *b = lanes_new();
+	uint8_t record[CHANNEL_RECORD_HEADER + CHANNEL_RECORD_MAX], dg[LANES_DATAGRAM_MAX];
+	uint64_t id;
+	size_t size = make_record(record, CHANNEL_FRAMES, 10000, 1);
+	CHECK(lanes_queue(a, record, size));
+	char err[256];
+	struct buffer out;
+	buffer_init(&out, 1 << 20);
+	CHECK(lanes_open(b, &out, err, sizeof(err)));
+	unsigned n = 0;
+	size_t len;
+	while ((len = lanes_next(a, dg, &id)) > 0) {
+		lanes_commit(a, 0);
+		CHECK(lanes_receive(b, dg, len, &out, err, sizeof(err)));
+		lanes_acked(a, id);
+		n++;
+	}
+	CHECK(n == 10); /* 10004 bytes in shards of at most 1090: 10, no parity */
+	CHECK(buffer_size(&out) == size);
+	buffer_consume(&out, size);
+	/* Teach it 5% loss. */
+	for (int i = 0; i < 2000; i++) {
+		if (i % 20 == 0) {
+			lanes_lost(a, 0xffffffffffull);
+		} else {
+			lanes_acked(a, 0xffffffffffull);
+		}
+	}
+	printf("measured loss %.3f\n", lanes_loss(a));
+	CHECK(lanes_loss(a) > 0.03 && lanes_loss(a) < 0.07);
+	CHECK(lanes_queue(a, record, size));
+	/* Lose the first two data shards: the parity that follows rebuilds
+	 * the record with no repair asked for. */
+	unsigned sent = 0, parity = 0;
+	while ((len = lanes_next(a, dg, &id)) > 0) {
+		lanes_commit(a, 0);
+		parity += dg[2] >= dg[1];
+		if (sent++ >= 2) {
+			CHECK(lanes_receive(b, dg, len, &out, err, sizeof(err)));
+		}
+	}
+	printf("%u data shards and %u parity at that loss\n", sent - parity, parity);
+	CHECK(parity >= 2);
+	CHECK(buffer_size(&out) == size && memcmp(buffer_head(&out), record, size) == 0);
+	buffer_finish(&out);
+	lanes_free(a);
+	lanes_free(b);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		{"clean", test_clean},
+		{"loss", test_loss},
+		{"open_late", test_open_late},
+		{"parity", test_parity_follows_loss},
+	};
+	return check_main(argc, argv, cases, N(cases));
+}

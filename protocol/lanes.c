@@ -44,6 +44,7 @@ struct out_rec {
 	uint32_t seq;
 	uint16_t size, shard;
 	uint8_t k, acked_count;
+	bool parity; /* sent with parity: its shards go in packets apart */
 	uint16_t owed; /* shards to send now */
 	uint16_t fresh; /* the next index never sent; LANES_INDEXES: none left */
 	uint64_t last_sent; /* when its last shard went, in the caller's clock */
@@ -237,6 +238,7 @@ bool lanes_queue(struct lanes *l, const uint8_t *record, size_t size)
 	};
 	uint8_t m = parity_for(l, cls, k);
 	rec->owed = (uint16_t)(k + m);
+	rec->parity = m > 0;
 	l->parity += m;
 	lane->next++;
 	return true;
@@ -266,7 +268,7 @@ static int pick_index(const struct out_rec *rec)
 	return -1;
 }
 
-size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id)
+size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share)
 {
 	l->pending.set = false;
 	for (size_t o = 0; o < sizeof(send_order) / sizeof(send_order[0]); o++) {
@@ -307,6 +309,7 @@ size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id)
 				ec_encode_data(rec->shard, rec->k, 1, tables, src, &payload);
 			}
 			*id = make_id(cls, rec->seq, (uint8_t)index);
+			*share = !rec->parity;
 			l->pending.cls = cls;
 			l->pending.rec = rec;
 			l->pending.index = (uint8_t)index;

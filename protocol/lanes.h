@@ -35,9 +35,12 @@
 #include "channel.h"
 
 /* A datagram's most bytes: a shard and its header fit in any QUIC packet
- * of the smallest size a path must carry (1200 bytes), with room for the
- * acknowledgements that share it. */
-#define LANES_DATAGRAM_MAX 1100
+ * of the smallest size a path must carry (1200 bytes, less 40 of QUIC's
+ * own: header, connection ID, packet number, AEAD tag, frame header), with
+ * 20 to spare for an acknowledgement riding along. Shards are cut when a
+ * record is queued, so they must fit whatever path the connection moves
+ * to. */
+#define LANES_DATAGRAM_MAX 1140
 #define LANES_HEADER 10
 #define LANES_SHARD_MAX (LANES_DATAGRAM_MAX - LANES_HEADER)
 /* Shards of the largest record, and shard indexes in all. */
@@ -63,9 +66,11 @@ bool lanes_room(const struct lanes *l, enum channel_class cls);
  * takes. False if the lane has no room or memory ran out. */
 bool lanes_queue(struct lanes *l, const uint8_t *record, size_t size);
 /* The next datagram to send, written to out (LANES_DATAGRAM_MAX bytes), or
- * 0 if none waits. Nothing changes until lanes_commit(): a datagram QUIC
- * refused comes back the same from the next call. */
-size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id);
+ * 0 if none waits. *share: whether it may share a packet with others;
+ * never so for a record sent with parity, since one lost packet would
+ * take several of its shards. Nothing changes until lanes_commit(): a
+ * datagram QUIC refused comes back the same from the next call. */
+size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share);
 /* The datagram lanes_next() last gave went out under its id, now (any
  * clock, the one lanes_expire() is given). */
 void lanes_commit(struct lanes *l, uint64_t now);

@@ -510,13 +510,21 @@ bool quic_conn_write(struct conn *c)
 		if (datagrams && !stream_turn) {
 			uint8_t dgram[LANES_DATAGRAM_MAX];
 			uint64_t id;
-			size_t dlen = lanes_next(c->lanes, dgram, &id);
+			bool share;
+			size_t dlen = lanes_next(c->lanes, dgram, &id, &share);
 			if (dlen > 0) {
 				int accepted = 0;
 				ngtcp2_vec v = {dgram, dlen};
 				ngtcp2_ssize n = ngtcp2_conn_writev_datagram(c->conn, &ps.path, &pi,
 					buf, sizeof(buf), &accepted,
-					NGTCP2_WRITE_DATAGRAM_FLAG_NONE, id, &v, 1, ts);
+					share ? NGTCP2_WRITE_DATAGRAM_FLAG_MORE
+					      : NGTCP2_WRITE_DATAGRAM_FLAG_NONE,
+					id, &v, 1, ts);
+				if (n == NGTCP2_ERR_WRITE_MORE) {
+					/* In the packet, which has room for more. */
+					lanes_commit(c->lanes, ts);
+					continue;
+				}
 				if (n < 0) {
 					ngtcp2_connection_close_error_set_transport_error_liberr(
 						&c->error, (int)n, NULL, 0);

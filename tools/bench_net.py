@@ -87,12 +87,15 @@ def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
         shown = shown[1:seconds]
         down = after["a_to_b"]["bytes"] - before["a_to_b"]["bytes"]
         up = after["b_to_a"]["bytes"] - before["b_to_a"]["bytes"]
+        packets_down = after["a_to_b"]["forwarded"] - before["a_to_b"]["forwarded"]
+        packets_up = after["b_to_a"]["forwarded"] - before["b_to_a"]["forwarded"]
         del kb
         return {
             "fps": statistics.median(shown) if shown else float("nan"),
             "worst": min(shown) if shown else float("nan"),
             "key": statistics.median(keys), "p95": percentile(keys, 95), "max": max(keys),
             "down": down * 8 / seconds / 1e6, "up": up * 8 / seconds / 1e6,
+            "pdown": packets_down / seconds, "pup": packets_up / seconds,
         }
     finally:
         rig.close()
@@ -150,9 +153,10 @@ def main():
         for transport in args.transports.split(","):
             r = measure(transport, loss, jitter, args.rtt_ms, args.rate_mbit, args.seconds)
             print("%s, %2d%% loss, %2d ms jitter: shown %4.1f fps (worst second %s); key %.0f "
-                  "/ %.0f / %.0f ms (median / p95 / max); link %.2f Mbit/s down, %.2f up"
+                  "/ %.0f / %.0f ms (median / p95 / max); link %.2f Mbit/s down, %.2f up "
+                  "(%.0f and %.0f packets/s)"
                   % (transport.upper(), loss, jitter, r["fps"], r["worst"], r["key"], r["p95"],
-                     r["max"], r["down"], r["up"]), flush=True)
+                     r["max"], r["down"], r["up"], r["pdown"], r["pup"]), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* Writes the seed corpus of the fuzz harnesses: one valid message of each
  * kind, frames under every compression, and an H.264 stream start.
- * Usage: fuzz-seeds DIR (creates DIR/wire, DIR/frame, DIR/video). */
+ * Usage: fuzz-seeds DIR (creates DIR/wire, DIR/frame, DIR/video and, with
+ * UDP, DIR/lanes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 #include "codec.h"
 #include "video.h"
 #include "wire.h"
+#ifdef RCOMP_HAVE_UDP
+#include "lanes.h"
+#endif
 
 static void save(const char *dir, const char *sub, const char *name, const struct buffer *buf,
 	const uint8_t *prefix, size_t prefix_len)
@@ -67,6 +71,58 @@ static void save_records(const char *dir, const char *name, const struct buffer 
 	channel_close(&ch);
 	close(sv[1]);
 }
+
+#ifdef RCOMP_HAVE_UDP
+
+/* Records of each lane's class as a sender's datagrams, each after its
+ * length: plain shards, then (the sender taught 10% loss) with parity, and
+ * with the first data shards missing so the receiver rebuilds them. */
+static void lanes_seeds(const char *dir)
+{
+	static const enum channel_class classes[] = {CHANNEL_CONTROL, CHANNEL_AUDIO, CHANNEL_FOCUS,
+		CHANNEL_FRAMES, CHANNEL_LINK};
+	for (int lossy = 0; lossy < 2; lossy++) {
+		struct lanes *l = lanes_new();
+		struct buffer buf;
+		buffer_init(&buf, 1 << 24);
+		for (int i = 0; lossy && i < 400; i++) {
+			if (i % 10 == 0) {
+				lanes_lost(l, UINT64_MAX);
+			} else {
+				lanes_acked(l, UINT64_MAX);
+			}
+		}
+		uint8_t record[CHANNEL_RECORD_HEADER + 3000];
+		for (unsigned r = 0; r < 10; r++) {
+			size_t n = r % 2 ? 3000 : 20 + r;
+			record[0] = (uint8_t)classes[r % 5];
+			record[1] = 0;
+			record[2] = (uint8_t)n;
+			record[3] = (uint8_t)(n >> 8);
+			memset(record + CHANNEL_RECORD_HEADER, 'a' + (int)r, n);
+			lanes_queue(l, record, CHANNEL_RECORD_HEADER + n);
+		}
+		uint8_t dg[LANES_DATAGRAM_MAX];
+		uint64_t id;
+		bool share;
+		size_t len;
+		for (unsigned sent = 0; (len = lanes_next(l, dg, &id, &share)) > 0; sent++) {
+			lanes_commit(l, 0);
+			lanes_acked(l, id);
+			/* Leave out the first shard of each record with parity. */
+			if (lossy && dg[2] == 0 && dg[1] > 1) {
+				continue;
+			}
+			uint8_t head[2] = {(uint8_t)len, (uint8_t)(len >> 8)};
+			buffer_append(&buf, head, 2);
+			buffer_append(&buf, dg, len);
+		}
+		save(dir, "lanes", lossy ? "with-parity" : "plain", &buf, NULL, 0);
+		buffer_finish(&buf);
+		lanes_free(l);
+	}
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -296,5 +352,8 @@ int main(int argc, char **argv)
 		video_encoder_destroy(enc);
 	}
 	buffer_finish(&buf);
+#ifdef RCOMP_HAVE_UDP
+	lanes_seeds(dir);
+#endif
 	return 0;
 }

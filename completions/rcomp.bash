@@ -20,6 +20,7 @@ _rcomp_values()
 	--compress) COMPREPLY=($(compgen -W 'none lz4 zstd zstd:1 zstd:3 zstd:9 zstd:19' -- "$cur")) ;;
 	--codec) COMPREPLY=($(compgen -W 'auto lossless video' -- "$cur")) ;;
 	--motion) COMPREPLY=($(compgen -W 'rate sharpness' -- "$cur")) ;;
+	--ssh-udp) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
 	--audio)
 		if [[ ${COMP_WORDS[0]##*/} == rcomp-run ]]; then
 			COMPREPLY=($(compgen -W 'on off pulseaudio pipewire' -- "$cur"))
@@ -64,7 +65,7 @@ _rcomp_run()
 	local cur prev words cword
 	_init_completion -n : || return
 	_rcomp_common && return
-	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --stdio --persist
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --stdio --persist --offer-udp
 		--list --attach --fps --compress --codec --motion --audio --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help --' -- "$cur"))
 }
@@ -107,7 +108,7 @@ _rcomp_view()
 	_rcomp_common && return
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--attach --socket --tcp --udp --token-file --stdio --local
-			--compress --fps --remote-bin --app-decorations --title-host --audio --mic
+			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic
 			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
 			--' -- "$cur"))
 	else

@@ -15,6 +15,7 @@
 #include "dispatch.h"
 #include "input.h"
 #include "log.h"
+#include "quic.h"
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
@@ -95,6 +96,17 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 					.host_name = {.text = host,
 						.len = (uint32_t)strlen(host)}});
 		}
+	}
+	const struct rc_listen *listen = &server->listen;
+	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && listen->offer) {
+		/* A viewer over ssh: it may move the session to UDP. */
+		connection_send(conn,
+			&(struct wire_msg){.type = WIRE_UDP_OFFER,
+				.udp_offer = {.port = (uint32_t)quic_local_port(listen->quic),
+					.key_len = (uint32_t)listen->token_len,
+					.key = listen->token,
+					.address = listen->offer_address,
+					.address_len = (uint32_t)strlen(listen->offer_address)}});
 	}
 	log_info("viewer attached (protocol %u.%u, %s)", hello->major, hello->minor,
 		codec_compression_name(compression));

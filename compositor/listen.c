@@ -54,10 +54,9 @@ static bool read_token_file(struct rc_listen *listen, const char *path)
 	return true;
 }
 
-/* A new random token, written to DIR/NAME.token with mode 0600. */
-static bool make_token(struct rc_server *server)
+/* A new random token, in memory. */
+static bool random_token(struct rc_listen *listen)
 {
-	struct rc_listen *listen = &server->listen;
 	uint8_t random[32];
 	if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
 		log_error("cannot get random bytes for a token: %s", strerror(errno));
@@ -67,6 +66,16 @@ static bool make_token(struct rc_server *server)
 		snprintf(listen->token + 2 * i, 3, "%02x", random[i]);
 	}
 	listen->token_len = 2 * sizeof(random);
+	return true;
+}
+
+/* A new random token, written to DIR/NAME.token with mode 0600. */
+static bool make_token(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	if (!random_token(listen)) {
+		return false;
+	}
 	char path[SESSION_PATH_MAX];
 	if (!session_path(path, sizeof(path), server->record.dir, server->record.name, "token")) {
 		return false;
@@ -365,10 +374,9 @@ static int handle_accept_udp(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-static bool listen_udp(struct rc_server *server)
+static bool listen_udp(struct rc_server *server, const char *spec)
 {
 	struct rc_listen *listen = &server->listen;
-	const char *spec = server->options.udp_addr;
 	char err[256];
 	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len, err,
 		sizeof(err));
@@ -492,6 +500,44 @@ static bool listen_tcp(struct rc_server *server)
 	return server->listen.tcp_source != NULL;
 }
 
+/*
+ * --offer-udp (rcomp-run --stdio --persist started by rcomp-view ssh): UDP
+ * on a port the system picks, keyed by a fresh token that is written
+ * nowhere; viewers that ask over ssh are told it with the port (udp_offer).
+ * It listens on the address ssh was reached at (SSH_CONNECTION), which the
+ * viewer is told too, or on every address.
+ */
+static bool offer_udp(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	const char *ssh = getenv("SSH_CONNECTION"); /* client port server port */
+	char address[WIRE_MAX_ADDRESS + 1] = "", spec[WIRE_MAX_ADDRESS + 8];
+	if (ssh && sscanf(ssh, "%*s %*s %64s %*s", address) != 1) {
+		address[0] = '\0';
+	}
+	for (const char *c = address; *c; c++) {
+		if (!strchr("0123456789abcdefABCDEF.:", *c)) {
+			address[0] = '\0'; /* not an IP address: the viewer's own host */
+			break;
+		}
+	}
+	if (!address[0]) {
+		snprintf(spec, sizeof(spec), "0.0.0.0:0");
+	} else if (strchr(address, ':')) {
+		snprintf(spec, sizeof(spec), "[%s]:0", address);
+	} else {
+		snprintf(spec, sizeof(spec), "%s:0", address);
+	}
+	if (!random_token(listen) || !listen_udp(server, spec)) {
+		/* The session goes on over ssh alone. */
+		log_warning("no UDP for this session: it stays on ssh");
+		return true;
+	}
+	listen->offer = true;
+	memcpy(listen->offer_address, address, sizeof(address));
+	return true;
+}
+
 bool listen_start(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
@@ -517,13 +563,16 @@ bool listen_start(struct rc_server *server)
 		return false;
 	}
 	log_info("session %s: listening on %s", server->record.name, listen->path);
+	if (options->offer_udp) {
+		return offer_udp(server);
+	}
 	if (!options->tcp_addr && !options->udp_addr) {
 		return true;
 	}
 	bool token = options->token_file ? read_token_file(listen, options->token_file)
 					 : make_token(server);
 	return token && (!options->tcp_addr || listen_tcp(server)) &&
-		(!options->udp_addr || listen_udp(server));
+		(!options->udp_addr || listen_udp(server, options->udp_addr));
 }
 
 void listen_init(struct rc_server *server)

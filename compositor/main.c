@@ -74,6 +74,10 @@ static const char usage[] =
 	"                      with it\n"
 	"  --persist           with --stdio: the session runs on in the background when\n"
 	"                      stdio closes (what rcomp-view ssh uses)\n"
+	"  --offer-udp         with --persist: the session also listens on UDP, on a\n"
+	"                      port the system picks, keyed by a fresh token that only\n"
+	"                      viewers on stdio or the session's socket are told (what\n"
+	"                      rcomp-view ssh uses to move the session to UDP)\n"
 	"  --list              list this user's sessions\n"
 	"  --attach [SESSION]  connect stdin/stdout to a running session (the only\n"
 	"                      one, or the only detached one, if not named)\n"
@@ -223,6 +227,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	static const struct option own[] = {
 		{"stdio", no_argument, NULL, 'S'},
 		{"persist", no_argument, NULL, 'P'},
+		{"offer-udp", no_argument, NULL, 'U'},
 		{"list", no_argument, NULL, 'L'},
 		{"attach", no_argument, NULL, 'A'},
 		{"show-config", no_argument, NULL, 'C'},
@@ -247,6 +252,9 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 			break;
 		case 'P':
 			options->persist = true;
+			break;
+		case 'U':
+			options->offer_udp = true;
 			break;
 		case 'L':
 		case 'A':
@@ -313,6 +321,10 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	}
 	if (options->persist && !options->stdio) {
 		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
+		return 2;
+	}
+	if (options->offer_udp && !options->persist) {
+		fprintf(stderr, "rcomp-run: --offer-udp goes with --persist\n");
 		return 2;
 	}
 	if (options->token_file && !options->tcp_addr && !options->udp_addr) {

@@ -136,6 +136,7 @@ struct rc_options {
 	const char *socket_path; /* --socket */
 	bool stdio;
 	bool persist;
+	bool offer_udp; /* --offer-udp: UDP on a port of the system's, a fresh key */
 	const char *dump_dir;
 	bool stats;
 	bool xwayland;
@@ -176,6 +177,10 @@ struct rc_listen {
 	int npending[2]; /* on the unix socket, on TCP */
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
+	/* --offer-udp: where viewers that ask are told to come ("": the host
+	 * they reached over ssh); the port is the endpoint's, the key the token */
+	bool offer;
+	char offer_address[WIRE_MAX_ADDRESS + 1];
 	uint64_t refused_log_us; /* rate limit for refusal log lines */
 	double refusal_credit;
 	int refused_unlogged;

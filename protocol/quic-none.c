@@ -12,6 +12,11 @@ struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, siz
 	return NULL;
 }
 
+bool quic_supported(void)
+{
+	return false;
+}
+
 int quic_endpoint_fd(const struct quic_endpoint *ep)
 {
 	return -1;

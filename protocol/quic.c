@@ -146,6 +146,8 @@ static void report(struct conn *c)
 		strlen(c->why));
 }
 
+/* The handshake completed: a server's stream goes to the accept queue;
+ * either way the endpoint's fd becomes readable. */
 static void offer(struct conn *c)
 {
 	struct quic_endpoint *ep = c->ep;
@@ -153,12 +155,14 @@ static void offer(struct conn *c)
 		return;
 	}
 	c->announced = true;
-	pthread_mutex_lock(&ep->lock);
-	if (ep->naccept < MAX_CONNS) {
-		ep->accept_queue[ep->naccept++] = c->user_fd;
-		c->user_fd = -1;
+	if (ep->server) {
+		pthread_mutex_lock(&ep->lock);
+		if (ep->naccept < MAX_CONNS) {
+			ep->accept_queue[ep->naccept++] = c->user_fd;
+			c->user_fd = -1;
+		}
+		pthread_mutex_unlock(&ep->lock);
 	}
-	pthread_mutex_unlock(&ep->lock);
 	char one = 1;
 	if (write(ep->ready[1], &one, 1) < 0) {
 		/* the program learns at its next accept */
@@ -519,6 +523,11 @@ struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, siz
 	return ep;
 }
 
+bool quic_supported(void)
+{
+	return true;
+}
+
 int quic_endpoint_fd(const struct quic_endpoint *ep)
 {
 	return ep->ready[0];
@@ -609,7 +618,6 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 	/* The program writes at once; the stream opens with the handshake. */
 	int fd = c->user_fd;
 	c->user_fd = -1;
-	c->announced = true;
 	if (!quic_conn_write(c) || !start_thread(ep, err, err_size)) {
 		if (!*err) {
 			quic_set_err(err, err_size, "cannot send to %s", host_port);

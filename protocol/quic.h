@@ -14,12 +14,16 @@
 #ifndef RCOMP_QUIC_H
 #define RCOMP_QUIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define QUIC_KEY_MAX 256
 
 struct quic_endpoint;
+
+/* Whether this build has UDP at all. */
+bool quic_supported(void);
 
 /* A server on ADDR:PORT (UDP). quic_endpoint_fd becomes readable when
  * quic_accept has a connection's stream for the program. NULL and a reason
@@ -40,6 +44,8 @@ int quic_accept(struct quic_endpoint *ep);
  * timeout_ms, closes the stream: quic_failure then says why. */
 int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int timeout_ms,
 	struct quic_endpoint **out, char *err, size_t err_size);
+/* A client's quic_endpoint_fd becomes readable once its handshake has
+ * completed. */
 /* Why a client's connection ended ("" while it has not, or ended cleanly). */
 void quic_failure(struct quic_endpoint *ep, char *out, size_t size);
 

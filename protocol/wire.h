@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 2
+#define WIRE_VERSION_MINOR 3
 
 #define WIRE_HEADER_SIZE 8
 
@@ -30,6 +30,7 @@
 #define WIRE_MAX_TOKEN 128
 #define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_HOST_NAME 255
+#define WIRE_MAX_ADDRESS 64 /* an IP address as text */
 #define WIRE_MAX_FPS 100000 /* window_stats: commits per second */
 #define WIRE_MAX_TEXT_INPUT 4000 /* surrounding, preedit or commit text */
 #define WIRE_MAX_REFRESH_MHZ 1000000
@@ -51,6 +52,12 @@ enum wire_compression {
 	WIRE_COMPRESS_NONE = 0,
 	WIRE_COMPRESS_LZ4 = 1,
 	WIRE_COMPRESS_ZSTD = 2,
+};
+
+/* hello's flags */
+enum wire_hello_flags {
+	/* the viewer came over ssh and takes a udp_offer (minor 3) */
+	WIRE_HELLO_UDP_OFFER = 1u << 0,
 };
 
 enum wire_caps {

@@ -10,12 +10,13 @@
  * datagrams can also be CORRUPTed (a payload byte flipped, the UDP checksum
  * cleared so that the receiver's transport, not the kernel, must catch it),
  * TRUNCATEd (cut short, lengths fixed up) or DUPLICATEd (replayed right
- * behind the original).
+ * behind the original). BLOCK-UDP drops every UDP datagram, as a firewall
+ * that lets only TCP through does.
  *
  *   netsim --ns-a NAME --ns-b NAME [--dev NAME] [--delay-ms MS]
  *          [--jitter-ms MS] [--loss PERCENT] [--rate-mbit MBIT]
  *          [--buffer-kb KB] [--seed N] [--corrupt PERCENT]
- *          [--truncate PERCENT] [--duplicate PERCENT]
+ *          [--truncate PERCENT] [--duplicate PERCENT] [--block-udp 0|1]
  *
  * The namespaces are those of `ip netns add` (/run/netns/NAME); each gets a
  * TUN device called NAME (default rcsim), left down and without an address
@@ -56,6 +57,7 @@ struct packet {
 struct settings {
 	double delay_ms, jitter_ms, loss, rate_mbit, buffer_kb;
 	double corrupt, truncate, duplicate; /* percent of UDP datagrams */
+	bool block_udp;
 };
 
 /* One direction: packets read from `from`, written to `to` when due. */
@@ -207,6 +209,10 @@ static void enqueue(struct way *w, const uint8_t *data, size_t size, uint64_t de
 static void admit(struct way *w, const struct settings *s, const uint8_t *in, size_t size,
 	uint64_t now)
 {
+	if (s->block_udp && size > 9 && (in[0] >> 4) == 4 && in[9] == 17) {
+		w->dropped++;
+		return;
+	}
 	if (chance(s->loss)) {
 		w->lost++;
 		return;
@@ -289,6 +295,8 @@ static bool set_option(struct settings *s, const char *key, const char *value)
 		s->truncate = v;
 	} else if (strcmp(key, "duplicate") == 0 && v <= 100) {
 		s->duplicate = v;
+	} else if (strcmp(key, "block-udp") == 0 && v <= 1) {
+		s->block_udp = v > 0;
 	} else if (strcmp(key, "seed") == 0) {
 		rng_state = (uint64_t)v * 0x9e3779b97f4a7c15ull + 1;
 	} else {
@@ -360,7 +368,7 @@ int main(int argc, char **argv)
 			"usage: netsim --ns-a NAME --ns-b NAME [--dev NAME] [--delay-ms MS] "
 			"[--jitter-ms MS] [--loss PERCENT] [--rate-mbit MBIT] "
 			"[--buffer-kb KB] [--seed N] [--corrupt PERCENT] [--truncate PERCENT] "
-			"[--duplicate PERCENT]\n");
+			"[--duplicate PERCENT] [--block-udp 0|1]\n");
 		return 2;
 	}
 	int fds[2];

@@ -625,11 +625,14 @@ def _goertzel(samples, frequency):
     return s1 * s1 + s2 * s2 - coeff * s1 * s2, total * n / 2
 
 
-def start_sshd(desktop):
-    """An OpenSSH server on loopback with its own keys and configuration;
-    returns the ssh options that reach it."""
+def start_sshd(desktop, link=None):
+    """An OpenSSH server with its own keys and configuration, on loopback or,
+    with a NetLink, on the link's remote side; returns the ssh options that
+    reach it (from the local side)."""
     assert shutil.which("sshd") or os.path.exists("/usr/sbin/sshd"), \
         "sshd is not installed (apt-get install openssh-server)"
+    address = link.REMOTE_ADDR if link else "127.0.0.1"
+    wrap = (lambda argv: link.wrap("remote", argv)) if link else (lambda argv: argv)
     d = os.path.join(desktop.tmp, "ssh")
     os.makedirs(d, mode=0o700)
     os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation
@@ -640,10 +643,10 @@ def start_sshd(desktop):
     port = free_port()
     config = os.path.join(d, "sshd_config")
     with open(config, "w") as f:
-        f.write("ListenAddress 127.0.0.1:%d\nHostKey %s\nAuthorizedKeysFile %s\n"
+        f.write("ListenAddress %s:%d\nHostKey %s\nAuthorizedKeysFile %s\n"
                 "PermitRootLogin yes\nPasswordAuthentication no\nStrictModes no\n"
                 "UsePAM no\nPidFile %s\nSubsystem sftp internal-sftp\n" % (
-                    port, os.path.join(d, "host"), os.path.join(d, "authorized_keys"),
+                    address, port, os.path.join(d, "host"), os.path.join(d, "authorized_keys"),
                     os.path.join(d, "sshd.pid")))
         # The remote side of a sanitizer build needs the same options, and
         # this test's own session directory, like a real user's.
@@ -658,12 +661,14 @@ def start_sshd(desktop):
     home = os.path.expanduser("~root")
     startup = [p for p in (os.path.join(home, f) for f in (
         ".bashrc", ".bash_profile", ".bash_login", ".profile")) if os.path.isfile(p)]
-    desktop.start("sshd", ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                           'for f; do mount --bind /dev/null "$f" || exit 1; done; '
-                           'exec /usr/sbin/sshd -D -e -f "%s"' % config, "sh", *startup],
+    desktop.start("sshd", wrap(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                'for f; do mount --bind /dev/null "$f" || exit 1; done; '
+                                'exec /usr/sbin/sshd -D -e -f "%s"' % config, "sh", *startup]),
                   desktop.local_env)
 
     def listening():
+        if link:
+            return link.check_output("remote", ["ss", "-Htln", "sport = :%d" % port]).strip()
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return True

@@ -5,11 +5,13 @@ import os
 import re
 import secrets
 import subprocess
+import time
 
 import pytest
 
-from rig import (ANIM_CLIENT, INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_RUN, RCOMP_VIEW, UDP,
-                 NetLink, VirtualKeyboard, focused, wait_for, wait_screen_matches)
+from rig import (ANIM_CLIENT, BTN_LEFT, GREEN, INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_RUN,
+                 RCOMP_VIEW, UDP, NetLink, VirtualKeyboard, VirtualPointer, focused, start_sshd,
+                 wait_for, wait_screen_matches)
 
 KEY_B = 48
 
@@ -235,6 +237,74 @@ def test_keys_under_loss_arrive_all_and_in_order_and_a_paste_arrives_intact(desk
                             capture_output=True, timeout=120).stdout
     assert len(pasted) == len(data) and pasted == data
     assert link.counts()["b_to_a"]["lost"] > 0
+
+
+def ssh_session_across(desktop, link, app_id):
+    """rcomp-view ssh from the local side to an sshd on the remote side,
+    running the input test client; returns the viewer and its window."""
+    opts = start_sshd(desktop, link)
+    viewer = desktop.start("rcomp-view", link.wrap("local", [
+        RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts, "root@" + NetLink.REMOTE_ADDR, "--",
+        INPUT_CLIENT, app_id]), desktop.local_env)
+    w = wait_for("the remote window over ssh", lambda: desktop.window(app_id=app_id),
+                 timeout=60)
+    wait_for("the app's pixels over ssh", lambda: desktop.pixel(150, 150, w) == GREEN,
+             interval=0.2, timeout=30)
+    return viewer, w
+
+
+def ssh_children(viewer):
+    return subprocess.run(["pgrep", "-P", str(viewer.pid), "-x", "ssh"], capture_output=True,
+                          text=True).stdout.split()
+
+
+def a_click_reaches_the_app(desktop, w):
+    """A click on the window reaches the remote app: it turns the main
+    surface red, and the red comes back as pixels (the app's own output is
+    the persistent session's, which keeps none)."""
+    pointer = VirtualPointer(desktop)
+    time.sleep(0.5)  # the viewer gets its wl_pointer when the pointer appears
+    r = w["rect"]
+    pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
+    time.sleep(0.3)
+    pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
+    pointer.send("move 2 2")  # sway draws a software cursor: off the window
+    wait_for("the click's colour change on screen",
+             lambda: desktop.pixel(20, 30, w) == (0xc0, 0x30, 0x30), interval=0.2, timeout=30)
+
+
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_rcomp_view_ssh_moves_the_session_to_udp_where_it_can(desktop):
+    """ssh starts the session and hands over a port and a fresh key; the
+    session then runs over UDP alone: ssh has ended, the window is the same
+    and a click still reaches the app."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    viewer, w = ssh_session_across(desktop, link, "ssh-udp")
+    wait_for("the move to UDP", lambda: "the session moves to UDP at %s:" % NetLink.REMOTE_ADDR
+             in desktop.read_log("rcomp-view"), timeout=30)
+    wait_for("ssh to end", lambda: not ssh_children(viewer), timeout=30)
+    wait_for("the same window, whole again", lambda: desktop.pixel(150, 150, w) == GREEN
+             and desktop.window(app_id="ssh-udp")["id"] == w["id"], interval=0.2)
+    a_click_reaches_the_app(desktop, w)
+    desktop.check_alive(viewer)
+    assert "reattached to session" in desktop.read_log("rcomp-view")
+
+
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_rcomp_view_ssh_stays_on_ssh_where_udp_is_blocked_and_says_so_once(desktop):
+    """A path that lets TCP through and drops every UDP datagram: the viewer
+    says once that UDP is blocked, and the session goes on over ssh."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    link.set(block_udp=1)
+    viewer, w = ssh_session_across(desktop, link, "ssh-blocked")
+    wait_for("the viewer to give UDP up", lambda: "is blocked" in desktop.read_log(
+        "rcomp-view"), timeout=30)
+    a_click_reaches_the_app(desktop, w)
+    assert len(ssh_children(viewer)) == 1
+    log = desktop.read_log("rcomp-view")
+    assert log.count("is blocked") == 1, log
+    assert "moves to UDP" not in log
+    assert link.counts()["a_to_b"]["dropped"] > 0 or link.counts()["b_to_a"]["dropped"] > 0
 
 
 GARBAGE = """

@@ -252,7 +252,10 @@ def test_the_right_tcp_token_shows_the_window(desktop):
 
 
 def ssh_viewer(desktop, opts, app_id, *extra):
-    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+    # The session stays on the ssh link these tests are about (test_net
+    # moves one to UDP).
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "--ssh-udp",
+                                          "off", "ssh", *opts,
                                           "root@127.0.0.1", "--", INPUT_CLIENT, app_id,
                                           *extra], desktop.local_env)
     w = wait_for("the remote window over ssh", lambda: desktop.window(app_id=app_id),

@@ -33,6 +33,8 @@ void dispatch_hello(struct rv_viewer *viewer)
 				.caps = codec_local_caps() | sound_caps(viewer) |
 					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
 								    : 0),
+				.flags = transport_wants_udp_offer(viewer) ? WIRE_HELLO_UDP_OFFER
+									   : 0,
 				.token_len = (uint32_t)viewer->options.token_len,
 				.token = viewer->options.token,
 			},
@@ -259,6 +261,9 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			hud_window_stats(window, &msg->window_stats);
 		}
 		break;
+	case WIRE_UDP_OFFER:
+		transport_udp_offer(viewer, &msg->udp_offer);
+		break;
 	case WIRE_HOST_NAME:
 		memcpy(viewer->connection.host_name, msg->host_name.text, msg->host_name.len);
 		viewer->connection.host_name[msg->host_name.len] = '\0';
@@ -337,6 +342,27 @@ bool dispatch_message(void *data, const struct wire_msg *msg)
 static bool is_popup(struct rv_window *window, void *data)
 {
 	return window->parent != NULL;
+}
+
+void dispatch_move_to_udp(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	struct quic_endpoint *ep = conn->probe;
+	int fd = conn->probe_fd;
+	conn->probe = NULL;
+	/* ssh and its bridge end; the session, persistent, stays. */
+	transport_close(viewer);
+	clipboard_link_down(viewer);
+	sound_link_down(viewer);
+	window_destroy_if(viewer, is_popup, NULL);
+	viewer->options.transport = RV_UDP;
+	viewer->options.target = conn->udp_target;
+	memcpy(viewer->options.token, conn->udp_key, conn->udp_key_len);
+	viewer->options.token_len = conn->udp_key_len;
+	conn->quic = ep;
+	connection_open(viewer, fd, fd);
+	log_info("the session moves to UDP at %s (QUIC); ssh is done", conn->udp_target);
+	dispatch_hello(viewer);
 }
 
 void dispatch_link_lost(struct rv_viewer *viewer, const char *why)

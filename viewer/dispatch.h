@@ -16,5 +16,8 @@ bool dispatch_message(void *data, const struct wire_msg *msg);
 /* The link broke without a goodbye: the windows stay, marked, while
  * reconnecting where the way allows; else rcomp-view ends. */
 void dispatch_link_lost(struct rv_viewer *viewer, const char *why);
+/* The UDP the host offered answered: the session moves there, as a
+ * reattach in the same windows, and ssh ends. */
+void dispatch_move_to_udp(struct rv_viewer *viewer);
 
 #endif

@@ -137,7 +137,7 @@ static bool turn(struct rv_viewer *viewer)
 	bool up = conn->connected;
 	/* What pacing holds back goes when the server's ack is read. */
 	bool want_out = up && (conn->connecting || channel_blocked(&conn->channel));
-	struct pollfd fds[4 + TRANSFER_MAX] = {
+	struct pollfd fds[6 + TRANSFER_MAX] = {
 		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
 		{.fd = up ? conn->channel.out_fd : -1, .events = want_out ? POLLOUT : 0},
@@ -152,7 +152,8 @@ static bool turn(struct rv_viewer *viewer)
 		timeout = stall;
 	}
 	sound_poll_fd(viewer, &fds[3]);
-	clipboard_poll_fds(viewer, fds + 4,
+	transport_probe_poll(viewer, &fds[4]);
+	clipboard_poll_fds(viewer, fds + 6,
 		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
@@ -190,7 +191,8 @@ static bool turn(struct rv_viewer *viewer)
 		read_server(viewer);
 	}
 	sound_handle_poll(viewer, &fds[3]);
-	clipboard_handle_poll(viewer, fds + 4);
+	transport_probe_handle(viewer, &fds[4]);
+	clipboard_handle_poll(viewer, fds + 6);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);
 	}

@@ -52,6 +52,9 @@ static const char usage[] =
 	"  --fps N|auto        with --local or ssh: the remote frame clock (default:\n"
 	"                      rcomp-run's own setting)\n"
 	"  --remote-bin PATH   with ssh: rcomp-run on the remote host (default: from PATH)\n"
+	"  --ssh-udp on|off    with ssh: once the session runs, move it to UDP (QUIC, a\n"
+	"                      port and a fresh key the host gives over ssh), and stay\n"
+	"                      on ssh where UDP is blocked (default on)\n"
 	"  --app-decorations   let apps draw their own title bars even where the local\n"
 	"                      compositor would draw them\n"
 	"  --title-host        begin each window's title with the remote host's name\n"
@@ -164,6 +167,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("remote-bin", "rcomp-run", false, set_remote_bin, "a command"),
 	SETTINGS_FLAG("app-decorations", OPTIONS, app_decorations),
 	SETTINGS_FLAG("title-host", OPTIONS, title_host),
+	SETTINGS_ON_OFF("ssh-udp", "on", OPTIONS, ssh_udp),
 	SETTINGS_ON_OFF("audio", "on", OPTIONS, audio),
 	SETTINGS_FLAG("mic", OPTIONS, mic),
 	SETTINGS_FLAG("stats", OPTIONS, stats),

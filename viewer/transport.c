@@ -25,6 +25,7 @@
 #include "monotonic.h"
 #include "session.h"
 #include "status.h"
+#include "dispatch.h"
 #include "quic.h"
 #include "tcp.h"
 #include "transport.h"
@@ -199,6 +200,9 @@ static char **run_argv(struct rv_viewer *viewer, const char *bin, bool persist)
 	argv[i++] = "--stdio";
 	if (persist) {
 		argv[i++] = "--persist";
+		if (options->ssh_udp && quic_supported()) {
+			argv[i++] = "--offer-udp";
+		}
 	}
 	if (options->compress) {
 		argv[i++] = "--compress";
@@ -462,4 +466,88 @@ bool transport_finish_connect(struct rv_viewer *viewer)
 	}
 	errno = err;
 	return err == 0;
+}
+
+/* ---- ssh introductions ---- */
+
+bool transport_wants_udp_offer(const struct rv_viewer *viewer)
+{
+	return viewer->options.transport == RV_SSH && viewer->options.ssh_udp &&
+		!viewer->connection.udp_tried && quic_supported();
+}
+
+/* Whether text is an IP address as text: hex digits, dots and colons. */
+static bool ip_text(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (!strchr("0123456789abcdefABCDEF.:", text[i]) || text[i] == '\0') {
+			return false;
+		}
+	}
+	return len > 0;
+}
+
+void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *offer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	const struct rv_options *options = &viewer->options;
+	if (!transport_wants_udp_offer(viewer) || conn->probe) {
+		return;
+	}
+	conn->udp_tried = true;
+	/* The address the host was reached at over ssh, or else the name ssh
+	 * was given (less its user@). */
+	char host[WIRE_MAX_ADDRESS + 1];
+	if (ip_text(offer->address, offer->address_len)) {
+		memcpy(host, offer->address, offer->address_len);
+		host[offer->address_len] = '\0';
+	} else {
+		const char *name = options->ssh_args[options->nssh - 1];
+		const char *at = strrchr(name, '@');
+		snprintf(host, sizeof(host), "%s", at ? at + 1 : name);
+	}
+	snprintf(conn->udp_target, sizeof(conn->udp_target),
+		strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, offer->port);
+	memcpy(conn->udp_key, offer->key, offer->key_len);
+	conn->udp_key_len = offer->key_len;
+	char err[256];
+	int fd = quic_connect(conn->udp_target, (const uint8_t *)conn->udp_key, conn->udp_key_len,
+		UDP_HANDSHAKE_MS, &conn->probe, err, sizeof(err));
+	if (fd < 0) {
+		conn->probe = NULL;
+		log_warning("UDP to %s: %s; the session stays on ssh", conn->udp_target, err);
+		return;
+	}
+	conn->probe_fd = fd;
+	log_info("the host offers UDP at %s: trying it", conn->udp_target);
+}
+
+void transport_probe_poll(struct rv_viewer *viewer, struct pollfd *fds)
+{
+	struct rv_connection *conn = &viewer->connection;
+	fds[0] = (struct pollfd){.fd = conn->probe ? quic_endpoint_fd(conn->probe) : -1,
+		.events = POLLIN};
+	fds[1] = (struct pollfd){.fd = conn->probe ? conn->probe_fd : -1, .events = POLLIN};
+}
+
+void transport_probe_handle(struct rv_viewer *viewer, const struct pollfd *fds)
+{
+	struct rv_connection *conn = &viewer->connection;
+	if (!conn->probe) {
+		return;
+	}
+	if (fds[0].revents & POLLIN) {
+		dispatch_move_to_udp(viewer);
+		return;
+	}
+	if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+		/* The stream ended before the handshake did. */
+		char why[256];
+		quic_failure(conn->probe, why, sizeof(why));
+		log_warning("UDP to %s is blocked (%s): the session stays on ssh", conn->udp_target,
+			why[0] ? why : "no answer");
+		close(conn->probe_fd);
+		quic_close(conn->probe);
+		conn->probe = NULL;
+	}
 }

@@ -237,6 +237,7 @@ struct rv_options {
 	size_t token_len;
 	bool app_decorations; /* never ask the local compositor to decorate */
 	bool title_host; /* titles begin with the remote host's name */
+	bool ssh_udp; /* with ssh: move the session to UDP where the host offers it */
 	bool audio; /* play the session's sound (--audio) */
 	bool mic; /* send the local default source (--mic) */
 	bool stats;
@@ -265,6 +266,14 @@ struct rv_connection {
 	char local_run[PATH_MAX]; /* --local: the rcomp-run started */
 	struct quic_endpoint *quic; /* --udp: the link's endpoint */
 	char quic_failure[256]; /* why the last QUIC link ended, if it says */
+	/* rcomp-view ssh: the host's UDP offer while it is tried (probe_fd:
+	 * the stream, -1 when none), then the UDP link's address and key */
+	struct quic_endpoint *probe;
+	int probe_fd;
+	bool udp_tried;
+	char udp_target[WIRE_MAX_ADDRESS + 16];
+	char udp_key[WIRE_MAX_TOKEN + 1];
+	size_t udp_key_len;
 };
 
 /* The local seat (input.c) and the remote cursor (cursor.c). */

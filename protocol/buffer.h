@@ -29,9 +29,11 @@ void buffer_truncate(struct buffer *buf, size_t size);
  * (contents kept). False when out of memory: the old allocation stays. */
 bool memory_grow(void **memory, size_t *size, size_t need);
 
+/* The first unread byte; of a buffer never written, NULL (a null pointer
+ * plus an offset, even 0, is undefined). */
 static inline uint8_t *buffer_head(const struct buffer *buf)
 {
-	return buf->data + buf->start;
+	return buf->data ? buf->data + buf->start : NULL;
 }
 
 static inline size_t buffer_size(const struct buffer *buf)

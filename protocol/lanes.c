@@ -12,12 +12,11 @@
 #include "lanes.h"
 
 /* The lanes in the order their datagrams go out: acks of the link and
- * control first, then sound, then the focused window's frames. */
+ * control first, then sound, then frames. */
 static const enum channel_class send_order[] = {
 	CHANNEL_LINK,
 	CHANNEL_CONTROL,
 	CHANNEL_AUDIO,
-	CHANNEL_FOCUS,
 	CHANNEL_FRAMES,
 };
 
@@ -26,8 +25,7 @@ static const enum channel_class send_order[] = {
 static const double target_failure[CHANNEL_CLASSES] = {
 	[CHANNEL_CONTROL] = 0.002,
 	[CHANNEL_AUDIO] = 0.01,
-	[CHANNEL_FOCUS] = 0.01,
-	[CHANNEL_FRAMES] = 0.02,
+	[CHANNEL_FRAMES] = 0.01,
 	[CHANNEL_LINK] = 0.002,
 };
 
@@ -41,7 +39,7 @@ static const double target_failure[CHANNEL_CLASSES] = {
 
 struct out_rec {
 	bool used;
-	uint32_t seq;
+	uint32_t seq, after; /* after: control records queued before it */
 	uint16_t size, shard;
 	uint8_t k, acked_count;
 	bool parity; /* sent with parity: its shards go in packets apart */
@@ -54,7 +52,7 @@ struct out_rec {
 
 struct in_rec {
 	bool used, done;
-	uint32_t seq;
+	uint32_t seq, after;
 	uint16_t size, shard;
 	uint8_t k, have;
 	uint8_t index[LANES_K_MAX]; /* the shard in each slot, in arrival order */
@@ -162,6 +160,13 @@ bool lanes_carry(enum channel_class cls)
 	return cls < CHANNEL_CLASSES && cls != CHANNEL_BULK;
 }
 
+/* The lane of a class: frames of the focused window share the frames lane,
+ * so a window's frames stay in order when its focus changes. */
+static enum channel_class lane_of(enum channel_class cls)
+{
+	return cls == CHANNEL_FOCUS ? CHANNEL_FRAMES : cls;
+}
+
 /* The generator for k data shards: k rows of identity, then Cauchy rows. */
 static const uint8_t *generator(struct lanes *l, uint8_t k)
 {
@@ -178,8 +183,11 @@ static const uint8_t *generator(struct lanes *l, uint8_t k)
 
 bool lanes_room(const struct lanes *l, enum channel_class cls)
 {
-	const struct lane *lane = &l->lane[cls];
-	return lanes_carry(cls) && lane->next - lane->base < LANES_WINDOW;
+	if (!lanes_carry(cls)) {
+		return false;
+	}
+	const struct lane *lane = &l->lane[lane_of(cls)];
+	return lane->next - lane->base < LANES_WINDOW;
 }
 
 /* The fewest parity shards for which k data shards fail (more than m of the
@@ -214,10 +222,10 @@ bool lanes_queue(struct lanes *l, const uint8_t *record, size_t size)
 	if (size <= CHANNEL_RECORD_HEADER || size > CHANNEL_RECORD_HEADER + CHANNEL_RECORD_MAX) {
 		return false;
 	}
-	enum channel_class cls = record[0];
-	if (!lanes_room(l, cls)) {
+	if (!lanes_room(l, record[0])) {
 		return false;
 	}
+	enum channel_class cls = lane_of(record[0]);
 	struct lane *lane = &l->lane[cls];
 	struct out_rec *rec = &lane->out[lane->next % LANES_WINDOW];
 	uint8_t k = shards_for(size);
@@ -231,6 +239,7 @@ bool lanes_queue(struct lanes *l, const uint8_t *record, size_t size)
 	*rec = (struct out_rec){
 		.used = true,
 		.seq = lane->next,
+		.after = l->lane[CHANNEL_CONTROL].next,
 		.size = (uint16_t)size,
 		.shard = shard,
 		.k = k,
@@ -289,7 +298,8 @@ size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share)
 			out[2] = (uint8_t)index;
 			out[3] = 0;
 			put32(out + 4, rec->seq);
-			put16(out + 8, rec->size);
+			put32(out + 8, rec->after);
+			put16(out + 12, rec->size);
 			uint8_t *payload = out + LANES_HEADER;
 			size_t len = rec->shard;
 			if (index < rec->k) {
@@ -468,7 +478,7 @@ bool lanes_idle(const struct lanes *l)
 static void set_err(char *err, size_t size, const char *what, const uint8_t *h)
 {
 	snprintf(err, size, "a datagram %s (lane %u, k %u, shard %u, record %u of %u bytes)", what,
-		h[0], h[1], h[2], get32(h + 4), get16(h + 8));
+		h[0], h[1], h[2], get32(h + 4), get16(h + 12));
 }
 
 /* Rebuilds the record from its k shards: the data shards missing are the
@@ -533,17 +543,24 @@ static bool rebuild(struct lanes *l, struct in_rec *rec)
 	return true;
 }
 
-/* Hands over the lane's records that are whole, in order. */
-static bool deliver(struct lane *lane, enum channel_class cls, struct buffer *out, char *err,
+/* Hands over the lane's records that are whole, in order; a frame record
+ * once the control records made before it are. */
+static bool deliver(struct lanes *l, enum channel_class cls, struct buffer *out, char *err,
 	size_t err_size)
 {
+	struct lane *lane = &l->lane[cls];
 	for (;;) {
 		struct in_rec *rec = &lane->in[lane->expected % LANES_WINDOW];
 		if (!rec->used || !rec->done || rec->seq != lane->expected) {
 			return true;
 		}
+		if (cls == CHANNEL_FRAMES &&
+			(int32_t)(rec->after - l->lane[CHANNEL_CONTROL].expected) > 0) {
+			return true; /* until control catches up */
+		}
 		const uint8_t *h = rec->shards;
-		if (h[0] != cls || h[1] != 0 || get16(h + 2) + CHANNEL_RECORD_HEADER != rec->size) {
+		if (h[0] >= CHANNEL_CLASSES || lane_of(h[0]) != cls || h[1] != 0 ||
+			get16(h + 2) + CHANNEL_RECORD_HEADER != rec->size) {
 			snprintf(err, err_size,
 				"record %u of lane %u is not one record of its class (class %u, "
 				"flags %u, %u of %u bytes)",
@@ -570,9 +587,9 @@ bool lanes_receive(struct lanes *l, const uint8_t *data, size_t len, struct buff
 	}
 	enum channel_class cls = data[0];
 	uint8_t k = data[1], index = data[2];
-	uint32_t seq = get32(data + 4);
-	uint16_t size = get16(data + 8);
-	if (!lanes_carry(cls) || data[3] != 0) {
+	uint32_t seq = get32(data + 4), after = get32(data + 8);
+	uint16_t size = get16(data + 12);
+	if (!lanes_carry(cls) || lane_of(cls) != cls || data[3] != 0) {
 		set_err(err, err_size, "of no lane", data);
 		return false;
 	}
@@ -608,11 +625,12 @@ bool lanes_receive(struct lanes *l, const uint8_t *data, size_t len, struct buff
 		}
 		*rec = (struct in_rec){.used = true,
 			.seq = seq,
+			.after = after,
 			.size = size,
 			.shard = shard,
 			.k = k,
 			.shards = shards};
-	} else if (rec->seq != seq || rec->size != size) {
+	} else if (rec->seq != seq || rec->size != size || rec->after != after) {
 		set_err(err, err_size, "that contradicts an earlier shard", data);
 		return false;
 	}
@@ -632,7 +650,12 @@ bool lanes_receive(struct lanes *l, const uint8_t *data, size_t len, struct buff
 		snprintf(err, err_size, "out of memory");
 		return false;
 	}
-	return !l->open || deliver(lane, cls, out, err, err_size);
+	if (!l->open) {
+		return true;
+	}
+	/* Control made whole may free frames that wait for it. */
+	return deliver(l, cls, out, err, err_size) &&
+		(cls != CHANNEL_CONTROL || deliver(l, CHANNEL_FRAMES, out, err, err_size));
 }
 
 bool lanes_open(struct lanes *l, struct buffer *out, char *err, size_t err_size)
@@ -640,7 +663,8 @@ bool lanes_open(struct lanes *l, struct buffer *out, char *err, size_t err_size)
 	l->open = true;
 	for (int c = 0; c < CHANNEL_CLASSES; c++) {
 		if (lanes_carry((enum channel_class)c) &&
-			!deliver(&l->lane[c], (enum channel_class)c, out, err, err_size)) {
+			(int)lane_of((enum channel_class)c) == c &&
+			!deliver(l, (enum channel_class)c, out, err, err_size)) {
 			return false;
 		}
 	}

@@ -13,15 +13,23 @@
  * lane's records over whole and in order. Bulk and the first message stay
  * on the QUIC stream (reliable, sent last).
  *
+ * Lanes are not ordered among themselves, but frames depend on control: a
+ * window's frames must come after its window_new. So the frames of every
+ * window (focused or not) share one lane, and a frame record waits at the
+ * receiver for the control records made before it. Nothing waits for
+ * frames: a control message that follows a frame (a window_destroy) may
+ * overtake it, and the viewer drops a frame of a window already gone.
+ *
  * Nothing here knows QUIC: datagrams go out through lanes_next() and
  * lanes_commit(), their fate comes back through lanes_acked() and
  * lanes_lost(), and what arrives goes in through lanes_receive(). QUIC
  * authenticates every datagram first; a datagram that still breaks this
  * format came from the peer itself, and ends the connection.
  *
- * A datagram: u8 lane (the record's class), u8 k, u8 shard index (below k:
- * data; from k: a parity row), u8 zero, u32 record number in the lane,
- * u16 record size, then the shard. A record's shards are all
+ * A datagram: u8 lane (the record's class; the frames lane carries focus
+ * records too), u8 k, u8 shard index (below k: data; from k: a parity
+ * row), u8 zero, u32 record number in the lane, u32 control records made
+ * before it, u16 record size, then the shard. A record's shards are all
  * ceil(size / k) bytes, but for the last data shard, which is what is left.
  */
 #ifndef RCOMP_LANES_H
@@ -41,7 +49,7 @@
  * record is queued, so they must fit whatever path the connection moves
  * to. */
 #define LANES_DATAGRAM_MAX 1140
-#define LANES_HEADER 10
+#define LANES_HEADER 14
 #define LANES_SHARD_MAX (LANES_DATAGRAM_MAX - LANES_HEADER)
 /* Shards of the largest record, and shard indexes in all. */
 #define LANES_K_MAX \

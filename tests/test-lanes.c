@@ -247,6 +247,46 @@ static void test_parity_follows_loss(void)
 	lanes_free(b);
 }
 
+/* A frame record made after a control record (a window's frames after
+ * its window_new) is held until the control record arrives, however late;
+ * control never waits for frames. */
+static void test_frames_wait_for_control(void)
+{
+	struct lanes *a = lanes_new(), *b = lanes_new();
+	uint8_t record[CHANNEL_RECORD_HEADER + 64], dg[3][LANES_DATAGRAM_MAX];
+	size_t len[3];
+	uint64_t id;
+	bool share;
+	char err[256];
+	struct buffer out;
+	buffer_init(&out, 1 << 20);
+	CHECK(lanes_open(b, &out, err, sizeof(err)));
+	size_t control = make_record(record, CHANNEL_CONTROL, 10, 1);
+	CHECK(lanes_queue(a, record, control));
+	size_t focus = make_record(record, CHANNEL_FOCUS, 20, 2);
+	CHECK(lanes_queue(a, record, focus));
+	size_t frame = make_record(record, CHANNEL_FRAMES, 30, 3);
+	CHECK(lanes_queue(a, record, frame));
+	for (int i = 0; i < 3; i++) {
+		len[i] = lanes_next(a, dg[i], &id, &share);
+		CHECK(len[i] > 0);
+		lanes_commit(a, 0);
+	}
+	/* The frames first: nothing comes out. */
+	CHECK(lanes_receive(b, dg[1], len[1], &out, err, sizeof(err)));
+	CHECK(lanes_receive(b, dg[2], len[2], &out, err, sizeof(err)));
+	CHECK(buffer_size(&out) == 0);
+	/* The control record: it, then both frames, in the order made. */
+	CHECK(lanes_receive(b, dg[0], len[0], &out, err, sizeof(err)));
+	CHECK(buffer_size(&out) == control + focus + frame);
+	const uint8_t *p = buffer_head(&out);
+	CHECK(p && p[0] == CHANNEL_CONTROL && p[control] == CHANNEL_FOCUS &&
+		p[control + focus] == CHANNEL_FRAMES);
+	buffer_finish(&out);
+	lanes_free(a);
+	lanes_free(b);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
@@ -254,6 +294,7 @@ int main(int argc, char **argv)
 		{"loss", test_loss},
 		{"open_late", test_open_late},
 		{"parity", test_parity_follows_loss},
+		{"order", test_frames_wait_for_control},
 	};
 	return check_main(argc, argv, cases, N(cases));
 }

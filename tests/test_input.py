@@ -386,7 +386,7 @@ def test_an_sdl2_game_in_relative_mouse_mode_moves_by_the_mouse_motion(desktop, 
     a duplicate: the motions differ so that all five count.)"""
     desktop.swaymsg("seat seat0 fallback true")  # headless sway grants locks only then
     server = desktop.start_server(["env", "SDL_VIDEODRIVER=" + driver,
-                                   "SDL_RENDER_DRIVER=software", SDL_RELATIVE])
+                                   "SDL_RENDER_DRIVER=software", SDL_RELATIVE], args=["-v"])
     desktop.start_viewer(server)
     w = wait_for("the game's window", lambda: desktop.window(title=SDL_RELATIVE), timeout=30)
     pointer = VirtualPointer(desktop)
@@ -402,9 +402,16 @@ def test_an_sdl2_game_in_relative_mouse_mode_moves_by_the_mouse_motion(desktop, 
                if px[3 * i] > 200 and px[3 * i + 1] < 50 and px[3 * i + 2] < 50]
         return (min(red), max(red)) if red else None
     wait_for("the square at the start", lambda: red_square() == ((320, 240), (329, 249)))
-    # The game takes the pointer (a lock, through Xwayland too) before it
-    # reads the mouse; give the lock its round trip.
-    time.sleep(1)
+    # The game takes the pointer before it reads the mouse. Through
+    # Xwayland that is a lock, and motion before the lock holds moves the
+    # pointer, not the square: wait until the viewer holds it (a second was
+    # too little for a loaded CI machine). SDL's Wayland backend reads
+    # relative motion without one; give it its round trip.
+    if driver == "x11":
+        wait_for("the lock, held by the viewer", lambda: "the viewer holds the constraint"
+                 in desktop.read_log("rcomp-run"), timeout=30)
+    else:
+        time.sleep(1)
     for i in range(5):
         pointer.send("by %d %d" % (20 + i, 10 + i))
     seen = []

@@ -11,7 +11,9 @@ session, rcomp-run on the remote side listening on TCP or UDP (QUIC),
 rcomp-view on the local side, at RTT and RATE with random loss each way:
 - 0: no loss; 3, 5, 20: that percentage lost each way; 5j: 5% and 10 ms
   of jitter each way; roam: over UDP, the viewer's address changes five
-  times, and the time until its next frame is printed.
+  times, and the time until its next frame is printed; share: an 8 Mbit/s
+  link carries glmark2 at 800x600 (which alone wants more than the link)
+  and a bulk TCP download at once, and what each got is printed.
 For each: the game's shown fps (median and worst of the viewer's per-second
 counts, a second after the first picture onwards), a key (a virtual
 keyboard on the focused input client's window) until the remote app prints
@@ -33,7 +35,7 @@ from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, NetLink, Rig, wait_for)  #
 from bench_priority import focus_input, key_latency  # noqa: E402
 
 CASES = {"0": (0, 0), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
-ONLY = "0,3,5,5j,20,roam"
+ONLY = "0,3,5,5j,20,roam,share"
 EGL = "org.freedesktop.weston.simple-egl"
 PORT = 7400
 
@@ -101,6 +103,72 @@ def measure(transport, loss, jitter_ms, rtt_ms, rate_mbit, seconds):
         rig.close()
 
 
+# A bulk download from the remote side: as much as it can for SECONDS.
+BULK_SOURCE = """
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen()
+c, _ = s.accept()
+end = time.monotonic() + float(sys.argv[3])
+chunk = b"x" * 65536
+while time.monotonic() < end:
+    c.send(chunk)
+c.close()
+"""
+
+BULK_SINK = """
+import socket, sys, time
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+n, t0 = 0, time.monotonic()
+while True:
+    data = c.recv(65536)
+    if not data:
+        break
+    n += len(data)
+print(n * 8 / (time.monotonic() - t0) / 1e6)
+"""
+
+
+def bulk_download(link, seconds):
+    """Mbit/s a TCP download from the remote side got over seconds."""
+    source = link.run("remote", ["python3", "-c", BULK_SOURCE, NetLink.REMOTE_ADDR,
+                                 str(PORT + 1), str(seconds)])
+    try:
+        wait_for("the bulk source", lambda: link.check_output(
+            "remote", ["ss", "-Htln", "sport = :%d" % (PORT + 1)]).strip())
+        return float(link.check_output("local", ["python3", "-c", BULK_SINK,
+                                                 NetLink.REMOTE_ADDR, str(PORT + 1)],
+                                       timeout=seconds + 60))
+    finally:
+        source.kill()
+        source.wait()
+
+
+def share(transport, rtt_ms, rate_mbit, seconds):
+    """A game and a bulk TCP download on one link: what each got."""
+    rig = Rig()
+    try:
+        link = NetLink(rig, delay_ms=rtt_ms / 2, rate_mbit=rate_mbit, buffer_kb=128)
+        alone = bulk_download(link, 5)
+        game = "exec glmark2-es2-wayland --size 800x600 --swap-mode fifo -b build:duration=600"
+        net_session(rig, link, "share", game, transport)
+        wait_for("the game's window", lambda: rig.windows(), timeout=90)
+        time.sleep(3)
+        mark = len(rig.read_log("rv-share"))
+        before = link.counts()
+        tcp = bulk_download(link, seconds)
+        after = link.counts()
+        shown = [int(x) for x in re.findall(r"stats window \d+: received \d+ fps, presented "
+                                            r"(\d+) fps", rig.read_log("rv-share")[mark:])]
+        down = (after["a_to_b"]["bytes"] - before["a_to_b"]["bytes"]) * 8 / seconds / 1e6
+        return {"alone": alone, "tcp": tcp, "game": max(down - tcp, 0.0),
+                "fps": statistics.median(shown[1:]) if len(shown) > 1 else float("nan")}
+    finally:
+        rig.close()
+
+
 def roaming(rtt_ms, rate_mbit, tries=5):
     """ms from the viewer's address change to its next frame, over UDP."""
     rig = Rig()
@@ -148,6 +216,14 @@ def main():
           % (args.rtt_ms, args.rate_mbit), flush=True)
     for name in args.only.split(","):
         if name == "roam":
+            continue
+        if name == "share":
+            for transport in args.transports.split(","):
+                r = share(transport, args.rtt_ms, 8, args.seconds)
+                print("%s, sharing 8 Mbit/s with a bulk TCP download (%.1f Mbit/s alone): "
+                      "the download %.1f Mbit/s, the game %.1f Mbit/s at %.0f fps shown"
+                      % (transport.upper(), r["alone"], r["tcp"], r["game"], r["fps"]),
+                      flush=True)
             continue
         loss, jitter = CASES[name]
         for transport in args.transports.split(","):

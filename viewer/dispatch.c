@@ -151,6 +151,9 @@ static void sync_done(struct rv_viewer *viewer)
 static void window_new(struct rv_viewer *viewer, const struct wire_window_new *msg)
 {
 	struct rv_window *window = window_from_id(viewer, msg->window);
+	if (msg->window > viewer->max_window_id) {
+		viewer->max_window_id = msg->window;
+	}
 	if (window && window->stale) {
 		window_reattach(window, msg);
 	} else if (window) {
@@ -162,6 +165,9 @@ static void window_new(struct rv_viewer *viewer, const struct wire_window_new *m
 
 static void popup_new(struct rv_viewer *viewer, const struct wire_popup_new *msg)
 {
+	if (msg->window > viewer->max_window_id) {
+		viewer->max_window_id = msg->window;
+	}
 	if (window_from_id(viewer, msg->window)) {
 		connection_fail(viewer, "window %u created twice", msg->window);
 	} else {
@@ -170,12 +176,16 @@ static void popup_new(struct rv_viewer *viewer, const struct wire_popup_new *msg
 }
 
 /* The window a message names; a server naming one it never announced
- * breaks the protocol. */
+ * breaks the protocol. One announced and gone is no error: over UDP the
+ * classes travel apart (lanes.h), and a frame may trail its window's
+ * destroy. The server never gives an id twice. */
 static struct rv_window *known_window(struct rv_viewer *viewer, const struct wire_msg *msg,
 	uint32_t id)
 {
 	struct rv_window *window = window_from_id(viewer, id);
-	if (!window) {
+	if (!window && id != 0 && id <= viewer->max_window_id) {
+		log_debug("%s for window %u, which is gone", wire_type_name(msg->type), id);
+	} else if (!window) {
 		connection_fail(viewer, "%s for unknown window %u", wire_type_name(msg->type), id);
 	}
 	return window;

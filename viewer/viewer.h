@@ -387,6 +387,7 @@ struct rv_viewer {
 	struct rv_sound *sound; /* sound.c; NULL: none */
 
 	struct wl_list windows; // rv_window::link
+	uint32_t max_window_id; /* the highest the server announced: ids are never reused */
 	struct idmap window_ids;
 	struct wl_list outputs; // rv_output::link
 

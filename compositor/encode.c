@@ -782,6 +782,7 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 			enc->stat_bytes += bytes;
 			connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes,
 				monotonic_usec());
+			log_debug("window %u: frame %u sent, %zu bytes", enc->id, enc->seq, bytes);
 		}
 	}
 	buffer_truncate(&enc->out, 0);

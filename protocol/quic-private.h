@@ -18,7 +18,9 @@ struct quic_endpoint;
 
 #define MAX_CONNS 16
 #define MAX_CIDS 8
-#define SCID_LEN 16
+/* Connection IDs: 8 random bytes (QUIC's least for an Initial), as every
+ * packet carries one. */
+#define SCID_LEN 8
 #define PACKET_MAX 1452
 #define SEND_MAX (8u << 20) /* read from the program, not yet acknowledged */
 #define RECV_WINDOW (4u << 20) /* the peer may send this far ahead of our reads */

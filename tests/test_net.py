@@ -175,6 +175,28 @@ def test_a_session_through_a_lossy_jittery_link_is_pixel_exact(desktop, transpor
     assert counts["a_to_b"]["lost"] > 0 and counts["b_to_a"]["lost"] > 0, counts
 
 
+# A terminal scrolling text for about three seconds, then still.
+SCROLLING_TEXT = ["foot", "sh", "-c", "for i in $(seq 1 150); do echo \"line $i: the quick "
+                  "brown fox jumps over the lazy dog 0123456789\"; sleep 0.02; done; "
+                  "echo still; exec sleep 600"]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_terminals_scrolling_text_through_a_lossy_jittery_link_is_pixel_exact(desktop,
+                                                                                 transport):
+    """The same link: a terminal scrolls text (moves and new lines) and
+    stops; the text on screen ends exactly as the app drew it."""
+    link = NetLink(desktop, delay_ms=25, jitter_ms=10, loss=5, rate_mbit=20)
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    session_across(desktop, link, transport, SCROLLING_TEXT, ["--dump-dir", dump])
+    wait_for("the terminal", lambda: desktop.window(app_id="foot"), timeout=60)
+    time.sleep(5)  # its three seconds of scrolling
+    wait_screen_matches(desktop, "foot", os.path.join(dump, "window-1.ppm"), timeout=30)
+    counts = link.counts()
+    assert counts["a_to_b"]["lost"] > 0 and counts["b_to_a"]["lost"] > 0, counts
+
+
 @pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
 def test_the_viewers_address_changes_mid_session_and_windows_keep_updating(desktop):
     """The laptop moves to another network: its address changes under the

@@ -13,7 +13,10 @@ rcomp-view on the local side, at RTT and RATE with random loss each way:
   of jitter each way; roam: over UDP, the viewer's address changes five
   times, and the time until its next frame is printed; share: an 8 Mbit/s
   link carries glmark2 at 800x600 (which alone wants more than the link)
-  and a bulk TCP download at once, and what each got is printed.
+  and a bulk TCP download at once, and what each got is printed; text: at
+  5% loss and 10 ms jitter, a terminal scrolls text for 5 s, and each
+  lossless frame's time from sent to received is printed (both ends log on
+  one clock), against the round trip.
 For each: the game's shown fps (median and worst of the viewer's per-second
 counts, a second after the first picture onwards), a key (a virtual
 keyboard on the focused input client's window) until the remote app prints
@@ -35,7 +38,7 @@ from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, NetLink, Rig, wait_for)  #
 from bench_priority import focus_input, key_latency  # noqa: E402
 
 CASES = {"0": (0, 0), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
-ONLY = "0,3,5,5j,20,roam,share"
+ONLY = "0,3,5,5j,20,roam,share,text"
 EGL = "org.freedesktop.weston.simple-egl"
 PORT = 7400
 
@@ -169,6 +172,40 @@ def share(transport, rtt_ms, rate_mbit, seconds):
         rig.close()
 
 
+SCROLL = ("for i in $(seq 1 250); do echo \"line $i: the quick brown fox jumps over the lazy "
+          "dog 0123456789\"; sleep 0.02; done; exec sleep 600")
+
+
+def text_frames(transport, rtt_ms, rate_mbit):
+    """ms from each lossless frame's send to its arrival, while a terminal
+    scrolls text through 5% loss and 10 ms jitter each way."""
+    rig = Rig()
+    try:
+        link = NetLink(rig, delay_ms=rtt_ms / 2, jitter_ms=10, loss=5, rate_mbit=rate_mbit,
+                       buffer_kb=256, seed=11)
+        token = os.path.join(rig.tmp, "token")
+        with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(secrets.token_hex(16) + "\n")
+        addr = "%s:%d" % (NetLink.REMOTE_ADDR, PORT)
+        rig.start("rc-text", link.wrap("remote", [
+            RCOMP_RUN, "-v", "--codec", "lossless", "--listen-" + transport, addr,
+            "--token-file", token, "--", "foot", "sh", "-c", "sleep 2; " + SCROLL]),
+            rig.remote_env)
+        wait_for("rcomp-run listening", lambda: "listening" in rig.read_log("rc-text"),
+                 timeout=20)
+        rig.start("rv-text", link.wrap("local", [
+            RCOMP_VIEW, "-v", "--" + transport, addr, "--token-file", token]), rig.local_env)
+        wait_for("the terminal", lambda: rig.window(app_id="foot"), timeout=60)
+        time.sleep(10)
+        sent = {int(s): float(t) for t, s in re.findall(
+            r"(\d+\.\d+) debug \S+ window 1: frame (\d+) sent", rig.read_log("rc-text"))}
+        got = {int(s): float(t) for t, s in re.findall(
+            r"(\d+\.\d+) debug \S+ window 1: frame (\d+) received", rig.read_log("rv-text"))}
+        return [(got[s] - sent[s]) * 1000 for s in sorted(sent) if s in got]
+    finally:
+        rig.close()
+
+
 def roaming(rtt_ms, rate_mbit, tries=5):
     """ms from the viewer's address change to its next frame, over UDP."""
     rig = Rig()
@@ -216,6 +253,18 @@ def main():
           % (args.rtt_ms, args.rate_mbit), flush=True)
     for name in args.only.split(","):
         if name == "roam":
+            continue
+        if name == "text":
+            for transport in args.transports.split(","):
+                d = text_frames(transport, args.rtt_ms, args.rate_mbit)
+                if d:
+                    print("%s, 5%% loss, 10 ms jitter, a terminal scrolling: %d lossless frames, "
+                          "sent to received %.0f / %.0f / %.0f ms (median / p95 / max); "
+                          "%.1f%% within one round trip (%g ms)"
+                          % (transport.upper(), len(d), statistics.median(d),
+                             percentile(d, 95), max(d),
+                             100.0 * sum(1 for x in d if x <= args.rtt_ms) / len(d),
+                             args.rtt_ms), flush=True)
             continue
         if name == "share":
             for transport in args.transports.split(","):

@@ -488,6 +488,20 @@ bool quic_conn_all_acked(const struct conn *c)
 	return routed(c) && c->s_acked == c->s_read && lanes_idle(c->lanes);
 }
 
+/* Sends a packet QUIC made, counting it among those with datagrams if it
+ * carries one. */
+static void send_packet(struct conn *c, const ngtcp2_path *path, const uint8_t *data, size_t len,
+	bool *carrying)
+{
+	quic_send_packet(c->ep, path, data, len);
+	if (*carrying) {
+		pthread_mutex_lock(&c->ep->lock);
+		c->ep->packets_datagrams++;
+		pthread_mutex_unlock(&c->ep->lock);
+		*carrying = false;
+	}
+}
+
 /* Writes packets while QUIC has something to send; false once the
  * connection is over. */
 bool quic_conn_write(struct conn *c)
@@ -499,6 +513,7 @@ bool quic_conn_write(struct conn *c)
 	uint64_t ts = quic_now_ns();
 	bool ready = ngtcp2_conn_get_handshake_completed(c->conn);
 	bool datagrams = ready;
+	bool carrying = false; /* the packet being made has a lane's datagram */
 	bool alive = true;
 	route(c);
 	/* A packet under construction (NGTCP2_ERR_WRITE_MORE) is always
@@ -523,6 +538,7 @@ bool quic_conn_write(struct conn *c)
 				if (n == NGTCP2_ERR_WRITE_MORE) {
 					/* In the packet, which has room for more. */
 					lanes_commit(c->lanes, ts);
+					carrying = true;
 					continue;
 				}
 				if (n < 0) {
@@ -538,7 +554,8 @@ bool quic_conn_write(struct conn *c)
 					datagrams = false; /* congestion: what else may go */
 					continue;
 				}
-				quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+				carrying |= accepted != 0;
+				send_packet(c, &ps.path, buf, (size_t)n, &carrying);
 				c->turn++;
 				packets++;
 				continue;
@@ -603,7 +620,7 @@ bool quic_conn_write(struct conn *c)
 			}
 			break;
 		}
-		quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+		send_packet(c, &ps.path, buf, (size_t)n, &carrying);
 		c->turn++;
 		packets++;
 		datagrams = ready;

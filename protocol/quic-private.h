@@ -93,6 +93,7 @@ struct quic_endpoint {
 	char failure[256]; /* a client's connection failed: why */
 	int netlink; /* a client's: address changes (-1: none) */
 	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
+	uint64_t packets_datagrams; /* of packets_out, those with a lane's datagram */
 	char lanes[192]; /* the first connection's lanes, described now and then */
 	uint64_t described_at;
 };

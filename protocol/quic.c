@@ -679,9 +679,11 @@ void quic_describe(struct quic_endpoint *ep, char *out, size_t size)
 {
 	pthread_mutex_lock(&ep->lock);
 	snprintf(out, size,
-		"udp %llu packets in (%.2f MB), %llu out (%.2f MB), %llu not sent, %llu moves%s%s",
+		"udp %llu packets in (%.2f MB), %llu out (%.2f MB; %llu with datagrams), %llu not "
+		"sent, %llu moves%s%s",
 		(unsigned long long)ep->packets_in, (double)ep->bytes_in / 1e6,
 		(unsigned long long)ep->packets_out, (double)ep->bytes_out / 1e6,
+		(unsigned long long)ep->packets_datagrams,
 		(unsigned long long)ep->dropped, (unsigned long long)ep->migrations,
 		ep->lanes[0] ? "; " : "", ep->lanes);
 	pthread_mutex_unlock(&ep->lock);

@@ -32,6 +32,7 @@ static const double target_failure[CHANNEL_CLASSES] = {
 /* Below this loss no parity is sent: QUIC's word on a loss brings a
  * repair within about a round trip, and the link pays nothing for it. */
 #define LOSS_FLOOR 0.003
+#define LOSS_START 0.01
 /* Loss is averaged over about this many datagrams. */
 #define LOSS_SPAN 256.0
 
@@ -135,7 +136,14 @@ static uint16_t shard_size(size_t size, uint8_t k)
 
 struct lanes *lanes_new(void)
 {
-	return calloc(1, sizeof(struct lanes));
+	struct lanes *l = calloc(1, sizeof(struct lanes));
+	if (l) {
+		/* Until datagrams tell, a link is taken to lose a little: the
+		 * first records of a lossy link get parity, and on a clean one
+		 * the guess is forgotten within a few hundred datagrams. */
+		l->loss = LOSS_START;
+	}
+	return l;
 }
 
 void lanes_free(struct lanes *l)
@@ -461,6 +469,20 @@ void lanes_expire(struct lanes *l, uint64_t now, uint64_t timeout)
 			l->tails++;
 		}
 	}
+}
+
+bool lanes_pending(const struct lanes *l)
+{
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		const struct lane *lane = &l->lane[c];
+		for (uint32_t seq = lane->base; seq != lane->next; seq++) {
+			const struct out_rec *rec = &lane->out[seq % LANES_WINDOW];
+			if (rec->used && rec->owed > 0) {
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 bool lanes_idle(const struct lanes *l)

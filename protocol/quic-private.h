@@ -32,6 +32,11 @@ struct quic_endpoint;
 #define TO_PROGRAM_SOFT (4u << 20)
 #define TO_PROGRAM_MAX (64u << 20)
 #define IDLE_TIMEOUT_NS (30ull * NGTCP2_SECONDS)
+/* How long QUIC's own packets (an acknowledgement, mostly) wait for one of
+ * ours to ride: less than the 25 ms acknowledgement delay the peer is
+ * promised. */
+#define HOLD_NS (20ull * NGTCP2_MILLISECONDS)
+#define HOLD_LOSS 0.01 /* and only below this loss */
 #define PSK_USER "rcomp"
 #define QUIC_ALPN "rcomp/1"
 
@@ -69,6 +74,8 @@ struct conn {
 	struct buffer to_program;
 	char why[256]; /* the peer broke the lanes' format: how */
 	unsigned turn; /* packets written: every 16th offers the stream first */
+	uint64_t hold_until; /* an acknowledgement waits for a packet of ours */
+	uint64_t heartbeat_at; /* the last heartbeat on the stream */
 	ngtcp2_connection_close_error error;
 };
 

@@ -286,6 +286,10 @@ static void *endpoint_thread(void *data)
 			uint64_t expiry = ngtcp2_conn_get_expiry(c->conn);
 			uint64_t tail = lanes_deadline(c->lanes, quic_conn_probe_timeout(c));
 			expiry = tail < expiry ? tail : expiry;
+			if (c->hold_until) {
+				/* QUIC's own packets wait until then (quic_conn_write) */
+				expiry = c->hold_until;
+			}
 			next = expiry < next ? expiry : next;
 			short events = 0;
 			if (!c->app_eof && buffer_size(&c->staged) < STAGED_MAX &&
@@ -683,8 +687,7 @@ void quic_describe(struct quic_endpoint *ep, char *out, size_t size)
 		"sent, %llu moves%s%s",
 		(unsigned long long)ep->packets_in, (double)ep->bytes_in / 1e6,
 		(unsigned long long)ep->packets_out, (double)ep->bytes_out / 1e6,
-		(unsigned long long)ep->packets_datagrams,
-		(unsigned long long)ep->dropped, (unsigned long long)ep->migrations,
-		ep->lanes[0] ? "; " : "", ep->lanes);
+		(unsigned long long)ep->packets_datagrams, (unsigned long long)ep->dropped,
+		(unsigned long long)ep->migrations, ep->lanes[0] ? "; " : "", ep->lanes);
 	pthread_mutex_unlock(&ep->lock);
 }

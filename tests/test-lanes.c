@@ -21,6 +21,19 @@ static uint32_t rnd(void)
 	return rng_state;
 }
 
+/* Teaches a sender a loss rate: QUIC's word on 2000 datagrams, one in
+ * `every` lost (0: none). A new sender guesses a little loss. */
+static void teach(struct lanes *l, int every)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (every && i % every == 0) {
+			lanes_lost(l, UINT64_MAX);
+		} else {
+			lanes_acked(l, UINT64_MAX);
+		}
+	}
+}
+
 /* One record of class cls, n bytes of payload, numbered r. */
 static size_t make_record(uint8_t *out, enum channel_class cls, size_t n, unsigned r)
 {
@@ -42,7 +55,7 @@ struct flight {
 };
 
 struct run {
-	unsigned records, datagrams, lost, flights_max;
+	unsigned records, datagrams, lost, flights_max, parity;
 	bool ok;
 };
 
@@ -58,6 +71,7 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 	static const enum channel_class classes[] = {CHANNEL_CONTROL, CHANNEL_AUDIO, CHANNEL_FOCUS,
 		CHANNEL_FRAMES, CHANNEL_LINK};
 	struct lanes *a = lanes_new(), *b = lanes_new();
+	teach(a, loss_pct ? 100 / (int)loss_pct : 0);
 	struct buffer out, expect[CHANNEL_CLASSES];
 	buffer_init(&out, 1u << 30);
 	for (int c = 0; c < CHANNEL_CLASSES; c++) {
@@ -71,6 +85,7 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 	char err[256] = "";
 	uint8_t record[CHANNEL_RECORD_HEADER + CHANNEL_RECORD_MAX];
 	bool opened = !open_late;
+	unsigned parity_sent = 0;
 	if (opened) {
 		CHECK(lanes_open(b, &out, err, sizeof(err)));
 	}
@@ -98,6 +113,7 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 			f->len = lanes_next(a, f->data, &f->id, &share);
 			if (f->len > 0) {
 				lanes_commit(a, 0);
+				parity_sent += f->data[2] >= f->data[1];
 				f->lost = rnd() % 100 < loss_pct;
 				run.datagrams++;
 				run.lost += f->lost;
@@ -126,6 +142,7 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 		}
 	}
 	run.records = queued;
+	run.parity = parity_sent;
 	CHECK(lanes_idle(a));
 	/* Each class's records, in order, in what came out. */
 	struct buffer got[CHANNEL_CLASSES];
@@ -175,6 +192,7 @@ static void test_clean(void)
 	struct run r = send_through(2000, 0, 20, CHANNEL_RECORD_MAX, false);
 	CHECK(r.ok);
 	CHECK(r.records == 2000);
+	CHECK(r.parity == 0);
 }
 
 /* Through 5%, 20% and 50% loss every record still arrives, each class
@@ -202,6 +220,7 @@ static void test_parity_follows_loss(void)
 	uint64_t id;
 	bool share;
 	size_t size = make_record(record, CHANNEL_FRAMES, 10000, 1);
+	teach(a, 0);
 	CHECK(lanes_queue(a, record, size));
 	char err[256];
 	struct buffer out;
@@ -218,14 +237,7 @@ static void test_parity_follows_loss(void)
 	CHECK(n == 9); /* 10004 bytes in shards of at most 1130: 9, no parity */
 	CHECK(buffer_size(&out) == size);
 	buffer_consume(&out, size);
-	/* Teach it 5% loss. */
-	for (int i = 0; i < 2000; i++) {
-		if (i % 20 == 0) {
-			lanes_lost(a, 0xffffffffffull);
-		} else {
-			lanes_acked(a, 0xffffffffffull);
-		}
-	}
+	teach(a, 20); /* 5% */
 	printf("measured loss %.3f\n", lanes_loss(a));
 	CHECK(lanes_loss(a) > 0.03 && lanes_loss(a) < 0.07);
 	CHECK(lanes_queue(a, record, size));
@@ -261,6 +273,7 @@ static void test_frames_wait_for_control(void)
 	struct buffer out;
 	buffer_init(&out, 1 << 20);
 	CHECK(lanes_open(b, &out, err, sizeof(err)));
+	teach(a, 0); /* one datagram a record */
 	size_t control = make_record(record, CHANNEL_CONTROL, 10, 1);
 	CHECK(lanes_queue(a, record, control));
 	size_t focus = make_record(record, CHANNEL_FOCUS, 20, 2);

@@ -260,11 +260,11 @@ def main():
                 if d:
                     print("%s, 5%% loss, 10 ms jitter, a terminal scrolling: %d lossless frames, "
                           "sent to received %.0f / %.0f / %.0f ms (median / p95 / max); "
-                          "%.1f%% within one round trip (%g ms)"
+                          "%.1f%% within one round trip (%g ms); the last %.0f ms"
                           % (transport.upper(), len(d), statistics.median(d),
                              percentile(d, 95), max(d),
                              100.0 * sum(1 for x in d if x <= args.rtt_ms) / len(d),
-                             args.rtt_ms), flush=True)
+                             args.rtt_ms, d[-1]), flush=True)
             continue
         if name == "share":
             for transport in args.transports.split(","):

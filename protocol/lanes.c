@@ -448,25 +448,43 @@ uint64_t lanes_deadline(const struct lanes *l, uint64_t timeout)
 	return first;
 }
 
+/* The record's shards in flight are taken as lost (an acknowledgement that
+ * still comes counts all the same), and what it lacks is owed. */
+static void give_up_flight(struct lanes *l, struct out_rec *rec)
+{
+	for (unsigned w = 0; w < BITWORDS; w++) {
+		rec->lost[w] |= rec->sent[w] & ~rec->acked[w];
+	}
+	if (rec->acked_count + rec->owed < rec->k) {
+		unsigned more = rec->k - rec->acked_count - rec->owed;
+		rec->owed = (uint16_t)(rec->owed + more);
+		l->repairs += more;
+	}
+}
+
 void lanes_expire(struct lanes *l, uint64_t now, uint64_t timeout)
 {
 	for (int c = 0; c < CHANNEL_CLASSES; c++) {
 		struct lane *lane = &l->lane[c];
 		for (uint32_t seq = lane->base; seq != lane->next; seq++) {
 			struct out_rec *rec = &lane->out[seq % LANES_WINDOW];
-			if (!tail_waits(rec) || now < rec->last_sent + timeout) {
-				continue;
+			if (tail_waits(rec) && now >= rec->last_sent + timeout) {
+				give_up_flight(l, rec);
+				l->tails++;
 			}
-			/* Taken as lost; an acknowledgement that still comes
-			 * counts all the same. */
-			for (unsigned w = 0; w < BITWORDS; w++) {
-				rec->lost[w] |= rec->sent[w] & ~rec->acked[w];
+		}
+	}
+}
+
+void lanes_moved(struct lanes *l)
+{
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		struct lane *lane = &l->lane[c];
+		for (uint32_t seq = lane->base; seq != lane->next; seq++) {
+			struct out_rec *rec = &lane->out[seq % LANES_WINDOW];
+			if (rec->used && flying(rec) > 0) {
+				give_up_flight(l, rec);
 			}
-			if (rec->acked_count < rec->k) {
-				rec->owed = (uint16_t)(rec->k - rec->acked_count);
-				l->repairs += rec->owed;
-			}
-			l->tails++;
 		}
 	}
 }

@@ -92,6 +92,9 @@ void lanes_lost(struct lanes *l, uint64_t id);
  * lanes_deadline() is when the first such wait ends (UINT64_MAX: none). */
 void lanes_expire(struct lanes *l, uint64_t now, uint64_t timeout);
 uint64_t lanes_deadline(const struct lanes *l, uint64_t timeout);
+/* The peer's address changed: what was in flight went to the old one, and
+ * is sent again to the new one now, not a probe timeout later. */
+void lanes_moved(struct lanes *l);
 /* Whether a datagram waits to be sent. */
 bool lanes_pending(const struct lanes *l);
 /* Whether every record queued can be rebuilt by the receiver. */

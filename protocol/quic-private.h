@@ -51,6 +51,8 @@ struct conn {
 	ngtcp2_cid odcid; /* the client's first destination, until it moves on */
 	struct sockaddr_storage local;
 	socklen_t local_len;
+	struct sockaddr_storage peer; /* where its packets last came from */
+	socklen_t peer_len;
 	int64_t stream_id; /* -1 until there is one */
 	int fd; /* our end of the socketpair; the program has the other */
 	int user_fd; /* until the program takes it */

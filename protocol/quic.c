@@ -148,6 +148,28 @@ static void report(struct conn *c)
 
 /* The handshake completed: a server's stream goes to the accept queue;
  * either way the endpoint's fd becomes readable. */
+/* A server's peer that changed address (a viewer roaming, a NAT
+ * rebinding): what QUIC sent the old address will not arrive. */
+static void follow_peer(struct conn *c)
+{
+	const ngtcp2_path *path = ngtcp2_conn_get_path(c->conn);
+	socklen_t len = path->remote.addrlen;
+	if (!c->ep->server || len > sizeof(c->peer)) {
+		return;
+	}
+	if (c->peer_len == len && memcmp(&c->peer, path->remote.addr, len) == 0) {
+		return;
+	}
+	if (c->peer_len) {
+		lanes_moved(c->lanes);
+		pthread_mutex_lock(&c->ep->lock);
+		c->ep->migrations++;
+		pthread_mutex_unlock(&c->ep->lock);
+	}
+	memcpy(&c->peer, path->remote.addr, len);
+	c->peer_len = len;
+}
+
 static void offer(struct conn *c)
 {
 	struct quic_endpoint *ep = c->ep;
@@ -247,6 +269,7 @@ static void read_packets(struct quic_endpoint *ep)
 			quic_conn_close(c);
 			continue;
 		}
+		follow_peer(c);
 		offer(c);
 	}
 }

@@ -10,7 +10,7 @@ Each case runs weston-simple-egl (60 fps) and the test input client in one
 session, rcomp-run on the remote side listening on TCP or UDP (QUIC),
 rcomp-view on the local side, at RTT and RATE with random loss each way:
 - 0: no loss; 3, 5, 20: that percentage lost each way; 5j: 5% and 10 ms
-  of jitter each way; roam: over UDP, the viewer's address changes five
+  of jitter each way; 0j: the jitter alone; roam: over UDP, the viewer's address changes five
   times, and the time until its next frame is printed; share: an 8 Mbit/s
   link carries glmark2 at 800x600 (which alone wants more than the link)
   and a bulk TCP download at once, and what each got is printed; text: at
@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, NetLink, Rig, wait_for)  # noqa: E402
 from bench_priority import focus_input, key_latency  # noqa: E402
 
-CASES = {"0": (0, 0), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
+CASES = {"0": (0, 0), "0j": (0, 10), "3": (3, 0), "5": (5, 0), "5j": (5, 10), "20": (20, 0)}
 ONLY = "0,3,5,5j,20,roam,share,text"
 EGL = "org.freedesktop.weston.simple-egl"
 PORT = 7400

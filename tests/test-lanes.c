@@ -259,21 +259,31 @@ static void test_parity_follows_loss(void)
 	lanes_free(b);
 }
 
+/* A sender taught a clean path (one datagram a record), and a receiver
+ * handing records over into out. */
+static void open_pair(struct lanes **a, struct lanes **b, struct buffer *out)
+{
+	char err[256];
+	*a = lanes_new();
+	*b = lanes_new();
+	buffer_init(out, 1 << 20);
+	CHECK(lanes_open(*b, out, err, sizeof(err)));
+	teach(*a, 0);
+}
+
 /* A frame record made after a control record (a window's frames after
  * its window_new) is held until the control record arrives, however late;
  * control never waits for frames. */
 static void test_frames_wait_for_control(void)
 {
-	struct lanes *a = lanes_new(), *b = lanes_new();
+	struct lanes *a, *b;
+	struct buffer out;
+	open_pair(&a, &b, &out);
 	uint8_t record[CHANNEL_RECORD_HEADER + 64], dg[3][LANES_DATAGRAM_MAX];
 	size_t len[3];
 	uint64_t id;
 	bool share;
 	char err[256];
-	struct buffer out;
-	buffer_init(&out, 1 << 20);
-	CHECK(lanes_open(b, &out, err, sizeof(err)));
-	teach(a, 0); /* one datagram a record */
 	size_t control = make_record(record, CHANNEL_CONTROL, 10, 1);
 	CHECK(lanes_queue(a, record, control));
 	size_t focus = make_record(record, CHANNEL_FOCUS, 20, 2);
@@ -305,15 +315,13 @@ static void test_frames_wait_for_control(void)
  * it from that alone. */
 static void test_moved(void)
 {
-	struct lanes *a = lanes_new(), *b = lanes_new();
+	struct lanes *a, *b;
+	struct buffer out;
+	open_pair(&a, &b, &out);
 	uint8_t record[CHANNEL_RECORD_HEADER + 64], dg[LANES_DATAGRAM_MAX];
 	uint64_t id;
 	bool share;
 	char err[256];
-	struct buffer out;
-	buffer_init(&out, 1 << 20);
-	CHECK(lanes_open(b, &out, err, sizeof(err)));
-	teach(a, 0);
 	size_t size = make_record(record, CHANNEL_CONTROL, 40, 1);
 	CHECK(lanes_queue(a, record, size));
 	CHECK(lanes_next(a, dg, &id, &share) > 0);

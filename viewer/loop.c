@@ -191,7 +191,9 @@ static bool turn(struct rv_viewer *viewer)
 		read_server(viewer);
 	}
 	sound_handle_poll(viewer, &fds[3]);
-	transport_probe_handle(viewer, &fds[4]);
+	if (transport_probe_ready(viewer, &fds[4])) {
+		dispatch_move_to_udp(viewer);
+	}
 	clipboard_handle_poll(viewer, fds + 6);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);

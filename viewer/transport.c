@@ -25,7 +25,6 @@
 #include "monotonic.h"
 #include "session.h"
 #include "status.h"
-#include "dispatch.h"
 #include "quic.h"
 #include "tcp.h"
 #include "transport.h"
@@ -530,15 +529,14 @@ void transport_probe_poll(struct rv_viewer *viewer, struct pollfd *fds)
 	fds[1] = (struct pollfd){.fd = conn->probe ? conn->probe_fd : -1, .events = POLLIN};
 }
 
-void transport_probe_handle(struct rv_viewer *viewer, const struct pollfd *fds)
+bool transport_probe_ready(struct rv_viewer *viewer, const struct pollfd *fds)
 {
 	struct rv_connection *conn = &viewer->connection;
 	if (!conn->probe) {
-		return;
+		return false;
 	}
 	if (fds[0].revents & POLLIN) {
-		dispatch_move_to_udp(viewer);
-		return;
+		return true;
 	}
 	if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
 		/* The stream ended before the handshake did. */
@@ -550,4 +548,5 @@ void transport_probe_handle(struct rv_viewer *viewer, const struct pollfd *fds)
 		quic_close(conn->probe);
 		conn->probe = NULL;
 	}
+	return false;
 }

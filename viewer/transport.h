@@ -32,14 +32,16 @@ bool transport_finish_connect(struct rv_viewer *viewer);
  * ssh introductions: over ssh, the viewer asks for a UDP offer (the hello
  * says so); the host answers with a port and a fresh key, and the viewer
  * tries a QUIC handshake in the background while the session goes on over
- * ssh. Once it completes the session moves to UDP
- * (dispatch_move_to_udp); if it fails, the viewer says so once and stays
- * on ssh.
+ * ssh. Once it completes the session moves to UDP (dispatch_move_to_udp,
+ * called by the loop); if it fails, the viewer says so once and stays on
+ * ssh.
  */
 bool transport_wants_udp_offer(const struct rv_viewer *viewer);
 void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *offer);
-/* The handshake's two fds to poll (fd -1: none), and what they said. */
+/* The handshake's two fds to poll (fd -1: none), and what they said: true
+ * when it completed (the caller moves the session: dispatch_move_to_udp);
+ * a failure is said here, once, and the try dropped. */
 void transport_probe_poll(struct rv_viewer *viewer, struct pollfd *fds);
-void transport_probe_handle(struct rv_viewer *viewer, const struct pollfd *fds);
+bool transport_probe_ready(struct rv_viewer *viewer, const struct pollfd *fds);
 
 #endif

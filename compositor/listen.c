@@ -515,19 +515,10 @@ static bool offer_udp(struct rc_server *server)
 	if (ssh && sscanf(ssh, "%*s %*s %64s %*s", address) != 1) {
 		address[0] = '\0';
 	}
-	for (const char *c = address; *c; c++) {
-		if (!strchr("0123456789abcdefABCDEF.:", *c)) {
-			address[0] = '\0'; /* not an IP address: the viewer's own host */
-			break;
-		}
+	if (!tcp_ip_text(address, strlen(address))) {
+		address[0] = '\0'; /* the viewer's own name for the host, then */
 	}
-	if (!address[0]) {
-		snprintf(spec, sizeof(spec), "0.0.0.0:0");
-	} else if (strchr(address, ':')) {
-		snprintf(spec, sizeof(spec), "[%s]:0", address);
-	} else {
-		snprintf(spec, sizeof(spec), "%s:0", address);
-	}
+	tcp_join_host_port(spec, sizeof(spec), address[0] ? address : "0.0.0.0", 0);
 	if (!random_token(listen) || !listen_udp(server, spec)) {
 		/* The session goes on over ssh alone. */
 		log_warning("no UDP for this session: it stays on ssh");

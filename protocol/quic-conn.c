@@ -421,6 +421,18 @@ static void ring_put(struct conn *c, const uint8_t *p, size_t n)
 	c->s_read += n;
 }
 
+/* The size of the unit at the front of what the program wrote (0 or more
+ * than is staged: not whole yet), and its class (bulk for the first). */
+static size_t staged_unit(const struct conn *c, enum channel_class *cls)
+{
+	const uint8_t *p = buffer_head(&c->staged);
+	size_t n = buffer_size(&c->staged);
+	*cls = CHANNEL_BULK;
+	size_t unit = c->first_out ? channel_record_size(p, n, cls) : channel_first_size(p, n);
+	/* Not ours to judge: it goes on the stream, and the peer refuses it. */
+	return unit == SIZE_MAX ? n : unit;
+}
+
 /* Sends each whole unit the program wrote on its way: the first message and
  * bulk to the stream's ring, the other classes to their lanes, while each
  * has room. True when what stays staged is less than a unit. */
@@ -428,14 +440,9 @@ static bool route(struct conn *c)
 {
 	for (;;) {
 		const uint8_t *p = buffer_head(&c->staged);
-		size_t n = buffer_size(&c->staged);
-		enum channel_class cls = CHANNEL_BULK;
-		size_t unit =
-			c->first_out ? channel_record_size(p, n, &cls) : channel_first_size(p, n);
-		if (unit == SIZE_MAX) {
-			unit = n; /* not ours to judge: the peer will refuse it */
-		}
-		if (unit == 0 || unit > n) {
+		enum channel_class cls;
+		size_t unit = staged_unit(c, &cls);
+		if (unit == 0 || unit > buffer_size(&c->staged)) {
 			return true;
 		}
 		if (lanes_carry(cls) && c->first_out) {
@@ -483,12 +490,8 @@ void quic_read_program(struct conn *c)
 static bool routed(const struct conn *c)
 {
 	enum channel_class cls;
-	const uint8_t *p = buffer_head(&c->staged);
-	size_t n = buffer_size(&c->staged);
-	size_t unit = n == 0   ? 0
-		: c->first_out ? channel_record_size(p, n, &cls)
-			       : channel_first_size(p, n);
-	return unit == 0 || unit == SIZE_MAX || unit > n;
+	size_t unit = staged_unit(c, &cls);
+	return unit == 0 || unit > buffer_size(&c->staged);
 }
 
 /* QUIC's probe timeout (RFC 9002): the smoothed round trip, four times its
@@ -512,12 +515,23 @@ bool quic_conn_all_acked(const struct conn *c)
 static void send_packet(struct conn *c, const ngtcp2_path *path, const uint8_t *data, size_t len,
 	bool *carrying)
 {
-	quic_send_packet(c->ep, path, data, len);
-	if (*carrying) {
-		pthread_mutex_lock(&c->ep->lock);
-		c->ep->packets_datagrams++;
-		pthread_mutex_unlock(&c->ep->lock);
-		*carrying = false;
+	quic_send_packet(c->ep, path, data, len, *carrying);
+	*carrying = false;
+}
+
+/* The heartbeat (see above), once a round trip while lanes have records in
+ * flight, where the ring has room. */
+static void beat(struct conn *c, uint64_t now)
+{
+	if (!c->first_out || lanes_idle(c->lanes) ||
+		SEND_MAX - (c->s_read - c->s_acked) < sizeof(heartbeat)) {
+		return;
+	}
+	ngtcp2_conn_stat cs;
+	ngtcp2_conn_get_conn_stat(c->conn, &cs);
+	if (now >= c->heartbeat_at + cs.smoothed_rtt) {
+		ring_put(c, heartbeat, sizeof(heartbeat));
+		c->heartbeat_at = now;
 	}
 }
 
@@ -535,6 +549,9 @@ bool quic_conn_write(struct conn *c)
 	bool carrying = false; /* the packet being made has a lane's datagram */
 	bool alive = true;
 	route(c);
+	if (ready) {
+		beat(c, ts);
+	}
 	/* ngtcp2 0.12 acknowledges about SRTT/8 after a packet, and has no
 	 * setting for it: on a link where the program sends a little every
 	 * frame, that is a packet of its own per frame each way. With nothing
@@ -542,15 +559,6 @@ bool quic_conn_write(struct conn *c)
 	 * ride along; but not on a lossy link, where the acknowledgements are
 	 * what brings repairs (at 5% loss, holding them cost a second of 47
 	 * fps instead of 52). */
-	if (ready && c->first_out && !lanes_idle(c->lanes) &&
-		SEND_MAX - (c->s_read - c->s_acked) >= sizeof(heartbeat)) {
-		ngtcp2_conn_stat cs;
-		ngtcp2_conn_get_conn_stat(c->conn, &cs);
-		if (ts >= c->heartbeat_at + cs.smoothed_rtt) {
-			ring_put(c, heartbeat, sizeof(heartbeat));
-			c->heartbeat_at = ts;
-		}
-	}
 	bool ours =
 		lanes_pending(c->lanes) || c->s_read > c->s_sent || (c->app_eof && !c->fin_sent);
 	if (ready && !ours && !c->closing && !c->app_eof && lanes_loss(c->lanes) < HOLD_LOSS) {
@@ -687,14 +695,14 @@ void quic_conn_close(struct conn *c)
 		ngtcp2_ssize n = ngtcp2_conn_write_connection_close(c->conn, &ps.path, &pi, buf,
 			sizeof(buf), &c->error, quic_now_ns());
 		if (n > 0) {
-			quic_send_packet(c->ep, &ps.path, buf, (size_t)n);
+			quic_send_packet(c->ep, &ps.path, buf, (size_t)n, false);
 		}
 	}
 	quic_conn_free(c);
 }
 
 void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
-	size_t len)
+	size_t len, bool datagrams)
 {
 	ssize_t n;
 	do {
@@ -703,6 +711,7 @@ void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const u
 	pthread_mutex_lock(&ep->lock);
 	if (n == (ssize_t)len) {
 		ep->packets_out++;
+		ep->packets_datagrams += datagrams;
 		ep->bytes_out += len;
 	} else {
 		ep->dropped++; /* a full socket: QUIC sends it again */

@@ -128,7 +128,8 @@ uint64_t quic_conn_probe_timeout(struct conn *c);
 /* Whether nothing the program wrote waits to be taken by the peer. */
 bool quic_conn_all_acked(const struct conn *c);
 bool quic_conn_write(struct conn *c);
+/* datagrams: the packet carries a lane's datagram (for the stats). */
 void quic_send_packet(struct quic_endpoint *ep, const ngtcp2_path *path, const uint8_t *data,
-	size_t len);
+	size_t len, bool datagrams);
 
 #endif

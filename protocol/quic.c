@@ -21,6 +21,7 @@
 #include "log.h"
 #include "quic-private.h"
 #include "quic.h"
+#include "tcp.h"
 
 static void follow_address(struct quic_endpoint *ep);
 
@@ -29,22 +30,14 @@ static bool resolve(const char *addr_port, bool passive, struct sockaddr_storage
 	socklen_t *out_len, char *err, size_t err_size)
 {
 	char host[256];
-	const char *colon = strrchr(addr_port, ':');
-	if (!colon || colon == addr_port || (size_t)(colon - addr_port) >= sizeof(host)) {
+	const char *port;
+	if (!tcp_split_host_port(addr_port, host, sizeof(host), &port) || !host[0]) {
 		quic_set_err(err, err_size, "%s is not ADDRESS:PORT", addr_port);
 		return false;
 	}
-	const char *h = addr_port;
-	size_t hlen = (size_t)(colon - addr_port);
-	if (h[0] == '[' && hlen >= 2 && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
-	}
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
 	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = passive ? AI_PASSIVE : 0};
 	struct addrinfo *res;
-	int rv = getaddrinfo(host, colon + 1, &hints, &res);
+	int rv = getaddrinfo(host, port, &hints, &res);
 	if (rv != 0) {
 		quic_set_err(err, err_size, "cannot resolve %s: %s", addr_port, gai_strerror(rv));
 		return false;

@@ -39,6 +39,21 @@ bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const c
 	return true;
 }
 
+void tcp_join_host_port(char *out, size_t size, const char *host, unsigned port)
+{
+	snprintf(out, size, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+bool tcp_ip_text(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\0' || !strchr("0123456789abcdefABCDEF.:", text[i])) {
+			return false;
+		}
+	}
+	return len > 0;
+}
+
 bool tcp_read_token(const char *path, char *token, size_t *len)
 {
 	FILE *f = fopen(path, "re");

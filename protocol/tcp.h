@@ -11,6 +11,11 @@
 /* Splits HOST:PORT, [HOST]:PORT or :PORT. host gets HOST (maybe empty),
  * *port points into spec. False if spec has no port or HOST is too long. */
 bool tcp_split_host_port(const char *spec, char *host, size_t host_size, const char **port);
+/* The other way: HOST:PORT, or [HOST]:PORT for an IPv6 address. */
+void tcp_join_host_port(char *out, size_t size, const char *host, unsigned port);
+/* Whether text (len bytes) is an IP address as text: hex digits, dots and
+ * colons only, and at least one. */
+bool tcp_ip_text(const char *text, size_t len);
 
 /* Sets up a connected TCP socket for the channel: no Nagle delay, and the
  * kernel keeps little unsent (TCP_NOTSENT_LOWAT), so that what waits is in

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "lanes.h"
+#include "records.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -149,24 +150,11 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 	for (int c = 0; c < CHANNEL_CLASSES; c++) {
 		buffer_init(&got[c], 1u << 30);
 	}
-	const uint8_t *p = buffer_head(&out);
-	size_t left = buffer_size(&out);
-	while (left > 0) {
-		enum channel_class cls;
-		size_t n = channel_record_size(p, left, &cls);
-		if (n == 0 || n == SIZE_MAX || n > left) {
-			run.ok = false;
-			break;
-		}
-		buffer_append(&got[cls], p, n);
-		p += n;
-		left -= n;
+	if (!records_by_class(buffer_head(&out), buffer_size(&out), got)) {
+		run.ok = false;
 	}
 	for (int c = 0; c < CHANNEL_CLASSES; c++) {
-		if (buffer_size(&got[c]) != buffer_size(&expect[c]) ||
-			(buffer_size(&got[c]) > 0 &&
-				memcmp(buffer_head(&got[c]), buffer_head(&expect[c]),
-					buffer_size(&got[c])) != 0)) {
+		if (!same_bytes(&got[c], &expect[c])) {
 			fprintf(stderr, "class %d: %zu bytes of %zu\n", c, buffer_size(&got[c]),
 				buffer_size(&expect[c]));
 			run.ok = false;

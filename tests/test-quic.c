@@ -14,6 +14,7 @@
 #include "channel.h"
 #include "check.h"
 #include "quic.h"
+#include "records.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define KEY "5f0c2a9e8b7d4f6a1e3c5b7d9f0a2c4e"
@@ -132,37 +133,19 @@ static bool same_session(const uint8_t *a, const uint8_t *b, size_t len)
 	if (first == 0 || first == SIZE_MAX || memcmp(a, b, first) != 0) {
 		return false;
 	}
-	for (int cls = 0; cls < CHANNEL_CLASSES; cls++) {
-		size_t i = first, j = first;
-		for (;;) {
-			enum channel_class ca = CHANNEL_CLASSES, cb = CHANNEL_CLASSES;
-			size_t na = 0, nb = 0;
-			while (i < len &&
-				(na = channel_record_size(a + i, len - i, &ca)) != SIZE_MAX &&
-				na > 0 && (int)ca != cls) {
-				i += na;
-			}
-			while (j < len &&
-				(nb = channel_record_size(b + j, len - j, &cb)) != SIZE_MAX &&
-				nb > 0 && (int)cb != cls) {
-				j += nb;
-			}
-			bool end_a = i >= len, end_b = j >= len;
-			if (end_a || end_b) {
-				if (end_a != end_b) {
-					return false;
-				}
-				break;
-			}
-			if (na == SIZE_MAX || nb == SIZE_MAX || na != nb ||
-				memcmp(a + i, b + j, na)) {
-				return false;
-			}
-			i += na;
-			j += nb;
-		}
+	struct buffer ca[CHANNEL_CLASSES], cb[CHANNEL_CLASSES];
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		buffer_init(&ca[c], len);
+		buffer_init(&cb[c], len);
 	}
-	return true;
+	bool same = records_by_class(a + first, len - first, ca) &&
+		records_by_class(b + first, len - first, cb);
+	for (int c = 0; c < CHANNEL_CLASSES; c++) {
+		same = same && same_bytes(&ca[c], &cb[c]);
+		buffer_finish(&ca[c]);
+		buffer_finish(&cb[c]);
+	}
+	return same;
 }
 
 /* A session's bytes written at one end arrive at the other, both ways,

@@ -475,17 +475,6 @@ bool transport_wants_udp_offer(const struct rv_viewer *viewer)
 		!viewer->connection.udp_tried && quic_supported();
 }
 
-/* Whether text is an IP address as text: hex digits, dots and colons. */
-static bool ip_text(const char *text, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (!strchr("0123456789abcdefABCDEF.:", text[i]) || text[i] == '\0') {
-			return false;
-		}
-	}
-	return len > 0;
-}
-
 void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *offer)
 {
 	struct rv_connection *conn = &viewer->connection;
@@ -497,7 +486,7 @@ void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *
 	/* The address the host was reached at over ssh, or else the name ssh
 	 * was given (less its user@). */
 	char host[WIRE_MAX_ADDRESS + 1];
-	if (ip_text(offer->address, offer->address_len)) {
+	if (tcp_ip_text(offer->address, offer->address_len)) {
 		memcpy(host, offer->address, offer->address_len);
 		host[offer->address_len] = '\0';
 	} else {
@@ -505,8 +494,7 @@ void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *
 		const char *at = strrchr(name, '@');
 		snprintf(host, sizeof(host), "%s", at ? at + 1 : name);
 	}
-	snprintf(conn->udp_target, sizeof(conn->udp_target),
-		strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, offer->port);
+	tcp_join_host_port(conn->udp_target, sizeof(conn->udp_target), host, offer->port);
 	memcpy(conn->udp_key, offer->key, offer->key_len);
 	conn->udp_key_len = offer->key_len;
 	char err[256];

@@ -73,12 +73,10 @@ struct lanes {
 	bool open;
 	double loss;
 	struct {
-		enum channel_class cls;
-		struct out_rec *rec;
+		struct out_rec *rec; /* NULL: nothing given by lanes_next() */
 		uint8_t index;
-		bool set;
 	} pending;
-	uint64_t datagrams, parity, repairs, rebuilt, acks, losses, tails;
+	uint64_t datagrams, parity, repairs, rebuilt, tails;
 };
 
 static bool get_bit(const uint64_t *bits, unsigned i)
@@ -287,7 +285,7 @@ static int pick_index(const struct out_rec *rec)
 
 size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share)
 {
-	l->pending.set = false;
+	l->pending.rec = NULL;
 	for (size_t o = 0; o < sizeof(send_order) / sizeof(send_order[0]); o++) {
 		enum channel_class cls = send_order[o];
 		struct lane *lane = &l->lane[cls];
@@ -328,10 +326,8 @@ size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share)
 			}
 			*id = make_id(cls, rec->seq, (uint8_t)index);
 			*share = !rec->parity;
-			l->pending.cls = cls;
 			l->pending.rec = rec;
 			l->pending.index = (uint8_t)index;
-			l->pending.set = true;
 			return LANES_HEADER + len;
 		}
 	}
@@ -340,12 +336,12 @@ size_t lanes_next(struct lanes *l, uint8_t *out, uint64_t *id, bool *share)
 
 void lanes_commit(struct lanes *l, uint64_t now)
 {
-	if (!l->pending.set) {
-		return;
-	}
 	struct out_rec *rec = l->pending.rec;
 	uint8_t index = l->pending.index;
-	l->pending.set = false;
+	if (!rec) {
+		return;
+	}
+	l->pending.rec = NULL;
 	set_bit(rec->sent, index, true);
 	set_bit(rec->lost, index, false);
 	rec->last_sent = now;
@@ -373,7 +369,6 @@ void lanes_acked(struct lanes *l, uint64_t id)
 {
 	enum channel_class cls = (enum channel_class)(id >> 40);
 	uint8_t index = (uint8_t)(id >> 32);
-	l->acks++;
 	measure(l, false);
 	struct out_rec *rec = find_out(l, cls, (uint32_t)id);
 	if (!rec || get_bit(rec->acked, index)) {
@@ -385,7 +380,7 @@ void lanes_acked(struct lanes *l, uint64_t id)
 		/* The receiver holds k shards: it has rebuilt the record. */
 		free(rec->data);
 		if (l->pending.rec == rec) {
-			l->pending.set = false;
+			l->pending.rec = NULL;
 		}
 		*rec = (struct out_rec){0};
 		advance(&l->lane[cls]);
@@ -411,7 +406,6 @@ void lanes_lost(struct lanes *l, uint64_t id)
 {
 	enum channel_class cls = (enum channel_class)(id >> 40);
 	uint8_t index = (uint8_t)(id >> 32);
-	l->losses++;
 	measure(l, true);
 	struct out_rec *rec = find_out(l, cls, (uint32_t)id);
 	if (!rec || get_bit(rec->acked, index) || !get_bit(rec->sent, index)) {

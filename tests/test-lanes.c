@@ -56,7 +56,7 @@ struct flight {
 };
 
 struct run {
-	unsigned records, datagrams, lost, flights_max, parity;
+	unsigned records, datagrams, lost, parity;
 	bool ok;
 };
 

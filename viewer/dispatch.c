@@ -354,6 +354,16 @@ static bool is_popup(struct rv_window *window, void *data)
 	return window->parent != NULL;
 }
 
+/* The link is closed: what lived on it ends. Popups are fleeting: they go
+ * now, and come back with the snapshot if the app still shows them. */
+static void link_down(struct rv_viewer *viewer)
+{
+	transport_close(viewer);
+	clipboard_link_down(viewer);
+	sound_link_down(viewer);
+	window_destroy_if(viewer, is_popup, NULL);
+}
+
 void dispatch_move_to_udp(struct rv_viewer *viewer)
 {
 	struct rv_connection *conn = &viewer->connection;
@@ -361,10 +371,7 @@ void dispatch_move_to_udp(struct rv_viewer *viewer)
 	int fd = conn->probe_fd;
 	conn->probe = NULL;
 	/* ssh and its bridge end; the session, persistent, stays. */
-	transport_close(viewer);
-	clipboard_link_down(viewer);
-	sound_link_down(viewer);
-	window_destroy_if(viewer, is_popup, NULL);
+	link_down(viewer);
 	viewer->options.transport = RV_UDP;
 	viewer->options.target = conn->udp_target;
 	memcpy(viewer->options.token, conn->udp_key, conn->udp_key_len);
@@ -379,12 +386,10 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 {
 	struct rv_connection *conn = &viewer->connection;
 	bool was_welcomed = conn->welcomed;
-	transport_close(viewer);
+	link_down(viewer);
 	if (conn->quic_failure[0]) {
 		why = conn->quic_failure; /* what QUIC knows of it */
 	}
-	clipboard_link_down(viewer);
-	sound_link_down(viewer);
 	if (!transport_can_retry(viewer)) {
 		viewer->running = false;
 		viewer->exit_code = transport_explain_failure(viewer, why);
@@ -395,9 +400,6 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 			  "returns",
 			why);
 	}
-	/* Popups are fleeting: they go now, and come back with the snapshot if
-	 * the app still shows them. */
-	window_destroy_if(viewer, is_popup, NULL);
 	struct rv_window *window;
 	wl_list_for_each(window, &viewer->windows, link)
 	{

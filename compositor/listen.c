@@ -507,7 +507,7 @@ static bool listen_tcp(struct rc_server *server)
  * It listens on the address ssh was reached at (SSH_CONNECTION), which the
  * viewer is told too, or on every address.
  */
-static bool offer_udp(struct rc_server *server)
+static void offer_udp(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
 	const char *ssh = getenv("SSH_CONNECTION"); /* client port server port */
@@ -522,11 +522,10 @@ static bool offer_udp(struct rc_server *server)
 	if (!random_token(listen) || !listen_udp(server, spec)) {
 		/* The session goes on over ssh alone. */
 		log_warning("no UDP for this session: it stays on ssh");
-		return true;
+		return;
 	}
 	listen->offer = true;
 	memcpy(listen->offer_address, address, sizeof(address));
-	return true;
 }
 
 bool listen_start(struct rc_server *server)
@@ -555,7 +554,8 @@ bool listen_start(struct rc_server *server)
 	}
 	log_info("session %s: listening on %s", server->record.name, listen->path);
 	if (options->offer_udp) {
-		return offer_udp(server);
+		offer_udp(server);
+		return true;
 	}
 	if (!options->tcp_addr && !options->udp_addr) {
 		return true;

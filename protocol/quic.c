@@ -299,12 +299,14 @@ static void *endpoint_thread(void *data)
 			if (!c->used) {
 				continue;
 			}
-			uint64_t expiry = ngtcp2_conn_get_expiry(c->conn);
-			uint64_t tail = lanes_deadline(c->lanes, quic_conn_probe_timeout(c));
-			expiry = tail < expiry ? tail : expiry;
-			if (c->hold_until) {
-				/* QUIC's own packets wait until then (quic_conn_write) */
-				expiry = c->hold_until;
+			/* While QUIC's own packets wait (quic_conn_write), until
+			 * then; else QUIC's timers and the lanes' tail. */
+			uint64_t expiry = c->hold_until;
+			if (!expiry) {
+				uint64_t tail =
+					lanes_deadline(c->lanes, quic_conn_probe_timeout(c));
+				expiry = ngtcp2_conn_get_expiry(c->conn);
+				expiry = tail < expiry ? tail : expiry;
 			}
 			next = expiry < next ? expiry : next;
 			short events = 0;

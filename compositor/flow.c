@@ -26,7 +26,10 @@
 #define GAIN 1.25
 /* Every so often, send one frame at a time for a moment so that any queue
  * drains and the minimum round trip is measured afresh (BBR's ProbeRTT):
- * otherwise a standing queue would inflate the estimate that sustains it. */
+ * otherwise a standing queue would inflate the estimate that sustains it.
+ * Only a flow that filled its bound with one of its last frames can have
+ * built such a queue; an app-limited one (a game's video on a fast link)
+ * is not made to skip frames for it. */
 #define PROBE_INTERVAL_US (8 * 1000 * 1000)
 #define PROBE_MIN_US (200 * 1000)
 /* The min-RTT estimate expires, so probes and path changes take effect. */
@@ -87,6 +90,7 @@ void flow_sent(struct flow *flow, uint32_t window, uint32_t seq, uint32_t bytes,
 		.delivered_us_at_send = flow->delivered_us,
 	};
 	flow->in_flight += bytes;
+	flow->filling = (uint8_t)(flow->filling << 1 | !app_limited);
 	if (flow->in_flight > flow->max_in_flight) {
 		flow->max_in_flight = flow->in_flight;
 	}
@@ -140,8 +144,10 @@ int64_t flow_acked(struct flow *flow, uint32_t window, uint32_t seq, uint64_t no
 		}
 	}
 	if (now_us - flow->probe_stamp_us > PROBE_INTERVAL_US) {
-		uint64_t span = flow->min_rtt_us + flow->min_rtt_us / 2;
-		flow->probe_until_us = now_us + (span > PROBE_MIN_US ? span : PROBE_MIN_US);
+		if (flow->filling) {
+			uint64_t span = flow->min_rtt_us + flow->min_rtt_us / 2;
+			flow->probe_until_us = now_us + (span > PROBE_MIN_US ? span : PROBE_MIN_US);
+		}
 		flow->probe_stamp_us = now_us;
 	}
 	return rtt;

@@ -28,6 +28,7 @@ struct flow {
 	uint32_t next_sample;
 	uint64_t min_rtt_us, min_rtt_stamp_us;
 	uint64_t probe_until_us, probe_stamp_us; /* one frame at a time until then */
+	uint8_t filling; /* a bit a frame, newest lowest: it was not app-limited */
 };
 
 void flow_init(struct flow *flow);

@@ -34,7 +34,10 @@
 #define MIN_RTT_WINDOW_US (10 * 1000 * 1000)
 /* A probe drains the pipe to MIN_LIMIT every PROBE_INTERVAL_US, the first
  * soon after the first ack (the first burst may have queued), and ends when
- * a write made after the drain is acknowledged, or after PROBE_MAX_US. */
+ * a write made after the drain is acknowledged, or after PROBE_MAX_US.
+ * Only a writer that filled its limit in one of its last writes can have
+ * built a queue: one that writes less than the link carries (a game's
+ * video on a fast link) is not held back for it. */
 #define PROBE_FIRST_US (500 * 1000)
 #define PROBE_INTERVAL_US (3 * 1000 * 1000)
 #define PROBE_MAX_US (500 * 1000)
@@ -125,6 +128,7 @@ void pace_wrote(struct pace *pace, uint64_t bytes, bool more_waiting, uint64_t n
 	/* After an idle pipe, delivery is timed from this write, not from
 	 * the last ack before the pause. */
 	bool idle = pace_in_flight(pace) == 0;
+	pace->filling = (uint8_t)(pace->filling << 1 | !app_limited);
 	if (pace->probing && !pace->probe_mark && pace_in_flight(pace) <= MIN_LIMIT) {
 		pace->probe_mark = pace->sent + bytes;
 	}
@@ -167,8 +171,9 @@ static void probe(struct pace *pace, uint64_t received, uint64_t now_us)
 	if (!pace->probe_due_us) {
 		pace->probe_due_us = now_us + PROBE_FIRST_US;
 	} else if (now_us >= pace->probe_due_us) {
-		if (pace_in_flight(pace) <= MIN_LIMIT) {
-			/* Little in flight: the samples are true round trips. */
+		if (pace_in_flight(pace) <= MIN_LIMIT || !pace->filling) {
+			/* Little in flight, or less than the limit: the samples
+			 * are true round trips. */
 			pace->probe_due_us = now_us + PROBE_INTERVAL_US;
 			return;
 		}

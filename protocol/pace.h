@@ -38,6 +38,7 @@ struct pace {
 	/* Now and then the pipe is drained for a moment, so that a standing
 	 * queue cannot pass for the round trip (BBR's ProbeRTT). */
 	bool probing;
+	uint8_t filling; /* a bit a write, newest lowest: it reached the limit */
 	uint64_t probe_due_us; /* when the next probe starts */
 	uint64_t probe_start_us;
 	uint64_t probe_mark; /* sent, when the pipe had drained: its ack ends the probe */

@@ -40,6 +40,9 @@ static void link_deliver(struct link *l, struct flow *flow, uint64_t now)
 	}
 }
 
+/* The longest a due frame waited for flow control, in run(). */
+static uint64_t longest_wait_us;
+
 /* Runs for seconds of simulated time. every_us 0: a frame of bytes
  * whenever flow control allows (the link limits); else one every every_us
  * (the app limits). */
@@ -51,6 +54,9 @@ static void run(struct flow *flow, struct link *l, uint32_t *seq, double seconds
 		link_deliver(l, flow, *now);
 		bool due = every_us == 0 || *now >= next;
 		if (due && l->nacks < FLOW_MAX_FRAMES && flow_can_send(flow, *now)) {
+			if (every_us && *now - next > longest_wait_us) {
+				longest_wait_us = *now - next;
+			}
 			flow_sent(flow, 1, ++*seq, bytes, *now);
 			link_send(l, *seq, bytes, *now);
 			next = *now + every_us;
@@ -116,12 +122,40 @@ static void test_slower_link_followed(void)
 	CHECK(rate > 4 * MBIT && rate < 6 * MBIT);
 }
 
+/* A game's video on a link with room to spare: no frame waits, not even
+ * for the probe of the minimum round trip, which only a flow that filled
+ * its bound needs. */
+static void test_app_limited_never_waits(void)
+{
+	struct sim s;
+	sim_init(&s, 20 * MBIT, 50000);
+	longest_wait_us = 0;
+	sim_run(&s, 30, 2000, 16667);
+	printf("2 KB frames at 60 fps, 50 ms round trip: longest wait %.1f ms, %u frames\n",
+		longest_wait_us / 1e3, s.seq);
+	CHECK(longest_wait_us < 1000);
+	CHECK(s.seq >= 30 * 1000000 / 16700 - 1); /* due times fall on 100 us steps */
+}
+
+/* A flow that fills its bound still probes, so its own queue cannot keep
+ * the minimum round trip up. */
+static void test_filled_flow_probes(void)
+{
+	struct sim s;
+	sim_init(&s, 10 * MBIT, 20000);
+	sim_run(&s, 12, 16 * 1024, 0);
+	printf("10 Mbit/s filled for 12 s: probed until %.1f s\n", s.flow.probe_until_us / 1e6);
+	CHECK(s.flow.probe_until_us > 8000000);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
 		{"link_limited", test_link_limited},
 		{"app_limited", test_app_limited_keeps_rate},
 		{"slower", test_slower_link_followed},
+		{"app_limited_never_waits", test_app_limited_never_waits},
+		{"filled_flow_probes", test_filled_flow_probes},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -31,7 +31,12 @@ struct quic_endpoint;
  * program's own pacing) up to the second. */
 #define TO_PROGRAM_SOFT (4u << 20)
 #define TO_PROGRAM_MAX (64u << 20)
-#define IDLE_TIMEOUT_NS (30ull * NGTCP2_SECONDS)
+/* A path that carries nothing for this long is gone: the viewer reconnects
+ * (over ssh again, where ssh introduced it). Its client sends a PING after
+ * a third of it without traffic, so an idle session stays up and a NAT
+ * keeps its binding (one packet each way every 5 s). */
+#define IDLE_TIMEOUT_NS (15ull * NGTCP2_SECONDS)
+#define KEEP_ALIVE_NS (5ull * NGTCP2_SECONDS)
 /* How long QUIC's own packets (an acknowledgement, mostly) wait for one of
  * ours to ride: less than the 25 ms acknowledgement delay the peer is
  * promised. */

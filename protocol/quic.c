@@ -637,6 +637,7 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 		return -1;
 	}
 	ngtcp2_conn_set_tls_native_handle(c->conn, c->tls);
+	ngtcp2_conn_set_keep_alive_timeout(c->conn, KEEP_ALIVE_NS);
 	/* The program writes at once; the stream opens with the handshake. */
 	int fd = c->user_fd;
 	c->user_fd = -1;

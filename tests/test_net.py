@@ -329,6 +329,46 @@ def test_rcomp_view_ssh_stays_on_ssh_where_udp_is_blocked_and_says_so_once(deskt
     assert link.counts()["a_to_b"]["dropped"] > 0 or link.counts()["b_to_a"]["dropped"] > 0
 
 
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_rcomp_view_ssh_goes_back_to_ssh_when_udp_is_blocked_mid_session(desktop):
+    """The session moved to UDP; then the laptop joins a network that drops
+    every UDP datagram. Once UDP has been silent for its timeout, ssh brings
+    the session back (the same window), says once that UDP is blocked, and
+    a click reaches the app again."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    viewer, w = ssh_session_across(desktop, link, "ssh-fallback")
+    wait_for("the move to UDP", lambda: "the session moves to UDP" in desktop.read_log(
+        "rcomp-view"), timeout=30)
+    wait_for("ssh to end", lambda: not ssh_children(viewer), timeout=30)
+    link.set(block_udp=1)
+    wait_for("the viewer to go back to ssh", lambda: "back to ssh" in desktop.read_log(
+        "rcomp-view"), timeout=40)
+    wait_for("the viewer to give UDP up", lambda: "is blocked" in desktop.read_log(
+        "rcomp-view"), timeout=40)
+    a_click_reaches_the_app(desktop, w)
+    assert len(ssh_children(viewer)) == 1
+    assert desktop.window(app_id="ssh-fallback")["id"] == w["id"]
+    log = desktop.read_log("rcomp-view")
+    assert log.count("is blocked") == 1, log
+    desktop.check_alive(viewer)
+
+
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_an_idle_udp_session_stays_attached_past_quics_idle_timeout(desktop):
+    """A terminal nobody types in sends nothing for longer than QUIC's idle
+    timeout (15 s): keep-alives hold the connection (and a NAT's binding),
+    so the viewer is never dropped and never reattaches."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    server, viewer = session_across(desktop, link, "udp", [INPUT_CLIENT, "idle-udp"])
+    wait_for("the window", lambda: desktop.window(app_id="idle-udp"), timeout=60)
+    time.sleep(20)
+    desktop.check_alive(server)
+    desktop.check_alive(viewer)
+    run = desktop.read_log("rcomp-run")
+    assert run.count("viewer attached") == 1 and "disconnected" not in run, run
+    assert "lost" not in desktop.read_log("rcomp-view")
+
+
 GARBAGE = """
 import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

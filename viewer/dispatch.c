@@ -377,6 +377,7 @@ void dispatch_move_to_udp(struct rv_viewer *viewer)
 	memcpy(viewer->options.token, conn->udp_key, conn->udp_key_len);
 	viewer->options.token_len = conn->udp_key_len;
 	conn->quic = ep;
+	conn->ssh_introduced = true;
 	connection_open(viewer, fd, fd);
 	log_info("the session moves to UDP at %s (QUIC); ssh is done", conn->udp_target);
 	dispatch_hello(viewer);

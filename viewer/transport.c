@@ -421,6 +421,13 @@ bool transport_can_retry(const struct rv_viewer *viewer)
 void transport_schedule_retry(struct rv_viewer *viewer)
 {
 	struct rv_connection *conn = &viewer->connection;
+	if (conn->ssh_introduced && viewer->options.transport == RV_UDP) {
+		/* UDP may be what broke (a network that blocks it): ssh
+		 * brings the session back, and offers UDP again. */
+		viewer->options.transport = RV_SSH;
+		conn->udp_tried = false;
+		log_info("UDP went silent: back to ssh, which offers UDP again");
+	}
 	conn->retry_ms = conn->retry_ms ? conn->retry_ms * 2 : RETRY_FIRST_MS;
 	if (conn->retry_ms > RETRY_MAX_MS) {
 		conn->retry_ms = RETRY_MAX_MS;

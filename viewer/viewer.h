@@ -271,6 +271,7 @@ struct rv_connection {
 	struct quic_endpoint *probe;
 	int probe_fd;
 	bool udp_tried;
+	bool ssh_introduced; /* the session moved from ssh to UDP */
 	char udp_target[WIRE_MAX_ADDRESS + 16];
 	char udp_key[WIRE_MAX_TOKEN + 1];
 	size_t udp_key_len;

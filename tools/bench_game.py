@@ -10,6 +10,11 @@ nothing.
   trip and 50 Mbit/s, on a 60 Hz local output; beside it in the same
   session the test input client, clicked every 200 ms, for the viewer's
   input-to-photon (target: app >= 58 fps, shown >= 57, photon <= RTT + 45).
+  The same again with the app's clock held at 60 (rcomp-run --fps 60) on
+  a local output of 70 Hz: headless sway at 60 Hz gives even a local
+  1920x1080 client only about 53 frame callbacks a second (below), so
+  there the shown rate measures sway; at 70 Hz it gives over 60, and the
+  shown rate measures rcomp.
 - 120hz: anim-client redrawing all of 800x600 on every frame callback, on
   a 120 Hz local output over a local link (target: app and shown >= 115);
   and the same at 1920x1080.
@@ -153,7 +158,7 @@ def main():
     args = ap.parse_args()
     only = args.only.split(",")
     if "desktop" in only or args.only == ap.get_default("only"):
-        for w, h, hz in ((1920, 1080, 60), (800, 600, 120), (1920, 1080, 120)):
+        for w, h, hz in ((1920, 1080, 60), (1920, 1080, 70), (800, 600, 120), (1920, 1080, 120)):
             print("%-34s %5.1f fps (a local client drawing %dx%d on every frame callback)"
                   % ("the desktop alone, %dx%d at %d Hz:" % (w, h, hz),
                      desktop_rate(w, h, hz), w, h), flush=True)
@@ -161,6 +166,10 @@ def main():
         report("1080p glmark2, 20 ms, 50 Mbit/s:",
                measure(glmark(1920, 1080), 1920, 1080, 60, rtt_ms=20, mbit=50, clicks=True,
                        seconds=args.seconds),
+               "app >= 58, shown >= 57, photon <= 65 ms")
+        report("1080p glmark2 at 60, 70 Hz desktop:",
+               measure(glmark(1920, 1080), 1920, 1080, 70, rtt_ms=20, mbit=50, clicks=True,
+                       seconds=args.seconds, run_args=("--fps", "60")),
                "app >= 58, shown >= 57, photon <= 65 ms")
     if "120hz" in only:
         report("800x600 motion, 120 Hz, local:",

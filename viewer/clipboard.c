@@ -500,7 +500,7 @@ void clipboard_drag_icon(struct rv_viewer *viewer, const struct wire_drag_icon *
 	struct wl_buffer *buffer = NULL;
 	if (msg->width > 0) {
 		void *pixels;
-		buffer = shm_buffer_create(viewer, msg->width, msg->height, &pixels);
+		buffer = shm_buffer_create(viewer, msg->width, msg->height, false, &pixels);
 		if (!buffer) {
 			return;
 		}

@@ -36,7 +36,7 @@ static const struct wl_buffer_listener buffer_listener = {
 static struct wl_buffer *make_buffer(struct rv_viewer *viewer, const struct wire_cursor *msg)
 {
 	void *data;
-	struct wl_buffer *buffer = shm_buffer_create(viewer, msg->width, msg->height, &data);
+	struct wl_buffer *buffer = shm_buffer_create(viewer, msg->width, msg->height, false, &data);
 	if (buffer) {
 		size_t size = (size_t)msg->width * msg->height * 4;
 		memcpy(data, msg->pixels, size);

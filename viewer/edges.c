@@ -42,7 +42,7 @@ static struct wl_buffer *clear_pixel(struct rv_viewer *viewer)
 {
 	if (!viewer->clear_pixel) {
 		void *data;
-		viewer->clear_pixel = shm_buffer_create(viewer, 1, 1, &data);
+		viewer->clear_pixel = shm_buffer_create(viewer, 1, 1, false, &data);
 		if (viewer->clear_pixel) {
 			memset(data, 0, 4);
 			munmap(data, 4);

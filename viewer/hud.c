@@ -172,7 +172,8 @@ static void draw(struct rv_window *window)
 	int32_t width = (text_w + 2 * pad + scale - 1) / scale;
 	int32_t height = (n * font->height + 2 * pad + scale - 1) / scale;
 	void *data;
-	struct wl_buffer *buffer = shm_buffer_create(viewer, width * scale, height * scale, &data);
+	struct wl_buffer *buffer =
+		shm_buffer_create(viewer, width * scale, height * scale, false, &data);
 	if (!buffer) {
 		return;
 	}

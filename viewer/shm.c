@@ -8,7 +8,7 @@
 #include "shm.h"
 
 struct wl_buffer *shm_buffer_create(struct rv_viewer *viewer, int32_t width, int32_t height,
-	void **data)
+	bool opaque, void **data)
 {
 	size_t size = (size_t)width * height * 4;
 	int fd = memfd_create("rcomp-buffer", MFD_CLOEXEC);
@@ -29,7 +29,7 @@ struct wl_buffer *shm_buffer_create(struct rv_viewer *viewer, int32_t width, int
 	}
 	struct wl_shm_pool *pool = wl_shm_create_pool(viewer->shm, fd, (int32_t)size);
 	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height, width * 4,
-		WL_SHM_FORMAT_ARGB8888);
+		opaque ? WL_SHM_FORMAT_XRGB8888 : WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;

@@ -4,9 +4,10 @@
 
 #include "viewer.h"
 
-/* A w x h ARGB8888 buffer; *data maps it (w * h * 4 bytes). NULL, logged,
- * on failure. */
+/* A w x h ARGB8888 buffer, or XRGB8888 if opaque (the desktop then copies
+ * it instead of blending it); *data maps it (w * h * 4 bytes). NULL,
+ * logged, on failure. */
 struct wl_buffer *shm_buffer_create(struct rv_viewer *viewer, int32_t width, int32_t height,
-	void **data);
+	bool opaque, void **data);
 
 #endif

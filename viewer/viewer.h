@@ -52,6 +52,7 @@ struct rv_buffer {
 	size_t size;
 	int32_t width, height;
 	bool busy; /* held by the compositor */
+	bool opaque; /* XRGB8888: for pictures without alpha (video) */
 	pixman_region32_t damage; /* image areas newer than this buffer */
 };
 

@@ -29,6 +29,16 @@ static const double target_failure[CHANNEL_CLASSES] = {
 	[CHANNEL_LINK] = 0.002,
 };
 
+/* The link's acknowledgements count bytes read in all: each one says all
+ * that those before it said. Their lane is newest-wins: a record made
+ * stale by a newer one is never repaired, and the receiver hands over only
+ * a record newer than the last it handed over, skipping any lost. The
+ * newest one is repaired if lost, so the last word always arrives. */
+static bool newest_wins(enum channel_class cls)
+{
+	return cls == CHANNEL_LINK;
+}
+
 /* Below this loss no parity is sent: QUIC's word on a loss brings a
  * repair within about a round trip, and the link pays nothing for it. */
 #define LOSS_FLOOR 0.003
@@ -202,7 +212,7 @@ static uint8_t parity_for(const struct lanes *l, enum channel_class cls, uint8_t
 {
 	/* A little pessimism: the measure lags a change of the link. */
 	double p = l->loss * 1.25 + 0.005;
-	if (l->loss < LOSS_FLOOR) {
+	if (l->loss < LOSS_FLOOR || newest_wins(cls)) {
 		return 0;
 	}
 	if (p > 0.5) {
@@ -233,6 +243,17 @@ bool lanes_queue(struct lanes *l, const uint8_t *record, size_t size)
 	}
 	enum channel_class cls = lane_of(record[0]);
 	struct lane *lane = &l->lane[cls];
+	if (newest_wins(cls)) {
+		/* The records before this one are stale: let them go. */
+		for (; lane->base != lane->next; lane->base++) {
+			struct out_rec *old = &lane->out[lane->base % LANES_WINDOW];
+			if (l->pending.rec == old) {
+				l->pending.rec = NULL;
+			}
+			free(old->data);
+			*old = (struct out_rec){0};
+		}
+	}
 	struct out_rec *rec = &lane->out[lane->next % LANES_WINDOW];
 	uint8_t k = shards_for(size);
 	uint16_t shard = shard_size(size, k);
@@ -577,6 +598,20 @@ static bool rebuild(struct lanes *l, struct in_rec *rec)
 	return true;
 }
 
+/* A newest-wins lane forgets the records before seq, whole or not, and
+ * waits for seq next. */
+static void skip_to(struct lane *lane, uint32_t seq)
+{
+	for (unsigned i = 0; i < LANES_WINDOW; i++) {
+		struct in_rec *rec = &lane->in[i];
+		if (rec->used && (int32_t)(seq - rec->seq) > 0) {
+			free(rec->shards);
+			*rec = (struct in_rec){0};
+		}
+	}
+	lane->expected = seq;
+}
+
 /* Hands over the lane's records that are whole, in order; a frame record
  * once the control records made before it are. */
 static bool deliver(struct lanes *l, enum channel_class cls, struct buffer *out, char *err,
@@ -645,6 +680,10 @@ bool lanes_receive(struct lanes *l, const uint8_t *data, size_t len, struct buff
 	uint32_t ahead = seq - lane->expected;
 	if (ahead >= 0x80000000u) {
 		return true; /* a record handed over already: a late shard */
+	}
+	if (newest_wins(cls) && ahead > 0) {
+		skip_to(lane, seq); /* what came before it says less */
+		ahead = 0;
 	}
 	if (ahead >= LANES_WINDOW) {
 		set_err(err, err_size, "beyond the window", data);

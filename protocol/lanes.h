@@ -13,6 +13,12 @@
  * lane's records over whole and in order. Bulk and the first message stay
  * on the QUIC stream (reliable, sent last).
  *
+ * The link's lane is newest-wins: its records are the link's
+ * acknowledgements, each of which says all that those before it said. A
+ * record made stale by a newer one is never repaired, none gets parity,
+ * and the receiver hands over only a record newer than the last it handed
+ * over; the newest is repaired if lost, so the last word always arrives.
+ *
  * Lanes are not ordered among themselves, but frames depend on control: a
  * window's frames must come after its window_new. So the frames of every
  * window (focused or not) share one lane, and a frame record waits at the

@@ -114,7 +114,10 @@ static void make_session_bytes(uint8_t *out, size_t len)
 		if (n > CHANNEL_RECORD_MAX) {
 			n = CHANNEL_RECORD_MAX / 2;
 		}
-		out[at] = (uint8_t)(r % CHANNEL_CLASSES);
+		/* Every class but the link's, whose lane keeps only the newest
+		 * (test-lanes has it). */
+		out[at] = (uint8_t)(r % CHANNEL_CLASSES == CHANNEL_LINK ? CHANNEL_CONTROL
+									: r % CHANNEL_CLASSES);
 		out[at + 1] = 0;
 		out[at + 2] = (uint8_t)n;
 		out[at + 3] = (uint8_t)(n >> 8);

@@ -442,10 +442,14 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
 /* The video bit rate follows the link: it grows while round trips stay near
  * their minimum (no queue), and drops to below the delivery rate when a
  * queue builds. It never asks for more than the picture needs. */
-/* Within MIN_BITRATE and what the picture needs at its frame rate. */
+/* Within MIN_BITRATE and what the picture needs at its frame rate: the
+ * stream's picture, which is smaller than the window's when the window goes
+ * at a divisor of its size for the frame rate. */
 static int64_t clamp_bitrate(const struct rc_encoder *enc, int64_t rate)
 {
-	int64_t ceiling = (int64_t)enc->width * enc->height * enc->link.fps / 4;
+	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
+	int64_t ceiling =
+		(int64_t)(enc->width / divisor) * (enc->height / divisor) * enc->link.fps / 4;
 	if (rate > ceiling) {
 		rate = ceiling;
 	}

@@ -109,6 +109,7 @@ struct quic_endpoint {
 	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
 	uint64_t packets_datagrams; /* of packets_out, those with a lane's datagram */
 	char lanes[192]; /* the first connection's lanes, described now and then */
+	double loss; /* and the loss they measure */
 	uint64_t described_at;
 };
 

@@ -272,14 +272,17 @@ static void read_packets(struct quic_endpoint *ep)
 static void describe_lanes(struct quic_endpoint *ep)
 {
 	char text[sizeof(ep->lanes)] = "";
+	double loss = 0;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		if (ep->conns[i].used) {
 			lanes_describe(ep->conns[i].lanes, text, sizeof(text));
+			loss = lanes_loss(ep->conns[i].lanes);
 			break;
 		}
 	}
 	pthread_mutex_lock(&ep->lock);
 	memcpy(ep->lanes, text, sizeof(text));
+	ep->loss = loss;
 	pthread_mutex_unlock(&ep->lock);
 }
 
@@ -696,6 +699,14 @@ void quic_close(struct quic_endpoint *ep)
 	gnutls_free(ep->key.data);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep);
+}
+
+double quic_loss(struct quic_endpoint *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	double loss = ep->loss;
+	pthread_mutex_unlock(&ep->lock);
+	return loss;
 }
 
 void quic_describe(struct quic_endpoint *ep, char *out, size_t size)

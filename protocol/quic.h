@@ -52,6 +52,10 @@ void quic_failure(struct quic_endpoint *ep, char *out, size_t size);
 /* Ends the endpoint's thread and its connections (closing them). */
 void quic_close(struct quic_endpoint *ep);
 
+/* The share of datagrams the first connection lost, as its sender measures
+ * it (0 to 1), as of its last description. */
+double quic_loss(struct quic_endpoint *ep);
+
 /* For --stats: packets and bytes each way, and the path in use. */
 void quic_describe(struct quic_endpoint *ep, char *out, size_t size);
 

@@ -9,6 +9,7 @@
 #include "connection.h"
 #include "hud.h"
 #include "log.h"
+#include "quic.h"
 #include "monotonic.h"
 #include "shm.h"
 
@@ -126,7 +127,12 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s  %.2f MB/s", s->video ? "video" : "lossless",
 		s->video ? "H.264" : codec_compression_name(s->compression),
 		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
-	snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)s->rtt_us / 1000);
+	if (conn->quic) {
+		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms  UDP, %.1f%% lost",
+			(double)s->rtt_us / 1000, quic_loss(conn->quic) * 100);
+	} else {
+		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)s->rtt_us / 1000);
+	}
 	if (window->hud_photon_ms >= 0) {
 		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",
 			window->hud_photon_ms);

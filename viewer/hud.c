@@ -9,8 +9,8 @@
 #include "connection.h"
 #include "hud.h"
 #include "log.h"
-#include "quic.h"
 #include "monotonic.h"
+#include "quic.h"
 #include "shm.h"
 
 #define HUD_MARGIN 8 /* from the window's corner, logical pixels */
@@ -127,12 +127,11 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s  %.2f MB/s", s->video ? "video" : "lossless",
 		s->video ? "H.264" : codec_compression_name(s->compression),
 		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
+	char udp[32] = "";
 	if (conn->quic) {
-		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms  UDP, %.1f%% lost",
-			(double)s->rtt_us / 1000, quic_loss(conn->quic) * 100);
-	} else {
-		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)s->rtt_us / 1000);
+		snprintf(udp, sizeof(udp), "  UDP, %.1f%% lost", quic_loss(conn->quic) * 100);
 	}
+	snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms%s", (double)s->rtt_us / 1000, udp);
 	if (window->hud_photon_ms >= 0) {
 		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",
 			window->hud_photon_ms);

@@ -33,6 +33,17 @@ static bool buffer_fits(const struct rv_window *window, const struct rv_buffer *
 		buf->opaque == wants_opaque(window);
 }
 
+static void buffer_drop(struct rv_buffer *buf)
+{
+	if (buf->buffer) {
+		wl_buffer_destroy(buf->buffer);
+		munmap(buf->data, buf->size);
+	}
+	buf->buffer = NULL;
+	buf->data = NULL;
+	buf->busy = false;
+}
+
 static void buffer_release(void *data, struct wl_buffer *wl_buffer)
 {
 	struct rv_window *window = data;
@@ -42,10 +53,7 @@ static void buffer_release(void *data, struct wl_buffer *wl_buffer)
 			buf->busy = false;
 			/* A buffer of an old size or kind is dropped once released. */
 			if (!buffer_fits(window, buf)) {
-				wl_buffer_destroy(buf->buffer);
-				munmap(buf->data, buf->size);
-				buf->buffer = NULL;
-				buf->data = NULL;
+				buffer_drop(buf);
 			}
 		}
 	}
@@ -57,17 +65,6 @@ static void buffer_release(void *data, struct wl_buffer *wl_buffer)
 static const struct wl_buffer_listener buffer_listener = {
 	.release = buffer_release,
 };
-
-static void buffer_drop(struct rv_buffer *buf)
-{
-	if (buf->buffer) {
-		wl_buffer_destroy(buf->buffer);
-		munmap(buf->data, buf->size);
-	}
-	buf->buffer = NULL;
-	buf->data = NULL;
-	buf->busy = false;
-}
 
 static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
 {

@@ -426,7 +426,7 @@ void transport_schedule_retry(struct rv_viewer *viewer)
 		 * brings the session back, and offers UDP again. */
 		viewer->options.transport = RV_SSH;
 		conn->udp_tried = false;
-		log_info("UDP went silent: back to ssh, which offers UDP again");
+		log_info("the UDP link is lost: back to ssh, which offers UDP again");
 	}
 	conn->retry_ms = conn->retry_ms ? conn->retry_ms * 2 : RETRY_FIRST_MS;
 	if (conn->retry_ms > RETRY_MAX_MS) {

@@ -56,13 +56,20 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 		return;
 	}
 	bool decoded = false;
+	struct rv_buffer *buf = present_video_buffer(window);
+	uint32_t *dst = buf ? buf->data : window->image;
 	if (!video_decoder_decode(window->decoder, msg->payload, msg->payload_size, window->width,
-		    window->height, window->image, window->width, &decoded, err, sizeof(err))) {
+		    window->height, dst, window->width, &decoded, err, sizeof(err))) {
 		connection_fail(viewer, "frame %u of window %u: %s", msg->seq, window->id, err);
 		return;
 	}
 	window->received_seq = msg->seq;
-	if (decoded) {
+	if (decoded && buf) {
+		present_video_decoded(window, buf);
+	} else if (decoded) {
+		/* All buffers busy: the whole picture is in the image. */
+		window->image_stale = false;
+		window->newest = NULL;
 		present_damage_all(window);
 	}
 	/* Even with no picture yet, presenting acks the frame's arrival. */
@@ -105,6 +112,7 @@ static void apply_lossless(struct rv_window *window, const struct wire_frame *ms
 
 void decode_copy(struct rv_window *window, const struct wire_copy_rect *msg)
 {
+	present_sync_image(window);
 	struct image img = {window->image, window->width, window->height, window->width};
 	struct wire_rect src = {msg->x, msg->y, msg->width, msg->height};
 	if (!window->image || !codec_copy_fits(&img, src, msg->dx, msg->dy)) {
@@ -136,6 +144,9 @@ void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 	window->stat_bytes += msg->payload_size;
 	window->drawn_us = msg->time_us;
 	bool reset = msg->flags & WIRE_FRAME_RESET;
+	if (msg->codec != WIRE_CODEC_H264) {
+		present_sync_image(window); /* a diff is made against the newest picture */
+	}
 	/* A buffer must be a whole number of surface pixels at its scale. */
 	window->image_scale = msg->width % window->scale == 0 && msg->height % window->scale == 0
 		? window->scale
@@ -161,6 +172,7 @@ void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 
 void decode_reset(struct rv_window *window)
 {
+	present_sync_image(window); /* before buffers of the video's kind go */
 	video_decoder_destroy(window->decoder);
 	window->decoder = NULL;
 }

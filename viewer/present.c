@@ -284,22 +284,29 @@ void present(struct rv_window *window)
 		!window->image || window->copy_pending) {
 		return;
 	}
-	struct rv_buffer *buf = next_buffer(window);
+	/* A video picture is in its buffer already; else the buffer copies in
+	 * only what it has missed of the image. */
+	struct rv_buffer *buf = window->decoded_into;
 	if (!buf) {
-		return;
-	}
-	/* Copy in only what this buffer has missed. */
-	int n = 0;
-	pixman_box32_t *boxes = pixman_region32_rectangles(&buf->damage, &n);
-	for (int i = 0; i < n; i++) {
-		int32_t x = boxes[i].x1, w = boxes[i].x2 - boxes[i].x1;
-		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
-			size_t off = (size_t)y * window->width + x;
-			memcpy(buf->data + off, window->image + off, (size_t)w * 4);
+		buf = next_buffer(window);
+		if (!buf) {
+			return;
 		}
+		present_sync_image(window);
+		int nmissed = 0;
+		pixman_box32_t *missed = pixman_region32_rectangles(&buf->damage, &nmissed);
+		for (int i = 0; i < nmissed; i++) {
+			int32_t x = missed[i].x1, w = missed[i].x2 - missed[i].x1;
+			for (int32_t y = missed[i].y1; y < missed[i].y2; y++) {
+				size_t off = (size_t)y * window->width + x;
+				memcpy(buf->data + off, window->image + off, (size_t)w * 4);
+			}
+		}
+		pixman_region32_clear(&buf->damage);
 	}
-	pixman_region32_clear(&buf->damage);
+	window->decoded_into = NULL;
 	if (window->disconnected) {
+		present_sync_image(window); /* the picture, before buf is dimmed */
 		dim(buf);
 		pixman_region32_union_rect(&window->pending_damage, &window->pending_damage, 0, 0,
 			(unsigned)buf->width, (unsigned)buf->height);
@@ -325,7 +332,8 @@ void present(struct rv_window *window)
 	window->has_content = true;
 	edges_update(window, false);
 	hud_window_resized(window);
-	boxes = pixman_region32_rectangles(&window->pending_damage, &n);
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(&window->pending_damage, &n);
 	for (int i = 0; i < n; i++) {
 		wl_surface_damage_buffer(window->surface, boxes[i].x1, boxes[i].y1,
 			boxes[i].x2 - boxes[i].x1, boxes[i].y2 - boxes[i].y1);
@@ -348,6 +356,33 @@ void present(struct rv_window *window)
 	send_ack(window);
 }
 
+struct rv_buffer *present_video_buffer(struct rv_window *window)
+{
+	if (window->decoded_into) {
+		return window->decoded_into; /* not committed yet: the newer wins */
+	}
+	return window->image ? next_buffer(window) : NULL;
+}
+
+void present_video_decoded(struct rv_window *window, struct rv_buffer *buf)
+{
+	present_damage_all(window); /* every other buffer misses all of it */
+	pixman_region32_clear(&buf->damage);
+	window->decoded_into = buf;
+	window->newest = buf;
+	window->image_stale = true;
+}
+
+void present_sync_image(struct rv_window *window)
+{
+	if (window->image_stale && window->newest && window->newest->data) {
+		memcpy(window->image, window->newest->data,
+			(size_t)window->width * window->height * 4);
+	}
+	window->image_stale = false;
+	window->newest = NULL;
+}
+
 void present_damage(struct rv_window *window, pixman_region32_t *damage)
 {
 	pixman_region32_union(&window->pending_damage, &window->pending_damage, damage);
@@ -367,6 +402,9 @@ void present_damage_all(struct rv_window *window)
 
 void present_resized(struct rv_window *window)
 {
+	/* The image is new and the next picture whole: nothing to bring over. */
+	window->decoded_into = window->newest = NULL;
+	window->image_stale = false;
 	for (int i = 0; i < RV_BUFFERS; i++) {
 		struct rv_buffer *buf = &window->buffers[i];
 		if (buf->buffer && !buf->busy) {
@@ -405,5 +443,7 @@ void present_finish(struct rv_window *window)
 	for (int i = 0; i < RV_FEEDBACKS; i++) {
 		feedback_drop(&window->feedback[i]);
 	}
+	window->decoded_into = window->newest = NULL;
+	window->image_stale = false;
 	pixman_region32_fini(&window->pending_damage);
 }

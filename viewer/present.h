@@ -13,6 +13,14 @@ void present_init(struct rv_window *window);
 void present_finish(struct rv_window *window);
 /* Commits the image if it is newer and the compositor is ready for it. */
 void present(struct rv_window *window);
+/* A buffer a whole video picture may be decoded into, or NULL (then into
+ * the image): the picture then goes to the desktop without a copy. */
+struct rv_buffer *present_video_buffer(struct rv_window *window);
+/* A whole picture was decoded into buf, the newest the window has. */
+void present_video_decoded(struct rv_window *window, struct rv_buffer *buf);
+/* Brings the image up to date with the newest picture, before anything
+ * reads or changes it. */
+void present_sync_image(struct rv_window *window);
 /* Areas of the image that changed (image pixels). */
 void present_damage(struct rv_window *window, pixman_region32_t *damage);
 void present_damage_all(struct rv_window *window);

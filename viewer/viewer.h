@@ -103,6 +103,12 @@ struct rv_window {
 	struct rv_buffer buffers[RV_BUFFERS];
 	pixman_region32_t pending_damage; /* changed since the last commit */
 	bool dirty; /* the image is newer than the surface */
+	/* Video pictures are decoded straight into a buffer of the pool, not
+	 * into image and copied: decoded_into holds the newest picture until it
+	 * is committed; newest holds it until image is brought up to date
+	 * (present_sync_image), which image_stale says it is not. */
+	struct rv_buffer *decoded_into, *newest;
+	bool image_stale;
 	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */

@@ -56,6 +56,9 @@ struct rc_encode_link {
 	 * delivery rate in bytes per second; 0: unknown. */
 	uint64_t link_min_rtt_us, link_rate;
 	int fps;
+	/* Of the window's recent ticks with something to send, the share that
+	 * found its encoder still busy with the last frame (0 to 1). */
+	double busy_share;
 };
 
 /*
@@ -75,6 +78,7 @@ struct rc_encoder {
 	uint32_t seq; /* of the last frame sent */
 	uint32_t acked; /* newest sequence the viewer presented */
 	struct channel_mark queued; /* the last frame, in the send queue */
+	uint32_t ticks, ticks_busy; /* with something to send; of them, found it encoding */
 	double rtt_ms; /* smoothed, from acks */
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;
@@ -157,6 +161,10 @@ static inline bool encoder_busy(const struct rc_encoder *enc)
 bool encoder_wants_tick(const struct rc_encoder *enc);
 /* Whether a frame of this window is waiting for its ack. */
 bool encoder_in_flight(const struct rc_encoder *enc);
+/* A tick of the window's clock had something to send; busy: the encoder
+ * was still at work on the last frame, so this tick's frame waits. Counted
+ * while the window is in video, for keeping its rate. */
+void encoder_tick(struct rc_encoder *enc, bool busy);
 
 /*
  * Hands what changed in image (damage, in image pixels, is taken) to a

@@ -105,6 +105,9 @@ void frame_tick(struct rc_clock *clock)
 		(encoding || pixman_region32_not_empty(&window->damage) ||
 			encoder_wants_tick(&window->encoder));
 	window->frame_waits = busy && encoding;
+	if (busy) {
+		encoder_tick(&window->encoder, encoding);
+	}
 	if (busy && !encoding && ready(window)) {
 		send(window);
 	}

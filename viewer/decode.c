@@ -68,7 +68,6 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 		present_video_decoded(window, buf);
 	} else if (decoded) {
 		/* All buffers busy: the whole picture is in the image. */
-		window->image_stale = false;
 		window->newest = NULL;
 		present_damage_all(window);
 	}

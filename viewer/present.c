@@ -370,16 +370,14 @@ void present_video_decoded(struct rv_window *window, struct rv_buffer *buf)
 	pixman_region32_clear(&buf->damage);
 	window->decoded_into = buf;
 	window->newest = buf;
-	window->image_stale = true;
 }
 
 void present_sync_image(struct rv_window *window)
 {
-	if (window->image_stale && window->newest && window->newest->data) {
+	if (window->newest && window->newest->data) {
 		memcpy(window->image, window->newest->data,
 			(size_t)window->width * window->height * 4);
 	}
-	window->image_stale = false;
 	window->newest = NULL;
 }
 
@@ -404,7 +402,6 @@ void present_resized(struct rv_window *window)
 {
 	/* The image is new and the next picture whole: nothing to bring over. */
 	window->decoded_into = window->newest = NULL;
-	window->image_stale = false;
 	for (int i = 0; i < RV_BUFFERS; i++) {
 		struct rv_buffer *buf = &window->buffers[i];
 		if (buf->buffer && !buf->busy) {
@@ -444,6 +441,5 @@ void present_finish(struct rv_window *window)
 		feedback_drop(&window->feedback[i]);
 	}
 	window->decoded_into = window->newest = NULL;
-	window->image_stale = false;
 	pixman_region32_fini(&window->pending_damage);
 }

@@ -105,10 +105,9 @@ struct rv_window {
 	bool dirty; /* the image is newer than the surface */
 	/* Video pictures are decoded straight into a buffer of the pool, not
 	 * into image and copied: decoded_into holds the newest picture until it
-	 * is committed; newest holds it until image is brought up to date
-	 * (present_sync_image), which image_stale says it is not. */
+	 * is committed; newest holds it while image lags behind it, until
+	 * present_sync_image brings image up to date (NULL: image is current). */
 	struct rv_buffer *decoded_into, *newest;
-	bool image_stale;
 	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */

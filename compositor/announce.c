@@ -1,6 +1,6 @@
 /*
- * Window announcements. A new viewer gets window_new for every mapped
- * window (the snapshot), each followed by its scale, size hints, decoration
+ * Window announcements, to every viewer that knows the window. A new viewer
+ * gets window_new for every mapped window (the snapshot), each followed by its scale, size hints, decoration
  * and states, before the frame that maps it locally, so the local
  * compositor places it knowing them.
  */
@@ -9,6 +9,7 @@
 #include "announce.h"
 #include "input.h"
 #include "log.h"
+#include "viewers.h"
 
 static int32_t clamp_dim(int32_t v, int32_t min)
 {
@@ -20,25 +21,41 @@ static int32_t clamp_pos(int32_t v)
 	return v < -WIRE_MAX_DIM ? -WIRE_MAX_DIM : (v > 2 * WIRE_MAX_DIM ? 2 * WIRE_MAX_DIM : v);
 }
 
-/* The connection to tell about window, if the viewer knows it. */
-static struct rc_connection *viewer_of(struct rc_window *window)
+/* Tells every viewer that knows the window, after the window's last
+ * frame to it. */
+static void send_all(struct rc_window *window, const struct wire_msg *msg)
 {
-	struct rc_server *server = window->server;
-	return window->announced && server_watched(server) ? server->connection : NULL;
+	struct rc_view *view;
+	window_for_each_view(view, window, i)
+	{
+		connection_send_window(view->viewer->conn, &view->encoder.queued, msg);
+	}
 }
 
 /* The toplevel's parent as the viewer knows it: 0 while the parent is not
- * announced (announce_window names it once it is). */
-static uint32_t parent_id(struct rc_window *window)
+ * announced to it (announce_window names it once it is). */
+static uint32_t parent_id(struct rc_window *window, struct rc_viewer *viewer)
 {
 	struct rc_window *parent = window->impl->parent(window);
-	return parent && parent->announced ? parent->id : 0;
+	return parent && window_view(parent, viewer) ? parent->id : 0;
 }
 
-static bool announce_popup(struct rc_window *window, struct wire_msg *msg)
+/* A toplevel's size hints, within the wire's limits; false if it has none. */
+static bool size_hints(struct rc_window *window, int32_t hints[4])
+{
+	if (window->popup || !window->impl->size_hints(window, hints)) {
+		return false;
+	}
+	for (int i = 0; i < 4; i++) {
+		hints[i] = clamp_dim(hints[i], 0);
+	}
+	return true;
+}
+
+static bool announce_popup(struct rc_window *window, struct rc_viewer *viewer, struct wire_msg *msg)
 {
 	struct rc_window *parent = window_from_id(window->server, window->parent_id);
-	if (!parent || !parent->announced) {
+	if (!parent || !window_view(parent, viewer)) {
 		return false;
 	}
 	*msg = (struct wire_msg){.type = WIRE_POPUP_NEW};
@@ -60,16 +77,16 @@ static bool announce_popup(struct rc_window *window, struct wire_msg *msg)
 	return true;
 }
 
-void announce_window(struct rc_window *window)
+struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *viewer)
 {
 	struct rc_server *server = window->server;
-	if (!server_watched(server) || !window->mapped) {
-		return;
+	if (!viewer->conn->welcomed || !window->mapped) {
+		return NULL;
 	}
 	struct wire_msg msg;
 	if (window->popup) {
-		if (!announce_popup(window, &msg)) {
-			return;
+		if (!announce_popup(window, viewer, &msg)) {
+			return NULL;
 		}
 	} else {
 		const char *title = window->impl->title(window);
@@ -79,7 +96,7 @@ void announce_window(struct rc_window *window)
 			.window_new =
 				{
 					.window = window->id,
-					.parent = parent_id(window),
+					.parent = parent_id(window, viewer),
 					.width = clamp_dim(window->capture.geometry.width, 0),
 					.height = clamp_dim(window->capture.geometry.height, 0),
 					.title_len = (uint16_t)strnlen(title, WIRE_MAX_TITLE),
@@ -89,51 +106,80 @@ void announce_window(struct rc_window *window)
 				},
 		};
 	}
-	connection_send_window(server->connection, &window->encoder.queued, &msg);
-	window->announced = true;
+	struct rc_view *view = view_get(window, viewer);
+	if (!view) {
+		return NULL;
+	}
+	struct rc_connection *conn = viewer->conn;
+	connection_send_window(conn, &view->encoder.queued, &msg);
+	view->announced = true;
 	if (window->scale != 1) {
-		announce_scale(window);
+		connection_send_window(conn, &view->encoder.queued,
+			&(struct wire_msg){.type = WIRE_WINDOW_SCALE,
+				.window_scale = {.window = window->id, .scale = window->scale}});
 	}
 	if (window->popup) {
-		return;
+		return view;
 	}
 	/* A new window gets the states the app asked for before it mapped; a
 	 * snapshot, its states now. */
 	bool first = !window->ever_announced;
 	window->ever_announced = true;
-	announce_hints(window, true);
-	announce_decoration(window);
-	if (window->impl->wants_maximized(window, first)) {
-		announce_request(window, WIRE_REQUEST_MAXIMIZE);
+	int32_t hints[4];
+	if (size_hints(window, hints)) {
+		memcpy(window->hints, hints, sizeof(hints));
+		connection_send_window(conn, &view->encoder.queued,
+			&(struct wire_msg){.type = WIRE_WINDOW_HINTS,
+				.window_hints = {window->id, hints[0], hints[1], hints[2],
+					hints[3]}});
 	}
-	if (window->impl->wants_fullscreen(window, first)) {
-		announce_request(window, WIRE_REQUEST_FULLSCREEN);
+	connection_send_window(conn, &view->encoder.queued,
+		&(struct wire_msg){.type = WIRE_WINDOW_DECORATION,
+			.window_decoration = {.window = window->id,
+				.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
+							    : WIRE_DECORATION_CLIENT_SIDE}});
+	enum wire_request requests[2] = {
+		window->impl->wants_maximized(window, first) ? WIRE_REQUEST_MAXIMIZE : 0,
+		window->impl->wants_fullscreen(window, first) ? WIRE_REQUEST_FULLSCREEN : 0,
+	};
+	for (int i = 0; i < 2; i++) {
+		if (requests[i]) {
+			connection_send_window(conn, &view->encoder.queued,
+				&(struct wire_msg){.type = WIRE_WINDOW_REQUEST,
+					.window_request = {.window = window->id,
+						.request = requests[i]}});
+		}
 	}
 	/* Children announced before their parent get it now. */
 	struct rc_window *child;
 	wl_list_for_each(child, &server->windows, link)
 	{
-		if (!child->popup && child->announced && child->impl->parent(child) == window) {
-			announce_parent(child);
+		struct rc_view *child_view = window_view(child, viewer);
+		if (!child->popup && child_view && child->impl->parent(child) == window) {
+			connection_send_window(conn, &child_view->encoder.queued,
+				&(struct wire_msg){.type = WIRE_WINDOW_PARENT,
+					.window_parent = {.window = child->id,
+						.parent = window->id}});
 		}
 	}
+	return view;
 }
 
 void announce_destroy(struct rc_window *window)
 {
-	struct rc_connection *conn = viewer_of(window);
-	window->announced = false;
-	if (conn) {
-		struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY,
-			.window_destroy = {.window = window->id}};
-		connection_send_window(conn, &window->encoder.queued, &msg);
+	struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY,
+		.window_destroy = {.window = window->id}};
+	send_all(window, &msg);
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+		if (window->views[i]) {
+			window->views[i]->announced = false;
+		}
 	}
 }
 
 static void send_text(struct rc_window *window, enum wire_type type, const char *text, uint32_t max)
 {
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn || window->popup) {
+	if (window->popup) {
 		return;
 	}
 	uint32_t len = (uint32_t)strnlen(text, max);
@@ -143,7 +189,7 @@ static void send_text(struct rc_window *window, enum wire_type type, const char 
 	} else {
 		msg.window_app_id = (struct wire_window_app_id){window->id, text, len};
 	}
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	send_all(window, &msg);
 }
 
 void announce_title(struct rc_window *window)
@@ -158,48 +204,49 @@ void announce_app_id(struct rc_window *window)
 
 void announce_parent(struct rc_window *window)
 {
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn || window->popup) {
+	if (window->popup) {
 		return;
 	}
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_PARENT,
-		.window_parent = {.window = window->id, .parent = parent_id(window)},
-	};
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	struct rc_view *view;
+	window_for_each_view(view, window, i)
+	{
+		struct wire_msg msg = {
+			.type = WIRE_WINDOW_PARENT,
+			.window_parent = {.window = window->id,
+				.parent = parent_id(window, view->viewer)},
+		};
+		connection_send_window(view->viewer->conn, &view->encoder.queued, &msg);
+	}
 }
 
 void announce_scale(struct rc_window *window)
 {
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn) {
-		return;
-	}
 	struct wire_msg msg = {
 		.type = WIRE_WINDOW_SCALE,
 		.window_scale = {.window = window->id, .scale = window->scale},
 	};
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	send_all(window, &msg);
 }
 
 void announce_request(struct rc_window *window, enum wire_request request)
 {
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn || window->popup) {
+	if (window->popup) {
 		return;
 	}
 	struct wire_msg msg = {
 		.type = WIRE_WINDOW_REQUEST,
 		.window_request = {.window = window->id, .request = request},
 	};
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	send_all(window, &msg);
 }
 
 void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t serial, uint32_t edges,
 	int32_t x, int32_t y)
 {
 	static const char *const names[] = {"", "moved", "resized", "given its menu"};
-	struct rc_connection *conn = viewer_of(window);
+	/* The press was the input viewer's: its compositor moves the window. */
+	struct rc_view *view = window_view(window, window->server->input_viewer);
+	struct rc_connection *conn = window_shown_to_input(window) ? view->viewer->conn : NULL;
 	uint32_t mark;
 	if (!conn || conn->minor < 1 || window->popup) {
 		return;
@@ -219,40 +266,29 @@ void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t seria
 			.y = kind == WIRE_GRAB_MENU ? clamp_pos(y) : 0},
 	};
 	log_debug("window %u asks to be %s (press %u)", window->id, names[kind], mark);
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	connection_send_window(conn, &view->encoder.queued, &msg);
 	if (kind != WIRE_GRAB_MENU) {
 		input_press_taken(window->server, serial);
 	}
 }
 
-void announce_hints(struct rc_window *window, bool force)
+void announce_hints(struct rc_window *window)
 {
 	int32_t hints[4];
-	if (window->popup || !window->impl->size_hints(window, hints)) {
-		return;
-	}
-	for (int i = 0; i < 4; i++) {
-		hints[i] = clamp_dim(hints[i], 0);
-	}
-	if (!force && memcmp(hints, window->hints, sizeof(hints)) == 0) {
+	if (!size_hints(window, hints) || memcmp(hints, window->hints, sizeof(hints)) == 0) {
 		return;
 	}
 	memcpy(window->hints, hints, sizeof(hints));
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn) {
-		return;
-	}
 	struct wire_msg msg = {
 		.type = WIRE_WINDOW_HINTS,
 		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]},
 	};
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	send_all(window, &msg);
 }
 
 void announce_decoration(struct rc_window *window)
 {
-	struct rc_connection *conn = viewer_of(window);
-	if (!conn || window->popup) {
+	if (window->popup) {
 		return;
 	}
 	struct wire_msg msg = {
@@ -261,5 +297,5 @@ void announce_decoration(struct rc_window *window)
 			.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
 						    : WIRE_DECORATION_CLIENT_SIDE},
 	};
-	connection_send_window(conn, &window->encoder.queued, &msg);
+	send_all(window, &msg);
 }

@@ -8,22 +8,22 @@
 
 #include "server.h"
 
-/* window_new (or popup_new) and what follows it; sets window->announced.
- * Nothing happens while no viewer is welcomed, or for a popup whose parent
- * is not shown. */
-void announce_window(struct rc_window *window);
+/* window_new (or popup_new) and what follows it, to one viewer: its view
+ * of the window, announced; NULL while the viewer is not welcomed, for a
+ * popup whose parent it was not shown, or when out of memory. */
+struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *viewer);
 void announce_destroy(struct rc_window *window);
 void announce_title(struct rc_window *window);
 void announce_app_id(struct rc_window *window);
 void announce_parent(struct rc_window *window);
 void announce_scale(struct rc_window *window);
 void announce_request(struct rc_window *window, enum wire_request request);
-/* The size hints, if they changed since last sent (or force). */
 /* The app asked to be moved, resized or to show its window menu for the
  * press with serial: the viewer asks its compositor, with the local press. */
 void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t serial, uint32_t edges,
 	int32_t x, int32_t y);
-void announce_hints(struct rc_window *window, bool force);
+/* The size hints, if they changed since last sent. */
+void announce_hints(struct rc_window *window);
 void announce_decoration(struct rc_window *window);
 
 #endif

@@ -47,7 +47,7 @@ int bridge_list(void)
 		printf("no sessions\n");
 		return 0;
 	}
-	printf("%-16s %8s  %-19s  %-8s  %s\n", "SESSION", "PID", "STARTED", "VIEWER", "APP");
+	printf("%-16s %8s  %-19s  %-11s  %s\n", "SESSION", "PID", "STARTED", "VIEWERS", "APP");
 	for (int i = 0; i < n; i++) {
 		char when[32] = "?";
 		time_t t = (time_t)infos[i].started;
@@ -55,8 +55,12 @@ int bridge_list(void)
 		if (localtime_r(&t, &tm)) {
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 		}
-		printf("%-16s %8ld  %-19s  %-8s  %s\n", infos[i].name, (long)infos[i].pid, when,
-			infos[i].attached ? "attached" : "detached", infos[i].app);
+		char viewers[24] = "detached";
+		if (infos[i].viewers > 0) {
+			snprintf(viewers, sizeof(viewers), "%d attached", infos[i].viewers);
+		}
+		printf("%-16s %8ld  %-19s  %-11s  %s\n", infos[i].name, (long)infos[i].pid, when,
+			viewers, infos[i].app);
 	}
 	return 0;
 }

@@ -35,7 +35,7 @@ void clipboard_request_from_viewer(struct rc_server *server, enum wire_selection
 	const char *mime, int fd)
 {
 	struct rc_clipboard *c = &server->clipboard;
-	if (!server_watched(server)) {
+	if (!input_connection(server)) {
 		close(fd);
 		return;
 	}
@@ -105,7 +105,7 @@ static void offer_to_viewer(struct rc_server *server, enum wire_selection_kind k
 	struct wl_array *types = app_mime_types(server, kind);
 	/* No app's selection: the viewer's own (nothing to tell it), or none,
 	 * which a new viewer need not hear of. */
-	if (!server_watched(server) || (!types && (only_if_set || has_selection(server, kind)))) {
+	if (!input_connection(server) || (!types && (only_if_set || has_selection(server, kind)))) {
 		return;
 	}
 	static struct mime_list list;
@@ -119,7 +119,7 @@ static void offer_to_viewer(struct rc_server *server, enum wire_selection_kind k
 	}
 	struct wire_msg msg;
 	mime_list_to_msg(&list, kind, &msg);
-	connection_send(server->connection, &msg);
+	connection_send(input_connection(server), &msg);
 }
 
 static void handle_request_set_selection(struct wl_listener *listener, void *data)
@@ -283,8 +283,8 @@ static int handle_fd(int fd, uint32_t mask, void *data)
 static void transfer_send(void *data, const struct wire_msg *msg)
 {
 	struct rc_server *server = data;
-	if (server->connection) {
-		connection_send(server->connection, msg);
+	if (input_connection(server)) {
+		connection_send(input_connection(server), msg);
 	}
 }
 
@@ -315,7 +315,8 @@ void clipboard_sync(struct rc_server *server)
 	if (c->idle_timer) {
 		wl_event_source_timer_update(c->idle_timer, next < 0 ? 0 : (int)(next / 1000) + 1);
 	}
-	bool may_send = server->connection && connection_may_send_bulk(server->connection);
+	struct rc_connection *conn = input_connection(server);
+	bool may_send = conn && connection_may_send_bulk(conn);
 	for (size_t i = 0; i < TRANSFER_MAX; i++) {
 		struct transfer *tr = &c->transfers.slots[i];
 		if (tr->fd < 0) {

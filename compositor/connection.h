@@ -30,6 +30,7 @@ struct rc_connection {
 	bool video; /* the viewer decodes H.264 */
 	bool copy_rect; /* the viewer applies copy_rect */
 	bool replace; /* and frames of new pixels (WIRE_FRAME_REPLACE) */
+	enum wire_compression compression; /* what its lossless frames use */
 	uint16_t minor; /* the viewer's minor version: what it understands */
 	bool closing; /* flush what is queued, then close */
 	struct flow flow;

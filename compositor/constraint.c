@@ -30,7 +30,7 @@ static int32_t fixed(double v)
 static void announce(struct rc_server *server, struct wlr_pointer_constraint_v1 *c, bool gone)
 {
 	struct rc_window *window = window_of_surface(server, c->surface);
-	if (!window || !window->announced || !server->connection) {
+	if (!window || !window_shown_to_input(window) || !input_connection(server)) {
 		return;
 	}
 	/* Surface-local to window coordinates. */
@@ -72,7 +72,7 @@ static void announce(struct rc_server *server, struct wlr_pointer_constraint_v1 
 		gone						      ? "frees"
 			: c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED ? "locks"
 								      : "confines");
-	connection_send(server->connection, &msg);
+	connection_send(input_connection(server), &msg);
 }
 
 static void handle_set_region(struct wl_listener *listener, void *data)
@@ -120,10 +120,10 @@ struct rc_inhibitor {
 static void announce_inhibit(struct rc_server *server, struct wlr_surface *surface, bool on)
 {
 	struct rc_window *window = window_of_surface(server, surface);
-	if (window && window->announced && server->connection) {
+	if (window && window_shown_to_input(window) && input_connection(server)) {
 		struct wire_msg msg = {.type = WIRE_SHORTCUTS_INHIBIT,
 			.shortcuts_inhibit = {.window = window->id, .inhibit = on}};
-		connection_send(server->connection, &msg);
+		connection_send(input_connection(server), &msg);
 	}
 }
 
@@ -311,6 +311,29 @@ void constraint_announce_all(struct rc_server *server)
 			rc->active = false;
 		}
 		announce(server, c, false);
+	}
+}
+
+void constraint_withdraw_all(struct rc_server *server)
+{
+	if (server->inhibit) {
+		struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+		wl_list_for_each(inhibitor, &server->inhibit->inhibitors, link)
+		{
+			announce_inhibit(server, inhibitor->surface, false);
+		}
+	}
+	struct rc_grab *grab;
+	wl_list_for_each(grab, &server->keyboard_grabs, link)
+	{
+		announce_inhibit(server, grab->surface, false);
+	}
+	if (server->constraints) {
+		struct wlr_pointer_constraint_v1 *c;
+		wl_list_for_each(c, &server->constraints->constraints, link)
+		{
+			announce(server, c, true);
+		}
 	}
 }
 

@@ -12,8 +12,11 @@
 #include "server.h"
 
 void constraint_init(struct rc_server *server);
-/* Tells a new viewer of every constraint, after the windows. */
+/* Tells the viewer that takes input of every constraint, after the
+ * windows. */
 void constraint_announce_all(struct rc_server *server);
+/* Tells the viewer that gives up input to lift them all. */
+void constraint_withdraw_all(struct rc_server *server);
 /* The viewer applied or lifted a window's constraint locally. */
 void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg);
 /* The local compositor now inhibits its shortcuts for a window, or not. */

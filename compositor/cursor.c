@@ -81,18 +81,21 @@ static void cursor_msg(struct rc_cursor *cursor, struct wire_msg *msg, uint32_t 
 	c->pixels_len = (uint32_t)(c->width * c->height * 4);
 }
 
-void cursor_send(struct rc_server *server)
+void cursor_send(struct rc_server *server, struct rc_connection *only)
 {
 	struct rc_cursor *cursor = &server->cursor;
 	if (!cursor->set) {
-		return; /* no app has set one: the viewer keeps its own */
-	}
-	if (!server_watched(server)) {
-		return;
+		return; /* no app has set one: the viewers keep their own */
 	}
 	struct wire_msg msg;
 	cursor_msg(cursor, &msg, cursor->pixels);
-	connection_send(server->connection, &msg);
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->conn->welcomed && (!only || viewer->conn == only)) {
+			connection_send(viewer->conn, &msg);
+		}
+	}
 }
 
 static int handle_frame_timer(void *data)
@@ -114,7 +117,7 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	/* wl_surface.attach's offset moves the hotspot the other way. */
 	cursor->hotspot_x -= surface->current.dx;
 	cursor->hotspot_y -= surface->current.dy;
-	cursor_send(server);
+	cursor_send(server, NULL);
 	if (!wl_list_empty(&surface->current.frame_callback_list)) {
 		wl_event_source_timer_update(cursor->frame_timer, CURSOR_FRAME_MS);
 	}
@@ -124,7 +127,7 @@ static void handle_surface_destroy(struct wl_listener *listener, void *data)
 {
 	struct rc_server *server = wl_container_of(listener, server, cursor.surface_destroy);
 	cursor_forget_surface(&server->cursor);
-	cursor_send(server);
+	cursor_send(server, NULL);
 }
 
 static void handle_request_set_cursor(struct wl_listener *listener, void *data)
@@ -148,7 +151,7 @@ static void handle_request_set_cursor(struct wl_listener *listener, void *data)
 	cursor->set = true;
 	cursor->hotspot_x = event->hotspot_x;
 	cursor->hotspot_y = event->hotspot_y;
-	cursor_send(server);
+	cursor_send(server, NULL);
 }
 
 bool cursor_init(struct rc_server *server)

@@ -1,11 +1,15 @@
 /*
- * Messages from the viewer, each kind to one handler. A window named by id
- * is looked up here; input for a window the app has just closed is an
- * ordinary race, and is dropped.
+ * The viewers as the session sees them: each one's hello and the snapshot
+ * it gets, who has input and how it moves, and each kind of message to one
+ * handler through one gate for input. A window named by id is looked up
+ * here; input for a window the app has just closed is an ordinary race,
+ * and is dropped.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xkbcommon/xkbcommon.h>
 
 #include "clipboard.h"
 #include "constraint.h"
@@ -21,6 +25,7 @@
 #include "stats.h"
 #include "textinput.h"
 #include "video.h"
+#include "viewers.h"
 #include "window.h"
 
 /* A window the viewer may act on: known and mapped. */
@@ -30,28 +35,123 @@ static struct rc_window *mapped_window(struct rc_server *server, uint32_t id)
 	return window && window->mapped ? window : NULL;
 }
 
-/* State, not history: a new viewer gets every window as it is now. */
-static void send_snapshot(struct rc_server *server)
+/* Tells each viewer how many watch, and whether its input counts. */
+static void send_viewers(struct rc_server *server)
 {
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		struct rc_connection *conn = viewer->conn;
+		if (!conn->welcomed || conn->minor < 4) {
+			continue;
+		}
+		uint32_t flags = (viewer == server->input_viewer ? WIRE_VIEWERS_INPUT : 0) |
+			(viewer->view_only ? WIRE_VIEWERS_WATCHING : 0);
+		connection_send(conn,
+			&(struct wire_msg){.type = WIRE_SESSION_VIEWERS,
+				.session_viewers = {.count = (uint32_t)server->nviewers,
+					.flags = flags}});
+	}
+}
+
+/* Whether any viewer wants the apps' sound. */
+static bool sound_wanted(struct rc_server *server)
+{
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->audio && viewer->conn->welcomed) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The input of the viewer that had it ends as if it had left: keys and
+ * buttons up, touches cancelled, its selection and drags gone, its pointer
+ * constraints and input methods lifted. */
+static void end_input(struct rc_server *server)
+{
+	if (!server->input_viewer) {
+		return;
+	}
+	constraint_withdraw_all(server);
+	textinput_withdraw_all(server);
+	clipboard_viewer_gone(server);
+	input_viewer_gone(server);
+	dnd_viewer_gone(server);
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
-		window->announced = false;
+		window_set_activated(window, false);
 	}
-	wl_list_for_each(window, &server->windows, link)
-	{
-		window_announce(window);
-	}
-	cursor_send(server);
-	clipboard_offer_all(server);
-	constraint_announce_all(server);
-	textinput_announce_all(server);
-	connection_send(server->connection, &(struct wire_msg){.type = WIRE_SYNC});
+	server->input_viewer = NULL;
 }
 
-static void welcome(struct rc_server *server, const struct wire_hello *hello)
+/* The viewer's input reaches the apps from now on, with its keymap, its
+ * keyboard focus, its modifiers and its output; it gets the selection, the
+ * pointer constraints and the input methods. */
+static void take_input(struct rc_viewer *viewer)
 {
-	struct rc_connection *conn = server->connection;
+	struct rc_server *server = viewer->server;
+	if (server->input_viewer == viewer) {
+		return;
+	}
+	bool had = server->input_viewer != NULL;
+	end_input(server);
+	server->input_viewer = viewer;
+	if (had) {
+		log_info("viewer %u has input now", viewer->number);
+	}
+	if (viewer->keymap) {
+		input_set_keymap(server, viewer->keymap);
+	}
+	if (viewer->repeat_known) {
+		input_repeat_info(server, &viewer->repeat);
+	}
+	decoration_set_viewer(server, viewer->server_decorations);
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		struct rc_view *view = window_view(window, viewer);
+		if (view && view->output_known) {
+			window_set_output(window, view->refresh_mhz, view->scale);
+		}
+	}
+	window = window_from_id(server, viewer->conn->focus);
+	if (window && window->mapped) {
+		window_focus(window);
+		input_keyboard_enter(server, window,
+			&(struct wire_keyboard_enter){.window = window->id});
+	}
+	if (viewer->modifiers_known) {
+		input_modifiers(server, &viewer->modifiers);
+	}
+	if (viewer->conn->welcomed) {
+		clipboard_offer_all(server);
+		constraint_announce_all(server);
+		textinput_announce_all(server);
+	}
+	send_viewers(server);
+}
+
+/* State, not history: a new viewer gets every window as it is now. */
+static void send_snapshot(struct rc_viewer *viewer)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		window_announce(window, viewer);
+	}
+	cursor_send(server, viewer->conn);
+	connection_send(viewer->conn, &(struct wire_msg){.type = WIRE_SYNC});
+}
+
+static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_connection *conn = viewer->conn;
 	if (hello->major != WIRE_VERSION_MAJOR) {
 		char text[256];
 		snprintf(text, sizeof(text),
@@ -64,8 +164,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 		connection_goodbye(conn, WIRE_BYE_VERSION, 0, text);
 		return;
 	}
-	encode_context_set_viewer(&server->encode, hello->caps);
-	enum wire_compression compression = server->encode.viewer_compression;
+	conn->compression = encode_context_compression(&server->encode, hello->caps);
 	const char *name = server->record.name;
 	struct wire_msg msg = {
 		.type = WIRE_WELCOME,
@@ -75,7 +174,7 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 				.major = WIRE_VERSION_MAJOR,
 				.minor = WIRE_VERSION_MINOR,
 				.caps = codec_local_caps() | (server->sound ? WIRE_CAP_AUDIO : 0),
-				.compression = compression,
+				.compression = conn->compression,
 				.session_id = server->record.id,
 				.name_len = (uint32_t)strlen(name),
 				.name = name,
@@ -87,6 +186,8 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 	conn->copy_rect = hello->caps & WIRE_CAP_COPY_RECT;
 	conn->replace = hello->caps & WIRE_CAP_REPLACE;
 	conn->minor = hello->minor;
+	viewer->audio = hello->caps & WIRE_CAP_AUDIO;
+	viewer->server_decorations = hello->caps & WIRE_CAP_SERVER_DECORATIONS;
 	if (conn->minor >= 1) {
 		char host[WIRE_MAX_HOST_NAME + 1] = "";
 		if (gethostname(host, sizeof(host)) == 0 && host[0]) {
@@ -108,44 +209,193 @@ static void welcome(struct rc_server *server, const struct wire_hello *hello)
 					.address = listen->offer_address,
 					.address_len = (uint32_t)strlen(listen->offer_address)}});
 	}
-	log_info("viewer attached (protocol %u.%u, %s)", hello->major, hello->minor,
-		codec_compression_name(compression));
-	/* Apps learn who draws their decorations before the snapshot says. */
-	decoration_set_viewer(server, hello->caps & WIRE_CAP_SERVER_DECORATIONS);
-	send_snapshot(server);
+	char who[64] = "";
+	if (server->nviewers > 1 || viewer->view_only) {
+		snprintf(who, sizeof(who), " as viewer %u of %d%s", viewer->number,
+			server->nviewers, viewer->view_only ? ", to watch only" : "");
+	}
+	log_info("viewer attached (protocol %u.%u, %s)%s", hello->major, hello->minor,
+		codec_compression_name(conn->compression), who);
+	send_snapshot(viewer);
+	/* The newest full viewer has input: apps learn who draws their
+	 * decorations, and the viewer gets the selection, before it acts. */
+	if (!viewer->view_only) {
+		take_input(viewer);
+	}
+	send_viewers(server);
 	record_update(server);
-	sound_viewer_changed(server, hello->caps & WIRE_CAP_AUDIO);
+	sound_viewer_changed(server, sound_wanted(server));
 }
 
-static void frame_ack(struct rc_server *server, const struct wire_frame_ack *msg)
+static void frame_ack(struct rc_viewer *viewer, const struct wire_frame_ack *msg)
 {
-	struct rc_window *window = window_from_id(server, msg->window);
+	struct rc_window *window = window_from_id(viewer->server, msg->window);
 	if (!window) {
 		return; /* destroyed while the ack was on its way */
 	}
-	int64_t rtt = connection_acked(server->connection, msg->window, msg->seq);
-	if (!encoder_acked(&window->encoder, msg->seq, rtt)) {
+	struct rc_view *view = window->views[viewer->slot];
+	int64_t rtt = connection_acked(viewer->conn, msg->window, msg->seq);
+	if (!view || !encoder_acked(&view->encoder, msg->seq, rtt)) {
 		char text[128];
 		snprintf(text, sizeof(text), "ack of frame %u of window %u, never sent", msg->seq,
 			msg->window);
-		connection_refuse(server->connection, text);
+		connection_refuse(viewer->conn, text);
 	}
 }
 
-static void route(struct rc_server *server, const struct wire_msg *msg)
+/* Whether a message is input that acts on an app: from a viewer with full
+ * rights that is not the input viewer, it takes input first. */
+static bool acts(const struct wire_msg *msg)
 {
+	switch (msg->type) {
+	case WIRE_CLOSE:
+	case WIRE_POINTER_AXIS:
+	case WIRE_TOUCH_DOWN:
+	case WIRE_TEXT_INPUT_EVENT:
+	case WIRE_DND_ENTER:
+		return true;
+	case WIRE_POINTER_BUTTON:
+		return msg->pointer_button.state != 0;
+	case WIRE_KEY:
+		return msg->key.state != 0;
+	default:
+		return false;
+	}
+}
+
+/* The gate every input passes: a viewer admitted to watch has none (what
+ * it tries is refused and counted, logged once); a full viewer's input
+ * reaches the apps while it has input, and an input that acts gives it
+ * input. What the others send meanwhile is theirs alone and dropped. */
+static bool may_input(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	if (viewer->view_only) {
+		if (viewer->refused++ == 0) {
+			log_info("viewer %u watches only: its %s is refused, as is all its "
+				 "input",
+				viewer->number, wire_type_name(msg->type));
+		}
+		return false;
+	}
+	if (viewer != server->input_viewer && acts(msg)) {
+		take_input(viewer);
+	}
+	return viewer == server->input_viewer;
+}
+
+/* What a viewer says of itself whoever has input: kept for when it
+ * takes input, applied now if it has it. */
+static void keep(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	bool has_input = viewer == server->input_viewer;
+	struct rc_window *window;
+	struct rc_view *view;
+	switch (msg->type) {
+	case WIRE_KEYMAP: {
+		struct xkb_keymap *keymap = input_compile_keymap(server, &msg->keymap);
+		if (keymap) {
+			xkb_keymap_unref(viewer->keymap);
+			viewer->keymap = keymap;
+			if (has_input) {
+				input_set_keymap(server, keymap);
+			}
+		}
+		break;
+	}
+	case WIRE_REPEAT_INFO:
+		viewer->repeat = msg->repeat_info;
+		viewer->repeat_known = true;
+		if (has_input) {
+			input_repeat_info(server, &msg->repeat_info);
+		}
+		break;
+	case WIRE_MODIFIERS:
+		viewer->modifiers = msg->modifiers;
+		viewer->modifiers_known = true;
+		if (has_input) {
+			input_modifiers(server, &msg->modifiers);
+		}
+		break;
+	case WIRE_OUTPUT_INFO:
+		window = window_from_id(server, msg->output_info.window);
+		if (window && (view = window->views[viewer->slot])) {
+			view->output_known = true;
+			view->refresh_mhz = msg->output_info.refresh_mhz;
+			view->scale = msg->output_info.scale;
+		}
+		if (window && has_input) {
+			window_set_output(window, msg->output_info.refresh_mhz,
+				msg->output_info.scale);
+		}
+		break;
+	case WIRE_KEYBOARD_ENTER:
+		/* Its frames go first to this viewer from now on. */
+		viewer->conn->focus = msg->keyboard_enter.window;
+		if (has_input && (window = mapped_window(server, msg->keyboard_enter.window))) {
+			window_focus(window);
+			input_keyboard_enter(server, window, &msg->keyboard_enter);
+		}
+		break;
+	case WIRE_KEYBOARD_LEAVE:
+		if (viewer->conn->focus == msg->keyboard_leave.window) {
+			viewer->conn->focus = 0;
+		}
+		if (has_input && (window = mapped_window(server, msg->keyboard_leave.window))) {
+			input_keyboard_leave(server, window);
+			window_set_activated(window, false);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void route(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
 	struct rc_window *window;
 	char err[160];
 	switch (msg->type) {
 	case WIRE_HELLO:
-		connection_refuse(server->connection, "hello sent twice");
-		break;
+		connection_refuse(viewer->conn, "hello sent twice");
+		return;
 	case WIRE_KEYMAP:
-		input_keymap(server, &msg->keymap);
-		break;
 	case WIRE_REPEAT_INFO:
-		input_repeat_info(server, &msg->repeat_info);
+	case WIRE_MODIFIERS:
+	case WIRE_OUTPUT_INFO:
+	case WIRE_KEYBOARD_ENTER:
+	case WIRE_KEYBOARD_LEAVE:
+		keep(viewer, msg);
+		return;
+	case WIRE_FRAME_ACK:
+		frame_ack(viewer, &msg->frame_ack);
+		return;
+	case WIRE_STATS_WANTED:
+		viewer->conn->stats_wanted = msg->stats_wanted.on;
+		if (msg->stats_wanted.on) {
+			stats_start(server);
+		}
+		return;
+	case WIRE_TRANSFER_DATA:
+	case WIRE_TRANSFER_ACK:
+		/* A transfer of the viewer that had input may still be under
+		 * way: it ended when input moved, and what comes of it is
+		 * dropped. */
+		if (viewer == server->input_viewer &&
+			!clipboard_transfer(server, msg, err, sizeof(err))) {
+			connection_refuse(viewer->conn, err);
+		}
+		return;
+	default:
 		break;
+	}
+	/* Everything else is input. */
+	if (!may_input(viewer, msg)) {
+		return;
+	}
+	switch (msg->type) {
 	case WIRE_CONFIGURE:
 		if ((window = mapped_window(server, msg->configure.window))) {
 			window_configure(window, msg->configure.width, msg->configure.height,
@@ -174,23 +424,6 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_POINTER_FRAME:
 		input_pointer_frame(server);
 		break;
-	case WIRE_KEYBOARD_ENTER:
-		/* Its frames go first from now on. */
-		server->connection->focus = msg->keyboard_enter.window;
-		if ((window = mapped_window(server, msg->keyboard_enter.window))) {
-			window_focus(window);
-			input_keyboard_enter(server, window, &msg->keyboard_enter);
-		}
-		break;
-	case WIRE_KEYBOARD_LEAVE:
-		if (server->connection->focus == msg->keyboard_leave.window) {
-			server->connection->focus = 0;
-		}
-		if ((window = mapped_window(server, msg->keyboard_leave.window))) {
-			input_keyboard_leave(server, window);
-			window_set_activated(window, false);
-		}
-		break;
 	case WIRE_KEY:
 		input_key(server, &msg->key);
 		break;
@@ -211,18 +444,6 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 			input_mark(server, msg->input_mark.mark);
 			window->input_mark = msg->input_mark.mark;
 			window->input_mark_armed = false;
-		}
-		break;
-	case WIRE_MODIFIERS:
-		input_modifiers(server, &msg->modifiers);
-		break;
-	case WIRE_FRAME_ACK:
-		frame_ack(server, &msg->frame_ack);
-		break;
-	case WIRE_OUTPUT_INFO:
-		if ((window = window_from_id(server, msg->output_info.window))) {
-			window_set_output(window, msg->output_info.refresh_mhz,
-				msg->output_info.scale);
 		}
 		break;
 	case WIRE_POPUP_DONE:
@@ -255,12 +476,6 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_DRAG_LOCAL:
 		dnd_drag_local(server, &msg->drag_local);
 		break;
-	case WIRE_STATS_WANTED:
-		server->connection->stats_wanted = msg->stats_wanted.on;
-		if (msg->stats_wanted.on) {
-			stats_start(server);
-		}
-		break;
 	case WIRE_TOUCH_DOWN:
 		if ((window = mapped_window(server, msg->touch_down.window))) {
 			input_touch_down(server, window, &msg->touch_down);
@@ -284,12 +499,6 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 	case WIRE_TRANSFER_REQUEST:
 		clipboard_request(server, &msg->transfer_request, dnd_out_source(server));
 		break;
-	case WIRE_TRANSFER_DATA:
-	case WIRE_TRANSFER_ACK:
-		if (!clipboard_transfer(server, msg, err, sizeof(err))) {
-			connection_refuse(server->connection, err);
-		}
-		break;
 	case WIRE_AUDIO:
 	case WIRE_AUDIO_END:
 		sound_mic(server, msg);
@@ -302,34 +511,46 @@ static void route(struct rc_server *server, const struct wire_msg *msg)
 
 static bool handle_message(void *data, const struct wire_msg *msg)
 {
-	struct rc_server *server = data;
-	if (server->connection->welcomed) {
-		route(server, msg);
+	struct rc_viewer *viewer = data;
+	if (viewer->conn->welcomed) {
+		route(viewer, msg);
 	} else if (msg->type == WIRE_HELLO) {
-		welcome(server, &msg->hello);
+		welcome(viewer, &msg->hello);
 	} else {
-		connection_refuse(server->connection, "the first message must be hello");
+		connection_refuse(viewer->conn, "the first message must be hello");
 	}
 	return true;
 }
 
-/* The connection is about to go: nothing the viewer held stays. */
+/* The connection is about to go: nothing the viewer held stays, and the
+ * newest full viewer left takes input if it had it. */
 static void handle_closed(void *data)
 {
-	struct rc_server *server = data;
-	server->connection = NULL;
-	clipboard_viewer_gone(server);
-	struct rc_window *window;
-	wl_list_for_each(window, &server->windows, link)
-	{
-		window->announced = false;
-		window_set_activated(window, false);
+	struct rc_viewer *viewer = data;
+	struct rc_server *server = viewer->server;
+	bool had_input = server->input_viewer == viewer;
+	if (had_input) {
+		end_input(server);
 	}
-	input_viewer_gone(server);
-	dnd_viewer_gone(server);
-	sound_viewer_changed(server, false);
+	if (viewer->refused) {
+		log_info("viewer %u left; %u of its inputs were refused (it watched only)",
+			viewer->number, viewer->refused);
+	}
+	viewer_free(viewer);
+	struct rc_viewer *next = NULL, *other;
+	wl_list_for_each(other, &server->viewers, link)
+	{
+		if (!other->view_only && other->conn->welcomed && !other->conn->closing) {
+			next = other;
+		}
+	}
+	if (had_input && next) {
+		take_input(next);
+	}
+	send_viewers(server);
+	sound_viewer_changed(server, sound_wanted(server));
 	record_update(server);
-	if (server->options.stdio && server->running) {
+	if (server->options.stdio && server->running && server->nviewers == 0) {
 		/* stdin/stdout carried the only viewer this session can have. */
 		log_info("the viewer on stdio is gone; ending the session");
 		server->running = false;
@@ -341,30 +562,59 @@ static const struct rc_connection_handler handler = {
 	.closed = handle_closed,
 };
 
-void dispatch_attach(struct rc_server *server, int fd, const char *peer,
-	const struct wire_hello *hello)
+/* A connection for a new viewer; false (fds closed) when out of memory. */
+static bool add_viewer(struct rc_server *server, int in_fd, int out_fd, bool view_only)
 {
-	if (server->connection) {
-		log_info("a new viewer%s%s takes the session over; disconnecting the attached "
-			 "one",
-			peer[0] ? " from " : "", peer);
-		connection_goodbye(server->connection, WIRE_BYE_TAKEN_OVER, 0,
-			"another viewer took this session over");
-		connection_close_now(server->connection, 0);
-	}
-	struct rc_connection *conn = connection_create(server->loop, fd, fd, &handler, server);
-	if (!conn) {
+	/* listen.c turns away a viewer beyond RC_MAX_VIEWERS before this. */
+	struct rc_viewer *viewer = viewer_new(server, view_only);
+	if (!viewer) {
 		log_error("out of memory accepting a viewer");
+		close(in_fd);
+		if (out_fd != in_fd) {
+			close(out_fd);
+		}
+		return false;
+	}
+	viewer->conn = connection_create(server->loop, in_fd, out_fd, &handler, viewer);
+	if (!viewer->conn) {
+		log_error("out of memory accepting a viewer");
+		wl_list_remove(&viewer->link);
+		server->nviewers--;
+		free(viewer);
+		return false;
+	}
+	return true;
+}
+
+void dispatch_attach(struct rc_server *server, int fd, const char *peer,
+	const struct wire_hello *hello, bool view_only)
+{
+	view_only = view_only || (hello->flags & WIRE_HELLO_VIEW_ONLY);
+	bool share = view_only || (hello->flags & WIRE_HELLO_SHARE);
+	if (!share && server->nviewers > 0) {
+		log_info("a new viewer%s%s takes the session over; disconnecting the %d "
+			 "attached",
+			peer[0] ? " from " : "", peer, server->nviewers);
+		struct rc_viewer *viewer, *tmp;
+		wl_list_for_each(viewer, &server->viewers, link)
+		{
+			connection_goodbye(viewer->conn, WIRE_BYE_TAKEN_OVER, 0,
+				"another viewer took this session over");
+		}
+		wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
+		{
+			connection_close_now(viewer->conn, 0);
+		}
+	}
+	if (!add_viewer(server, fd, fd, view_only)) {
 		return;
 	}
-	server->connection = conn;
-	channel_first_read(&conn->channel);
-	welcome(server, hello);
+	struct rc_viewer *viewer = wl_container_of(server->viewers.prev, viewer, link);
+	channel_first_read(&viewer->conn->channel);
+	welcome(viewer, hello);
 }
 
 bool dispatch_attach_stdio(struct rc_server *server)
 {
-	server->connection =
-		connection_create(server->loop, STDIN_FILENO, STDOUT_FILENO, &handler, server);
-	return server->connection != NULL;
+	return add_viewer(server, STDIN_FILENO, STDOUT_FILENO, false);
 }

@@ -1,7 +1,7 @@
 /*
- * The attached viewer, as the session sees it: its hello and the snapshot
- * it gets, one handler for each kind of message it sends, and what its
- * leaving undoes. Input flows from here down into the rooms; nothing below
+ * The viewers, as the session sees them: each one's hello and the snapshot
+ * it gets, who has input, one handler for each kind of message they send,
+ * and what a viewer's leaving undoes. Input flows from here down into the rooms; nothing below
  * calls back up.
  */
 #ifndef RCOMP_DISPATCH_H
@@ -10,10 +10,11 @@
 #include "server.h"
 
 /* A connection whose hello was read (and on TCP its token checked) takes
- * the session over. fd is taken; peer names it in log lines ("" for a unix
- * socket). */
+ * the session over, or joins the viewers there if its hello asks to share
+ * or it may only watch (view_only: its token was the watch token). fd is
+ * taken; peer names it in log lines ("" for a unix socket). */
 void dispatch_attach(struct rc_server *server, int fd, const char *peer,
-	const struct wire_hello *hello);
+	const struct wire_hello *hello, bool view_only);
 /* The one viewer of an rcomp-run --stdio, on stdin and stdout. */
 bool dispatch_attach_stdio(struct rc_server *server);
 

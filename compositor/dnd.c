@@ -36,7 +36,7 @@ static uint32_t one_action(uint32_t preferred)
 static void tell_status(struct rc_dnd *d)
 {
 	struct rc_server *server = d->server;
-	if (!server_watched(server)) {
+	if (!input_connection(server)) {
 		return;
 	}
 	struct wire_msg msg = {
@@ -49,7 +49,7 @@ static void tell_status(struct rc_dnd *d)
 				.mime_len = (uint32_t)strlen(d->accepted),
 			},
 	};
-	connection_send(server->connection, &msg);
+	connection_send(input_connection(server), &msg);
 }
 
 static void offer_accept(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
@@ -128,8 +128,8 @@ static void dropped_receive(struct wl_client *client, struct wl_resource *resour
 static void dropped_finish(struct wl_client *client, struct wl_resource *resource)
 {
 	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
-	if (!dropped->finished && server_watched(dropped->server)) {
-		connection_send(dropped->server->connection,
+	if (!dropped->finished && input_connection(dropped->server)) {
+		connection_send(input_connection(dropped->server),
 			&(struct wire_msg){.type = WIRE_DND_FINISH});
 	}
 	dropped->finished = true;
@@ -145,7 +145,7 @@ static void dropped_set_actions(struct wl_client *client, struct wl_resource *re
 {
 	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
 	struct rc_server *server = dropped->server;
-	if (dropped->finished || server->dnd.dropped != resource || !server_watched(server)) {
+	if (dropped->finished || server->dnd.dropped != resource || !input_connection(server)) {
 		return;
 	}
 	struct wire_msg msg = {
@@ -153,7 +153,7 @@ static void dropped_set_actions(struct wl_client *client, struct wl_resource *re
 		.dnd_status = {.actions = actions & WIRE_DND_ALL,
 			.preferred = one_action(preferred)},
 	};
-	connection_send(server->connection, &msg);
+	connection_send(input_connection(server), &msg);
 }
 
 static const struct wl_data_offer_interface dropped_impl = {
@@ -412,8 +412,8 @@ static void handle_out_drag_destroy(struct wl_listener *listener, void *data)
 	forget_icon(out); /* the icon goes with the drag */
 	if (!out->local) {
 		/* Ended among the apps (dropped on one, or cancelled). */
-		if (out->told && server_watched(server)) {
-			connection_send(server->connection,
+		if (out->told && input_connection(server)) {
+			connection_send(input_connection(server),
 				&(struct wire_msg){.type = WIRE_DRAG_END});
 		}
 		if (out->source) {
@@ -428,7 +428,7 @@ static void handle_out_drag_destroy(struct wl_listener *listener, void *data)
 static void send_icon(struct rc_server *server)
 {
 	struct rc_drag_out *out = &server->drag_out;
-	if (!out->told || !server_watched(server)) {
+	if (!out->told || !input_connection(server)) {
 		return;
 	}
 	struct wire_msg msg = {.type = WIRE_DRAG_ICON, .drag_icon = {.scale = 1}};
@@ -442,7 +442,7 @@ static void send_icon(struct rc_server *server)
 	}
 	icon->x = out->icon_x < -limit ? -limit : (out->icon_x > limit ? limit : out->icon_x);
 	icon->y = out->icon_y < -limit ? -limit : (out->icon_y > limit ? limit : out->icon_y);
-	connection_send(server->connection, &msg);
+	connection_send(input_connection(server), &msg);
 }
 
 static void forget_icon(struct rc_drag_out *out)
@@ -502,8 +502,8 @@ static void handle_request_start_drag(struct wl_listener *listener, void *data)
 	/* The viewer carries it past our windows, if it can. */
 	struct rc_window *window = window_of_surface(server, event->origin);
 	uint32_t mark;
-	struct rc_connection *conn = server->connection;
-	if (!source || !window || !window->announced || !server_watched(server) ||
+	struct rc_connection *conn = input_connection(server);
+	if (!source || !window || !window_shown_to_input(window) || !input_connection(server) ||
 		conn->minor < 1 || !input_press_mark(server, event->serial, &mark)) {
 		return;
 	}

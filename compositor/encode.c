@@ -106,13 +106,13 @@ static bool tools_ready(struct tools *tools, const struct rc_encode_link *link)
 
 bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop)
 {
-	ctx->viewer_compression = ctx->compression;
 	ctx->workers =
 		workers_create(loop, workers_default_count(), sizeof(struct tools), tools_finish);
 	return ctx->workers != NULL;
 }
 
-void encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps)
+enum wire_compression encode_context_compression(const struct rc_encode_context *ctx,
+	uint32_t viewer_caps)
 {
 	enum wire_compression kind = ctx->compression;
 	if ((kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) ||
@@ -121,7 +121,7 @@ void encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_ca
 			codec_compression_name(kind));
 		kind = WIRE_COMPRESS_NONE;
 	}
-	ctx->viewer_compression = kind;
+	return kind;
 }
 
 void encode_context_finish(struct rc_encode_context *ctx)
@@ -228,7 +228,8 @@ static void dump(const struct rc_encoder *enc, const char *dir)
 {
 	char path[4096], tmp[4200];
 	snprintf(path, sizeof(path), "%s/window-%u.ppm", dir, enc->id);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* Each viewer's encoder writes its own, and the last rename wins. */
+	snprintf(tmp, sizeof(tmp), "%s.%lx.tmp", path, (unsigned long)(uintptr_t)enc);
 	FILE *f = fopen(tmp, "wb");
 	uint8_t *row = malloc((size_t)enc->width * 3);
 	if (!f || !row) {
@@ -762,7 +763,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 	enc->link = (struct rc_encode_link){
 		.mode = ctx->mode,
 		.sharpness_first = ctx->sharpness_first,
-		.compression = ctx->viewer_compression,
+		.compression = conn->compression,
 		.compression_level = ctx->compression_level,
 		.dump_dir = ctx->dump_dir,
 		.video = conn->video,
@@ -828,8 +829,7 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 	}
 }
 
-void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_context *ctx, char *out,
-	size_t size)
+void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)
 {
 	if (enc->video_shown && enc->video_name) {
 		int n = snprintf(out, size, "video %s %.2f Mbit/s", enc->video_name,
@@ -844,6 +844,6 @@ void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_conte
 				(double)enc->encode_us / 1000);
 		}
 	} else {
-		snprintf(out, size, "lossless %s", codec_compression_name(ctx->viewer_compression));
+		snprintf(out, size, "lossless %s", codec_compression_name(enc->link.compression));
 	}
 }

@@ -28,15 +28,14 @@ enum rc_codec_mode {
 	RC_CODEC_VIDEO, /* video on any change, a lossless refresh once still */
 };
 
-/* What every window's encoder shares: the options, the compression the
- * viewer can decode, and the workers that encode. */
+/* What every window's encoder shares: the options, and the workers that
+ * encode. */
 struct rc_encode_context {
 	enum rc_codec_mode mode;
 	bool sharpness_first; /* video that cannot keep the rate keeps its size */
 	enum wire_compression compression; /* asked for; the viewer may lack it */
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
-	enum wire_compression viewer_compression; /* what frames use now */
 	struct rc_workers *workers;
 };
 
@@ -140,8 +139,10 @@ enum rc_motion encoder_motion(const struct rc_encoder *enc);
 
 /* The workers start with the event loop, and end before it. */
 bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop);
-/* The compression follows what the viewer can decode (its hello's caps). */
-void encode_context_set_viewer(struct rc_encode_context *ctx, uint32_t viewer_caps);
+/* The compression a viewer's frames use: the one asked for, if the viewer
+ * can decode it (its hello's caps). */
+enum wire_compression encode_context_compression(const struct rc_encode_context *ctx,
+	uint32_t viewer_caps);
 void encode_context_finish(struct rc_encode_context *ctx);
 
 /* encoded runs on the event loop's thread when a frame is encoded. */
@@ -186,7 +187,6 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 bool encoder_acked(struct rc_encoder *enc, uint32_t seq, int64_t rtt_us);
 
 /* "video x264 1.20 Mbit/s" or "lossless lz4", for --stats. */
-void encoder_describe(const struct rc_encoder *enc, const struct rc_encode_context *ctx, char *out,
-	size_t size);
+void encoder_describe(const struct rc_encoder *enc, char *out, size_t size);
 
 #endif

@@ -104,16 +104,19 @@ void input_window_gone(struct rc_server *server, struct rc_window *window)
 	}
 }
 
-void input_keymap(struct rc_server *server, const struct wire_keymap *msg)
+struct xkb_keymap *input_compile_keymap(struct rc_server *server, const struct wire_keymap *msg)
 {
 	struct xkb_keymap *keymap = xkb_keymap_new_from_buffer(server->input.xkb, msg->data,
 		msg->size, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (!keymap) {
 		log_error("the viewer's keymap does not compile; keeping the previous one");
-		return;
 	}
+	return keymap;
+}
+
+void input_set_keymap(struct rc_server *server, struct xkb_keymap *keymap)
+{
 	wlr_keyboard_set_keymap(server->input.keyboard->keyboard, keymap);
-	xkb_keymap_unref(keymap);
 }
 
 void input_repeat_info(struct rc_server *server, const struct wire_repeat_info *msg)

@@ -12,7 +12,11 @@
 bool input_init(struct rc_server *server);
 void input_finish(struct rc_server *server);
 
-void input_keymap(struct rc_server *server, const struct wire_keymap *msg);
+/* A viewer's keymap, compiled (NULL, logged: it does not compile); the
+ * caller holds the reference. */
+struct xkb_keymap *input_compile_keymap(struct rc_server *server, const struct wire_keymap *msg);
+/* The seat's keyboard takes the keymap of the viewer with input. */
+void input_set_keymap(struct rc_server *server, struct xkb_keymap *keymap);
 void input_repeat_info(struct rc_server *server, const struct wire_repeat_info *msg);
 void input_keyboard_enter(struct rc_server *server, struct rc_window *window,
 	const struct wire_keyboard_enter *msg);

@@ -96,14 +96,14 @@ static bool make_token(struct rc_server *server)
 	return ok;
 }
 
-static bool token_ok(const struct rc_listen *listen, const char *token, size_t len)
+static bool token_ok(const char *want, size_t want_len, const char *token, size_t len)
 {
 	/* Constant time in the token's content. */
-	uint8_t diff = len != listen->token_len;
-	for (size_t i = 0; i < listen->token_len; i++) {
-		diff |= (uint8_t)(listen->token[i] ^ (i < len ? token[i] : 0));
+	uint8_t diff = len != want_len;
+	for (size_t i = 0; i < want_len; i++) {
+		diff |= (uint8_t)(want[i] ^ (i < len ? token[i] : 0));
 	}
-	return listen->token_len > 0 && diff == 0;
+	return want_len > 0 && diff == 0;
 }
 
 /* At most this many connections may be in the handshake at once on each
@@ -175,14 +175,15 @@ static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, 
 }
 
 /* A valid hello arrived: the connection is the session's now. */
-static void pending_promote(struct rc_pending *pending, const struct wire_msg *hello)
+static void pending_promote(struct rc_pending *pending, const struct wire_msg *hello,
+	bool view_only)
 {
 	struct rc_server *server = pending->server;
 	int fd = pending->fd;
 	char peer[sizeof(pending->peer)];
 	memcpy(peer, pending->peer, sizeof(peer));
 	pending_destroy(pending, false);
-	dispatch_attach(server, fd, peer, &hello->hello);
+	dispatch_attach(server, fd, peer, &hello->hello, view_only);
 }
 
 static int handle_pending_readable(int fd, uint32_t mask, void *data)
@@ -230,7 +231,14 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 		refuse(pending, WIRE_BYE_PROTOCOL_ERROR, "the first message must be hello");
 		return 0;
 	}
-	if (pending->tcp && !token_ok(&server->listen, msg.hello.token, msg.hello.token_len)) {
+	/* On the network the token says who may do what: the session's admits
+	 * a full viewer, the watch token (--watch-token) one that watches. */
+	const struct rc_listen *listen = &server->listen;
+	bool full_token =
+		token_ok(listen->token, listen->token_len, msg.hello.token, msg.hello.token_len);
+	if (pending->tcp && !full_token &&
+		!token_ok(listen->watch_token, listen->watch_token_len, msg.hello.token,
+			msg.hello.token_len)) {
 		refuse(pending, WIRE_BYE_UNAUTHORIZED,
 			msg.hello.token_len ? "wrong token" : "no token given");
 		return 0;
@@ -247,7 +255,14 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 		refuse(pending, WIRE_BYE_VERSION, text);
 		return 0;
 	}
-	pending_promote(pending, &msg);
+	bool watch = pending->tcp && !full_token;
+	if ((watch || (msg.hello.flags & (WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY))) &&
+		server->nviewers >= RC_MAX_VIEWERS) {
+		/* Before anything is taken over: the viewers there stay. */
+		refuse(pending, WIRE_BYE_BUSY, "this session has as many viewers as it takes");
+		return 0;
+	}
+	pending_promote(pending, &msg, watch);
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 #include "input.h"
 #include "listen.h"
 #include "log.h"
+#include "monotonic.h"
 #include "output.h"
 #include "settings.h"
 #include "tcp.h"
@@ -420,8 +421,10 @@ static void run(struct rc_server *server)
 {
 	while (server->running) {
 		wl_display_flush_clients(server->display);
-		if (server->connection) {
-			connection_flush(server->connection);
+		struct rc_viewer *viewer, *tmp;
+		wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
+		{
+			connection_flush(viewer->conn); /* may end it, and free viewer */
 		}
 		clipboard_sync(server);
 		if (!server->running) {
@@ -434,21 +437,32 @@ static void run(struct rc_server *server)
 	}
 }
 
-/* Tells the viewer why the session ends, and gives it a moment to read. */
+/* Tells the viewers why the session ends, and gives them a moment to
+ * read. */
 static void say_goodbye(struct rc_server *server, bool started)
 {
-	struct rc_connection *conn = server->connection;
-	if (!conn) {
-		return;
+	struct rc_viewer *viewer, *tmp;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (started && server->app.exited) {
+			char text[64];
+			snprintf(text, sizeof(text), "the app exited with status %d",
+				server->app.status);
+			connection_goodbye(viewer->conn, WIRE_BYE_APP_EXITED, server->app.status,
+				text);
+		} else {
+			connection_goodbye(viewer->conn, WIRE_BYE_SHUTDOWN, 0,
+				"rcomp-run is shutting down");
+		}
 	}
-	if (started && server->app.exited) {
-		char text[64];
-		snprintf(text, sizeof(text), "the app exited with status %d", server->app.status);
-		connection_goodbye(conn, WIRE_BYE_APP_EXITED, server->app.status, text);
-	} else {
-		connection_goodbye(conn, WIRE_BYE_SHUTDOWN, 0, "rcomp-run is shutting down");
+	/* A second for all of them together. */
+	uint64_t deadline = monotonic_usec() + 1000000;
+	wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
+	{
+		uint64_t now = monotonic_usec();
+		connection_close_now(viewer->conn,
+			now < deadline ? (int)((deadline - now) / 1000) : 0);
 	}
-	connection_close_now(conn, 1000);
 }
 
 int main(int argc, char **argv)
@@ -467,6 +481,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	wl_list_init(&server.windows);
+	wl_list_init(&server.viewers);
 	idmap_init(&server.window_ids);
 	listen_init(&server);
 	/* A peer that goes away is an error return, never a signal. */

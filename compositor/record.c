@@ -53,7 +53,8 @@ void record_update(struct rc_server *server)
 	struct session_info info = {
 		.pid = getpid(),
 		.started = record->started,
-		.attached = server->connection != NULL,
+		.attached = server->nviewers > 0,
+		.viewers = server->nviewers,
 	};
 	snprintf(info.name, sizeof(info.name), "%s", record->name);
 	snprintf(info.app, sizeof(info.app), "%s", record->app);

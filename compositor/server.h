@@ -27,6 +27,7 @@
 
 struct rc_server;
 struct quic_endpoint;
+struct xkb_keymap;
 struct rc_window;
 struct wlr_keyboard_shortcuts_inhibit_manager_v1;
 struct wlr_pointer_constraints_v1;
@@ -60,6 +61,51 @@ struct rc_window_impl {
 	void (*dismiss)(struct rc_window *window);
 };
 
+/* The most viewers a session has at once. */
+#define RC_MAX_VIEWERS 16
+
+/*
+ * One viewer of the session (viewers.c): its connection, and what it may
+ * do. Every viewer sees every window; one at a time has input.
+ */
+struct rc_viewer {
+	struct rc_server *server;
+	struct rc_connection *conn;
+	struct wl_list link; // rc_server::viewers, oldest first
+	int slot; /* its index in each window's views */
+	uint32_t number; /* 1 for the session's first viewer, and on: for log lines */
+	bool view_only; /* admitted to watch: no input of any kind */
+	bool audio; /* wants the apps' sound */
+	bool server_decorations; /* its compositor draws decorations */
+	/* What it last said of its keyboard and pointer while another had
+	 * input: applied when it takes input. */
+	struct xkb_keymap *keymap;
+	bool repeat_known, modifiers_known;
+	struct wire_repeat_info repeat;
+	struct wire_modifiers modifiers;
+	uint32_t refused; /* input refused (view only), for the log */
+};
+
+/*
+ * A window as one viewer gets it (frame.c): the damage captured since its
+ * last frame, its own encoder (the copy it holds, its codec and rate), and
+ * whether it was told of the window.
+ */
+struct rc_view {
+	struct rc_window *window;
+	struct rc_viewer *viewer;
+	bool announced; /* window_new or popup_new went to this viewer */
+	pixman_region32_t damage; /* image pixels */
+	uint64_t drawn_us; /* when the app drew the oldest damage in it; 0: none */
+	uint32_t input_mark; /* the input its next frame answers; 0: none */
+	/* Its viewer's output under the window (output_info), which the
+	 * window follows while that viewer has input. */
+	bool output_known;
+	uint32_t refresh_mhz;
+	int32_t scale;
+	struct rc_encoder encoder;
+};
+
 /* One remote toplevel or popup, streamed as one local window. */
 struct rc_window {
 	struct rc_server *server;
@@ -74,15 +120,15 @@ struct rc_window {
 	int32_t scale;
 	uint32_t refresh_mhz; /* of the viewer's output it is on; 0: unknown */
 
-	/* The frame path: damage since the last frame sent (image pixels), the
-	 * clock that drives it, the captured image and its encoder. */
+	/* The frame path: damage not yet captured (image pixels), the clock
+	 * that drives it, the captured image, and each viewer's view of it
+	 * (by viewer slot; NULL: none yet). */
 	pixman_region32_t damage;
 	struct rc_clock clock;
 	struct rc_capture capture;
-	struct rc_encoder encoder;
+	struct rc_view *views[RC_MAX_VIEWERS];
 
-	/* What the viewer has been told (announce.c). */
-	bool announced; /* window_new or popup_new went to the attached viewer */
+	/* What the viewers have been told (announce.c). */
 	bool ever_announced;
 	int32_t hints[4]; /* the size hints last sent */
 	bool server_side; /* decorated by the viewer's compositor (decoration.c) */
@@ -91,13 +137,13 @@ struct rc_window {
 	uint32_t rate_commits;
 	uint64_t rate_start_us;
 	bool flood_logged;
-	/* The viewer's newest input_mark for the window (0: none), and whether
-	 * the app has committed since: then the next frame answers it. */
+	/* The input viewer's newest input_mark for the window (0: none), and
+	 * whether the app has committed since: then the next frame answers it. */
 	uint32_t input_mark;
 	bool input_mark_armed;
 	uint32_t stat_commits;
 	uint64_t drawn_us; /* first commit since the last frame; 0: none */
-	/* A tick found the encoder busy: the next frame goes as soon as it is
+	/* A tick found an encoder busy: the next frames go as soon as all are
 	 * done, not a whole tick later. */
 	bool frame_waits;
 };
@@ -177,6 +223,9 @@ struct rc_listen {
 	int npending[2]; /* on the unix socket, on TCP */
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
+	/* --watch-token: admits viewers that watch only; empty: none */
+	char watch_token[WIRE_MAX_TOKEN + 1];
+	size_t watch_token_len;
 	/* --offer-udp: where viewers that ask are told to come ("": the host
 	 * they reached over ssh); the port is the endpoint's, the key the token */
 	bool offer;
@@ -293,10 +342,14 @@ struct rc_server {
 	struct idmap window_ids;
 	uint32_t next_window_id;
 
-	/* The attached viewer, and what its frames share. */
-	struct rc_connection *connection;
+	/* The viewers (viewers.c), the one with input, and what their frames
+	 * share. */
+	struct wl_list viewers; // rc_viewer::link
+	int nviewers;
+	uint32_t viewers_ever;
+	struct rc_viewer *input_viewer; /* NULL: none with input */
 	struct rc_encode_context encode;
-	bool server_decorations; /* the viewer's compositor draws decorations */
+	bool server_decorations; /* the input viewer's compositor draws decorations */
 
 	struct rc_record record;
 	struct rc_app app;
@@ -351,10 +404,41 @@ static inline struct rc_window *window_of_surface(struct rc_server *server,
 	return NULL;
 }
 
-/* The viewer is attached and welcomed: windows are shown to it. */
+/* Some viewer is attached and welcomed: windows are shown to it. */
 static inline bool server_watched(const struct rc_server *server)
 {
-	return server->connection && server->connection->welcomed;
+	const struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->conn->welcomed) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The connection of the viewer with input, once welcomed; else NULL.
+ * Clipboard, drag and drop, text input and pointer constraints talk to it
+ * alone. */
+static inline struct rc_connection *input_connection(const struct rc_server *server)
+{
+	const struct rc_viewer *viewer = server->input_viewer;
+	return viewer && viewer->conn->welcomed ? viewer->conn : NULL;
+}
+
+/* The view of window for viewer, if it was told of the window. */
+static inline struct rc_view *window_view(const struct rc_window *window,
+	const struct rc_viewer *viewer)
+{
+	struct rc_view *view = viewer ? window->views[viewer->slot] : NULL;
+	return view && view->announced ? view : NULL;
+}
+
+/* The viewer with input was told of window. */
+static inline bool window_shown_to_input(const struct rc_window *window)
+{
+	return input_connection(window->server) &&
+		window_view(window, window->server->input_viewer);
 }
 
 #endif

@@ -384,21 +384,18 @@ static bool make_sinks(struct rc_sound *s)
 
 /* The event loop's side. */
 
+/* To every viewer that wants sound; one whose link is slower than the
+ * sound loses packets, never the others. */
 static void send_packet(struct rc_server *server, const struct audio_packet *p, bool end)
 {
 	struct rc_sound *s = server->sound;
-	struct rc_connection *conn = server->connection;
-	if (!server_watched(server) || conn->closing || !s->want) {
+	if (!s->want) {
 		return;
 	}
 	struct wire_msg msg;
 	if (end) {
 		msg = (struct wire_msg){.type = WIRE_AUDIO_END, .audio_end = {.seq = p->seq}};
 	} else {
-		if (channel_queued_class(&conn->channel, CHANNEL_AUDIO) > QUEUED_MAX) {
-			s->late++; /* the link is slower than the sound: drop, never queue */
-			return;
-		}
 		msg = (struct wire_msg){
 			.type = WIRE_AUDIO,
 			.audio = {.time_us = p->time_us,
@@ -407,10 +404,26 @@ static void send_packet(struct rc_server *server, const struct audio_packet *p, 
 				.data = p->data,
 				.size = p->size},
 		};
+	}
+	bool sent = false;
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		struct rc_connection *conn = viewer->conn;
+		if (!viewer->audio || !conn->welcomed || conn->closing) {
+			continue;
+		}
+		if (!end && channel_queued_class(&conn->channel, CHANNEL_AUDIO) > QUEUED_MAX) {
+			s->late++; /* the link is slower than the sound: drop, never queue */
+			continue;
+		}
+		connection_send(conn, &msg);
+		sent = true;
+	}
+	if (sent && !end) {
 		s->sent_packets++;
 		s->sent_bytes += p->size;
 	}
-	connection_send(conn, &msg);
 }
 
 static int handle_queue(int fd, uint32_t mask, void *data)

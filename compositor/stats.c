@@ -15,62 +15,94 @@
 #include "sound.h"
 #include "stats.h"
 
-static void print_stats(struct rc_server *server)
+static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, const char *who)
 {
-	struct rc_connection *conn = server->connection;
-	if (conn && conn->welcomed) {
-		const struct flow *flow = &conn->flow;
-		char pace[160];
-		channel_describe(&conn->channel, pace, sizeof(pace));
-		log_info("stats %s", pace);
-		if (server->listen.quic) {
-			char udp[384];
-			quic_describe(server->listen.quic, udp, sizeof(udp));
-			log_info("stats %s (all viewers)", udp);
-		}
-		log_info("stats frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
-			 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames",
-			flow->count, (double)flow->in_flight / 1024,
-			(double)flow_limit(flow) / 1024, (double)flow->max_in_flight / 1024,
-			(double)flow_rate(flow) * 8 / 1e6, (double)flow->min_rtt_us / 1000,
-			(unsigned long long)conn->channel.writes, (unsigned long long)conn->frames);
-		char sound[128];
-		sound_describe(server, sound, sizeof(sound));
-		if (*sound) {
-			log_info("stats %s", sound);
-		}
-	}
+	struct rc_connection *conn = viewer->conn;
+	const struct flow *flow = &conn->flow;
+	char pace[160];
+	channel_describe(&conn->channel, pace, sizeof(pace));
+	log_info("stats %s%s", pace, who);
+	log_info("stats frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
+		 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames%s",
+		flow->count, (double)flow->in_flight / 1024, (double)flow_limit(flow) / 1024,
+		(double)flow->max_in_flight / 1024, (double)flow_rate(flow) * 8 / 1e6,
+		(double)flow->min_rtt_us / 1000, (unsigned long long)conn->channel.writes,
+		(unsigned long long)conn->frames, who);
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
-		if (!window->mapped) {
+		struct rc_view *view = window_view(window, viewer);
+		if (!window->mapped || !view) {
 			continue;
 		}
-		struct rc_encoder *enc = &window->encoder;
+		struct rc_encoder *enc = &view->encoder;
 		char codec[160], name[WIRE_MAX_APP_ID * 4 + 1];
-		encoder_describe(enc, &server->encode, codec, sizeof(codec));
+		encoder_describe(enc, codec, sizeof(codec));
 		const char *app_id = window->impl->app_id(window);
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
-		bool focus = conn && conn->focus == window->id;
+		bool focus = conn->focus == window->id;
 		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
-			 "MB/s, rtt %.1f ms, in flight %u%s",
+			 "MB/s, rtt %.1f ms, in flight %u%s%s",
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
 			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "");
+			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "", who);
+	}
+}
+
+/* Each viewer's link and windows; with more than one, each line names its
+ * viewer. */
+static void print_stats(struct rc_server *server)
+{
+	if (!server_watched(server)) {
+		struct rc_window *window;
+		wl_list_for_each(window, &server->windows, link)
+		{
+			char name[WIRE_MAX_APP_ID * 4 + 1];
+			const char *app_id = window->impl->app_id(window);
+			log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
+			if (window->mapped) {
+				log_info("stats window %u (%s): app %u fps, no viewer", window->id,
+					name, window->stat_commits);
+			}
+		}
+	}
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (!viewer->conn->welcomed) {
+			continue;
+		}
+		char who[64] = "";
+		if (server->nviewers > 1) {
+			snprintf(who, sizeof(who), " [viewer %u%s%s]", viewer->number,
+				viewer->view_only ? ", watching" : "",
+				viewer == server->input_viewer ? ", input" : "");
+		}
+		print_viewer(server, viewer, who);
+	}
+	if (server->listen.quic) {
+		char udp[384];
+		quic_describe(server->listen.quic, udp, sizeof(udp));
+		log_info("stats %s (all viewers)", udp);
+	}
+	char sound[128];
+	sound_describe(server, sound, sizeof(sound));
+	if (*sound) {
+		log_info("stats %s", sound);
 	}
 }
 
 /* The same numbers to a viewer that shows them (its HUD). */
-static void send_stats(struct rc_server *server)
+static void send_stats(struct rc_server *server, struct rc_viewer *viewer)
 {
-	struct rc_connection *conn = server->connection;
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
-		if (!window->mapped) {
+		struct rc_view *view = window_view(window, viewer);
+		if (!window->mapped || !view) {
 			continue;
 		}
-		const struct rc_encoder *enc = &window->encoder;
+		const struct rc_encoder *enc = &view->encoder;
 		struct wire_msg msg = {
 			.type = WIRE_WINDOW_STATS,
 			.window_stats =
@@ -88,10 +120,10 @@ static void send_stats(struct rc_server *server)
 					.rtt_us = (uint32_t)(enc->rtt_ms * 1000),
 					.video = enc->video_shown && enc->video_name,
 					.motion = (uint8_t)encoder_motion(enc),
-					.compression = server->encode.viewer_compression,
+					.compression = viewer->conn->compression,
 				},
 		};
-		connection_send(conn, &msg);
+		connection_send(viewer->conn, &msg);
 	}
 }
 
@@ -100,16 +132,36 @@ static void reset_counters(struct rc_server *server)
 	struct rc_window *window;
 	wl_list_for_each(window, &server->windows, link)
 	{
-		window->stat_commits = window->encoder.stat_frames = window->encoder.stat_copies =
-			0;
-		window->encoder.stat_bytes = 0;
+		window->stat_commits = 0;
+		for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+			struct rc_view *view = window->views[i];
+			if (view) {
+				view->encoder.stat_frames = view->encoder.stat_copies = 0;
+				view->encoder.stat_bytes = 0;
+			}
+		}
 	}
 }
 
-static bool viewer_wants_stats(struct rc_server *server)
+static bool viewer_wants_stats(const struct rc_viewer *viewer)
 {
-	struct rc_connection *conn = server->connection;
-	return conn && conn->welcomed && conn->stats_wanted && conn->minor >= 2;
+	const struct rc_connection *conn = viewer->conn;
+	return conn->welcomed && conn->stats_wanted && conn->minor >= 2;
+}
+
+/* Whether any viewer wants the numbers; sends them to each that does. */
+static bool send_all_stats(struct rc_server *server)
+{
+	bool any = false;
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer_wants_stats(viewer)) {
+			send_stats(server, viewer);
+			any = true;
+		}
+	}
+	return any;
 }
 
 static int handle_timer(void *data)
@@ -118,12 +170,10 @@ static int handle_timer(void *data)
 	if (server->options.stats) {
 		print_stats(server);
 	}
-	if (viewer_wants_stats(server)) {
-		send_stats(server);
-	}
+	bool wanted = send_all_stats(server);
 	reset_counters(server);
 	/* Nobody wants them: no more wake-ups until somebody does. */
-	if (server->options.stats || viewer_wants_stats(server)) {
+	if (server->options.stats || wanted) {
 		wl_event_source_timer_update(server->stats_timer, 1000);
 	} else {
 		server->stats_armed = false;

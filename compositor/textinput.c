@@ -34,8 +34,8 @@ static int32_t clamp(int32_t v, int32_t min, int32_t max)
 static void send_state(struct rc_server *server, uint32_t window, bool enabled,
 	const struct wlr_text_input_v3_state *state, int dx, int dy)
 {
-	struct rc_connection *conn = server->connection;
-	if (!server_watched(server) || conn->minor < 1) {
+	struct rc_connection *conn = input_connection(server);
+	if (!conn || conn->minor < 1) {
 		return;
 	}
 	struct wire_msg msg = {.type = WIRE_TEXT_INPUT, .text_input = {.window = window}};
@@ -72,7 +72,7 @@ static void announce(struct rc_text_input *ti)
 	struct rc_window *window =
 		input->focused_surface ? window_of_surface(server, input->focused_surface) : NULL;
 	int dx = 0, dy = 0;
-	bool enabled = input->current_enabled && window && window->announced &&
+	bool enabled = input->current_enabled && window && window_shown_to_input(window) &&
 		window_surface_at(window, input->focused_surface, &dx, &dy);
 	if (enabled) {
 		ti->announced_window = window->id;
@@ -198,6 +198,18 @@ void textinput_announce_all(struct rc_server *server)
 	{
 		ti->announced_window = 0;
 		announce(ti);
+	}
+}
+
+void textinput_withdraw_all(struct rc_server *server)
+{
+	struct rc_text_input *ti;
+	wl_list_for_each(ti, &server->text_inputs, link)
+	{
+		if (ti->announced_window) {
+			send_state(server, ti->announced_window, false, NULL, 0, 0);
+			ti->announced_window = 0;
+		}
 	}
 }
 

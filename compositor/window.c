@@ -13,6 +13,7 @@
 #include "input.h"
 #include "log.h"
 #include "output.h"
+#include "viewers.h"
 #include "window.h"
 
 /* The window's frame interval: the refresh of the viewer's output it is on,
@@ -41,20 +42,25 @@ bool window_init(struct rc_window *window, struct rc_server *server,
 	}
 	pixman_region32_init(&window->damage);
 	clock_init(&window->clock, server->loop, frame_interval_ns(window), frame_tick);
-	encoder_init(&window->encoder, window->id, frame_encoded);
 	wl_list_insert(server->windows.prev, &window->link);
 	return true;
 }
 
 static void hide(struct rc_window *window)
 {
-	struct rc_connection *conn = window->server->connection;
-	if (window->announced && conn) {
+	struct rc_view *view;
+	window_for_each_view(view, window, i)
+	{
 		/* Its frames in flight will never be acked. */
-		connection_forget_window(conn, window->id);
+		connection_forget_window(view->viewer->conn, window->id);
 	}
 	announce_destroy(window);
-	encoder_reset(&window->encoder);
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+		if (window->views[i]) {
+			encoder_reset(&window->views[i]->encoder);
+			pixman_region32_clear(&window->views[i]->damage);
+		}
+	}
 }
 
 void window_finish(struct rc_window *window)
@@ -68,8 +74,8 @@ void window_finish(struct rc_window *window)
 	wl_list_remove(&window->link);
 	idmap_remove(&server->window_ids, window->id);
 	clock_finish(&window->clock);
-	/* The encoder first: a job may be reading the captured image. */
-	encoder_finish(&window->encoder, &server->encode);
+	/* The encoders first: a job may be reading the captured image. */
+	views_free(window);
 	capture_finish(&window->capture);
 	pixman_region32_fini(&window->damage);
 	app_check_exit(server);
@@ -108,12 +114,26 @@ void window_damage_all(struct rc_window *window)
 	clock_start(&window->clock);
 }
 
-void window_announce(struct rc_window *window)
+void window_announce(struct rc_window *window, struct rc_viewer *viewer)
 {
-	announce_window(window);
-	if (window->announced) {
-		encoder_reset(&window->encoder);
-		window_damage_all(window);
+	struct rc_view *view = announce_window(window, viewer);
+	if (view) {
+		/* Its next frame is whole; the others' go on as they were. */
+		encoder_reset(&view->encoder);
+		pixman_region32_union_rect(&view->damage, &view->damage, 0, 0, WIRE_MAX_DIM,
+			WIRE_MAX_DIM);
+		clock_start(&window->clock);
+	}
+}
+
+void window_announce_all(struct rc_window *window)
+{
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &window->server->viewers, link)
+	{
+		if (viewer->conn->welcomed && !window_view(window, viewer)) {
+			window_announce(window, viewer);
+		}
 	}
 }
 
@@ -132,7 +152,7 @@ void window_map(struct rc_window *window)
 	log_debug("window %u mapped, %dx%d", window->id, window->capture.geometry.width,
 		window->capture.geometry.height);
 	window_damage_all(window);
-	window_announce(window);
+	window_announce_all(window);
 }
 
 void window_unmap(struct rc_window *window)
@@ -161,7 +181,11 @@ void window_set_output(struct rc_window *window, uint32_t refresh_mhz, int32_t s
 	window->scale = scale;
 	output_window_enter(window);
 	log_info("window %u: scale %d (the viewer's output)", window->id, scale);
-	encoder_reset(&window->encoder);
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+		if (window->views[i]) {
+			encoder_reset(&window->views[i]->encoder);
+		}
+	}
 	window_damage_all(window);
 	announce_scale(window);
 }

@@ -21,13 +21,15 @@ bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, in
 
 void window_map(struct rc_window *window);
 void window_unmap(struct rc_window *window);
-/* Shows the window to the attached viewer (a map, or a snapshot): it is
- * announced, and its next frame is whole. */
-void window_announce(struct rc_window *window);
+/* Shows the window to one viewer (a snapshot): it is announced, and that
+ * viewer's next frame of it is whole. */
+void window_announce(struct rc_window *window, struct rc_viewer *viewer);
+/* Shows the window to every viewer that does not know it yet (a map). */
+void window_announce_all(struct rc_window *window);
 
 /* Everything must be captured again: a change without fine damage. */
 void window_damage_all(struct rc_window *window);
-/* The viewer's output under the window: its refresh runs the window's clock
+/* The input viewer's output under the window: its refresh runs the window's clock
  * (unless --fps), its scale is the scale the app renders at. */
 void window_set_output(struct rc_window *window, uint32_t refresh_mhz, int32_t scale);
 

@@ -198,7 +198,7 @@ static void handle_unmap(struct wl_listener *listener, void *data)
 static void handle_commit(struct wl_listener *listener, void *data)
 {
 	struct xdg_window *xw = wl_container_of(listener, xw, commit);
-	announce_hints(&xw->base, false);
+	announce_hints(&xw->base);
 }
 
 static void handle_set_title(struct wl_listener *listener, void *data)

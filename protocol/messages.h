@@ -94,6 +94,7 @@
 	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20) \
 	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24) \
 	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8) \
+	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -392,6 +393,9 @@
 	RANGE(u32, port, 1, 65535) \
 	COUNT(u32, key_len, 16, WIRE_MAX_TOKEN, key, char, 1) \
 	REST(address, char, address_len, 0, WIRE_MAX_ADDRESS)
+#define WIRE_SESSION_VIEWERS_FIELDS \
+	RANGE(u32, count, 1, WIRE_MAX_VIEWERS) /* viewers of the session, this one included */ \
+	BITS(u32, flags, WIRE_VIEWERS_INPUT | WIRE_VIEWERS_WATCHING)
 #define WIRE_WINDOW_STATS_FIELDS \
 	FIELD(u32, window) \
 	RANGE(u32, app_fps, 0, WIRE_MAX_FPS) /* the app's commits in the last second */ \

@@ -157,7 +157,8 @@ bool session_write_info(const char *dir, const struct session_info *info)
 		return false;
 	}
 	fprintf(f, "pid=%ld\nstarted=%lld\nattached=%d\napp=%s\n", (long)info->pid,
-		(long long)info->started, info->attached ? 1 : 0, info->app);
+		(long long)info->started, info->viewers > 0 ? info->viewers : info->attached,
+		info->app);
 	bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
 	if (!ok) {
 		unlink(tmp);
@@ -196,7 +197,10 @@ static bool read_info(const char *dir, const char *name, struct session_info *in
 		} else if (strncmp(line, "started=", 8) == 0) {
 			info->started = strtoll(line + 8, NULL, 10);
 		} else if (strncmp(line, "attached=", 9) == 0) {
-			info->attached = line[9] == '1';
+			/* How many viewers are attached. */
+			long n = strtol(line + 9, NULL, 10);
+			info->viewers = n > 0 && n < 1000 ? (int)n : 0;
+			info->attached = info->viewers > 0;
 		} else if (strncmp(line, "app=", 4) == 0) {
 			size_t len = strnlen(line + 4, sizeof(info->app) - 1);
 			memcpy(info->app, line + 4, len);

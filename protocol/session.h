@@ -21,6 +21,7 @@ struct session_info {
 	pid_t pid;
 	int64_t started; /* wall clock, seconds */
 	bool attached; /* a viewer is attached now */
+	int viewers; /* how many */
 	char app[256]; /* the command line, shortened */
 };
 

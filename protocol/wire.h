@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 3
+#define WIRE_VERSION_MINOR 4
 
 #define WIRE_HEADER_SIZE 8
 
@@ -31,6 +31,7 @@
 #define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_HOST_NAME 255
 #define WIRE_MAX_ADDRESS 64 /* an IP address as text */
+#define WIRE_MAX_VIEWERS 16 /* of one session at once */
 #define WIRE_MAX_FPS 100000 /* window_stats: commits per second */
 #define WIRE_MAX_TEXT_INPUT 4000 /* surrounding, preedit or commit text */
 #define WIRE_MAX_REFRESH_MHZ 1000000
@@ -58,6 +59,17 @@ enum wire_compression {
 enum wire_hello_flags {
 	/* the viewer came over ssh and takes a udp_offer (minor 3) */
 	WIRE_HELLO_UDP_OFFER = 1u << 0,
+	/* join beside the viewers there, instead of taking the session over
+	 * (minor 4) */
+	WIRE_HELLO_SHARE = 1u << 1,
+	/* join to watch only: no input of any kind (minor 4; implies share) */
+	WIRE_HELLO_VIEW_ONLY = 1u << 2,
+};
+
+/* session_viewers' flags: what this viewer may do */
+enum wire_viewers_flags {
+	WIRE_VIEWERS_INPUT = 1u << 0, /* its input reaches the apps now */
+	WIRE_VIEWERS_WATCHING = 1u << 1, /* it was admitted to watch only */
 };
 
 enum wire_caps {

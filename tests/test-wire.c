@@ -241,6 +241,10 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_STATS_WANTED:
 		m.stats_wanted.on = 1;
 		break;
+	case WIRE_SESSION_VIEWERS:
+		m.session_viewers = (struct wire_session_viewers){WIRE_MAX_VIEWERS,
+			WIRE_VIEWERS_INPUT | WIRE_VIEWERS_WATCHING};
+		break;
 	case WIRE_WINDOW_STATS:
 		m.window_stats = (struct wire_window_stats){3, WIRE_MAX_FPS, 60, 0xfffffff0, 12345,
 			1, WIRE_COMPRESS_ZSTD, 0};

@@ -65,7 +65,7 @@ _rcomp_run()
 	local cur prev words cword
 	_init_completion -n : || return
 	_rcomp_common && return
-	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --stdio --persist --offer-udp
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --watch-token --stdio --persist --offer-udp
 		--list --attach --fps --compress --codec --motion --audio --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help --' -- "$cur"))
 }
@@ -108,7 +108,7 @@ _rcomp_view()
 	_rcomp_common && return
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--attach --socket --tcp --udp --token-file --stdio --local
-			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic
+			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic --share --view-only
 			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
 			--' -- "$cur"))
 	else

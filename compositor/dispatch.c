@@ -276,6 +276,8 @@ static bool may_input(struct rc_viewer *viewer, const struct wire_msg *msg)
 				 "input",
 				viewer->number, wire_type_name(msg->type));
 		}
+		log_debug("viewer %u: %s refused (it watches only)", viewer->number,
+			wire_type_name(msg->type));
 		return false;
 	}
 	if (viewer != server->input_viewer && acts(msg)) {

@@ -54,30 +54,34 @@ static bool read_token_file(struct rc_listen *listen, const char *path)
 	return true;
 }
 
-/* A new random token, in memory. */
-static bool random_token(struct rc_listen *listen)
+/* A new random token, in memory, after prefix. */
+static bool random_hex(char *token, size_t *len, const char *prefix)
 {
 	uint8_t random[32];
 	if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
 		log_error("cannot get random bytes for a token: %s", strerror(errno));
 		return false;
 	}
+	size_t n = strlen(prefix);
+	memcpy(token, prefix, n);
 	for (size_t i = 0; i < sizeof(random); i++) {
-		snprintf(listen->token + 2 * i, 3, "%02x", random[i]);
+		snprintf(token + n + 2 * i, 3, "%02x", random[i]);
 	}
-	listen->token_len = 2 * sizeof(random);
+	*len = n + 2 * sizeof(random);
 	return true;
 }
 
-/* A new random token, written to DIR/NAME.token with mode 0600. */
-static bool make_token(struct rc_server *server)
+static bool random_token(struct rc_listen *listen)
 {
-	struct rc_listen *listen = &server->listen;
-	if (!random_token(listen)) {
-		return false;
-	}
+	return random_hex(listen->token, &listen->token_len, "");
+}
+
+/* token, written to DIR/NAME.SUFFIX with mode 0600. */
+static bool write_token(struct rc_server *server, const char *token, const char *suffix,
+	const char *what)
+{
 	char path[SESSION_PATH_MAX];
-	if (!session_path(path, sizeof(path), server->record.dir, server->record.name, "token")) {
+	if (!session_path(path, sizeof(path), server->record.dir, server->record.name, suffix)) {
 		return false;
 	}
 	unlink(path);
@@ -87,13 +91,32 @@ static bool make_token(struct rc_server *server)
 		return false;
 	}
 	char line[WIRE_MAX_TOKEN + 2];
-	int len = snprintf(line, sizeof(line), "%s\n", listen->token);
+	int len = snprintf(line, sizeof(line), "%s\n", token);
 	bool ok = write(fd, line, (size_t)len) == len;
 	close(fd);
 	if (ok) {
-		log_info("viewers on TCP must give the token in %s (mode 0600)", path);
+		log_info("%s %s (mode 0600)", what, path);
 	}
 	return ok;
+}
+
+/* A new random token, written to DIR/NAME.token. */
+static bool make_token(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	return random_token(listen) &&
+		write_token(server, listen->token, "token",
+			"viewers on TCP or UDP must give the token in");
+}
+
+/* --watch-token: a second one, to DIR/NAME.watch-token; its prefix tells
+ * a QUIC client to offer it under the watch identity. */
+static bool make_watch_token(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	return random_hex(listen->watch_token, &listen->watch_token_len, QUIC_WATCH_PREFIX) &&
+		write_token(server, listen->watch_token, "watch-token",
+			"viewers that give the token in this file may watch only:");
 }
 
 static bool token_ok(const char *want, size_t want_len, const char *token, size_t len)
@@ -393,7 +416,8 @@ static bool listen_udp(struct rc_server *server, const char *spec)
 {
 	struct rc_listen *listen = &server->listen;
 	char err[256];
-	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len, err,
+	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len,
+		(const uint8_t *)listen->watch_token, listen->watch_token_len, err,
 		sizeof(err));
 	if (!listen->quic) {
 		log_error("cannot listen on UDP %s: %s", spec, err);
@@ -577,6 +601,9 @@ bool listen_start(struct rc_server *server)
 	}
 	bool token = options->token_file ? read_token_file(listen, options->token_file)
 					 : make_token(server);
+	if (token && options->watch_token) {
+		token = make_watch_token(server);
+	}
 	return token && (!options->tcp_addr || listen_tcp(server)) &&
 		(!options->udp_addr || listen_udp(server, options->udp_addr));
 }

@@ -71,6 +71,10 @@ static const char usage[] =
 	"                      address changes keeps its session\n"
 	"  --token-file FILE   with --listen-tcp or --listen-udp: the token is the\n"
 	"                      first line of FILE\n"
+	"  --watch-token       with --listen-tcp or --listen-udp: also write a second\n"
+	"                      token, to SESSION.watch-token (mode 0600), that admits\n"
+	"                      viewers to watch only: no input of theirs reaches the\n"
+	"                      apps (the session's token admits viewers with input)\n"
 	"  --stdio             speak to one viewer on stdin/stdout; the session ends\n"
 	"                      with it\n"
 	"  --persist           with --stdio: the session runs on in the background when\n"
@@ -206,6 +210,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_ADDRESS("listen-tcp", OPTIONS, tcp_addr),
 	SETTINGS_ADDRESS("listen-udp", OPTIONS, udp_addr),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
+	SETTINGS_FLAG("watch-token", OPTIONS, watch_token),
 	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
@@ -335,6 +340,15 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 			return 2;
 		}
 		options->token_file = NULL;
+	}
+	if (options->watch_token && !options->tcp_addr && !options->udp_addr) {
+		if (settings_flagged(settings, "watch-token")) {
+			fprintf(stderr, "rcomp-run: --watch-token goes with --listen-tcp or "
+					"--listen-udp (on the session's socket every viewer is "
+					"the session's owner)\n");
+			return 2;
+		}
+		options->watch_token = false;
 	}
 	wlr_log_init(options->verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
 	return -1;

@@ -190,6 +190,7 @@ struct rc_options {
 	const char *tcp_addr; /* --listen-tcp */
 	const char *udp_addr; /* --listen-udp */
 	const char *token_file;
+	bool watch_token; /* --watch-token: a second token, for watching only */
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
 };

@@ -288,15 +288,21 @@ const ngtcp2_callbacks quic_callbacks = {
 int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_datum_t *key)
 {
 	struct conn *c = ((ngtcp2_crypto_conn_ref *)gnutls_session_get_ptr(session))->user_data;
-	if (strcmp(username, PSK_USER) != 0) {
+	const gnutls_datum_t *want = NULL;
+	if (strcmp(username, PSK_USER) == 0) {
+		want = &c->ep->key;
+	} else if (strcmp(username, PSK_WATCH_USER) == 0 && c->ep->watch_key.size) {
+		want = &c->ep->watch_key;
+	}
+	if (!want) {
 		return -1;
 	}
-	key->data = gnutls_malloc(c->ep->key.size);
+	key->data = gnutls_malloc(want->size);
 	if (!key->data) {
 		return -1;
 	}
-	memcpy(key->data, c->ep->key.data, c->ep->key.size);
-	key->size = c->ep->key.size;
+	memcpy(key->data, want->data, want->size);
+	key->size = want->size;
 	return 0;
 }
 

@@ -6,7 +6,7 @@
 static const char why[] = "this rcomp was built without UDP (QUIC needs ngtcp2 and GnuTLS)";
 
 struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, size_t key_len,
-	char *err, size_t err_size)
+	const uint8_t *watch_key, size_t watch_key_len, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "%s", why);
 	return NULL;

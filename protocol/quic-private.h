@@ -43,6 +43,7 @@ struct quic_endpoint;
 #define HOLD_NS (20ull * NGTCP2_MILLISECONDS)
 #define HOLD_LOSS 0.01 /* and only below this loss */
 #define PSK_USER "rcomp"
+#define PSK_WATCH_USER "rcomp-watch" /* a key that admits watching */
 #define QUIC_ALPN "rcomp/1"
 
 struct conn {
@@ -94,6 +95,7 @@ struct quic_endpoint {
 	pthread_t thread;
 	bool thread_started;
 	gnutls_datum_t key;
+	gnutls_datum_t watch_key; /* a server's; size 0: none */
 	gnutls_psk_server_credentials_t psk_server;
 	gnutls_psk_client_credentials_t psk_client;
 	struct sockaddr_storage local;

@@ -429,8 +429,10 @@ static struct quic_endpoint *endpoint_new(bool server, const uint8_t *key, size_
 	if (rv == 0 && server) {
 		gnutls_psk_set_server_credentials_function(ep->psk_server, quic_psk_server_cb);
 	} else if (rv == 0) {
-		rv = gnutls_psk_set_client_credentials(ep->psk_client, PSK_USER, &ep->key,
-			GNUTLS_PSK_KEY_RAW);
+		bool watch = key_len > strlen(QUIC_WATCH_PREFIX) &&
+			memcmp(key, QUIC_WATCH_PREFIX, strlen(QUIC_WATCH_PREFIX)) == 0;
+		rv = gnutls_psk_set_client_credentials(ep->psk_client,
+			watch ? PSK_WATCH_USER : PSK_USER, &ep->key, GNUTLS_PSK_KEY_RAW);
 	}
 	if (rv != 0) {
 		quic_set_err(err, err_size, "GnuTLS: %s", gnutls_strerror(rv));
@@ -531,11 +533,22 @@ static bool start_thread(struct quic_endpoint *ep, char *err, size_t err_size)
 }
 
 struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, size_t key_len,
-	char *err, size_t err_size)
+	const uint8_t *watch_key, size_t watch_key_len, char *err, size_t err_size)
 {
 	struct quic_endpoint *ep = endpoint_new(true, key, key_len, err, err_size);
 	if (!ep) {
 		return NULL;
+	}
+	if (watch_key && watch_key_len) {
+		if (watch_key_len > QUIC_KEY_MAX ||
+			!(ep->watch_key.data = gnutls_malloc(watch_key_len))) {
+			quic_set_err(err, err_size, "the watch key must be 1 to %d bytes",
+				QUIC_KEY_MAX);
+			quic_close(ep);
+			return NULL;
+		}
+		memcpy(ep->watch_key.data, watch_key, watch_key_len);
+		ep->watch_key.size = (unsigned)watch_key_len;
 	}
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
@@ -697,6 +710,7 @@ void quic_close(struct quic_endpoint *ep)
 		gnutls_psk_free_client_credentials(ep->psk_client);
 	}
 	gnutls_free(ep->key.data);
+	gnutls_free(ep->watch_key.data);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep);
 }

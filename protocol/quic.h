@@ -25,11 +25,15 @@ struct quic_endpoint;
 /* Whether this build has UDP at all. */
 bool quic_supported(void);
 
-/* A server on ADDR:PORT (UDP). quic_endpoint_fd becomes readable when
+/* A server on ADDR:PORT (UDP), keyed by key, and by watch_key too if it
+ * is given (NULL: none): a second key, for viewers that may only watch,
+ * which a client whose key begins with QUIC_WATCH_PREFIX offers under a
+ * PSK identity of its own. quic_endpoint_fd becomes readable when
  * quic_accept has a connection's stream for the program. NULL and a reason
  * in err on failure. */
+#define QUIC_WATCH_PREFIX "watch-"
 struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, size_t key_len,
-	char *err, size_t err_size);
+	const uint8_t *watch_key, size_t watch_key_len, char *err, size_t err_size);
 int quic_endpoint_fd(const struct quic_endpoint *ep);
 /* The UDP port it listens on (with port 0 asked, the one it got). */
 int quic_local_port(const struct quic_endpoint *ep);

@@ -168,7 +168,7 @@ bool session_write_info(const char *dir, const struct session_info *info)
 
 void session_remove(const char *dir, const char *name)
 {
-	static const char *const suffixes[] = {"sock", "info", "token", "log"};
+	static const char *const suffixes[] = {"sock", "info", "token", "watch-token", "log"};
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		char path[SESSION_PATH_MAX];
 		if (session_path(path, sizeof(path), dir, name, suffixes[i])) {

@@ -209,11 +209,15 @@ class Rig:
         walk(self.tree())
         return found
 
-    def window(self, app_id=None, title=None):
+    def window(self, app_id=None, title=None, pid=None):
+        """The first local window of app_id, title and process pid (each if
+        given): one viewer's, where several show the same app."""
         for w in self.windows():
             if app_id is not None and w.get("app_id") != app_id:
                 continue
             if title is not None and w.get("name") != title:
+                continue
+            if pid is not None and w.get("pid") != pid:
                 continue
             return w
         return None
@@ -764,10 +768,13 @@ class Stream:
 WIRE_MAJOR = 3
 
 
-def hello(token=b"", major=WIRE_MAJOR, minor=0):
+HELLO_SHARE, HELLO_VIEW_ONLY = 1 << 1, 1 << 2
+
+
+def hello(token=b"", major=WIRE_MAJOR, minor=0, flags=0):
     """A viewer's hello message, as bytes."""
-    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, minor, 7, 0, len(token)) +
-                   token)
+    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, minor, 7, flags,
+                                       len(token)) + token)
 
 
 def welcome(name=b"0", session_id=1, major=WIRE_MAJOR):
@@ -902,14 +909,15 @@ def count_differences(a, b):
     return diff
 
 
-def wait_screen_matches(rig, app_id, path, timeout=20, shows=None):
-    """Waits until a screenshot of the local window equals the capture that
-    rcomp-run dumped to path (and shows(screenshot) says it shows what the
-    test waits for, if given); returns (screenshot, capture, window)."""
+def wait_screen_matches(rig, app_id, path, timeout=20, shows=None, pid=None):
+    """Waits until a screenshot of the local window (of viewer process pid,
+    if given) equals the capture that rcomp-run dumped to path (and
+    shows(screenshot) says it shows what the test waits for, if given);
+    returns (screenshot, capture, window)."""
     state = {}
 
     def attempt():
-        w = rig.window(app_id=app_id)
+        w = rig.window(app_id=app_id, pid=pid)
         if not w or not os.path.exists(path):
             return None
         shot = rig.screenshot(w["rect"])

@@ -33,13 +33,34 @@ void dispatch_hello(struct rv_viewer *viewer)
 				.caps = codec_local_caps() | sound_caps(viewer) |
 					(viewer->decoration_manager ? WIRE_CAP_SERVER_DECORATIONS
 								    : 0),
-				.flags = transport_wants_udp_offer(viewer) ? WIRE_HELLO_UDP_OFFER
-									   : 0,
+				.flags = (transport_wants_udp_offer(viewer) ? WIRE_HELLO_UDP_OFFER
+									    : 0) |
+					(viewer->options.share ? WIRE_HELLO_SHARE : 0) |
+					(viewer->options.view_only ? WIRE_HELLO_VIEW_ONLY : 0),
 				.token_len = (uint32_t)viewer->options.token_len,
 				.token = viewer->options.token,
 			},
 	};
 	connection_send(viewer, &hello);
+}
+
+/* Who else watches, and whether this viewer's input counts: logged when it
+ * changes, shown on the HUD. */
+static void session_viewers(struct rv_viewer *viewer, const struct wire_session_viewers *msg)
+{
+	struct rv_connection *conn = &viewer->connection;
+	bool input = msg->flags & WIRE_VIEWERS_INPUT;
+	bool watching = msg->flags & WIRE_VIEWERS_WATCHING;
+	if (conn->viewers != msg->count || conn->has_input != input ||
+		conn->watching != watching) {
+		log_info("%u viewer%s of session %s; this one %s", msg->count,
+			msg->count == 1 ? "" : "s", conn->session_name,
+			watching ? "watches only"
+				 : (input ? "has input" : "has input again when it types or clicks"));
+	}
+	conn->viewers = msg->count;
+	conn->has_input = input;
+	conn->watching = watching;
 }
 
 static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
@@ -273,6 +294,9 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 		break;
 	case WIRE_UDP_OFFER:
 		transport_udp_offer(viewer, &msg->udp_offer);
+		break;
+	case WIRE_SESSION_VIEWERS:
+		session_viewers(viewer, &msg->session_viewers);
 		break;
 	case WIRE_HOST_NAME:
 		memcpy(viewer->connection.host_name, msg->host_name.text, msg->host_name.len);

@@ -15,7 +15,7 @@
 
 #define HUD_MARGIN 8 /* from the window's corner, logical pixels */
 #define HUD_PAD 4 /* around the text, logical pixels */
-#define HUD_LINES 4
+#define HUD_LINES 5
 #define HUD_LINE_MAX 64
 
 static bool font_ready(struct rv_viewer *viewer, int scale)
@@ -137,6 +137,12 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 			window->hud_photon_ms);
 	} else {
 		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon -");
+	}
+	if (conn->viewers > 1 || conn->watching) {
+		snprintf(lines[4], HUD_LINE_MAX, "%u viewer%s, %s", conn->viewers,
+			conn->viewers == 1 ? "" : "s",
+			conn->watching ? "watching" : (conn->has_input ? "input here" : "input elsewhere"));
+		return 5;
 	}
 	return 4;
 }

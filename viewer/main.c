@@ -62,6 +62,11 @@ static const char usage[] =
 	"  --audio on|off      play the session's sound here (default on)\n"
 	"  --mic               send this desktop's default source (the microphone) to\n"
 	"                      the session, where apps record it as their default source\n"
+	"  --share             join the session beside the viewers already there, each\n"
+	"                      at its own pace, instead of taking it over\n"
+	"  --view-only         join it to watch: no key, pointer, touch, clipboard, drag\n"
+	"                      or resize of this viewer reaches the apps (implies\n"
+	"                      --share; a session's watch token admits only this)\n"
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s; and one for sound\n"
 	"  --hud               show each window's numbers in a corner of it: app and\n"
@@ -170,6 +175,8 @@ static const struct settings_key keys[] = {
 	SETTINGS_ON_OFF("ssh-udp", "on", OPTIONS, ssh_udp),
 	SETTINGS_ON_OFF("audio", "on", OPTIONS, audio),
 	SETTINGS_FLAG("mic", OPTIONS, mic),
+	SETTINGS_FLAG("share", OPTIONS, share),
+	SETTINGS_FLAG("view-only", OPTIONS, view_only),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
 	SETTINGS_FLAG("hud", OPTIONS, hud),
 	SETTINGS_CUSTOM("hud-key", "ctrl+alt+shift+h", false, set_hud_key,

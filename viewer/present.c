@@ -249,6 +249,24 @@ static void dim(struct rv_buffer *buf)
 		(unsigned)buf->height);
 }
 
+/* The size the window is shown at: its logical size; a viewer that only
+ * watches cannot resize the app, so where its compositor gives the window
+ * less room the picture is scaled down to fit (through the viewport),
+ * keeping its shape. */
+static void shown_size(const struct rv_window *window, int32_t *width, int32_t *height)
+{
+	window_logical_size(window, width, height);
+	int32_t cw = window->configure_width, ch = window->configure_height;
+	if (!window->viewer->connection.watching || !window->viewport || cw <= 0 || ch <= 0 ||
+		*width <= 0 || *height <= 0 || (*width <= cw && *height <= ch)) {
+		return;
+	}
+	double fit = (double)cw / *width < (double)ch / *height ? (double)cw / *width
+								: (double)ch / *height;
+	*width = (int32_t)(*width * fit) > 0 ? (int32_t)(*width * fit) : 1;
+	*height = (int32_t)(*height * fit) > 0 ? (int32_t)(*height * fit) : 1;
+}
+
 /* A maximized window must be exactly the configured size and a fullscreen
  * one at most that: until the remote app has redrawn to fit, the configure
  * stays unacknowledged and the buffer shown is the old state's (the local
@@ -260,7 +278,7 @@ static bool image_fits_configure(const struct rv_window *window)
 		return true;
 	}
 	int32_t w, h;
-	window_logical_size(window, &w, &h);
+	shown_size(window, &w, &h);
 	if (window->configure_states & WIRE_STATE_MAXIMIZED) {
 		return w == cw && h == ch;
 	}
@@ -318,7 +336,7 @@ void present(struct rv_window *window)
 	 * takes any buffer size (a fractional scale's too), else by an integer
 	 * buffer scale. */
 	int32_t logical_w, logical_h;
-	window_logical_size(window, &logical_w, &logical_h);
+	shown_size(window, &logical_w, &logical_h);
 	if (window->viewport) {
 		if (logical_w != window->shown_width || logical_h != window->shown_height) {
 			wp_viewport_set_destination(window->viewport, logical_w, logical_h);

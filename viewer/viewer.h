@@ -246,6 +246,8 @@ struct rv_options {
 	bool ssh_udp; /* with ssh: move the session to UDP where the host offers it */
 	bool audio; /* play the session's sound (--audio) */
 	bool mic; /* send the local default source (--mic) */
+	bool share; /* join beside the session's viewers, not take it over */
+	bool view_only; /* join to watch: no input (implies share) */
 	bool stats;
 	bool hud; /* shown from the start */
 	struct rv_chord hud_key; /* toggles it */
@@ -265,6 +267,10 @@ struct rv_connection {
 	char session_name[WIRE_MAX_SESSION_NAME + 1];
 	uint16_t server_minor; /* what the server understands */
 	char host_name[WIRE_MAX_HOST_NAME + 1]; /* "": not told */
+	/* session_viewers: how many watch the session (0: not told), whether
+	 * this viewer's input reaches the apps, whether it only watches. */
+	uint32_t viewers;
+	bool has_input, watching;
 	uint64_t retry_at_us; /* 0: no retry pending */
 	int retry_ms;
 	pid_t child; /* ssh, or rcomp-run started by --local */

@@ -90,6 +90,10 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 	present_ack_configure(window);
 	/* The band follows the states (a frame's commit applies it). */
 	edges_update(window, !window->dirty && window->has_content && window->ack_pending);
+	if (window->viewer->connection.watching && window->has_content) {
+		/* The room given may have changed: the picture is fitted anew. */
+		present_damage_all(window);
+	}
 	if (window->dirty) {
 		present(window);
 	} else if (window->has_content && !window->ack_pending) {

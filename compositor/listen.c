@@ -417,8 +417,7 @@ static bool listen_udp(struct rc_server *server, const char *spec)
 	struct rc_listen *listen = &server->listen;
 	char err[256];
 	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len,
-		(const uint8_t *)listen->watch_token, listen->watch_token_len, err,
-		sizeof(err));
+		(const uint8_t *)listen->watch_token, listen->watch_token_len, err, sizeof(err));
 	if (!listen->quic) {
 		log_error("cannot listen on UDP %s: %s", spec, err);
 		return false;

@@ -343,9 +343,10 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	}
 	if (options->watch_token && !options->tcp_addr && !options->udp_addr) {
 		if (settings_flagged(settings, "watch-token")) {
-			fprintf(stderr, "rcomp-run: --watch-token goes with --listen-tcp or "
-					"--listen-udp (on the session's socket every viewer is "
-					"the session's owner)\n");
+			fprintf(stderr,
+				"rcomp-run: --watch-token goes with --listen-tcp or "
+				"--listen-udp (on the session's socket every viewer is "
+				"the session's owner)\n");
 			return 2;
 		}
 		options->watch_token = false;

@@ -56,8 +56,8 @@ static bool read_all(int fd, uint8_t *data, size_t len)
 static struct quic_endpoint *listen_any(char *addr, size_t size)
 {
 	char err[256];
-	struct quic_endpoint *server =
-		quic_listen("127.0.0.1:0", (const uint8_t *)KEY, strlen(KEY), NULL, 0, err, sizeof(err));
+	struct quic_endpoint *server = quic_listen("127.0.0.1:0", (const uint8_t *)KEY, strlen(KEY),
+		NULL, 0, err, sizeof(err));
 	if (!server) {
 		fprintf(stderr, "quic_listen: %s\n", err);
 		return NULL;

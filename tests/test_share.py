@@ -9,9 +9,12 @@ import struct
 import subprocess
 import time
 
-from rig import (ANIM_CLIENT, BTN_LEFT, DND_CLIENT, HELLO_SHARE, HELLO_VIEW_ONLY, INPUT_CLIENT,
-                 KEY_A, RCOMP_RUN, RCOMP_VIEW, VirtualPointer, free_port, hello, message,
-                 read_messages, records, wait_for, wait_screen_matches)
+from rig import (ANIM_CLIENT, BTN_LEFT, DND_CLIENT, GREEN, HELLO_SHARE, HELLO_VIEW_ONLY,
+                 INPUT_CLIENT, KEY_A, RCOMP_RUN, RCOMP_VIEW, VirtualPointer, free_port, hello, message,
+                 read_messages, records, type_text, wait_for, wait_screen_matches)
+
+
+DARK = (0x40, 0x40, 0x40)  # the input client's main surface
 
 
 def viewer_window(desktop, viewer, app_id):
@@ -80,7 +83,7 @@ def test_a_view_only_viewers_keys_clicks_and_scrolls_never_reach_the_app_and_the
         desktop.swaymsg("[con_id=%d] focus" % window["id"])
         wait_for("the window focused", lambda: desktop.window(
             app_id="rcomp-input-test", pid=window["pid"]).get("focused"))
-        subprocess.run(["wtype", "-k", "a"], env=desktop.local_env, check=True, timeout=20)
+        type_text(desktop, "a")
 
     act_on(watch_window)
     for what in ("pointer_button", "pointer_axis", "key"):
@@ -250,7 +253,7 @@ def test_a_watch_token_over_udp_admits_a_viewer_that_only_watches(desktop):
     wait_for("the watcher told it watches only",
              lambda: "this one watches only" in desktop.read_log("watcher"))
     desktop.swaymsg("[con_id=%d] focus" % w["id"])
-    subprocess.run(["wtype", "-k", "a"], env=desktop.local_env, check=True, timeout=20)
+    type_text(desktop, "a")
     wait_for("its key refused",
              lambda: "key refused (it watches only)" in desktop.read_log("rcomp-run"))
     assert "keysym a" not in desktop.read_log("rcomp-run")
@@ -271,3 +274,25 @@ def test_rcomp_run_list_counts_a_shared_sessions_viewers(desktop):
                               capture_output=True, text=True, timeout=10).stdout
     wait_for("two viewers listed", lambda: re.search(r"^twice\s.*\s2 attached\s", listing(),
                                                      re.M))
+
+
+def test_a_watchers_desktop_giving_less_room_scales_the_window_down_there_alone(desktop):
+    """One size: the app keeps the size the viewer with input gave it; a
+    watcher whose desktop gives the window half the room shows all of it,
+    scaled down (the app's 100x100 green subsurface at 100,100 shows at
+    50,50 there)."""
+    server = desktop.start_server([INPUT_CLIENT], ["-v"])
+    full = desktop.start_viewer(server)
+    place(desktop, full, "rcomp-input-test", 0, 0)
+    watcher = desktop.start_viewer(server, ["--view-only"], name="watcher")
+    place(desktop, watcher, "rcomp-input-test", 600, 0)
+    desktop.swaymsg("[pid=%d] resize set 200 150" % watcher.pid)
+    w = wait_for("the watcher's window at half the size", lambda: (lambda w: w if w and (
+        w["rect"]["width"], w["rect"]["height"]) == (200, 150) else None)(
+            desktop.window(app_id="rcomp-input-test", pid=watcher.pid)))
+    wait_for("the subsurface at half its place and size",
+             lambda: desktop.pixel(75, 75, w) == GREEN and desktop.pixel(45, 45, w) == DARK,
+             interval=0.2)
+    log = desktop.read_log("rcomp-run")
+    assert "configure 200 150" not in log and "configure refused" in log
+    assert desktop.window(app_id="rcomp-input-test", pid=full.pid)["rect"]["width"] == 400

@@ -51,12 +51,12 @@ static void session_viewers(struct rv_viewer *viewer, const struct wire_session_
 	struct rv_connection *conn = &viewer->connection;
 	bool input = msg->flags & WIRE_VIEWERS_INPUT;
 	bool watching = msg->flags & WIRE_VIEWERS_WATCHING;
-	if (conn->viewers != msg->count || conn->has_input != input ||
-		conn->watching != watching) {
+	if (conn->viewers != msg->count || conn->has_input != input || conn->watching != watching) {
 		log_info("%u viewer%s of session %s; this one %s", msg->count,
 			msg->count == 1 ? "" : "s", conn->session_name,
 			watching ? "watches only"
-				 : (input ? "has input" : "has input again when it types or clicks"));
+				 : (input ? "has input"
+					  : "has input again when it types or clicks"));
 	}
 	conn->viewers = msg->count;
 	conn->has_input = input;

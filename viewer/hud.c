@@ -141,7 +141,8 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	if (conn->viewers > 1 || conn->watching) {
 		snprintf(lines[4], HUD_LINE_MAX, "%u viewer%s, %s", conn->viewers,
 			conn->viewers == 1 ? "" : "s",
-			conn->watching ? "watching" : (conn->has_input ? "input here" : "input elsewhere"));
+			conn->watching ? "watching"
+				       : (conn->has_input ? "input here" : "input elsewhere"));
 		return 5;
 	}
 	return 4;

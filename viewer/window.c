@@ -93,6 +93,7 @@ static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface, u
 	if (window->viewer->connection.watching && window->has_content) {
 		/* The room given may have changed: the picture is fitted anew. */
 		present_damage_all(window);
+		window->dirty = true;
 	}
 	if (window->dirty) {
 		present(window);

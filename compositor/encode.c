@@ -754,7 +754,7 @@ void encoder_tick(struct rc_encoder *enc, bool busy)
 }
 
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark,
+	struct image image, pixman_region32_t *damage, int fps, uint32_t seq, uint32_t input_mark,
 	uint64_t drawn_us)
 {
 	assert(!encoder_busy(enc));
@@ -785,7 +785,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 	enc->image = image;
 	pixman_region32_copy(&enc->damage, damage);
 	pixman_region32_clear(damage);
-	enc->job_seq = enc->seq + 1;
+	enc->job_seq = seq;
 	enc->job_epoch = enc->epoch;
 	enc->job_copies = 0;
 	enc->produced = false;
@@ -827,6 +827,99 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 		buffer_finish(&enc->out);
 		buffer_init(&enc->out, OUT_LIMIT);
 	}
+}
+
+void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
+	struct rc_connection *conn, uint32_t input_mark, pixman_region32_t *damage)
+{
+	enc->video_shown = lead->in_video;
+	enc->bitrate_shown = lead->bitrate;
+	enc->video_name = lead->video ? video_encoder_name(lead->video) : NULL;
+	enc->link.compression = lead->link.compression;
+	enc->video_divisor = lead->video_divisor;
+	enc->full_size_us = lead->full_size_us;
+	enc->encode_us = lead->encode_us;
+	pixman_region32_union(damage, damage, &lead->damage);
+	size_t bytes = buffer_size(&lead->out);
+	if (lead->job_epoch != lead->epoch || enc->reset_asked || !conn || !conn->welcomed ||
+		conn->closing) {
+		enc->reset_asked = true;
+	} else if (lead->produced && bytes) {
+		if (!connection_send_frame(conn, enc->id, input_mark, buffer_head(&lead->out),
+			    bytes, &enc->queued)) {
+			log_error("viewer is not reading; frames of window %u wait", enc->id);
+			enc->reset_asked = true;
+		} else {
+			enc->seq = lead->job_seq;
+			enc->stat_frames++;
+			enc->stat_copies += lead->job_copies;
+			enc->stat_bytes += bytes;
+			connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes,
+				monotonic_usec());
+		}
+	}
+}
+
+bool encoder_streaming(const struct rc_encoder *enc)
+{
+	return !encoder_busy(enc) && (enc->in_video || enc->video_shown);
+}
+
+bool encoder_wants_whole(const struct rc_encoder *enc)
+{
+	return enc->reset_asked || (!encoder_busy(enc) && enc->need_reset);
+}
+
+void encoder_follow(struct rc_encoder *enc)
+{
+	/* The whole picture it waits for comes in the lead's new stream. */
+	enc->reset_asked = false;
+	enc->need_reset = false;
+}
+
+bool encoder_can_share(const struct rc_encoder *a, const struct rc_encoder *b)
+{
+	return !encoder_busy(a) && !encoder_busy(b) && a->sent && b->sent && !a->in_video &&
+		!b->in_video && !a->video_shown && !b->video_shown && !a->need_reset &&
+		!b->need_reset && !a->reset_asked && !b->reset_asked && a->width == b->width &&
+		a->height == b->height &&
+		memcmp(a->sent, b->sent, (size_t)a->width * (size_t)a->height * 4) == 0;
+}
+
+void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
+{
+	if (encoder_busy(lead) || lead->in_video || lead->video_shown || !lead->sent ||
+		lead->need_reset || lead->reset_asked) {
+		/* Mid-stream or mid-job: what the viewer holds is not known
+		 * here; its next frame is whole. */
+		encoder_reset(enc);
+		return;
+	}
+	size_t size = (size_t)lead->width * (size_t)lead->height * 4;
+	if (!enc->sent || enc->width != lead->width || enc->height != lead->height) {
+		free(enc->sent);
+		enc->sent = malloc(size);
+		if (!enc->sent) {
+			enc->width = enc->height = 0;
+			encoder_reset(enc);
+			return;
+		}
+		enc->width = lead->width;
+		enc->height = lead->height;
+	}
+	memcpy(enc->sent, lead->sent, size);
+	scroll_forget(&enc->scroll);
+	video_encoder_destroy(enc->video);
+	enc->video = NULL;
+	enc->in_video = enc->new_stream = false;
+	enc->replace_won = lead->replace_won;
+	enc->large_frames = lead->large_frames;
+	enc->motion_frames = lead->motion_frames;
+	enc->still_frames = lead->still_frames;
+	enc->cheap_motion_frames = lead->cheap_motion_frames;
+	enc->lossless_at_us = lead->lossless_at_us;
+	enc->last_change_us = lead->last_change_us;
+	enc->video_divisor = lead->video_divisor;
 }
 
 void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)

@@ -171,16 +171,43 @@ void encoder_tick(struct rc_encoder *enc, bool busy);
  * Hands what changed in image (damage, in image pixels, is taken) to a
  * worker: it is encoded as video while the window is in motion, else as a
  * lossless diff. The image must stay as it is until encoded is called.
- * fps is the window's frame rate, for the video encoder; input_mark, the
+ * fps is the window's frame rate, for the video encoder; seq, the frame's
+ * number (the window's, rising, shared by all its viewers); input_mark, the
  * viewer's input the frame answers (0: none); drawn_us, when the app drew
  * it (the frame's time, which the viewer syncs sound to).
  */
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
-	struct image image, pixman_region32_t *damage, int fps, uint32_t input_mark,
+	struct image image, pixman_region32_t *damage, int fps, uint32_t seq, uint32_t input_mark,
 	uint64_t drawn_us);
 /* From encoded: queues the frame on the connection (NULL: none now, the
  * frame is dropped), gives back any damage left, and books the frame. */
 void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage);
+
+/*
+ * Encoding once for viewers in step: a follower's encoder makes nothing of
+ * its own while it follows; its viewer gets the frames of the lead's.
+ */
+/* From the lead's encoded, before the lead's own encoder_deliver: queues
+ * the lead's frame for the follower enc's viewer on conn (after a
+ * frame_mark of input_mark, if not 0), gives back any damage left, books
+ * it. A follower reset meanwhile, or a frame dropped, leaves enc wanting a
+ * whole frame. */
+void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
+	struct rc_connection *conn, uint32_t input_mark, pixman_region32_t *damage);
+/* Idle, and streaming video (or its last frame was). */
+bool encoder_streaming(const struct rc_encoder *enc);
+/* Its next frame is whole (a new viewer, a new size or scale). */
+bool encoder_wants_whole(const struct rc_encoder *enc);
+/* The encoder's viewer gets a lead's new stream from its start: it waits
+ * for no whole frame of its own. */
+void encoder_follow(struct rc_encoder *enc);
+/* Whether two idle encoders' viewers hold the same lossless picture (and
+ * so would be sent the same bytes): one may follow the other. */
+bool encoder_can_share(const struct rc_encoder *a, const struct rc_encoder *b);
+/* A follower goes its own way: its encoder takes the lead's state (the
+ * picture its viewer holds is the lead's), or, where that is not known
+ * (the lead mid-job or mid-stream), starts whole. */
+void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead);
 
 /* The viewer presented frame seq: false if it was never sent (the viewer
  * broke the protocol). rtt_us < 0: unknown. */

@@ -10,6 +10,7 @@
 #include <wlr/types/wlr_surface.h>
 
 #include "frame.h"
+#include "log.h"
 #include "monotonic.h"
 #include "server.h"
 #include "texture.h"
@@ -48,15 +49,129 @@ static bool any_busy(struct rc_window *window)
 	return false;
 }
 
-/* Whether the view has something to send and its link takes it now. */
+/* The view's link takes a frame now. */
+static bool link_ready(struct rc_view *view)
+{
+	struct rc_encoder *enc = &view->encoder;
+	return connection_may_send_frame(view->viewer->conn, encoder_in_flight(enc), enc->queued);
+}
+
+/* The view has something to send. */
+static bool has_work(struct rc_view *view)
+{
+	return pixman_region32_not_empty(&view->window->damage) ||
+		pixman_region32_not_empty(&view->damage) || encoder_wants_tick(&view->encoder);
+}
+
+/* Whether the view encodes, has something to send and its link takes it
+ * now (a follower's frames are its lead's). */
 static bool ready(struct rc_view *view)
 {
-	struct rc_window *window = view->window;
-	struct rc_encoder *enc = &view->encoder;
-	return !encoder_busy(enc) &&
-		(pixman_region32_not_empty(&window->damage) ||
-			pixman_region32_not_empty(&view->damage) || encoder_wants_tick(enc)) &&
-		connection_may_send_frame(view->viewer->conn, encoder_in_flight(enc), enc->queued);
+	return !view->lead && !encoder_busy(&view->encoder) && has_work(view) && link_ready(view);
+}
+
+/* A follower that left for being slow does not rejoin a video stream
+ * (which starts anew for all) for this long. */
+#define REJOIN_US 10000000
+
+/* The follower goes its own way, or (to_lead) follows another that left
+ * its lead in the same turn: all hold the same picture. */
+static void leave(struct rc_view *view, struct rc_view *to_lead)
+{
+	encoder_take_state(&view->encoder, &view->lead->encoder);
+	view->lead = to_lead;
+	view->left_us = monotonic_usec();
+}
+
+/* Two viewers that decode the same: one may get the other's frames. */
+static bool same_caps(const struct rc_view *a, const struct rc_view *b)
+{
+	const struct rc_connection *ca = a->viewer->conn, *cb = b->viewer->conn;
+	return ca->video == cb->video && ca->copy_rect == cb->copy_rect &&
+		ca->replace == cb->replace && ca->compression == cb->compression;
+}
+
+/*
+ * Encoding once: views whose viewers hold the same lossless picture and the
+ * same damage share their lead's frames (a check a second, while idle); a
+ * follower whose link is full when the lead sends, or that could send
+ * while its lead cannot, goes its own way with the lead's state. So viewers
+ * in step cost one encode, and a slow one leaves the group and gets the
+ * newest picture its own link carries.
+ */
+static void regroup(struct rc_window *window)
+{
+	struct rc_view *views[RC_MAX_VIEWERS], *view;
+	int n = 0;
+	window_for_each_view(view, window, i)
+	{
+		views[n++] = view;
+	}
+	/* Followers that could go while their lead cannot leave it together. */
+	for (int i = 0; i < n; i++) {
+		struct rc_view *lead = views[i];
+		if (lead->lead || encoder_busy(&lead->encoder) || !has_work(lead) ||
+			link_ready(lead)) {
+			continue;
+		}
+		struct rc_view *first = NULL;
+		for (int j = 0; j < n; j++) {
+			if (views[j]->lead == lead && link_ready(views[j])) {
+				leave(views[j], first);
+				first = first ? first : views[j];
+			}
+		}
+	}
+	uint64_t now = monotonic_usec();
+	for (int i = 0; i < n; i++) {
+		struct rc_view *a = views[i];
+		for (int j = 0; j < n && !a->lead; j++) {
+			struct rc_view *b = views[j];
+			if (b == a || b->lead || !same_caps(a, b)) {
+				continue;
+			}
+			bool join;
+			if (encoder_streaming(&a->encoder)) {
+				/* A viewer that needs a whole picture joins a video
+				 * stream, which starts anew for all: one keyframe
+				 * more for the others, one encoder less from then
+				 * on. Not one that just left, for being slow. */
+				join = encoder_wants_whole(&b->encoder) &&
+					!encoder_busy(&b->encoder) &&
+					now - b->left_us > REJOIN_US && link_ready(b);
+				if (join) {
+					encoder_reset(&a->encoder);
+					encoder_follow(&b->encoder);
+				}
+			} else {
+				/* Lossless: the same picture and the same damage.
+				 * Comparing pictures costs a pass over both: at
+				 * most once a second a window. */
+				join = i < j && pixman_region32_equal(&a->damage, &b->damage) &&
+					!encoder_wants_whole(&a->encoder) &&
+					!encoder_wants_whole(&b->encoder) &&
+					now - window->share_checked_us >= 1000000;
+				if (join) {
+					window->share_checked_us = now;
+					join = encoder_can_share(&a->encoder, &b->encoder);
+				}
+			}
+			if (!join) {
+				continue;
+			}
+			/* b, and those that followed it, follow a. */
+			for (int k = 0; k < n; k++) {
+				if (views[k]->lead == b) {
+					views[k]->lead = a;
+				}
+			}
+			b->lead = a;
+			log_debug("window %u: viewer %u gets viewer %u's frames (%s)", window->id,
+				b->viewer->number, a->viewer->number,
+				encoder_streaming(&a->encoder) ? "its stream, anew"
+							       : "the same picture");
+		}
+	}
 }
 
 /* Captures what changed, once for all views: each gets the damage, so one
@@ -97,12 +212,30 @@ static struct image capture(struct rc_window *window)
 }
 
 /* Hands the image to the view's encoder, with what changed since its last
- * frame. */
+ * frame; its followers whose links take it get the frame too, and the
+ * others go their own way. */
 static void send(struct rc_view *view, struct image image)
 {
 	struct rc_window *window = view->window;
 	long interval = window->clock.interval_ns;
 	int fps = (int)((1000000000L + interval / 2) / interval);
+	struct rc_view *other, *first = NULL;
+	window_for_each_view(other, window, i)
+	{
+		if (other->lead != view) {
+			continue;
+		}
+		if (!link_ready(other)) {
+			leave(other, first);
+			first = first ? first : other;
+			continue;
+		}
+		other->in_job = true;
+		other->job_mark = other->input_mark;
+		other->input_mark = 0;
+		other->drawn_us = 0;
+		pixman_region32_clear(&other->damage);
+	}
 	pixman_region32_intersect_rect(&view->damage, &view->damage, 0, 0, (unsigned)image.width,
 		(unsigned)image.height);
 	uint64_t drawn = view->drawn_us ? view->drawn_us : monotonic_usec();
@@ -110,7 +243,7 @@ static void send(struct rc_view *view, struct image image)
 	view->drawn_us = 0;
 	view->input_mark = 0;
 	encoder_send(&view->encoder, &window->server->encode, view->viewer->conn, image,
-		&view->damage, fps, mark, drawn);
+		&view->damage, fps, ++window->frame_seq, mark, drawn);
 }
 
 /* Captures once and sends to each view that is ready; none may be busy. */
@@ -118,6 +251,7 @@ static void send_ready(struct rc_window *window)
 {
 	struct rc_view *view;
 	bool any = false;
+	regroup(window);
 	window_for_each_view(view, window, i)
 	{
 		any = any || ready(view);
@@ -141,6 +275,15 @@ void frame_encoded(struct rc_encoder *enc)
 {
 	struct rc_view *view = wl_container_of(enc, view, encoder);
 	struct rc_window *window = view->window;
+	struct rc_view *other;
+	window_for_each_view(other, window, i)
+	{
+		if (other->lead == view && other->in_job) {
+			other->in_job = false;
+			encoder_deliver_copy(&other->encoder, enc, other->viewer->conn,
+				other->job_mark, &other->damage);
+		}
+	}
 	encoder_deliver(enc, view->viewer->conn, &view->damage);
 	/* Frames that waited on this one go now: encoding that ends just
 	 * after a tick would otherwise cost a whole tick, and a window whose

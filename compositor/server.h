@@ -103,6 +103,14 @@ struct rc_view {
 	bool output_known;
 	uint32_t refresh_mhz;
 	int32_t scale;
+	/* Encoding once: the view whose frames this one's viewer gets too
+	 * (NULL: it encodes its own); for a follower, whether it gets the
+	 * lead's frame being encoded, and the input_mark that frame answers
+	 * for its viewer. */
+	struct rc_view *lead;
+	uint64_t left_us; /* when it last left a lead */
+	bool in_job;
+	uint32_t job_mark;
 	struct rc_encoder encoder;
 };
 
@@ -127,6 +135,8 @@ struct rc_window {
 	struct rc_clock clock;
 	struct rc_capture capture;
 	struct rc_view *views[RC_MAX_VIEWERS];
+	uint32_t frame_seq; /* the last frame's number, to any viewer */
+	uint64_t share_checked_us; /* when views were last compared, to share */
 
 	/* What the viewers have been told (announce.c). */
 	bool ever_announced;

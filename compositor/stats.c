@@ -41,11 +41,17 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 		const char *app_id = window->impl->app_id(window);
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
 		bool focus = conn->focus == window->id;
+		char shared[48] = "";
+		if (view->lead) {
+			snprintf(shared, sizeof(shared), ", encoded once with viewer %u's",
+				view->lead->viewer->number);
+		}
 		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
-			 "MB/s, rtt %.1f ms, in flight %u%s%s",
+			 "MB/s, rtt %.1f ms, in flight %u%s%s%s",
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
 			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "", who);
+			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "", shared,
+			who);
 	}
 }
 

@@ -41,6 +41,17 @@ struct rc_viewer *viewer_new(struct rc_server *server, bool view_only)
 static void view_free(struct rc_view *view)
 {
 	struct rc_window *window = view->window;
+	/* Its followers go their own way: the first leads the others. */
+	struct rc_view *first = NULL;
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+		struct rc_view *other = window->views[i];
+		if (other && other->lead == view) {
+			encoder_take_state(&other->encoder, &view->encoder);
+			other->lead = first;
+			other->in_job = false;
+			first = first ? first : other;
+		}
+	}
 	/* The encoder first: a job may be reading the captured image. */
 	encoder_finish(&view->encoder, &window->server->encode);
 	pixman_region32_fini(&view->damage);

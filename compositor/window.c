@@ -46,6 +46,20 @@ bool window_init(struct rc_window *window, struct rc_server *server,
 	return true;
 }
 
+/* Every viewer's next frame is whole, and each encodes its own until they
+ * are found in step again. */
+static void reset_views(struct rc_window *window)
+{
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
+		struct rc_view *view = window->views[i];
+		if (view) {
+			encoder_reset(&view->encoder);
+			view->lead = NULL;
+			view->in_job = false;
+		}
+	}
+}
+
 static void hide(struct rc_window *window)
 {
 	struct rc_view *view;
@@ -55,9 +69,9 @@ static void hide(struct rc_window *window)
 		connection_forget_window(view->viewer->conn, window->id);
 	}
 	announce_destroy(window);
+	reset_views(window);
 	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
 		if (window->views[i]) {
-			encoder_reset(&window->views[i]->encoder);
 			pixman_region32_clear(&window->views[i]->damage);
 		}
 	}
@@ -181,11 +195,7 @@ void window_set_output(struct rc_window *window, uint32_t refresh_mhz, int32_t s
 	window->scale = scale;
 	output_window_enter(window);
 	log_info("window %u: scale %d (the viewer's output)", window->id, scale);
-	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
-		if (window->views[i]) {
-			encoder_reset(&window->views[i]->encoder);
-		}
-	}
+	reset_views(window);
 	window_damage_all(window);
 	announce_scale(window);
 }

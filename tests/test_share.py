@@ -9,6 +9,8 @@ import struct
 import subprocess
 import time
 
+import pytest
+
 from rig import (ANIM_CLIENT, BTN_LEFT, DND_CLIENT, GREEN, HELLO_SHARE, HELLO_VIEW_ONLY,
                  INPUT_CLIENT, KEY_A, RCOMP_RUN, RCOMP_VIEW, VirtualPointer, free_port, hello, message,
                  read_messages, records, type_text, wait_for, wait_screen_matches)
@@ -37,12 +39,15 @@ def received(desktop, name):
                                        desktop.read_log(name))]
 
 
-def test_two_viewers_see_the_same_pixels_exactly_after_a_change(desktop):
+@pytest.mark.parametrize("codec", ["auto", "video"])
+def test_two_viewers_see_the_same_pixels_exactly_after_a_change(desktop, codec):
     """The app moves, then stops: each viewer's window ends equal to the
-    app's pixels, and the one that was there first was not taken over."""
+    app's pixels, and the one that was there first was not taken over. As
+    video, the second joins the first's stream (one encode for both)."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    server = desktop.start_server([ANIM_CLIENT, "3"], ["-v", "--dump-dir", dump])
+    server = desktop.start_server([ANIM_CLIENT, "4"], ["-v", "--dump-dir", dump, "--codec",
+                                                       codec])
     first = desktop.start_viewer(server)
     place(desktop, first, "rcomp-anim-test", 0, 0)
     second = desktop.start_viewer(server, ["--share"], name="second")
@@ -55,6 +60,8 @@ def test_two_viewers_see_the_same_pixels_exactly_after_a_change(desktop):
         desktop.check_alive(viewer)
     assert "took this session over" not in desktop.read_log("rcomp-view")
     assert "2 viewers of session" in desktop.read_log("second")
+    if codec == "video":
+        assert "gets viewer 1's frames (its stream, anew)" in desktop.read_log("rcomp-run")
 
 
 def test_a_view_only_viewers_keys_clicks_and_scrolls_never_reach_the_app_and_the_full_viewers_do(
@@ -266,7 +273,8 @@ def test_rcomp_run_list_counts_a_shared_sessions_viewers(desktop):
     sock = os.path.join(desktop.session_dir, "twice.sock")
     wait_for("the session's socket", lambda: os.path.exists(sock))
     server.socket = sock
-    desktop.start_viewer(server)
+    first = desktop.start_viewer(server)
+    viewer_window(desktop, first, "rcomp-input-test")  # a plain attach takes over: first
     desktop.start_viewer(server, ["--share"], name="second")
 
     def listing():
@@ -296,3 +304,31 @@ def test_a_watchers_desktop_giving_less_room_scales_the_window_down_there_alone(
     log = desktop.read_log("rcomp-run")
     assert "configure 200 150" not in log and "configure refused" in log
     assert desktop.window(app_id="rcomp-input-test", pid=full.pid)["rect"]["width"] == 400
+
+
+def test_viewers_in_step_share_one_encode_and_each_sees_the_change_exactly(desktop):
+    """Two viewers that hold the same picture get the frames of one encode;
+    a click's change reaches both, exact."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server = desktop.start_server([INPUT_CLIENT], ["-v", "--stats", "--dump-dir", dump])
+    first = desktop.start_viewer(server)
+    place(desktop, first, "rcomp-input-test", 0, 0)
+    second = desktop.start_viewer(server, ["--share"], name="second")
+    w = place(desktop, second, "rcomp-input-test", 600, 0)
+    log = lambda: desktop.read_log("rcomp-run")  # noqa: E731
+    pointer = VirtualPointer(desktop)
+    time.sleep(0.5)
+    r = w["rect"]
+    pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
+    time.sleep(0.2)
+    pointer.send("move %d %d" % (r["x"] + 22, r["y"] + 31), "press %d" % BTN_LEFT,
+                 "release %d" % BTN_LEFT, "move 500 700")
+    wait_for("the click", lambda: "button main 272 pressed" in log())
+    for viewer in (first, second):
+        wait_screen_matches(desktop, "rcomp-input-test", os.path.join(dump, "window-1.ppm"),
+                            shows=lambda shot: tuple(shot[2][(30 * shot[0] + 20) * 3:][:3])
+                            == (0xc0, 0x30, 0x30), pid=viewer.pid)
+    assert re.search(r"window 1: viewer \d gets viewer \d's frames", log())
+    wait_for("a viewer's frames encoded once with the other's",
+             lambda: re.search(r"stats window 1 .*encoded once with viewer \d's", log()))

@@ -123,6 +123,7 @@ static void regroup(struct rc_window *window)
 		}
 	}
 	uint64_t now = monotonic_usec();
+	bool compare = now - window->share_checked_us >= 1000000, compared = false;
 	for (int i = 0; i < n; i++) {
 		struct rc_view *a = views[i];
 		for (int j = 0; j < n && !a->lead; j++) {
@@ -145,14 +146,14 @@ static void regroup(struct rc_window *window)
 				}
 			} else {
 				/* Lossless: the same picture and the same damage.
-				 * Comparing pictures costs a pass over both: at
-				 * most once a second a window. */
-				join = i < j && pixman_region32_equal(&a->damage, &b->damage) &&
+				 * Comparing pictures costs a pass over both: a
+				 * window's are compared at most once a second. */
+				join = compare && i < j &&
+					pixman_region32_equal(&a->damage, &b->damage) &&
 					!encoder_wants_whole(&a->encoder) &&
-					!encoder_wants_whole(&b->encoder) &&
-					now - window->share_checked_us >= 1000000;
+					!encoder_wants_whole(&b->encoder);
 				if (join) {
-					window->share_checked_us = now;
+					compared = true;
 					join = encoder_can_share(&a->encoder, &b->encoder);
 				}
 			}
@@ -171,6 +172,9 @@ static void regroup(struct rc_window *window)
 				encoder_streaming(&a->encoder) ? "its stream, anew"
 							       : "the same picture");
 		}
+	}
+	if (compared) {
+		window->share_checked_us = now;
 	}
 }
 

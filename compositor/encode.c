@@ -912,11 +912,9 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 	video_encoder_destroy(enc->video);
 	enc->video = NULL;
 	enc->in_video = enc->new_stream = false;
+	/* Its motion counts stay its own: they weigh its link. */
 	enc->replace_won = lead->replace_won;
 	enc->large_frames = lead->large_frames;
-	enc->motion_frames = lead->motion_frames;
-	enc->still_frames = lead->still_frames;
-	enc->cheap_motion_frames = lead->cheap_motion_frames;
 	enc->lossless_at_us = lead->lossless_at_us;
 	enc->last_change_us = lead->last_change_us;
 	enc->video_divisor = lead->video_divisor;

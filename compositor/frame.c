@@ -6,6 +6,7 @@
  * newest pixels win, nothing superseded is queued, and a slow viewer never
  * holds back a fast one.
  */
+#include <math.h>
 #include <time.h>
 #include <wlr/types/wlr_surface.h>
 
@@ -70,8 +71,8 @@ static bool ready(struct rc_view *view)
 	return !view->lead && !encoder_busy(&view->encoder) && has_work(view) && link_ready(view);
 }
 
-/* A follower that left for being slow does not rejoin a video stream
- * (which starts anew for all) for this long. */
+/* A follower that left for being slow joins none for this long (a video
+ * stream it joins starts anew for all). */
 #define REJOIN_US 10000000
 
 /* The follower goes its own way, or (to_lead) follows another that left
@@ -83,12 +84,16 @@ static void leave(struct rc_view *view, struct rc_view *to_lead)
 	view->left_us = monotonic_usec();
 }
 
-/* Two viewers that decode the same: one may get the other's frames. */
-static bool same_caps(const struct rc_view *a, const struct rc_view *b)
+/* Two viewers that decode the same, over links alike (frame round trips
+ * within 10 ms and a quarter of each other: the lead's link chooses the
+ * codec and its rate for both): one may get the other's frames. */
+static bool alike(const struct rc_view *a, const struct rc_view *b)
 {
 	const struct rc_connection *ca = a->viewer->conn, *cb = b->viewer->conn;
+	double ra = a->encoder.rtt_ms, rb = b->encoder.rtt_ms;
 	return ca->video == cb->video && ca->copy_rect == cb->copy_rect &&
-		ca->replace == cb->replace && ca->compression == cb->compression;
+		ca->replace == cb->replace && ca->compression == cb->compression &&
+		fabs(ra - rb) <= 10 + 0.25 * (ra > rb ? ra : rb);
 }
 
 /*
@@ -128,18 +133,19 @@ static void regroup(struct rc_window *window)
 		struct rc_view *a = views[i];
 		for (int j = 0; j < n && !a->lead; j++) {
 			struct rc_view *b = views[j];
-			if (b == a || b->lead || !same_caps(a, b)) {
+			if (b == a || b->lead || now - b->left_us <= REJOIN_US || !alike(a, b)) {
 				continue;
 			}
 			bool join;
 			if (encoder_streaming(&a->encoder)) {
-				/* A viewer that needs a whole picture joins a video
-				 * stream, which starts anew for all: one keyframe
-				 * more for the others, one encoder less from then
-				 * on. Not one that just left, for being slow. */
-				join = encoder_wants_whole(&b->encoder) &&
-					!encoder_busy(&b->encoder) &&
-					now - b->left_us > REJOIN_US && link_ready(b);
+				/* A viewer that needs a whole picture, or that
+				 * streams on its own, joins a video stream, which
+				 * starts anew for all: one keyframe more, one
+				 * encoder less from then on. Not one that just left
+				 * for being slow. */
+				join = (encoder_wants_whole(&b->encoder) ||
+					       encoder_streaming(&b->encoder)) &&
+					!encoder_busy(&b->encoder) && link_ready(b);
 				if (join) {
 					encoder_reset(&a->encoder);
 					encoder_follow(&b->encoder);

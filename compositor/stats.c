@@ -15,6 +15,16 @@
 #include "sound.h"
 #include "stats.h"
 
+/* The window's frames on their way to the viewer. */
+static uint32_t frames_in_flight(const struct flow *flow, uint32_t window)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < flow->count; i++) {
+		n += flow->frames[i].window == window;
+	}
+	return n;
+}
+
 static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, const char *who)
 {
 	struct rc_connection *conn = viewer->conn;
@@ -50,8 +60,8 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 			 "MB/s, rtt %.1f ms, in flight %u%s%s%s",
 			window->id, name, window->stat_commits, enc->stat_frames, codec,
 			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			enc->seq - enc->acked, focus ? ", focus (its frames go first)" : "", shared,
-			who);
+			frames_in_flight(&conn->flow, window->id),
+			focus ? ", focus (its frames go first)" : "", shared, who);
 	}
 }
 

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import ANIM_CLIENT, RCOMP_RUN, RCOMP_VIEW, Rig, wait_for  # noqa: E402
 
-TERMINAL = ("foot", "sh", "-c", "while :; do seq 1 40; sleep 0.05; done")
+TERMINAL = ("foot", "sh", "-c", "i=0; while :; do i=$((i+1)); seq $i $((i+40)); sleep 0.05; done")
 
 
 def cpu_seconds(pid):

@@ -148,8 +148,12 @@ def test_a_view_only_viewers_paste_and_drop_never_reach_the_app_and_the_full_vie
     log = lambda: desktop.read_log("rcomp-run")  # noqa: E731
     wait_for("the app's window", lambda: "window 1 mapped" in log())
     watcher = fake_viewer(desktop, server, HELLO_VIEW_ONLY)
-    watcher.sendall(records(selection([b"text/x-watcher"]) + drag_over(1, [b"text/plain"])))
-    for what in ("selection", "dnd_enter", "dnd_motion", "dnd_drop"):
+    touch = message(0x0113, struct.pack("<Iiii", 1, 5, 150 * 256, 100 * 256))
+    resize = message(0x0104, struct.pack("<IiiI", 1, 200, 150, 0))
+    watcher.sendall(records(selection([b"text/x-watcher"]) + drag_over(1, [b"text/plain"]) +
+                            touch + resize))
+    for what in ("selection", "dnd_enter", "dnd_motion", "dnd_drop", "touch_down",
+                 "configure"):
         wait_for("the watcher's %s refused" % what,
                  lambda: "%s refused (it watches only)" % what in log())
     assert remote_types(desktop) is None, "the watcher's selection reached the app"

@@ -93,6 +93,27 @@ def test_two_sessions_never_hear_each_other(desktop, rcomp_run, rcomp_view, host
     assert rig.tone_power(left, 440) > 0.8 and rig.tone_power(right, 1000) > 0.8
 
 
+def test_every_viewer_of_a_shared_session_hears_it_and_one_leaving_stops_none_other(
+        desktop, rcomp_run, rcomp_view):
+    sound = rig.LocalSound(desktop, sinks=("left", "right"))
+    server = rcomp_run(["sh", "-c", rig.tone_command(440)])
+    desktop.local_env["PULSE_SINK"] = "left"
+    first = rcomp_view(server, name="view-left")
+    # A plain attach takes the session over: the first is attached first.
+    rig.wait_for("the first viewer attached",
+                 lambda: "attached to session" in desktop.read_log("view-left"))
+    desktop.local_env["PULSE_SINK"] = "right"
+    rcomp_view(server, ["--share"], name="view-right")
+    wait_heard(sound, "left", 440)
+    wait_heard(sound, "right", 440)
+    first.kill()
+    first.wait(timeout=10)
+    rig.wait_for("rcomp-run to see it go",
+                 lambda: "viewer disconnected" in desktop.read_log("rcomp-run"))
+    share = heard(sound, "right", 440, 1.5)
+    assert share > 0.8, "after one viewer went the other heard only %.2f the tone" % share
+
+
 def test_sound_stops_while_detached_and_comes_back_on_reattach(desktop, rcomp_run,
                                                                rcomp_view):
     sound = rig.LocalSound(desktop)

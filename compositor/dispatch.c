@@ -294,6 +294,11 @@ static void keep(struct rc_viewer *viewer, const struct wire_msg *msg)
 	bool has_input = viewer == server->input_viewer;
 	struct rc_window *window;
 	struct rc_view *view;
+	if (viewer->view_only &&
+		(msg->type == WIRE_KEYMAP || msg->type == WIRE_REPEAT_INFO ||
+			msg->type == WIRE_MODIFIERS)) {
+		return; /* it never takes input: no keymap is compiled for it */
+	}
 	switch (msg->type) {
 	case WIRE_KEYMAP: {
 		struct xkb_keymap *keymap = input_compile_keymap(server, &msg->keymap);

@@ -240,6 +240,12 @@ static void send(struct rc_view *view, struct image image)
 			first = first ? first : other;
 			continue;
 		}
+		if (encoder_wants_whole(&other->encoder)) {
+			/* Its last frame was lost to it (its viewer stopped
+			 * reading): this frame is whole, for all. */
+			encoder_reset(&view->encoder);
+			encoder_follow(&other->encoder);
+		}
 		other->in_job = true;
 		other->job_mark = other->input_mark;
 		other->input_mark = 0;

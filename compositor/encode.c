@@ -793,6 +793,26 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 	workers_submit(ctx->workers, &enc->job);
 }
 
+/* Queues the frame made's job made (enc's own, or its lead's) for enc's
+ * viewer, and books it as enc's. */
+static void queue_frame(struct rc_encoder *enc, const struct rc_encoder *made,
+	struct rc_connection *conn, uint32_t input_mark)
+{
+	size_t bytes = buffer_size(&made->out);
+	if (!connection_send_frame(conn, enc->id, input_mark, buffer_head(&made->out), bytes,
+		    &enc->queued)) {
+		log_error("viewer is not reading; frames of window %u wait", enc->id);
+		enc->reset_asked = true;
+		return;
+	}
+	enc->seq = made->job_seq;
+	enc->stat_frames++;
+	enc->stat_copies += made->job_copies;
+	enc->stat_bytes += bytes;
+	connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes, monotonic_usec());
+	log_debug("window %u: frame %u sent, %zu bytes", enc->id, enc->seq, bytes);
+}
+
 void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_region32_t *damage)
 {
 	enc->video_shown = enc->in_video;
@@ -808,19 +828,7 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 		 * for a copy it no longer holds. The next one is whole. */
 		enc->reset_asked = true;
 	} else if (enc->produced && bytes) {
-		if (!connection_send_frame(conn, enc->id, enc->job_mark, buffer_head(&enc->out),
-			    bytes, &enc->queued)) {
-			log_error("viewer is not reading; frames of window %u wait", enc->id);
-			enc->reset_asked = true;
-		} else {
-			enc->seq = enc->job_seq;
-			enc->stat_frames++;
-			enc->stat_copies += enc->job_copies;
-			enc->stat_bytes += bytes;
-			connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes,
-				monotonic_usec());
-			log_debug("window %u: frame %u sent, %zu bytes", enc->id, enc->seq, bytes);
-		}
+		queue_frame(enc, enc, conn, enc->job_mark);
 	}
 	buffer_truncate(&enc->out, 0);
 	if (enc->out.capacity > OUT_KEEP) {
@@ -845,18 +853,7 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 		conn->closing) {
 		enc->reset_asked = true;
 	} else if (lead->produced && bytes) {
-		if (!connection_send_frame(conn, enc->id, input_mark, buffer_head(&lead->out),
-			    bytes, &enc->queued)) {
-			log_error("viewer is not reading; frames of window %u wait", enc->id);
-			enc->reset_asked = true;
-		} else {
-			enc->seq = lead->job_seq;
-			enc->stat_frames++;
-			enc->stat_copies += lead->job_copies;
-			enc->stat_bytes += bytes;
-			connection_frame_sent(conn, enc->id, enc->seq, (uint32_t)bytes,
-				monotonic_usec());
-		}
+		queue_frame(enc, lead, conn, input_mark);
 	}
 }
 

@@ -9,7 +9,6 @@
 #include "announce.h"
 #include "input.h"
 #include "log.h"
-#include "viewers.h"
 
 static int32_t clamp_dim(int32_t v, int32_t min)
 {
@@ -77,16 +76,17 @@ static bool announce_popup(struct rc_window *window, struct rc_viewer *viewer, s
 	return true;
 }
 
-struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *viewer)
+bool announce_window(struct rc_window *window, struct rc_view *view)
 {
 	struct rc_server *server = window->server;
+	struct rc_viewer *viewer = view->viewer;
 	if (!viewer->conn->welcomed || !window->mapped) {
-		return NULL;
+		return false;
 	}
 	struct wire_msg msg;
 	if (window->popup) {
 		if (!announce_popup(window, viewer, &msg)) {
-			return NULL;
+			return false;
 		}
 	} else {
 		const char *title = window->impl->title(window);
@@ -106,10 +106,6 @@ struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *view
 				},
 		};
 	}
-	struct rc_view *view = view_get(window, viewer);
-	if (!view) {
-		return NULL;
-	}
 	struct rc_connection *conn = viewer->conn;
 	connection_send_window(conn, &view->encoder.queued, &msg);
 	view->announced = true;
@@ -119,7 +115,7 @@ struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *view
 				.window_scale = {.window = window->id, .scale = window->scale}});
 	}
 	if (window->popup) {
-		return view;
+		return true;
 	}
 	/* A new window gets the states the app asked for before it mapped; a
 	 * snapshot, its states now. */
@@ -162,7 +158,7 @@ struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *view
 						.parent = window->id}});
 		}
 	}
-	return view;
+	return true;
 }
 
 void announce_destroy(struct rc_window *window)

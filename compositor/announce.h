@@ -8,10 +8,10 @@
 
 #include "server.h"
 
-/* window_new (or popup_new) and what follows it, to one viewer: its view
- * of the window, announced; NULL while the viewer is not welcomed, for a
- * popup whose parent it was not shown, or when out of memory. */
-struct rc_view *announce_window(struct rc_window *window, struct rc_viewer *viewer);
+/* window_new (or popup_new) and what follows it, to the view's viewer; the
+ * view is announced. False while the viewer is not welcomed, or for a
+ * popup whose parent it was not shown. */
+bool announce_window(struct rc_window *window, struct rc_view *view);
 void announce_destroy(struct rc_window *window);
 void announce_title(struct rc_window *window);
 void announce_app_id(struct rc_window *window);

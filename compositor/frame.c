@@ -15,7 +15,6 @@
 #include "monotonic.h"
 #include "server.h"
 #include "texture.h"
-#include "viewers.h"
 
 /* With no viewer attached, apps get one frame callback in this many ticks:
  * a trickle keeps them alive at little cost. */

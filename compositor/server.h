@@ -445,6 +445,12 @@ static inline struct rc_view *window_view(const struct rc_window *window,
 	return view && view->announced ? view : NULL;
 }
 
+/* Every view of the window that its viewer was told of and is welcomed. */
+#define window_for_each_view(view, window, i) \
+	for (int i = 0; i < RC_MAX_VIEWERS; i++) \
+		if (((view) = (window)->views[i]) && (view)->announced && \
+			(view)->viewer->conn->welcomed)
+
 /* The viewer with input was told of window. */
 static inline bool window_shown_to_input(const struct rc_window *window)
 {

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "frame.h"
 #include "log.h"
 #include "viewers.h"
 
@@ -79,7 +78,8 @@ void viewer_free(struct rc_viewer *viewer)
 	free(viewer);
 }
 
-struct rc_view *view_get(struct rc_window *window, struct rc_viewer *viewer)
+struct rc_view *view_get(struct rc_window *window, struct rc_viewer *viewer,
+	void (*encoded)(struct rc_encoder *enc))
 {
 	struct rc_view *view = window->views[viewer->slot];
 	if (view) {
@@ -94,7 +94,7 @@ struct rc_view *view_get(struct rc_window *window, struct rc_viewer *viewer)
 	view->window = window;
 	view->viewer = viewer;
 	pixman_region32_init(&view->damage);
-	encoder_init(&view->encoder, window->id, frame_encoded);
+	encoder_init(&view->encoder, window->id, encoded);
 	window->views[viewer->slot] = view;
 	return view;
 }

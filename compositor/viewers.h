@@ -15,16 +15,12 @@ struct rc_viewer *viewer_new(struct rc_server *server, bool view_only);
  * running for one is waited for). */
 void viewer_free(struct rc_viewer *viewer);
 
-/* The view of window for viewer, made on first use (not yet announced);
- * NULL when out of memory. */
-struct rc_view *view_get(struct rc_window *window, struct rc_viewer *viewer);
+/* The view of window for viewer, made on first use (not yet announced,
+ * its encoder calling encoded with each frame made); NULL when out of
+ * memory. */
+struct rc_view *view_get(struct rc_window *window, struct rc_viewer *viewer,
+	void (*encoded)(struct rc_encoder *enc));
 /* The window is gone: all of its views go. */
 void views_free(struct rc_window *window);
-
-/* Every view of the window that its viewer was told of and is welcomed. */
-#define window_for_each_view(view, window, i) \
-	for (int i = 0; i < RC_MAX_VIEWERS; i++) \
-		if (((view) = (window)->views[i]) && (view)->announced && \
-			(view)->viewer->conn->welcomed)
 
 #endif

@@ -130,8 +130,8 @@ void window_damage_all(struct rc_window *window)
 
 void window_announce(struct rc_window *window, struct rc_viewer *viewer)
 {
-	struct rc_view *view = announce_window(window, viewer);
-	if (view) {
+	struct rc_view *view = view_get(window, viewer, frame_encoded);
+	if (view && announce_window(window, view)) {
 		/* Its next frame is whole; the others' go on as they were. */
 		encoder_reset(&view->encoder);
 		pixman_region32_union_rect(&view->damage, &view->damage, 0, 0, WIRE_MAX_DIM,

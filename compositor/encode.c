@@ -869,9 +869,13 @@ bool encoder_wants_whole(const struct rc_encoder *enc)
 
 void encoder_follow(struct rc_encoder *enc)
 {
-	/* The whole picture it waits for comes in the lead's new stream. */
+	/* The whole picture it waits for comes in the lead's new stream, and
+	 * a stream of its own ends. */
 	enc->reset_asked = false;
 	enc->need_reset = false;
+	video_encoder_destroy(enc->video);
+	enc->video = NULL;
+	enc->in_video = false;
 }
 
 bool encoder_can_share(const struct rc_encoder *a, const struct rc_encoder *b)

@@ -216,9 +216,14 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
 	}
 	log_info("viewer attached (protocol %u.%u, %s)%s", hello->major, hello->minor,
 		codec_compression_name(conn->compression), who);
+	if (!viewer->view_only) {
+		/* Apps learn who draws their decorations before the snapshot
+		 * says. */
+		decoration_set_viewer(server, viewer->server_decorations);
+	}
 	send_snapshot(viewer);
-	/* The newest full viewer has input: apps learn who draws their
-	 * decorations, and the viewer gets the selection, before it acts. */
+	/* The newest full viewer has input: it gets the selection, the
+	 * constraints and the input methods before it acts. */
 	if (!viewer->view_only) {
 		take_input(viewer);
 	}

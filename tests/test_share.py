@@ -174,7 +174,8 @@ def test_a_slow_viewer_does_not_lower_a_fast_viewers_rate(desktop):
     100 ms round trip, both of lossless motion: each gets frames at its own
     link's pace (one flow for both would hold both to the slow one's), and
     the slow one still gets them."""
-    server = desktop.start_server([ANIM_CLIENT, "30"], ["--stats", "--codec", "lossless"])
+    server = desktop.start_server([ANIM_CLIENT, "30", "320", "240"],
+                                  ["--stats", "--codec", "lossless"])
     fast = desktop.start_viewer(server, ["--stats"], name="fast")
     viewer_window(desktop, fast, "rcomp-anim-test")
     relay = desktop.start_relay(server.socket, delay_ms=50, rate_mbit=1, buffer_kb=64)

@@ -20,15 +20,54 @@ static int32_t clamp_pos(int32_t v)
 	return v < -WIRE_MAX_DIM ? -WIRE_MAX_DIM : (v > 2 * WIRE_MAX_DIM ? 2 * WIRE_MAX_DIM : v);
 }
 
-/* Tells every viewer that knows the window, after the window's last
- * frame to it. */
-static void send_all(struct rc_window *window, const struct wire_msg *msg)
+/* Tells the view's viewer about its window, after the window's last frame
+ * to it. */
+static void send_to(struct rc_view *view, struct wire_msg msg)
+{
+	connection_send_window(view->viewer->conn, &view->encoder.queued, &msg);
+}
+
+/* Tells every viewer that knows the window. */
+static void send_all(struct rc_window *window, struct wire_msg msg)
 {
 	struct rc_view *view;
 	window_for_each_view(view, window, i)
 	{
-		connection_send_window(view->viewer->conn, &view->encoder.queued, msg);
+		send_to(view, msg);
 	}
+}
+
+/* The messages that follow window_new, and later changes of the same. */
+static struct wire_msg scale_msg(const struct rc_window *window)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_SCALE,
+		.window_scale = {.window = window->id, .scale = window->scale}};
+}
+
+static struct wire_msg hints_msg(const struct rc_window *window, const int32_t hints[4])
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_HINTS,
+		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]}};
+}
+
+static struct wire_msg decoration_msg(const struct rc_window *window)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_DECORATION,
+		.window_decoration = {.window = window->id,
+			.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
+						    : WIRE_DECORATION_CLIENT_SIDE}};
+}
+
+static struct wire_msg request_msg(const struct rc_window *window, enum wire_request request)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_REQUEST,
+		.window_request = {.window = window->id, .request = request}};
+}
+
+static struct wire_msg parent_msg(const struct rc_window *window, uint32_t parent)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_PARENT,
+		.window_parent = {.window = window->id, .parent = parent}};
 }
 
 /* The toplevel's parent as the viewer knows it: 0 while the parent is not
@@ -106,13 +145,10 @@ bool announce_window(struct rc_window *window, struct rc_view *view)
 				},
 		};
 	}
-	struct rc_connection *conn = viewer->conn;
-	connection_send_window(conn, &view->encoder.queued, &msg);
+	send_to(view, msg);
 	view->announced = true;
 	if (window->scale != 1) {
-		connection_send_window(conn, &view->encoder.queued,
-			&(struct wire_msg){.type = WIRE_WINDOW_SCALE,
-				.window_scale = {.window = window->id, .scale = window->scale}});
+		send_to(view, scale_msg(window));
 	}
 	if (window->popup) {
 		return true;
@@ -124,27 +160,14 @@ bool announce_window(struct rc_window *window, struct rc_view *view)
 	int32_t hints[4];
 	if (size_hints(window, hints)) {
 		memcpy(window->hints, hints, sizeof(hints));
-		connection_send_window(conn, &view->encoder.queued,
-			&(struct wire_msg){.type = WIRE_WINDOW_HINTS,
-				.window_hints = {window->id, hints[0], hints[1], hints[2],
-					hints[3]}});
+		send_to(view, hints_msg(window, hints));
 	}
-	connection_send_window(conn, &view->encoder.queued,
-		&(struct wire_msg){.type = WIRE_WINDOW_DECORATION,
-			.window_decoration = {.window = window->id,
-				.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
-							    : WIRE_DECORATION_CLIENT_SIDE}});
-	enum wire_request requests[2] = {
-		window->impl->wants_maximized(window, first) ? WIRE_REQUEST_MAXIMIZE : 0,
-		window->impl->wants_fullscreen(window, first) ? WIRE_REQUEST_FULLSCREEN : 0,
-	};
-	for (int i = 0; i < 2; i++) {
-		if (requests[i]) {
-			connection_send_window(conn, &view->encoder.queued,
-				&(struct wire_msg){.type = WIRE_WINDOW_REQUEST,
-					.window_request = {.window = window->id,
-						.request = requests[i]}});
-		}
+	send_to(view, decoration_msg(window));
+	if (window->impl->wants_maximized(window, first)) {
+		send_to(view, request_msg(window, WIRE_REQUEST_MAXIMIZE));
+	}
+	if (window->impl->wants_fullscreen(window, first)) {
+		send_to(view, request_msg(window, WIRE_REQUEST_FULLSCREEN));
 	}
 	/* Children announced before their parent get it now. */
 	struct rc_window *child;
@@ -152,10 +175,7 @@ bool announce_window(struct rc_window *window, struct rc_view *view)
 	{
 		struct rc_view *child_view = window_view(child, viewer);
 		if (!child->popup && child_view && child->impl->parent(child) == window) {
-			connection_send_window(conn, &child_view->encoder.queued,
-				&(struct wire_msg){.type = WIRE_WINDOW_PARENT,
-					.window_parent = {.window = child->id,
-						.parent = window->id}});
+			send_to(child_view, parent_msg(child, window->id));
 		}
 	}
 	return true;
@@ -165,7 +185,7 @@ void announce_destroy(struct rc_window *window)
 {
 	struct wire_msg msg = {.type = WIRE_WINDOW_DESTROY,
 		.window_destroy = {.window = window->id}};
-	send_all(window, &msg);
+	send_all(window, msg);
 	for (int i = 0; i < RC_MAX_VIEWERS; i++) {
 		if (window->views[i]) {
 			window->views[i]->announced = false;
@@ -185,7 +205,7 @@ static void send_text(struct rc_window *window, enum wire_type type, const char 
 	} else {
 		msg.window_app_id = (struct wire_window_app_id){window->id, text, len};
 	}
-	send_all(window, &msg);
+	send_all(window, msg);
 }
 
 void announce_title(struct rc_window *window)
@@ -206,22 +226,13 @@ void announce_parent(struct rc_window *window)
 	struct rc_view *view;
 	window_for_each_view(view, window, i)
 	{
-		struct wire_msg msg = {
-			.type = WIRE_WINDOW_PARENT,
-			.window_parent = {.window = window->id,
-				.parent = parent_id(window, view->viewer)},
-		};
-		connection_send_window(view->viewer->conn, &view->encoder.queued, &msg);
+		send_to(view, parent_msg(window, parent_id(window, view->viewer)));
 	}
 }
 
 void announce_scale(struct rc_window *window)
 {
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_SCALE,
-		.window_scale = {.window = window->id, .scale = window->scale},
-	};
-	send_all(window, &msg);
+	send_all(window, scale_msg(window));
 }
 
 void announce_request(struct rc_window *window, enum wire_request request)
@@ -229,11 +240,7 @@ void announce_request(struct rc_window *window, enum wire_request request)
 	if (window->popup) {
 		return;
 	}
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_REQUEST,
-		.window_request = {.window = window->id, .request = request},
-	};
-	send_all(window, &msg);
+	send_all(window, request_msg(window, request));
 }
 
 void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t serial, uint32_t edges,
@@ -242,7 +249,7 @@ void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t seria
 	static const char *const names[] = {"", "moved", "resized", "given its menu"};
 	/* The press was the input viewer's: its compositor moves the window. */
 	struct rc_view *view = window_view(window, window->server->input_viewer);
-	struct rc_connection *conn = window_shown_to_input(window) ? view->viewer->conn : NULL;
+	struct rc_connection *conn = view ? input_connection(window->server) : NULL;
 	uint32_t mark;
 	if (!conn || conn->minor < 1 || window->popup) {
 		return;
@@ -262,7 +269,7 @@ void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t seria
 			.y = kind == WIRE_GRAB_MENU ? clamp_pos(y) : 0},
 	};
 	log_debug("window %u asks to be %s (press %u)", window->id, names[kind], mark);
-	connection_send_window(conn, &view->encoder.queued, &msg);
+	send_to(view, msg);
 	if (kind != WIRE_GRAB_MENU) {
 		input_press_taken(window->server, serial);
 	}
@@ -275,11 +282,7 @@ void announce_hints(struct rc_window *window)
 		return;
 	}
 	memcpy(window->hints, hints, sizeof(hints));
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_HINTS,
-		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]},
-	};
-	send_all(window, &msg);
+	send_all(window, hints_msg(window, hints));
 }
 
 void announce_decoration(struct rc_window *window)
@@ -287,11 +290,5 @@ void announce_decoration(struct rc_window *window)
 	if (window->popup) {
 		return;
 	}
-	struct wire_msg msg = {
-		.type = WIRE_WINDOW_DECORATION,
-		.window_decoration = {.window = window->id,
-			.mode = window->server_side ? WIRE_DECORATION_SERVER_SIDE
-						    : WIRE_DECORATION_CLIENT_SIDE},
-	};
-	send_all(window, &msg);
+	send_all(window, decoration_msg(window));
 }

@@ -6,7 +6,6 @@
  * and is dropped.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xkbcommon/xkbcommon.h>
@@ -223,11 +222,13 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
 	}
 	send_snapshot(viewer);
 	/* The newest full viewer has input: it gets the selection, the
-	 * constraints and the input methods before it acts. */
+	 * constraints and the input methods before it acts (and every viewer
+	 * hears of it). */
 	if (!viewer->view_only) {
 		take_input(viewer);
+	} else {
+		send_viewers(server);
 	}
-	send_viewers(server);
 	record_update(server);
 	sound_viewer_changed(server, sound_wanted(server));
 }
@@ -574,8 +575,8 @@ static const struct rc_connection_handler handler = {
 	.closed = handle_closed,
 };
 
-/* A connection for a new viewer; false (fds closed) when out of memory. */
-static bool add_viewer(struct rc_server *server, int in_fd, int out_fd, bool view_only)
+/* A connection for a new viewer; NULL (fds closed) when out of memory. */
+static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out_fd, bool view_only)
 {
 	/* listen.c turns away a viewer beyond RC_MAX_VIEWERS before this. */
 	struct rc_viewer *viewer = viewer_new(server, view_only);
@@ -585,17 +586,15 @@ static bool add_viewer(struct rc_server *server, int in_fd, int out_fd, bool vie
 		if (out_fd != in_fd) {
 			close(out_fd);
 		}
-		return false;
+		return NULL;
 	}
 	viewer->conn = connection_create(server->loop, in_fd, out_fd, &handler, viewer);
 	if (!viewer->conn) {
 		log_error("out of memory accepting a viewer");
-		wl_list_remove(&viewer->link);
-		server->nviewers--;
-		free(viewer);
-		return false;
+		viewer_free(viewer);
+		return NULL;
 	}
-	return true;
+	return viewer;
 }
 
 void dispatch_attach(struct rc_server *server, int fd, const char *peer,
@@ -618,15 +617,15 @@ void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 			connection_close_now(viewer->conn, 0);
 		}
 	}
-	if (!add_viewer(server, fd, fd, view_only)) {
+	struct rc_viewer *viewer = add_viewer(server, fd, fd, view_only);
+	if (!viewer) {
 		return;
 	}
-	struct rc_viewer *viewer = wl_container_of(server->viewers.prev, viewer, link);
 	channel_first_read(&viewer->conn->channel);
 	welcome(viewer, hello);
 }
 
 bool dispatch_attach_stdio(struct rc_server *server)
 {
-	return add_viewer(server, STDIN_FILENO, STDOUT_FILENO, false);
+	return add_viewer(server, STDIN_FILENO, STDOUT_FILENO, false) != NULL;
 }

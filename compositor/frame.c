@@ -196,8 +196,8 @@ static struct image capture(struct rc_window *window)
 	}
 	/* The first frame captured after the app answered an input says so,
 	 * to the viewer that gave it. */
-	struct rc_view *input_view = window_view(window, window->server->input_viewer);
 	if (window->input_mark_armed) {
+		struct rc_view *input_view = window_view(window, window->server->input_viewer);
 		if (input_view) {
 			input_view->input_mark = window->input_mark;
 		}
@@ -324,13 +324,12 @@ void frame_tick(struct rc_clock *clock)
 	window_for_each_view(view, window, i)
 	{
 		watched = true;
-		work = work || pixman_region32_not_empty(&view->damage) ||
-			encoder_wants_tick(&view->encoder);
+		work = work || has_work(view);
 	}
 	/* While a frame is being encoded the window's image stays as it is,
 	 * and new damage waits for the next tick after. */
 	bool encoding = any_busy(window);
-	bool busy = watched && (encoding || work || pixman_region32_not_empty(&window->damage));
+	bool busy = watched && (encoding || work);
 	window->frame_waits = busy && encoding;
 	if (busy) {
 		window_for_each_view(view, window, i)

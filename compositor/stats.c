@@ -15,6 +15,15 @@
 #include "sound.h"
 #include "stats.h"
 
+/* A window's app id, safe for a log line. */
+#define NAME_MAX_ESCAPED (WIRE_MAX_APP_ID * 4 + 1)
+static const char *window_name(struct rc_window *window, char name[NAME_MAX_ESCAPED])
+{
+	const char *app_id = window->impl->app_id(window);
+	log_escape(name, NAME_MAX_ESCAPED, app_id, strnlen(app_id, WIRE_MAX_APP_ID));
+	return name;
+}
+
 /* The window's frames on their way to the viewer. */
 static uint32_t frames_in_flight(const struct flow *flow, uint32_t window)
 {
@@ -46,10 +55,8 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 			continue;
 		}
 		struct rc_encoder *enc = &view->encoder;
-		char codec[160], name[WIRE_MAX_APP_ID * 4 + 1];
+		char codec[160], name[NAME_MAX_ESCAPED];
 		encoder_describe(enc, codec, sizeof(codec));
-		const char *app_id = window->impl->app_id(window);
-		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
 		bool focus = conn->focus == window->id;
 		char shared[48] = "";
 		if (view->lead) {
@@ -58,9 +65,9 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 		}
 		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
 			 "MB/s, rtt %.1f ms, in flight %u%s%s%s",
-			window->id, name, window->stat_commits, enc->stat_frames, codec,
-			enc->stat_copies, (double)enc->stat_bytes / 1e6, enc->rtt_ms,
-			frames_in_flight(&conn->flow, window->id),
+			window->id, window_name(window, name), window->stat_commits,
+			enc->stat_frames, codec, enc->stat_copies, (double)enc->stat_bytes / 1e6,
+			enc->rtt_ms, frames_in_flight(&conn->flow, window->id),
 			focus ? ", focus (its frames go first)" : "", shared, who);
 	}
 }
@@ -73,12 +80,10 @@ static void print_stats(struct rc_server *server)
 		struct rc_window *window;
 		wl_list_for_each(window, &server->windows, link)
 		{
-			char name[WIRE_MAX_APP_ID * 4 + 1];
-			const char *app_id = window->impl->app_id(window);
-			log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
+			char name[NAME_MAX_ESCAPED];
 			if (window->mapped) {
 				log_info("stats window %u (%s): app %u fps, no viewer", window->id,
-					name, window->stat_commits);
+					window_name(window, name), window->stat_commits);
 			}
 		}
 	}

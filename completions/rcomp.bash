@@ -2,12 +2,12 @@
 # Installed as completions/rcomp-run and completions/rcomp-view, so that
 # bash-completion loads it for either command.
 
-# Session names, from rcomp-run --list here, or on HOST over ssh.
+# Session names, from rcomp-run --list here, or over ssh with the ssh
+# options and host given (-p, -i, -J... as typed).
 _rcomp_sessions()
 {
-	local host=$1
-	if [[ $host ]]; then
-		ssh -o BatchMode=yes -o ConnectTimeout=3 "$host" rcomp-run --list 2>/dev/null
+	if (($#)); then
+		ssh -o BatchMode=yes -o ConnectTimeout=3 "$@" rcomp-run --list 2>/dev/null
 	else
 		rcomp-run --list 2>/dev/null
 	fi | awk 'NR > 1 { print $1 }'
@@ -29,6 +29,7 @@ _rcomp_values()
 		fi
 		;;
 	--fps) COMPREPLY=($(compgen -W 'auto 30 60 75 120 144 165 240' -- "$cur")) ;;
+	--stall-timeout) COMPREPLY=($(compgen -W '10 30 60' -- "$cur")) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
 	--socket | --token-file | --remote-bin) _filedir ;;
@@ -53,7 +54,7 @@ _rcomp_common()
 		fi
 	done
 	_rcomp_values "$prev" && return 0
-	if [[ $prev == --attach ]]; then
+	if [[ $prev == --attach || $prev == --stop ]]; then
 		COMPREPLY=($(compgen -W "$(_rcomp_sessions)" -- "$cur"))
 		return 0
 	fi
@@ -65,9 +66,10 @@ _rcomp_run()
 	local cur prev words cword
 	_init_completion -n : || return
 	_rcomp_common && return
-	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --watch-token --stdio --persist --offer-udp
-		--list --attach --fps --compress --codec --motion --audio --no-xwayland --stats --dump-dir
-		--verbose --show-config --version --help --' -- "$cur"))
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --watch-token
+		--stall-timeout --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
+		--motion --audio --no-xwayland --stats --dump-dir --verbose --show-config --version --help
+		--' -- "$cur"))
 }
 
 _rcomp_view()
@@ -82,22 +84,30 @@ _rcomp_view()
 		fi
 	done
 	if ((ssh)); then
-		# ssh [ssh options] HOST -- APP, or HOST --attach [SESSION]
+		# ssh [ssh options] HOST -- APP, or HOST --attach|--stop [SESSION]
 		local host= j
+		local -a sshopts=()
 		for ((j = ssh + 1; j < cword; j++)); do
 			case ${words[j]} in
 			--) return ;; # the remote app: not ours to know
-			--attach)
-				COMPREPLY=($(compgen -W "$(_rcomp_sessions "$host")" -- "$cur"))
+			--attach | --stop)
+				COMPREPLY=($(compgen -W "$(_rcomp_sessions "${sshopts[@]}")" -- "$cur"))
 				return
 				;;
-			-[bcDEeFIiJLlmOopQRSWw]) ((j++)) ;; # ssh options with a value
-			-*) ;;
-			*) host=${words[j]} ;;
+			-[bcDEeFIiJLlmOopQRSWw])
+				# ssh options with a value: kept, to ask the same host
+				sshopts+=("${words[j]}" "${words[j + 1]}")
+				((j++))
+				;;
+			-*) sshopts+=("${words[j]}") ;;
+			*)
+				host=${words[j]}
+				sshopts+=("$host")
+				;;
 			esac
 		done
 		if [[ $host ]]; then
-			COMPREPLY=($(compgen -W '-- --attach' -- "$cur"))
+			COMPREPLY=($(compgen -W '-- --attach --stop' -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '-p -l -i -o -J -F -v -4 -6 -A -C -X -Y' -- "$cur"))
 		else

@@ -4,31 +4,48 @@ function __rcomp_sessions
     rcomp-run --list 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
-function __rcomp_view_ssh_host
-    # The host after "ssh", once given (the last word that is no option).
+function __rcomp_view_ssh_args
+    # The ssh options and host after "ssh", as typed, once the host is given
+    # (the last word that is no option, nor an option's value).
     set -l words (commandline -opc)
     set -l seen 0
+    set -l takes_value 0
+    set -l args
     set -l host
     for w in $words[2..-1]
         if test $seen -eq 1
+            if test $takes_value -eq 1
+                set -a args $w
+                set takes_value 0
+                continue
+            end
             switch $w
-                case '--' '--attach'
+                case '--' '--attach' '--stop'
                     break
+                case '-b' '-c' '-D' '-E' '-e' '-F' '-I' '-i' '-J' '-L' '-l' '-m' '-O' '-o' '-p' '-Q' '-R' '-S' '-W' '-w'
+                    set -a args $w
+                    set takes_value 1
                 case '-*'
+                    set -a args $w
                 case '*'
+                    set -a args $w
                     set host $w
             end
         else if test "$w" = ssh
             set seen 1
         end
     end
-    test -n "$host"; and echo $host
+    test -n "$host"; and string join \n -- $args
+end
+
+function __rcomp_view_ssh_host
+    __rcomp_view_ssh_args >/dev/null
 end
 
 function __rcomp_view_ssh_sessions
-    set -l host (__rcomp_view_ssh_host)
-    test -n "$host"; or return
-    ssh -o BatchMode=yes -o ConnectTimeout=3 $host rcomp-run --list 2>/dev/null | awk 'NR > 1 { print $1 }'
+    set -l args (__rcomp_view_ssh_args)
+    test -n "$args"; or return
+    ssh -o BatchMode=yes -o ConnectTimeout=3 $args rcomp-run --list 2>/dev/null | awk 'NR > 1 { print $1 }'
 end
 
 set -l compress none lz4 zstd zstd:1 zstd:3 zstd:9 zstd:19
@@ -41,11 +58,13 @@ complete -c rcomp-run -l listen-tcp -x -d 'Also listen on TCP (ADDR:PORT)'
 complete -c rcomp-run -l listen-udp -x -d 'Also listen on UDP, QUIC (ADDR:PORT)'
 complete -c rcomp-run -l token-file -r -F -d 'The TCP token is the first line of FILE'
 complete -c rcomp-run -l watch-token -d 'Also write a token that admits viewers to watch only'
+complete -c rcomp-run -l stall-timeout -x -a '10 30 60' -d 'Drop a viewer whose link takes nothing this long'
 complete -c rcomp-run -l stdio -d 'Speak to one viewer on stdin/stdout'
 complete -c rcomp-run -l persist -d 'With --stdio: run on in the background'
 complete -c rcomp-run -l offer-udp -d 'With --persist: offer UDP to a viewer over ssh'
 complete -c rcomp-run -l list -d 'List the sessions'
 complete -c rcomp-run -l attach -x -a '(__rcomp_sessions)' -d 'Connect stdio to a session'
+complete -c rcomp-run -l stop -x -a '(__rcomp_sessions)' -d 'End a session'
 complete -c rcomp-run -l fps -x -a "$fps" -d 'Frame clock of each window'
 complete -c rcomp-run -l compress -x -a "$compress" -d 'Compression of lossless frames'
 complete -c rcomp-run -l codec -x -a 'auto lossless video' -d 'Lossless, video or both'
@@ -87,5 +106,5 @@ complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -s V -l version 
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -s h -l help -d 'Show the options'
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -f -a ssh -d 'Run or attach on a host over ssh'
 complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and not __rcomp_view_ssh_host' -f -a '(__fish_print_hostnames)' -d 'Host'
-complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and __rcomp_view_ssh_host >/dev/null; and not __fish_seen_subcommand_from -- --attach' -f -a '-- --attach'
-complete -c rcomp-view -n '__fish_seen_subcommand_from --attach; and __fish_seen_subcommand_from ssh' -f -a '(__rcomp_view_ssh_sessions)' -d 'Session'
+complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and __rcomp_view_ssh_host; and not __fish_seen_subcommand_from -- --attach --stop' -f -a '-- --attach --stop'
+complete -c rcomp-view -n '__fish_seen_subcommand_from --attach --stop; and __fish_seen_subcommand_from ssh' -f -a '(__rcomp_view_ssh_sessions)' -d 'Session'

@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "log.h"
+#include "monotonic.h"
 #include "sound.h"
 
 /* Whether anything of the app's still runs: a child of ours that is not
@@ -47,10 +48,21 @@ static bool have_children(struct rc_server *server)
 	return found;
 }
 
+/* A session that outlives its stdio (--persist) waits this long after its
+ * app exited for its first viewer, the one that started it, to be told. */
+#define FIRST_VIEWER_WAIT_US 10000000
+
 void app_check_exit(struct rc_server *server)
 {
 	struct rc_app *app = &server->app;
 	if (!app->exited || !server->running) {
+		return;
+	}
+	if (server->options.persist && !server->welcomed_ever && !app->stopping &&
+		monotonic_usec() - app->exited_us < FIRST_VIEWER_WAIT_US) {
+		/* Its viewer is on its way through the bridge: it hears the
+		 * app's status, whenever the app ended. */
+		wl_event_source_timer_update(app->exit_check, 250);
 		return;
 	}
 	if (!wl_list_empty(&server->windows)) {
@@ -95,15 +107,50 @@ static int handle_sigchld(int signo, void *data)
 			continue;
 		}
 		app->exited = true;
+		app->exited_us = monotonic_usec();
 		if (WIFEXITED(status)) {
 			app->status = WEXITSTATUS(status);
 		} else if (WIFSIGNALED(status)) {
 			app->status = 128 + WTERMSIG(status);
 		}
-		log_info("app exited with status %d", app->status);
+		if (!app->failure[0]) {
+			log_info("app exited with status %d", app->status);
+		}
 	}
 	app_check_exit(server);
 	return 0;
+}
+
+/* Apps asked to close their windows have this long to end on their own. */
+#define STOP_GRACE_MS 5000
+
+static int handle_stop_timer(void *data)
+{
+	struct rc_server *server = data;
+	log_info("the apps did not end within %d s of being asked to: ending them",
+		STOP_GRACE_MS / 1000);
+	server->running = false; /* app_finish ends what is left */
+	return 0;
+}
+
+void app_stop(struct rc_server *server)
+{
+	struct rc_app *app = &server->app;
+	if (app->stopping) {
+		return;
+	}
+	app->stopping = true;
+	server->exit_code = 0;
+	log_info("asked to stop (rcomp-run --stop): the apps are asked to close their windows");
+	struct rc_window *window, *tmp;
+	wl_list_for_each_safe(window, tmp, &server->windows, link)
+	{
+		if (!window->popup) {
+			window->impl->close(window);
+		}
+	}
+	wl_event_source_timer_update(app->stop_timer, STOP_GRACE_MS);
+	app_check_exit(server);
 }
 
 bool app_init(struct rc_server *server)
@@ -111,7 +158,8 @@ bool app_init(struct rc_server *server)
 	struct rc_app *app = &server->app;
 	app->sigchld = wl_event_loop_add_signal(server->loop, SIGCHLD, handle_sigchld, server);
 	app->exit_check = wl_event_loop_add_timer(server->loop, handle_exit_check, server);
-	return app->sigchld && app->exit_check;
+	app->stop_timer = wl_event_loop_add_timer(server->loop, handle_stop_timer, server);
+	return app->sigchld && app->exit_check && app->stop_timer;
 }
 
 void app_finish(struct rc_server *server)
@@ -127,17 +175,29 @@ void app_finish(struct rc_server *server)
 	if (app->exit_check) {
 		wl_event_source_remove(app->exit_check);
 	}
-	app->sigchld = app->exit_check = NULL;
+	if (app->stop_timer) {
+		wl_event_source_remove(app->stop_timer);
+	}
+	app->sigchld = app->exit_check = app->stop_timer = NULL;
 }
 
 bool app_start(struct rc_server *server, char **argv)
 {
-	pid_t pid = fork();
-	if (pid < 0) {
+	/* The child writes errno here if exec fails; exec closes it. */
+	int report[2];
+	if (pipe2(report, O_CLOEXEC) < 0) {
 		log_error("cannot start %s: %s", argv[0], strerror(errno));
 		return false;
 	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_error("cannot start %s: %s", argv[0], strerror(errno));
+		close(report[0]);
+		close(report[1]);
+		return false;
+	}
 	if (pid == 0) {
+		close(report[0]);
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -167,10 +227,29 @@ bool app_start(struct rc_server *server, char **argv)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		}
 		execvp(argv[0], argv);
-		fprintf(stderr, "rcomp-run: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		int err = errno;
+		ssize_t n = write(report[1], &err, sizeof(err));
+		(void)n;
+		_exit(err == ENOENT ? 127 : 126);
 	}
+	close(report[1]);
 	setpgid(pid, pid);
-	server->app.pid = pid;
+	struct rc_app *app = &server->app;
+	app->pid = pid;
+	int err;
+	ssize_t n;
+	do {
+		n = read(report[0], &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		/* As a shell says it, and with a shell's status: the viewer
+		 * says it once and exits with it. */
+		snprintf(app->failure, sizeof(app->failure), "%s cannot be run: %s", argv[0],
+			strerror(err));
+		if (!server->options.stdio) {
+			log_error("%s", app->failure); /* else its viewer says it */
+		}
+	}
 	return true;
 }

@@ -15,5 +15,9 @@ void app_finish(struct rc_server *server);
 bool app_start(struct rc_server *server, char **argv);
 /* Ends the session if the app has exited and nothing of it is left. */
 void app_check_exit(struct rc_server *server);
+/* Ends the session, asked to (rcomp-run --stop): the apps are asked to
+ * close their windows, and are ended with it if they have not within a
+ * few seconds. */
+void app_stop(struct rc_server *server);
 
 #endif

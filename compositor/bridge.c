@@ -1,7 +1,7 @@
 /*
- * The commands that reach a running session: rcomp-run --list, and
- * rcomp-run --attach, a byte bridge from stdin/stdout to the session's
- * socket (what ssh runs to reattach). --persist uses the same bridge: the
+ * The commands that reach a running session: rcomp-run --list, rcomp-run
+ * --stop, and rcomp-run --attach, a byte bridge from stdin/stdout to the
+ * session's socket (what ssh runs to reattach). --persist uses the same bridge: the
  * session goes to the background and the process ssh started bridges to it.
  */
 #include <errno.h>
@@ -164,6 +164,17 @@ int bridge_attach(const char *name)
 		chosen = i >= 0 ? &infos[i] : NULL;
 		status = i >= 0 ? RC_EXIT_FAILURE : -i;
 	}
+	if (isatty(STDOUT_FILENO)) {
+		/* The session's stream is for a viewer, never for a terminal. */
+		if (!chosen) {
+			log_error("%s", text);
+			return status;
+		}
+		log_error("--attach connects a viewer on stdin and stdout to a session (what "
+			  "rcomp-view ssh runs); in a terminal, attach with rcomp-view --attach %s",
+			chosen->name);
+		return RC_EXIT_USAGE;
+	}
 	int sock = chosen ? connect_session(chosen->dir, chosen->name) : -1;
 	if (chosen && sock < 0) {
 		snprintf(text, sizeof(text), "session %s does not answer: %s", chosen->name,
@@ -179,6 +190,94 @@ int bridge_attach(const char *name)
 	status = bridge(sock);
 	close(sock);
 	return status;
+}
+
+/* How long --stop waits for the session to end: its apps' grace, and then
+ * some. */
+#define STOP_WAIT_MS 20000
+
+int bridge_stop(const char *name)
+{
+	char text[WIRE_MAX_TEXT];
+	static struct session_info infos[256];
+	int n = session_list(infos, 256);
+	if (n < 0) {
+		log_error("cannot read the session directory");
+		return RC_EXIT_FAILURE;
+	}
+	if (!name && n > 1) {
+		/* Not the only detached one, as --attach takes: a session to
+		 * end is named, or the only one. */
+		size_t len = (size_t)snprintf(text, sizeof(text), "%d sessions are running (", n);
+		for (int k = 0; k < n && len < sizeof(text); k++) {
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
+				k ? ", " : "", infos[k].name);
+		}
+		log_error("%s): name the one to end with --stop NAME", text);
+		return RC_EXIT_SEVERAL;
+	}
+	int i = session_choose(infos, n, name, text, sizeof(text));
+	if (i < 0) {
+		log_error("%s", text);
+		return -i;
+	}
+	const struct session_info *chosen = &infos[i];
+	int sock = connect_session(chosen->dir, chosen->name);
+	if (sock < 0) {
+		log_error("session %s does not answer: %s", chosen->name, strerror(errno));
+		return RC_EXIT_FAILURE;
+	}
+	/* Share and watch too: a server older than --stop takes it for a
+	 * watcher, and answers with a welcome. */
+	struct wire_msg hello = {.type = WIRE_HELLO,
+		.hello = {.magic = WIRE_MAGIC,
+			.major = WIRE_VERSION_MAJOR,
+			.minor = WIRE_VERSION_MINOR,
+			.flags = WIRE_HELLO_STOP | WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY}};
+	channel_write_once(sock, &hello);
+	/* The answer comes once the session has ended: its first message. */
+	struct buffer in;
+	buffer_init(&in, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
+	struct wire_msg msg = {0};
+	enum wire_status status = WIRE_INCOMPLETE;
+	for (;;) {
+		struct pollfd pfd = {.fd = sock, .events = POLLIN};
+		if (poll(&pfd, 1, STOP_WAIT_MS) <= 0) {
+			break;
+		}
+		uint8_t *dst = buffer_reserve(&in, 4096);
+		ssize_t got = dst ? read(sock, dst, 4096) : -1;
+		if (got <= 0) {
+			break;
+		}
+		buffer_commit(&in, (size_t)got);
+		size_t used;
+		status = wire_decode(WIRE_FROM_SERVER, buffer_head(&in), buffer_size(&in), &msg,
+			&used, text, sizeof(text));
+		if (status != WIRE_INCOMPLETE) {
+			break;
+		}
+	}
+	close(sock);
+	int result = RC_EXIT_FAILURE;
+	if (status == WIRE_OK && msg.type == WIRE_GOODBYE &&
+		msg.goodbye.reason == WIRE_BYE_SHUTDOWN) {
+		printf("session %s has ended\n", chosen->name);
+		result = 0;
+	} else if (status == WIRE_OK && msg.type == WIRE_WELCOME) {
+		log_error("session %s is run by an older rcomp-run that cannot be stopped this "
+			  "way: "
+			  "end it with kill %ld",
+			chosen->name, (long)chosen->pid);
+	} else if (status == WIRE_OK && msg.type == WIRE_GOODBYE) {
+		log_escape(text, sizeof(text), msg.goodbye.text, msg.goodbye.text_len);
+		log_error("session %s refused to stop: %s", chosen->name, text);
+	} else {
+		log_error("session %s did not say it ended within %d s", chosen->name,
+			STOP_WAIT_MS / 1000);
+	}
+	buffer_finish(&in);
+	return result;
 }
 
 /*

@@ -1,6 +1,6 @@
 /*
- * rcomp-run --list and --attach, and --persist's move to the background:
- * the commands that reach a session from outside it.
+ * rcomp-run --list, --attach and --stop, and --persist's move to the
+ * background: the commands that reach a session from outside it.
  */
 #ifndef RCOMP_BRIDGE_H
 #define RCOMP_BRIDGE_H
@@ -11,6 +11,9 @@
 int bridge_list(void);
 /* rcomp-run --attach [NAME]: bridges stdio to a session. The exit status. */
 int bridge_attach(const char *name);
+/* rcomp-run --stop [NAME]: ends a session, waiting until it has. The exit
+ * status. */
+int bridge_stop(const char *name);
 /*
  * --persist: the session becomes a daemon and this process a bridge from
  * stdio to it, so that the session outlives the ssh connection that

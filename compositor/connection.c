@@ -4,6 +4,7 @@
  * the books of frames in flight. Errors close this connection alone.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,9 +15,17 @@
 #include "monotonic.h"
 #include "transfer.h"
 
-/* Each class's queue: frames wait one per window, so this bounds how many
- * windows may have one waiting at their largest. */
+/* The frames classes' queues: what a viewer's frames hold is kept well
+ * under this (connection_may_send_frame); reaching it means a bug, and
+ * the viewer is dropped. */
 #define OUT_LIMIT (4 * ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY))
+/* The other classes': far more than a snapshot of many windows, a burst
+ * of cursors or a second of sound. */
+#define OUT_LIMIT_SMALL (16u << 20)
+/* One frame's raw bytes before the viewer has acknowledged a frame, and
+ * after (a 4K window whole). */
+#define FRAME_RAW_MIN (1u << 20)
+#define FRAME_RAW_MAX (32u << 20)
 /* The largest viewer message is a keymap. */
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + 4 + WIRE_MAX_KEYMAP)
 #define READ_CHUNK (64 * 1024)
@@ -83,8 +92,32 @@ static int handle_writable(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+/* The link took nothing for the stall timeout while something waited:
+ * the viewer is dropped. */
+static int handle_stall_timer(void *data)
+{
+	struct rc_connection *conn = data;
+	conn->stall_armed = false;
+	if (!conn->waiting_since_us) {
+		return 0;
+	}
+	uint64_t waited_ms = (monotonic_usec() - conn->waiting_since_us) / 1000;
+	if (waited_ms < (uint64_t)conn->stall_timeout_ms) {
+		conn->stall_armed = true;
+		wl_event_source_timer_update(conn->stall_timer,
+			conn->stall_timeout_ms - (int)waited_ms);
+		return 0;
+	}
+	log_error("%s took nothing for %.0f s with %zu KiB waiting for it: dropping it (it may "
+		  "reconnect; --stall-timeout sets how long)",
+		conn->name, (double)waited_ms / 1000, channel_queued(&conn->channel) / 1024);
+	connection_destroy(conn);
+	return 0;
+}
+
 struct rc_connection *connection_create(struct wl_event_loop *loop, int in_fd, int out_fd,
-	const struct rc_connection_handler *handler, void *data)
+	int stall_timeout_ms, const char *name, const struct rc_connection_handler *handler,
+	void *data)
 {
 	struct rc_connection *conn = calloc(1, sizeof(*conn));
 	if (!conn) {
@@ -94,19 +127,27 @@ struct rc_connection *connection_create(struct wl_event_loop *loop, int in_fd, i
 		}
 		return NULL;
 	}
-	channel_init(&conn->channel, in_fd, out_fd, IN_LIMIT, OUT_LIMIT);
+	channel_init(&conn->channel, in_fd, out_fd, IN_LIMIT, OUT_LIMIT_SMALL);
+	channel_set_out_limit(&conn->channel, CHANNEL_FOCUS, OUT_LIMIT);
+	channel_set_out_limit(&conn->channel, CHANNEL_FRAMES, OUT_LIMIT);
 	flow_init(&conn->flow);
 	conn->handler = handler;
 	conn->data = data;
+	conn->stall_timeout_ms = stall_timeout_ms;
+	snprintf(conn->name, sizeof(conn->name), "%s", name);
 	conn->in_source =
 		wl_event_loop_add_fd(loop, in_fd, WL_EVENT_READABLE, handle_readable, conn);
 	conn->out_source = wl_event_loop_add_fd(loop, out_fd, 0, handle_writable, conn);
-	if (!conn->in_source || !conn->out_source) {
+	conn->stall_timer = wl_event_loop_add_timer(loop, handle_stall_timer, conn);
+	if (!conn->in_source || !conn->out_source || !conn->stall_timer) {
 		if (conn->in_source) {
 			wl_event_source_remove(conn->in_source);
 		}
 		if (conn->out_source) {
 			wl_event_source_remove(conn->out_source);
+		}
+		if (conn->stall_timer) {
+			wl_event_source_remove(conn->stall_timer);
 		}
 		channel_close(&conn->channel);
 		free(conn);
@@ -123,6 +164,7 @@ void connection_destroy(struct rc_connection *conn)
 	conn->handler->closed(conn->data);
 	wl_event_source_remove(conn->in_source);
 	wl_event_source_remove(conn->out_source);
+	wl_event_source_remove(conn->stall_timer);
 	channel_close(&conn->channel);
 	free(conn);
 }
@@ -217,9 +259,21 @@ void connection_flush(struct rc_connection *conn)
 		connection_destroy(conn);
 		return;
 	}
-	if (channel_queued(&conn->channel) == 0 && conn->closing) {
+	size_t queued = channel_queued(&conn->channel);
+	if (queued == 0 && conn->closing) {
 		connection_destroy(conn);
 		return;
+	}
+	/* Progress: the link took bytes, or nothing waits for it. */
+	if (conn->channel.written != conn->written || queued == 0) {
+		conn->written = conn->channel.written;
+		conn->waiting_since_us = 0;
+	} else if (!conn->waiting_since_us) {
+		conn->waiting_since_us = monotonic_usec();
+		if (!conn->stall_armed && conn->stall_timeout_ms > 0) {
+			conn->stall_armed = true;
+			wl_event_source_timer_update(conn->stall_timer, conn->stall_timeout_ms);
+		}
 	}
 	/* A window that could not send keeps its damage and its clock keeps
 	 * ticking, so nothing needs waking when the queue drains; what pacing
@@ -254,8 +308,31 @@ static bool link_has_room(const struct rc_connection *conn)
 	return channel_queued(&conn->channel) == 0 && pace_in_flight(pace) < pace_limit(pace) / 2;
 }
 
+uint64_t connection_frame_max(const struct rc_connection *conn)
+{
+	/* It proved it reads once it acknowledged a frame. */
+	return conn->flow.delivered > 0 ? FRAME_RAW_MAX : FRAME_RAW_MIN;
+}
+
+/* Frames queued for the viewer and being encoded for it. */
+static uint64_t frames_held(const struct rc_connection *conn)
+{
+	return channel_queued_class(&conn->channel, CHANNEL_FOCUS) +
+		channel_queued_class(&conn->channel, CHANNEL_FRAMES) + conn->reserved;
+}
+
+void connection_reserve(struct rc_connection *conn, uint64_t bytes)
+{
+	conn->reserved += bytes;
+}
+
+void connection_release(struct rc_connection *conn, uint64_t bytes)
+{
+	conn->reserved = conn->reserved > bytes ? conn->reserved - bytes : 0;
+}
+
 bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight,
-	struct channel_mark last)
+	struct channel_mark last, uint64_t estimate)
 {
 	/* A window with nothing in flight may always send one frame: else a
 	 * window whose clock ticks just after a busy one's could find the
@@ -265,6 +342,10 @@ bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_
 	 * time, and the rate would be capped by the round trip while the link
 	 * idles: there a second may go. */
 	if (!conn->welcomed || conn->closing || !channel_taken(&conn->channel, last)) {
+		return false;
+	}
+	uint64_t held = frames_held(conn);
+	if (held > 0 && held + estimate > 2 * connection_frame_max(conn)) {
 		return false;
 	}
 	return !window_in_flight || flow_can_send(&conn->flow, monotonic_usec()) ||

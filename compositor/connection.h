@@ -37,13 +37,29 @@ struct rc_connection {
 	uint64_t frames; /* sent, for stats */
 	uint32_t focus; /* the window with the viewer's keyboard focus; 0: none */
 	bool stats_wanted; /* window_stats once a second (its HUD shows them) */
+	/* What its frames may hold (connection_may_send_frame): raw bytes
+	 * reserved for frames being encoded for it. */
+	uint64_t reserved;
+	/* Progress: the channel's bytes written at the last flush, and since
+	 * when something has waited while the link took nothing (0: it took
+	 * something, or nothing waits). After stall_timeout_ms of that the
+	 * viewer is dropped. */
+	uint64_t written;
+	uint64_t waiting_since_us;
+	int stall_timeout_ms;
+	struct wl_event_source *stall_timer;
+	bool stall_armed;
+	char name[32]; /* "viewer 3", for the log */
 	const struct rc_connection_handler *handler;
 	void *data;
 };
 
-/* Takes the fds; NULL (fds closed) when out of memory. */
+/* Takes the fds; NULL (fds closed) when out of memory. A viewer whose
+ * link takes nothing for stall_timeout_ms while something waits is
+ * dropped; name says who it is in the log. */
 struct rc_connection *connection_create(struct wl_event_loop *loop, int in_fd, int out_fd,
-	const struct rc_connection_handler *handler, void *data);
+	int stall_timeout_ms, const char *name, const struct rc_connection_handler *handler,
+	void *data);
 /* Tells the handler, then frees. NULL is ignored. */
 void connection_destroy(struct rc_connection *conn);
 
@@ -76,12 +92,25 @@ void connection_flush(struct rc_connection *conn);
  * destroys. */
 void connection_close_now(struct rc_connection *conn, int wait_ms);
 
+/*
+ * What a viewer's frames may hold. One frame carries at most
+ * connection_frame_max raw bytes (encode.c sends more damage as bands):
+ * FRAME_RAW_MIN until the viewer has acknowledged a frame, FRAME_RAW_MAX
+ * after, so one that never reads holds a band of a huge window, not the
+ * window.
+ * Its frames queued and being encoded hold at most twice that.
+ */
+uint64_t connection_frame_max(const struct rc_connection *conn);
 /* A window's next frame is encoded only once its last one has left the
  * send queue (the newest pixels win; while the link is short, frames of
- * windows without focus wait behind the focused one's and come less often)
- * and the flow allows: a window with nothing in flight may always send. */
+ * windows without focus wait behind the focused one's and come less often),
+ * the flow allows (a window with nothing in flight may always send), and
+ * a frame of up to estimate raw bytes fits what the viewer may hold. */
 bool connection_may_send_frame(const struct rc_connection *conn, bool window_in_flight,
-	struct channel_mark last);
+	struct channel_mark last, uint64_t estimate);
+/* A frame of up to bytes is being encoded for the viewer, until released. */
+void connection_reserve(struct rc_connection *conn, uint64_t bytes);
+void connection_release(struct rc_connection *conn, uint64_t bytes);
 /* The send queue is short enough for bulk data (clipboard) to join it. */
 bool connection_may_send_bulk(const struct rc_connection *conn);
 void connection_frame_sent(struct rc_connection *conn, uint32_t window, uint32_t seq,

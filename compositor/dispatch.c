@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "app.h"
 #include "clipboard.h"
 #include "constraint.h"
 #include "cursor.h"
@@ -22,6 +23,7 @@
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
+#include "tcp.h"
 #include "textinput.h"
 #include "video.h"
 #include "viewers.h"
@@ -147,7 +149,20 @@ static void send_snapshot(struct rc_viewer *viewer)
 	connection_send(viewer->conn, &(struct wire_msg){.type = WIRE_SYNC});
 }
 
-static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
+/* A key of the viewer's own for coming over to the session's UDP as itself
+ * (--offer-udp): known to the UDP door until the viewer leaves. */
+static bool make_move_key(struct rc_viewer *viewer)
+{
+	struct quic_endpoint *quic = viewer->server->listen.quic;
+	char prefix[24];
+	snprintf(prefix, sizeof(prefix), "%s%d-", QUIC_MOVE_PREFIX, viewer->slot);
+	return quic && tcp_random_token(viewer->move_key, &viewer->move_key_len, prefix) &&
+		quic_set_move_key(quic, viewer->slot, viewer->move_key, viewer->move_key_len);
+}
+
+/* A viewer whose hello was read: welcomed, told the state of things, and
+ * (takes_input) given input. */
+static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bool takes_input)
 {
 	struct rc_server *server = viewer->server;
 	struct rc_connection *conn = viewer->conn;
@@ -181,6 +196,7 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
 	};
 	connection_send(conn, &msg);
 	conn->welcomed = true;
+	server->welcomed_ever = true;
 	conn->video = (hello->caps & WIRE_CAP_H264) && video_available();
 	conn->copy_rect = hello->caps & WIRE_CAP_COPY_RECT;
 	conn->replace = hello->caps & WIRE_CAP_REPLACE;
@@ -198,23 +214,27 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
 		}
 	}
 	const struct rc_listen *listen = &server->listen;
-	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && listen->offer) {
-		/* A viewer over ssh: it may move the session to UDP. */
+	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && listen->offer &&
+		!server->app.exited && make_move_key(viewer)) {
+		/* (Not to a viewer the session ends for at once: its goodbye,
+		 * and the app's status, would go to the link it leaves.) */
+		/* A viewer over ssh: it may come over to UDP, as itself. */
 		connection_send(conn,
 			&(struct wire_msg){.type = WIRE_UDP_OFFER,
 				.udp_offer = {.port = (uint32_t)quic_local_port(listen->quic),
-					.key_len = (uint32_t)listen->token_len,
-					.key = listen->token,
+					.key_len = (uint32_t)viewer->move_key_len,
+					.key = viewer->move_key,
 					.address = listen->offer_address,
 					.address_len = (uint32_t)strlen(listen->offer_address)}});
 	}
-	char who[64] = "";
+	char who[80] = "";
 	if (server->nviewers > 1 || viewer->view_only) {
-		snprintf(who, sizeof(who), " as viewer %u of %d%s", viewer->number,
-			server->nviewers, viewer->view_only ? ", to watch only" : "");
+		snprintf(who, sizeof(who), "%s; the session has %d viewer%s",
+			viewer->view_only ? ", to watch only" : "", server->nviewers,
+			server->nviewers == 1 ? "" : "s");
 	}
-	log_info("viewer attached (protocol %u.%u, %s)%s", hello->major, hello->minor,
-		codec_compression_name(conn->compression), who);
+	log_info("viewer attached (viewer %u, protocol %u.%u, %s)%s", viewer->number, hello->major,
+		hello->minor, codec_compression_name(conn->compression), who);
 	if (!viewer->view_only) {
 		/* Apps learn who draws their decorations before the snapshot
 		 * says. */
@@ -224,13 +244,15 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello)
 	/* The newest full viewer has input: it gets the selection, the
 	 * constraints and the input methods before it acts (and every viewer
 	 * hears of it). */
-	if (!viewer->view_only) {
+	if (takes_input) {
 		take_input(viewer);
 	} else {
 		send_viewers(server);
 	}
 	record_update(server);
 	sound_viewer_changed(server, sound_wanted(server));
+	/* An app that ended before this first viewer came: it hears how. */
+	app_check_exit(server);
 }
 
 static void frame_ack(struct rc_viewer *viewer, const struct wire_frame_ack *msg)
@@ -528,7 +550,7 @@ static bool handle_message(void *data, const struct wire_msg *msg)
 	if (viewer->conn->welcomed) {
 		route(viewer, msg);
 	} else if (msg->type == WIRE_HELLO) {
-		welcome(viewer, &msg->hello);
+		welcome(viewer, &msg->hello, !viewer->view_only);
 	} else {
 		connection_refuse(viewer->conn, "the first message must be hello");
 	}
@@ -549,7 +571,15 @@ static void handle_closed(void *data)
 		log_info("viewer %u left; %u of its inputs were refused (it watched only)",
 			viewer->number, viewer->refused);
 	}
+	if (viewer->move_key_len && server->listen.quic) {
+		quic_set_move_key(server->listen.quic, viewer->slot, "", 0);
+	}
 	viewer_free(viewer);
+	if (server->replacing) {
+		/* The same viewer comes back on another link at once: it
+		 * says what changed (dispatch_attach). */
+		return;
+	}
 	struct rc_viewer *next = NULL, *other;
 	wl_list_for_each(other, &server->viewers, link)
 	{
@@ -588,7 +618,10 @@ static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out
 		}
 		return NULL;
 	}
-	viewer->conn = connection_create(server->loop, in_fd, out_fd, &handler, viewer);
+	char name[32];
+	snprintf(name, sizeof(name), "viewer %u", viewer->number);
+	viewer->conn = connection_create(server->loop, in_fd, out_fd,
+		server->options.stall_timeout * 1000, name, &handler, viewer);
 	if (!viewer->conn) {
 		log_error("out of memory accepting a viewer");
 		viewer_free(viewer);
@@ -598,10 +631,23 @@ static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out
 }
 
 void dispatch_attach(struct rc_server *server, int fd, const char *peer,
-	const struct wire_hello *hello, bool view_only)
+	const struct wire_hello *hello, bool view_only, struct rc_viewer *replaces)
 {
+	bool takes_input = true;
+	uint32_t number = 0;
+	if (replaces) {
+		/* A viewer that comes over from another link (ssh to UDP):
+		 * its old one goes first, quietly, and it stays what it was. */
+		log_info("viewer %u comes over to %s", replaces->number, peer);
+		view_only = replaces->view_only;
+		takes_input = server->input_viewer == replaces;
+		number = replaces->number;
+		server->replacing = true;
+		connection_destroy(replaces->conn);
+		server->replacing = false;
+	}
 	view_only = view_only || (hello->flags & WIRE_HELLO_VIEW_ONLY);
-	bool share = view_only || (hello->flags & WIRE_HELLO_SHARE);
+	bool share = replaces || view_only || (hello->flags & WIRE_HELLO_SHARE);
 	if (!share && server->nviewers > 0) {
 		log_info("a new viewer%s%s takes the session over; disconnecting the %d "
 			 "attached",
@@ -621,8 +667,12 @@ void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 	if (!viewer) {
 		return;
 	}
+	if (number) {
+		viewer->number = number;
+		snprintf(viewer->conn->name, sizeof(viewer->conn->name), "viewer %u", number);
+	}
 	channel_first_read(&viewer->conn->channel);
-	welcome(viewer, hello);
+	welcome(viewer, hello, takes_input && !view_only);
 }
 
 bool dispatch_attach_stdio(struct rc_server *server)

@@ -150,6 +150,7 @@ bool encoder_init(struct rc_encoder *enc, uint32_t id, void (*encoded)(struct rc
 	enc->job.done = encode_done;
 	wl_list_init(&enc->job.link);
 	pixman_region32_init(&enc->damage);
+	pixman_region32_init(&enc->unfilled);
 	buffer_init(&enc->out, OUT_LIMIT);
 	return true;
 }
@@ -163,6 +164,7 @@ void encoder_finish(struct rc_encoder *enc, struct rc_encode_context *ctx)
 	scroll_finish(&enc->scroll);
 	free(enc->sent);
 	pixman_region32_fini(&enc->damage);
+	pixman_region32_fini(&enc->unfilled);
 	buffer_finish(&enc->out);
 	*enc = (struct rc_encoder){.id = enc->id};
 }
@@ -219,6 +221,7 @@ static bool fit_sent(struct rc_encoder *enc, struct image image)
 	}
 	enc->width = image.width;
 	enc->height = image.height;
+	enc->sent_clean = true;
 	enc->need_reset = true;
 	return true;
 }
@@ -327,20 +330,85 @@ static bool append_payload(struct rc_encoder *enc, struct tools *tools, struct p
 	return buffer_append(out, buffer_head(&tools->alt), pixels);
 }
 
+static uint64_t region_area(pixman_region32_t *region)
+{
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(region, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
+			(uint64_t)(boxes[i].y2 - boxes[i].y1);
+	}
+	return area;
+}
+
+/*
+ * A frame carries at most link.frame_max raw bytes (the link's say, see
+ * connection_frame_max): more damage than that goes as a band of rows, and
+ * the rest waits in the damage for the next frames, which take the bands
+ * below in turn (from the newest image, as all damage does), so a slow or
+ * stalled viewer holds at most a band of a huge window, not the window.
+ * Moves what lies outside this frame's band from damage to rest; returns
+ * the share of the damaged pixels the band holds (1: all).
+ */
+static double take_band(struct rc_encoder *enc, pixman_region32_t *damage, pixman_region32_t *rest)
+{
+	pixman_box32_t extents = *pixman_region32_extents(damage);
+	uint64_t row = (uint64_t)(extents.x2 - extents.x1) * 4;
+	int32_t rows = row ? (int32_t)(enc->link.frame_max / row) : 0;
+	rows = rows > 0 ? rows : 1;
+	if ((int64_t)(extents.y2 - extents.y1) <= rows) {
+		enc->band_y = 0;
+		return 1;
+	}
+	/* From where the last band ended, wrapping, so every row gets its
+	 * turn while the window changes everywhere at every tick. */
+	int32_t y0 =
+		enc->band_y > extents.y1 && enc->band_y < extents.y2 ? enc->band_y : extents.y1;
+	uint64_t all = region_area(damage);
+	pixman_region32_copy(rest, damage);
+	pixman_region32_intersect_rect(damage, damage, extents.x1, y0,
+		(unsigned)(extents.x2 - extents.x1), (unsigned)rows);
+	if (!pixman_region32_not_empty(damage)) {
+		/* Nothing damaged in that band: the next one down, from the top. */
+		pixman_region32_intersect_rect(damage, rest, extents.x1, extents.y1,
+			(unsigned)(extents.x2 - extents.x1), (unsigned)rows);
+		y0 = extents.y1;
+	}
+	pixman_region32_subtract(rest, rest, damage);
+	enc->band_y = y0 + rows;
+	uint64_t band = region_area(damage);
+	return all ? (double)band / (double)all : 1;
+}
+
 /* Encodes what changed as a lossless frame into enc->out; returns its bytes
- * (0: none) and, in *changed, how many pixels the diff carries. */
+ * (0: none) and, in *changed, how many pixels the diff carries. A frame of
+ * one band of the damage (take_band) returns, in *share, the part of the
+ * damage it holds; what it left waits in damage. */
 static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct image cur,
-	pixman_region32_t *damage, uint64_t *changed)
+	pixman_region32_t *damage, uint64_t *changed, double *share)
 {
 	*changed = 0;
 	struct image base = {enc->sent, enc->width, enc->height, enc->width};
 	uint16_t flags = 0;
 	if (enc->need_reset) {
-		memset(enc->sent, 0, (size_t)enc->width * enc->height * 4);
+		if (!enc->sent_clean) {
+			memset(enc->sent, 0, (size_t)enc->width * enc->height * 4);
+			enc->sent_clean = true;
+		}
 		scroll_forget(&enc->scroll);
 		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
 			(unsigned)enc->height);
 		flags |= WIRE_FRAME_RESET;
+	}
+	pixman_region32_t rest;
+	pixman_region32_init(&rest);
+	*share = take_band(enc, damage, &rest);
+	/* What of a whole picture this frame leaves, the next bands fill. */
+	if (flags & WIRE_FRAME_RESET) {
+		pixman_region32_copy(&enc->unfilled, &rest);
+	} else {
+		pixman_region32_subtract(&enc->unfilled, &enc->unfilled, damage);
 	}
 
 	struct buffer *out = &enc->out;
@@ -348,8 +416,9 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
 		extents.y2 - extents.y1};
-	/* fast_frames is 0 unless this frame is made fast (encode_frame). */
-	bool search = enc->fast_frames % FAST_SCROLL_EVERY == 0;
+	/* fast_frames is 0 unless this frame is made fast (encode_frame); a
+	 * band of a larger change is no scroll. */
+	bool search = enc->fast_frames % FAST_SCROLL_EVERY == 0 && *share == 1;
 	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect && search &&
 		send_scroll(enc, out, cur, box);
 
@@ -373,7 +442,9 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 			raw_size += (uint64_t)r.width * r.height * 4;
 		}
 	}
-	pixman_region32_clear(damage);
+	/* What this frame does not carry waits for the next. */
+	pixman_region32_copy(damage, &rest);
+	pixman_region32_fini(&rest);
 	if (nrects == 0 && !(flags & WIRE_FRAME_RESET) && !copied) {
 		scroll_sent(&enc->scroll, box);
 		return 0;
@@ -396,6 +467,7 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 	} else {
 		codec_rects_copy(&cur, &base, rects, nrects);
 	}
+	enc->sent_clean = false;
 	size_t written = (size_t)raw_size;
 
 	struct wire_frame frame = {
@@ -429,15 +501,8 @@ static size_t send_lossless(struct rc_encoder *enc, struct tools *tools, struct 
 
 static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *damage)
 {
-	int n = 0;
-	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
-	uint64_t area = 0;
-	for (int i = 0; i < n; i++) {
-		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
-			(uint64_t)(boxes[i].y2 - boxes[i].y1);
-	}
 	uint64_t total = (uint64_t)enc->width * (uint64_t)enc->height;
-	return total ? (double)area / (double)total : 0;
+	return total ? (double)region_area(damage) / (double)total : 0;
 }
 
 /* The video bit rate follows the link: it grows while round trips stay near
@@ -620,7 +685,8 @@ static void send_video(struct rc_encoder *enc, struct tools *tools, struct image
 			enc->need_reset = true;
 			enc->in_video = false;
 			uint64_t changed;
-			send_lossless(enc, tools, cur, damage, &changed);
+			double share;
+			send_lossless(enc, tools, cur, damage, &changed, &share);
 			return;
 		}
 	}
@@ -660,13 +726,14 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 	}
 	uint64_t now = monotonic_usec();
 	uint64_t changed;
+	double share;
 	bool damaged = pixman_region32_not_empty(damage);
 	enum rc_codec_mode mode = enc->link.mode;
 	if (enc->in_video) {
 		if (!damaged) {
 			if (now - enc->last_change_us >= REFRESH_AFTER_US) {
 				stop_video(enc, damage, "motion stopped");
-				send_lossless(enc, tools, image, damage, &changed);
+				send_lossless(enc, tools, image, damage, &changed, &share);
 			}
 			return;
 		}
@@ -675,7 +742,7 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->still_frames = still ? enc->still_frames + 1 : 0;
 		if (mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
 			stop_video(enc, damage, "little motion");
-			send_lossless(enc, tools, image, damage, &changed);
+			send_lossless(enc, tools, image, damage, &changed, &share);
 			return;
 		}
 		send_video(enc, tools, image, damage);
@@ -702,15 +769,19 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && next && !reset;
 		tools->compressor.fast = fast;
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
-		size_t bytes = send_lossless(enc, tools, image, damage, &changed);
+		bool filling = pixman_region32_not_empty(&enc->unfilled);
+		size_t bytes = send_lossless(enc, tools, image, damage, &changed, &share);
 		tools->compressor.fast = false;
 		/* Motion is what lossless carries dearly: much of the window,
-		 * frame after frame, at more than video would cost. */
+		 * frame after frame, at more than video would cost. A band
+		 * stands for the damage it is part of; the bands that fill a
+		 * whole picture are no motion. */
 		double video = video_frame_bytes(enc);
-		bool motion = bytes && !reset &&
-			(double)changed >= MOTION_FRACTION * enc->width * enc->height;
-		bool cheap = bytes_are_cheap(enc, bytes);
-		bool moving = motion && (double)bytes > VIDEO_GAIN * video && !cheap;
+		size_t whole = share > 0 ? (size_t)((double)bytes / share) : bytes;
+		bool motion = bytes && !reset && !filling &&
+			(double)changed / share >= MOTION_FRACTION * enc->width * enc->height;
+		bool cheap = bytes_are_cheap(enc, whole);
+		bool moving = motion && (double)whole > VIDEO_GAIN * video && !cheap;
 		if (bytes || reset) {
 			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
 			enc->cheap_motion_frames =
@@ -777,6 +848,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.fps = fps > 0 ? fps : 60,
 		.busy_share =
 			enc->ticks >= BUSY_TICKS / 2 ? (double)enc->ticks_busy / enc->ticks : 0,
+		.frame_max = connection_frame_max(conn),
 	};
 	if (enc->reset_asked) {
 		enc->need_reset = true;
@@ -909,6 +981,9 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 		enc->height = lead->height;
 	}
 	memcpy(enc->sent, lead->sent, size);
+	enc->sent_clean = false;
+	pixman_region32_copy(&enc->unfilled, &lead->unfilled);
+	enc->band_y = lead->band_y;
 	scroll_forget(&enc->scroll);
 	video_encoder_destroy(enc->video);
 	enc->video = NULL;

@@ -58,6 +58,7 @@ struct rc_encode_link {
 	/* Of the window's recent ticks with something to send, the share that
 	 * found its encoder still busy with the last frame (0 to 1). */
 	double busy_share;
+	uint64_t frame_max; /* raw bytes one frame may carry (connection_frame_max) */
 };
 
 /*
@@ -100,6 +101,12 @@ struct rc_encoder {
 
 	/* The worker's. */
 	uint32_t *sent; /* the copy the viewer holds */
+	bool sent_clean; /* all zeros, as calloc made it */
+	/* Where the next band starts, when damage is more than a frame may
+	 * carry (take_band); and what of a whole picture no band carried yet,
+	 * which is no motion. */
+	int32_t band_y;
+	pixman_region32_t unfilled;
 	struct rc_scroll scroll; /* row hashes of sent, to find scrolls */
 	bool replace_won; /* new pixels compressed smaller than the XOR last time */
 	uint32_t large_frames;

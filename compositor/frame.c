@@ -49,11 +49,41 @@ static bool any_busy(struct rc_window *window)
 	return false;
 }
 
+/* The most raw bytes the view's next frame may hold: the window whole, or
+ * a band of it (a twentieth of that while it streams video). */
+static uint64_t estimate(struct rc_view *view)
+{
+	const struct rc_capture *cap = &view->window->capture;
+	uint64_t whole = (uint64_t)cap->width * (uint64_t)cap->height * 4;
+	if (!whole) {
+		whole = (uint64_t)cap->geometry.width * (uint64_t)cap->geometry.height * 4 *
+			(uint64_t)view->window->scale * (uint64_t)view->window->scale;
+	}
+	uint64_t band = connection_frame_max(view->viewer->conn);
+	whole = whole < band ? whole : band;
+	return encoder_streaming(&view->encoder) ? whole / 20 : whole;
+}
+
 /* The view's link takes a frame now. */
 static bool link_ready(struct rc_view *view)
 {
 	struct rc_encoder *enc = &view->encoder;
-	return connection_may_send_frame(view->viewer->conn, encoder_in_flight(enc), enc->queued);
+	return connection_may_send_frame(view->viewer->conn, encoder_in_flight(enc), enc->queued,
+		estimate(view));
+}
+
+/* A frame is being encoded for the view's viewer: what it may hold says
+ * so, until frame_encoded. */
+static void reserve(struct rc_view *view)
+{
+	view->reserved = estimate(view);
+	connection_reserve(view->viewer->conn, view->reserved);
+}
+
+static void release(struct rc_view *view)
+{
+	connection_release(view->viewer->conn, view->reserved);
+	view->reserved = 0;
 }
 
 /* The view has something to send. */
@@ -73,6 +103,24 @@ static bool ready(struct rc_view *view)
 /* A follower that left for being slow joins none for this long (a video
  * stream it joins starts anew for all). */
 #define REJOIN_US 10000000
+/* A video stream starts anew for a viewer that joins it (or a follower
+ * that lost a frame) at most this often: a viewer that comes and goes
+ * costs the others one keyframe in this long, and one that comes between
+ * times encodes on its own until then. */
+#define RESTART_US 5000000
+
+/* Whether lead's stream may start anew for another viewer now. */
+static bool may_restart(const struct rc_view *lead, uint64_t now)
+{
+	return !lead->restarted_us || now - lead->restarted_us >= RESTART_US;
+}
+
+static void restart(struct rc_view *lead, struct rc_view *joiner, uint64_t now)
+{
+	encoder_reset(&lead->encoder);
+	encoder_follow(&joiner->encoder);
+	lead->restarted_us = now;
+}
 
 /* The follower goes its own way, or (to_lead) follows another that left
  * its lead in the same turn: all hold the same picture. */
@@ -107,9 +155,19 @@ static void regroup(struct rc_window *window)
 {
 	struct rc_view *views[RC_MAX_VIEWERS], *view;
 	int n = 0;
+	/* The input viewer's view first, so that others join its stream
+	 * rather than it theirs; and a watcher leads only watchers, so
+	 * watchers that come and go never leave a full viewer without a lead
+	 * (which would start its stream anew). */
+	struct rc_view *input = window_view(window, window->server->input_viewer);
+	if (input && input->viewer->conn->welcomed) {
+		views[n++] = input;
+	}
 	window_for_each_view(view, window, i)
 	{
-		views[n++] = view;
+		if (view != input) {
+			views[n++] = view;
+		}
 	}
 	/* Followers that could go while their lead cannot leave it together. */
 	for (int i = 0; i < n; i++) {
@@ -142,12 +200,13 @@ static void regroup(struct rc_window *window)
 				 * starts anew for all: one keyframe more, one
 				 * encoder less from then on. Not one that just left
 				 * for being slow. */
-				join = (encoder_wants_whole(&b->encoder) ||
-					       encoder_streaming(&b->encoder)) &&
-					!encoder_busy(&b->encoder) && link_ready(b);
+				join = (!a->viewer->view_only || b->viewer->view_only) &&
+					(encoder_wants_whole(&b->encoder) ||
+						encoder_streaming(&b->encoder)) &&
+					!encoder_busy(&b->encoder) && link_ready(b) &&
+					may_restart(a, now);
 				if (join) {
-					encoder_reset(&a->encoder);
-					encoder_follow(&b->encoder);
+					restart(a, b, now);
 				}
 			} else {
 				/* Lossless: the same picture and the same damage.
@@ -229,23 +288,28 @@ static void send(struct rc_view *view, struct image image)
 	long interval = window->clock.interval_ns;
 	int fps = (int)((1000000000L + interval / 2) / interval);
 	struct rc_view *other, *first = NULL;
+	uint64_t now = monotonic_usec();
 	window_for_each_view(other, window, i)
 	{
 		if (other->lead != view) {
 			continue;
 		}
-		if (!link_ready(other)) {
+		bool whole = encoder_wants_whole(&other->encoder);
+		if (!link_ready(other) || (whole && !may_restart(view, now))) {
+			/* Its link is full, or it lost a frame (its viewer
+			 * stopped reading) just after the stream started anew
+			 * for another: it goes its own way. */
 			leave(other, first);
 			first = first ? first : other;
 			continue;
 		}
-		if (encoder_wants_whole(&other->encoder)) {
-			/* Its last frame was lost to it (its viewer stopped
-			 * reading): this frame is whole, for all. */
-			encoder_reset(&view->encoder);
-			encoder_follow(&other->encoder);
+		if (whole) {
+			/* Its last frame was lost to it: this frame is whole,
+			 * for all. */
+			restart(view, other, now);
 		}
 		other->in_job = true;
+		reserve(other);
 		other->job_mark = other->input_mark;
 		other->input_mark = 0;
 		other->drawn_us = 0;
@@ -257,6 +321,7 @@ static void send(struct rc_view *view, struct image image)
 	uint32_t mark = view->input_mark;
 	view->drawn_us = 0;
 	view->input_mark = 0;
+	reserve(view);
 	encoder_send(&view->encoder, &window->server->encode, view->viewer->conn, image,
 		&view->damage, fps, ++window->frame_seq, mark, drawn);
 }
@@ -295,10 +360,12 @@ void frame_encoded(struct rc_encoder *enc)
 	{
 		if (other->lead == view && other->in_job) {
 			other->in_job = false;
+			release(other);
 			encoder_deliver_copy(&other->encoder, enc, other->viewer->conn,
 				other->job_mark, &other->damage);
 		}
 	}
+	release(view);
 	encoder_deliver(enc, view->viewer->conn, &view->damage);
 	/* Frames that waited on this one go now: encoding that ends just
 	 * after a tick would otherwise cost a whole tick, and a window whose

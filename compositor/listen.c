@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "channel.h"
 #include "dispatch.h"
 #include "listen.h"
@@ -34,9 +35,13 @@ struct rc_pending {
 	struct rc_server *server;
 	struct wl_list link; // rc_listen::pending
 	int fd;
-	bool tcp;
-	char host[48]; /* TCP: the address it comes from */
-	char peer[64];
+	bool tcp; /* from the network: TCP or UDP */
+	/* UDP: the handshake proved the session's key (not the watch key),
+	 * so no connection that did not may take its place. */
+	bool keyed;
+	int move_slot; /* UDP: the viewer slot whose move key it proved; -1: none */
+	char host[48]; /* from the network: the address it comes from */
+	char peer[80];
 	struct wl_event_source *source, *timeout;
 	size_t len;
 	uint8_t data[WIRE_HEADER_SIZE + 20 + WIRE_MAX_TOKEN];
@@ -54,26 +59,9 @@ static bool read_token_file(struct rc_listen *listen, const char *path)
 	return true;
 }
 
-/* A new random token, in memory, after prefix. */
-static bool random_hex(char *token, size_t *len, const char *prefix)
-{
-	uint8_t random[32];
-	if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
-		log_error("cannot get random bytes for a token: %s", strerror(errno));
-		return false;
-	}
-	size_t n = strlen(prefix);
-	memcpy(token, prefix, n);
-	for (size_t i = 0; i < sizeof(random); i++) {
-		snprintf(token + n + 2 * i, 3, "%02x", random[i]);
-	}
-	*len = n + 2 * sizeof(random);
-	return true;
-}
-
 static bool random_token(struct rc_listen *listen)
 {
-	return random_hex(listen->token, &listen->token_len, "");
+	return tcp_random_token(listen->token, &listen->token_len, "");
 }
 
 /* token, written to DIR/NAME.SUFFIX with mode 0600. */
@@ -100,23 +88,33 @@ static bool write_token(struct rc_server *server, const char *token, const char 
 	return ok;
 }
 
-/* A new random token, written to DIR/NAME.token. */
+/* The session's token, in memory: a new random one, or --token-file's. */
 static bool make_token(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
-	return random_token(listen) &&
-		write_token(server, listen->token, "token",
-			"viewers on TCP or UDP must give the token in");
+	const char *file = server->options.token_file;
+	return file ? read_token_file(listen, file) : random_token(listen);
 }
 
-/* --watch-token: a second one, to DIR/NAME.watch-token; its prefix tells
- * a QUIC client to offer it under the watch identity. */
+/* --watch-token: a second one; its prefix tells a QUIC client to offer it
+ * under the watch identity. */
 static bool make_watch_token(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
-	return random_hex(listen->watch_token, &listen->watch_token_len, QUIC_WATCH_PREFIX) &&
-		write_token(server, listen->watch_token, "watch-token",
-			"viewers that give the token in this file may watch only:");
+	return tcp_random_token(listen->watch_token, &listen->watch_token_len, QUIC_WATCH_PREFIX);
+}
+
+/* The tokens made here, to DIR/NAME.token and DIR/NAME.watch-token, once
+ * the ports they open are open. */
+static bool write_tokens(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	return (server->options.token_file ||
+		       write_token(server, listen->token, "token",
+			       "viewers on TCP or UDP must give the token in")) &&
+		(!listen->watch_token_len ||
+			write_token(server, listen->watch_token, "watch-token",
+				"viewers that give the token in this file may watch only:"));
 }
 
 static bool token_ok(const char *want, size_t want_len, const char *token, size_t len)
@@ -130,38 +128,33 @@ static bool token_ok(const char *want, size_t want_len, const char *token, size_
 }
 
 /* At most this many connections may be in the handshake at once on each
- * of the unix socket and TCP, each for at most PENDING_TIMEOUT_MS: idle or
- * hostile connections cost a bounded few kilobytes and never disturb the
- * attached viewer. TCP has its own share, so that nobody who can reach the
- * port can keep the owner off the unix socket; one address may hold only a
- * few, and a full share makes room by dropping its oldest connection, so a
- * flood from many addresses delays a real viewer but cannot keep it out. */
+ * of the unix socket and the network (TCP and UDP), each for at most
+ * PENDING_TIMEOUT_MS: idle or hostile connections cost a bounded few
+ * kilobytes and never disturb the attached viewer. The network has its own
+ * share, so that nobody who can reach a port can keep the owner off the
+ * unix socket. There one address holds only a few, by its real address
+ * (the QUIC door gives it), and a full share makes room by dropping its
+ * oldest connection, never one whose QUIC handshake proved the session's
+ * key for one that did not: a flood from many addresses, or watchers that
+ * never say hello, delay the owner but cannot keep it out. */
 #define MAX_PENDING 16
 #define MAX_PENDING_PER_HOST 4
 #define PENDING_TIMEOUT_MS 10000
 
-/* Refused connections are logged in a burst of 10 lines, then one a second
- * with a count of those not logged, so a flood cannot fill the log. */
+/* Refused connections are logged in a burst, then one a second with a
+ * count of those not logged, so a flood cannot fill the log. */
 static void log_refusal(struct rc_server *server, const char *peer, const char *why)
 {
-	uint64_t now = monotonic_usec();
-	server->listen.refusal_credit += (double)(now - server->listen.refused_log_us) / 1e6;
-	server->listen.refused_log_us = now;
-	if (server->listen.refusal_credit > 10) {
-		server->listen.refusal_credit = 10;
-	}
-	if (server->listen.refusal_credit < 1) {
-		server->listen.refused_unlogged++;
+	unsigned skipped;
+	if (!log_limit_pass(&server->listen.refusals, monotonic_usec(), &skipped)) {
 		return;
 	}
-	server->listen.refusal_credit -= 1;
-	if (server->listen.refused_unlogged) {
-		log_error("refused a viewer%s%s: %s (%d more refused and not logged)",
-			peer[0] ? " from " : "", peer, why, server->listen.refused_unlogged);
+	if (skipped) {
+		log_error("refused a viewer%s%s: %s (%u more refused and not logged)",
+			peer[0] ? " from " : "", peer, why, skipped);
 	} else {
 		log_error("refused a viewer%s%s: %s", peer[0] ? " from " : "", peer, why);
 	}
-	server->listen.refused_unlogged = 0;
 }
 
 static void pending_destroy(struct rc_pending *pending, bool close_fd)
@@ -199,14 +192,51 @@ static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, 
 
 /* A valid hello arrived: the connection is the session's now. */
 static void pending_promote(struct rc_pending *pending, const struct wire_msg *hello,
-	bool view_only)
+	bool view_only, struct rc_viewer *replaces)
 {
 	struct rc_server *server = pending->server;
 	int fd = pending->fd;
 	char peer[sizeof(pending->peer)];
 	memcpy(peer, pending->peer, sizeof(peer));
 	pending_destroy(pending, false);
-	dispatch_attach(server, fd, peer, &hello->hello, view_only);
+	dispatch_attach(server, fd, peer, &hello->hello, view_only, replaces);
+}
+
+/* rcomp-run --stop: the session ends, and the one that asked is told when
+ * it has; a watcher may not ask. */
+static void stop(struct rc_pending *pending, bool watch)
+{
+	struct rc_listen *listen = &pending->server->listen;
+	if (watch) {
+		refuse(pending, WIRE_BYE_UNAUTHORIZED,
+			"a viewer that may only watch cannot stop "
+			"the session");
+		return;
+	}
+	if (listen->nstoppers == sizeof(listen->stoppers) / sizeof(listen->stoppers[0])) {
+		refuse(pending, WIRE_BYE_BUSY, "the session is stopping already");
+		return;
+	}
+	struct rc_server *server = pending->server;
+	listen->stoppers[listen->nstoppers++] = pending->fd;
+	pending_destroy(pending, false);
+	app_stop(server);
+}
+
+/* The viewer whose move key a connection proved in its QUIC handshake and
+ * gave again in its hello; NULL if none. */
+static struct rc_viewer *mover(struct rc_pending *pending, const struct wire_hello *hello)
+{
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &pending->server->viewers, link)
+	{
+		if (viewer->slot == pending->move_slot &&
+			token_ok(viewer->move_key, viewer->move_key_len, hello->token,
+				hello->token_len)) {
+			return viewer;
+		}
+	}
+	return NULL;
 }
 
 static int handle_pending_readable(int fd, uint32_t mask, void *data)
@@ -257,6 +287,15 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 	/* On the network the token says who may do what: the session's admits
 	 * a full viewer, the watch token (--watch-token) one that watches. */
 	const struct rc_listen *listen = &server->listen;
+	if (pending->move_slot >= 0) {
+		struct rc_viewer *viewer = mover(pending, &msg.hello);
+		if (!viewer) {
+			refuse(pending, WIRE_BYE_UNAUTHORIZED, "the viewer it comes for is gone");
+			return 0;
+		}
+		pending_promote(pending, &msg, false, viewer);
+		return 0;
+	}
 	bool full_token =
 		token_ok(listen->token, listen->token_len, msg.hello.token, msg.hello.token_len);
 	if (pending->tcp && !full_token &&
@@ -279,13 +318,17 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 		return 0;
 	}
 	bool watch = pending->tcp && !full_token;
+	if (msg.hello.flags & WIRE_HELLO_STOP) {
+		stop(pending, watch);
+		return 0;
+	}
 	if ((watch || (msg.hello.flags & (WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY))) &&
 		server->nviewers >= RC_MAX_VIEWERS) {
 		/* Before anything is taken over: the viewers there stay. */
 		refuse(pending, WIRE_BYE_BUSY, "this session has as many viewers as it takes");
 		return 0;
 	}
-	pending_promote(pending, &msg, watch);
+	pending_promote(pending, &msg, watch, NULL);
 	return 0;
 }
 
@@ -296,41 +339,65 @@ static int handle_pending_timeout(void *data)
 	return 0;
 }
 
-/* Whether a new connection from host may wait for its hello; on TCP a full
- * share drops its oldest connection to let it. */
-static bool make_room(struct rc_server *server, bool tcp, const char *host, const char *peer)
+/* The oldest network connection waiting for its hello, from host (NULL:
+ * any), that one which proved the key or not (keyed) may replace. */
+static struct rc_pending *oldest(struct rc_listen *listen, const char *host, bool keyed)
 {
-	struct rc_listen *listen = &server->listen;
-	struct rc_pending *pending, *oldest = NULL;
-	int from_host = 0;
+	struct rc_pending *pending, *found = NULL;
 	wl_list_for_each(pending, &listen->pending, link)
 	{
-		if (pending->tcp && tcp) {
-			from_host += strcmp(pending->host, host) == 0;
-			oldest = pending;
+		if (pending->tcp && (!host || strcmp(pending->host, host) == 0) &&
+			(keyed || !pending->keyed)) {
+			found = pending; /* the list is newest first */
 		}
 	}
-	if (tcp && from_host >= MAX_PENDING_PER_HOST) {
-		log_refusal(server, peer, "too many connections from one address in the handshake");
-		return false;
-	}
-	if (listen->npending[tcp] < MAX_PENDING) {
-		return true;
-	}
+	return found;
+}
+
+/* Whether a new connection from host may wait for its hello; on the
+ * network, one of its address's, or a full share, drops its oldest to let
+ * it. */
+static bool make_room(struct rc_server *server, bool tcp, bool keyed, const char *host,
+	const char *peer)
+{
+	struct rc_listen *listen = &server->listen;
 	if (!tcp) {
+		if (listen->npending[0] < MAX_PENDING) {
+			return true;
+		}
 		log_refusal(server, peer, "too many connections in the handshake");
 		return false;
 	}
-	refuse(oldest, WIRE_BYE_BUSY, "too many connections in the handshake");
+	int from_host = 0;
+	struct rc_pending *pending;
+	wl_list_for_each(pending, &listen->pending, link)
+	{
+		from_host += pending->tcp && strcmp(pending->host, host) == 0;
+	}
+	const char *why = "too many connections from one address in the handshake";
+	struct rc_pending *drop = NULL;
+	if (from_host >= MAX_PENDING_PER_HOST) {
+		drop = oldest(listen, host, keyed);
+	} else if (listen->npending[1] >= MAX_PENDING) {
+		drop = oldest(listen, NULL, keyed);
+		why = "too many connections in the handshake";
+	} else {
+		return true;
+	}
+	if (!drop) {
+		log_refusal(server, peer, why);
+		return false;
+	}
+	refuse(drop, WIRE_BYE_BUSY, why);
 	return true;
 }
 
 /* A new connection: it waits for its hello. tcp: from the network (TCP or
  * UDP), so its hello must carry the token. */
-static void pending_start(struct rc_server *server, int conn, bool tcp, const char *host,
-	const char *peer)
+static void pending_start(struct rc_server *server, int conn, bool tcp, bool keyed, int move_slot,
+	const char *host, const char *peer)
 {
-	if (!make_room(server, tcp, host, peer)) {
+	if (!make_room(server, tcp, keyed, host, peer)) {
 		close(conn);
 		return;
 	}
@@ -343,6 +410,8 @@ static void pending_start(struct rc_server *server, int conn, bool tcp, const ch
 	pending->server = server;
 	pending->fd = conn;
 	pending->tcp = tcp;
+	pending->keyed = keyed;
+	pending->move_slot = move_slot;
 	snprintf(pending->host, sizeof(pending->host), "%s", host);
 	snprintf(pending->peer, sizeof(pending->peer), "%s", peer);
 	pending->source = wl_event_loop_add_fd(server->loop, conn, WL_EVENT_READABLE,
@@ -385,7 +454,7 @@ static void accept_one(struct rc_server *server, int fd, bool tcp)
 		}
 		tcp_tune(conn);
 	}
-	pending_start(server, conn, tcp, host, peer);
+	pending_start(server, conn, tcp, false, -1, host, peer);
 }
 
 static int handle_accept(int fd, uint32_t mask, void *data)
@@ -405,9 +474,12 @@ static int handle_accept_tcp(int fd, uint32_t mask, void *data)
 static int handle_accept_udp(int fd, uint32_t mask, void *data)
 {
 	struct rc_server *server = data;
-	int conn;
-	while ((conn = quic_accept(server->listen.quic)) >= 0) {
-		pending_start(server, conn, true, "udp", "a QUIC connection");
+	char host[QUIC_HOST_MAX], peer[80];
+	int conn, port, slot;
+	bool watch;
+	while ((conn = quic_accept(server->listen.quic, host, &port, &watch, &slot)) >= 0) {
+		snprintf(peer, sizeof(peer), "UDP from %s port %d", host, port);
+		pending_start(server, conn, true, !watch, slot, host, peer);
 	}
 	return 0;
 }
@@ -416,15 +488,22 @@ static bool listen_udp(struct rc_server *server, const char *spec)
 {
 	struct rc_listen *listen = &server->listen;
 	char err[256];
+	errno = 0;
 	listen->quic = quic_listen(spec, (const uint8_t *)listen->token, listen->token_len,
 		(const uint8_t *)listen->watch_token, listen->watch_token_len, err, sizeof(err));
+	if (!listen->quic && errno == EADDRINUSE) {
+		log_error("cannot listen on UDP %s: the port is in use; choose another with "
+			  "--listen-udp ADDR:PORT",
+			spec);
+		server->exit_code = RC_EXIT_IN_USE;
+		return false;
+	}
 	if (!listen->quic) {
 		log_error("cannot listen on UDP %s: %s", spec, err);
 		return false;
 	}
 	listen->udp_source = wl_event_loop_add_fd(server->loop, quic_endpoint_fd(listen->quic),
 		WL_EVENT_READABLE, handle_accept_udp, server);
-	log_info("listening on UDP %s (QUIC, port %d)", spec, quic_local_port(listen->quic));
 	return listen->udp_source != NULL;
 }
 
@@ -531,10 +610,6 @@ static bool listen_tcp(struct rc_server *server)
 	server->listen.tcp_fd = fd;
 	server->listen.tcp_source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE,
 		handle_accept_tcp, server);
-	log_info("listening on TCP %s", spec);
-	log_warning("TCP streams are not encrypted: anyone on the network path can see "
-		    "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) for "
-		    "an encrypted link.");
 	return server->listen.tcp_source != NULL;
 }
 
@@ -590,21 +665,49 @@ bool listen_start(struct rc_server *server)
 		!bind_path(server, path, false)) {
 		return false;
 	}
-	log_info("session %s: listening on %s", server->record.name, listen->path);
 	if (options->offer_udp) {
+		log_info("session %s: listening on %s", server->record.name, listen->path);
 		offer_udp(server);
 		return true;
 	}
-	if (!options->tcp_addr && !options->udp_addr) {
-		return true;
+	/* Every port opens before anything is said of any: a port in use
+	 * is the one line printed. */
+	bool network = options->tcp_addr || options->udp_addr;
+	if (network &&
+		(!make_token(server) || (options->watch_token && !make_watch_token(server)) ||
+			(options->tcp_addr && !listen_tcp(server)) ||
+			(options->udp_addr && !listen_udp(server, options->udp_addr)) ||
+			!write_tokens(server))) {
+		return false;
 	}
-	bool token = options->token_file ? read_token_file(listen, options->token_file)
-					 : make_token(server);
-	if (token && options->watch_token) {
-		token = make_watch_token(server);
+	log_info("session %s: listening on %s", server->record.name, listen->path);
+	if (options->tcp_addr) {
+		log_info("listening on TCP %s", options->tcp_addr);
+		log_warning("TCP streams are not encrypted: anyone on the network path can see "
+			    "the windows and the keys typed. Use ssh (rcomp-view ssh HOST -- APP) "
+			    "or UDP (--listen-udp: QUIC, encrypted) for an encrypted link.");
 	}
-	return token && (!options->tcp_addr || listen_tcp(server)) &&
-		(!options->udp_addr || listen_udp(server, options->udp_addr));
+	if (options->udp_addr) {
+		log_info("listening on UDP %s (QUIC, port %d)", options->udp_addr,
+			quic_local_port(listen->quic));
+	}
+	return true;
+}
+
+void listen_tell_stoppers(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	static const char text[] = "the session has ended";
+	for (int i = 0; i < listen->nstoppers; i++) {
+		struct wire_msg msg = {.type = WIRE_GOODBYE,
+			.goodbye = {.reason = WIRE_BYE_SHUTDOWN,
+				.status = server->exit_code,
+				.text = text,
+				.text_len = sizeof(text) - 1}};
+		channel_write_once(listen->stoppers[i], &msg);
+		close(listen->stoppers[i]);
+	}
+	listen->nstoppers = 0;
 }
 
 void listen_init(struct rc_server *server)

@@ -12,5 +12,8 @@ void listen_init(struct rc_server *server);
 /* Binds the socket (and TCP, writing or reading the token). */
 bool listen_start(struct rc_server *server);
 void listen_finish(struct rc_server *server);
+/* Tells those that asked the session to end (rcomp-run --stop) that it
+ * has: the last thing it does. */
+void listen_tell_stoppers(struct rc_server *server);
 
 #endif

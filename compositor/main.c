@@ -50,6 +50,7 @@ static const char usage[] =
 	"usage: rcomp-run [options] -- APP [ARGS...]\n"
 	"       rcomp-run --list\n"
 	"       rcomp-run --attach [SESSION]\n"
+	"       rcomp-run --stop [SESSION]\n"
 	"       rcomp-run [options] --show-config [-- APP]\n"
 	"\n"
 	"Runs APP in a headless Wayland compositor and streams its windows to rcomp-view.\n"
@@ -75,6 +76,9 @@ static const char usage[] =
 	"                      token, to SESSION.watch-token (mode 0600), that admits\n"
 	"                      viewers to watch only: no input of theirs reaches the\n"
 	"                      apps (the session's token admits viewers with input)\n"
+	"  --stall-timeout S   a viewer whose link takes nothing for S seconds while\n"
+	"                      something waits for it is dropped (default 10); it may\n"
+	"                      reconnect\n"
 	"  --stdio             speak to one viewer on stdin/stdout; the session ends\n"
 	"                      with it\n"
 	"  --persist           with --stdio: the session runs on in the background when\n"
@@ -86,6 +90,9 @@ static const char usage[] =
 	"  --list              list this user's sessions\n"
 	"  --attach [SESSION]  connect stdin/stdout to a running session (the only\n"
 	"                      one, or the only detached one, if not named)\n"
+	"  --stop [SESSION]    end a running session (the only one, if not named):\n"
+	"                      its apps are asked to close their windows, and ended\n"
+	"                      5 s later if they have not; waits until it has ended\n"
 	"  --fps N|auto        frame clock of each window, 1-240 (default auto: the\n"
 	"                      refresh of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
@@ -188,6 +195,17 @@ static bool set_no_xwayland(void *data, const char *value)
 	return true;
 }
 
+static bool set_stall_timeout(void *data, const char *value)
+{
+	char *end;
+	long seconds = strtol(value, &end, 10);
+	if (end == value || *end || seconds < 1 || seconds > 3600) {
+		return false;
+	}
+	((struct rc_options *)data)->stall_timeout = (int)seconds;
+	return true;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -211,6 +229,8 @@ static const struct settings_key keys[] = {
 	SETTINGS_ADDRESS("listen-udp", OPTIONS, udp_addr),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_FLAG("watch-token", OPTIONS, watch_token),
+	SETTINGS_CUSTOM("stall-timeout", "10", false, set_stall_timeout,
+		"a number of seconds from 1 to 3600"),
 	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
@@ -236,6 +256,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		{"offer-udp", no_argument, NULL, 'U'},
 		{"list", no_argument, NULL, 'L'},
 		{"attach", no_argument, NULL, 'A'},
+		{"stop", no_argument, NULL, 'X'},
 		{"show-config", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -264,6 +285,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 			break;
 		case 'L':
 		case 'A':
+		case 'X':
 		case 'C':
 			*mode = opt;
 			break;
@@ -299,7 +321,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		return 0;
 	}
 	if (*mode) {
-		if (argc - optind > (*mode == 'A' ? 1 : 0)) {
+		if (argc - optind > (*mode == 'A' || *mode == 'X' ? 1 : 0)) {
 			fprintf(stderr, "rcomp-run: unexpected argument %s\n", argv[optind]);
 			return 2;
 		}
@@ -452,6 +474,38 @@ static void run(struct rc_server *server)
 	}
 }
 
+/* The app has ended: what it played last is still on its way through the
+ * session's sink (the capture runs on for a moment after the last stream
+ * closes), and goes to the viewers, with the sound's end, before the
+ * goodbye. At most this long. */
+#define PLAY_OUT_US 1000000
+
+static void play_out(struct rc_server *server)
+{
+	uint64_t deadline = monotonic_usec() + PLAY_OUT_US;
+	while (monotonic_usec() < deadline) {
+		/* Sound is the second class: what is queued goes before the
+		 * goodbye (control) is, which would overtake it. */
+		bool queued = false;
+		struct rc_viewer *viewer, *tmp;
+		wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
+		{
+			connection_flush(viewer->conn);
+		}
+		wl_list_for_each(viewer, &server->viewers, link)
+		{
+			queued = queued ||
+				channel_queued_class(&viewer->conn->channel, CHANNEL_AUDIO) > 0;
+		}
+		if (!sound_playing_out(server) && !queued) {
+			break;
+		}
+		if (wl_event_loop_dispatch(server->loop, 20) < 0 && errno != EINTR) {
+			break;
+		}
+	}
+}
+
 /* Tells the viewers why the session ends, and gives them a moment to
  * read. */
 static void say_goodbye(struct rc_server *server, bool started)
@@ -459,10 +513,17 @@ static void say_goodbye(struct rc_server *server, bool started)
 	struct rc_viewer *viewer, *tmp;
 	wl_list_for_each(viewer, &server->viewers, link)
 	{
-		if (started && server->app.exited) {
-			char text[64];
-			snprintf(text, sizeof(text), "the app exited with status %d",
-				server->app.status);
+		if (server->app.stopping) {
+			connection_goodbye(viewer->conn, WIRE_BYE_SHUTDOWN, 0,
+				"the session was stopped (rcomp-run --stop)");
+		} else if (started && server->app.exited) {
+			char text[sizeof(server->app.failure)];
+			if (server->app.failure[0]) {
+				snprintf(text, sizeof(text), "%s", server->app.failure);
+			} else {
+				snprintf(text, sizeof(text), "the app exited with status %d",
+					server->app.status);
+			}
 			connection_goodbye(viewer->conn, WIRE_BYE_APP_EXITED, server->app.status,
 				text);
 		} else {
@@ -506,6 +567,9 @@ int main(int argc, char **argv)
 	}
 	if (mode == 'A') {
 		return bridge_attach(app_index < argc ? argv[app_index] : NULL);
+	}
+	if (mode == 'X') {
+		return bridge_stop(app_index < argc ? argv[app_index] : NULL);
 	}
 	if (!record_init(&server, argv + app_index)) {
 		return server.exit_code;
@@ -565,6 +629,7 @@ int main(int argc, char **argv)
 	run(&server);
 	if (ok && server.app.exited) {
 		server.exit_code = server.app.status;
+		play_out(&server);
 	}
 	say_goodbye(&server, ok);
 	listen_finish(&server);
@@ -589,6 +654,7 @@ int main(int argc, char **argv)
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */
 	}
+	listen_tell_stoppers(&server);
 	settings_finish(&settings);
 	return server.exit_code;
 }

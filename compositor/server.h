@@ -21,6 +21,7 @@
 #include "encode.h"
 #include "mime.h"
 #include "idmap.h"
+#include "log.h"
 #include "session.h"
 #include "transfer.h"
 #include "wire.h"
@@ -84,6 +85,10 @@ struct rc_viewer {
 	struct wire_repeat_info repeat;
 	struct wire_modifiers modifiers;
 	uint32_t refused; /* input refused (view only), for the log */
+	/* Its key for coming over to UDP as itself (listen_move_key): told
+	 * it in its udp_offer. */
+	char move_key[WIRE_MAX_TOKEN + 1];
+	size_t move_key_len;
 };
 
 /*
@@ -109,8 +114,12 @@ struct rc_view {
 	 * for its viewer. */
 	struct rc_view *lead;
 	uint64_t left_us; /* when it last left a lead */
+	uint64_t restarted_us; /* a lead's: when its stream last started anew for another */
 	bool in_job;
 	uint32_t job_mark;
+	/* Raw bytes its viewer's frames hold for the frame being encoded for
+	 * it (connection_reserve); 0: none. */
+	uint64_t reserved;
 	struct rc_encoder encoder;
 };
 
@@ -201,6 +210,7 @@ struct rc_options {
 	const char *udp_addr; /* --listen-udp */
 	const char *token_file;
 	bool watch_token; /* --watch-token: a second token, for watching only */
+	int stall_timeout; /* --stall-timeout: seconds a viewer's link may take nothing */
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
 };
@@ -219,6 +229,10 @@ struct rc_app {
 	pid_t pid;
 	bool exited;
 	int status;
+	uint64_t exited_us;
+	char failure[256]; /* it could not be run: why ("" if it ran) */
+	bool stopping; /* the session was asked to end (app_stop) */
+	struct wl_event_source *stop_timer;
 	struct wl_event_source *sigchld, *exit_check;
 	int idle_checks;
 };
@@ -241,9 +255,11 @@ struct rc_listen {
 	 * they reached over ssh); the port is the endpoint's, the key the token */
 	bool offer;
 	char offer_address[WIRE_MAX_ADDRESS + 1];
-	uint64_t refused_log_us; /* rate limit for refusal log lines */
-	double refusal_credit;
-	int refused_unlogged;
+	struct log_limit refusals; /* refusal log lines */
+	/* Those that asked the session to end (rcomp-run --stop): told once
+	 * it has (listen_finish). */
+	int stoppers[4];
+	int nstoppers;
 };
 
 /* A finger down, on the surface it touched first. */
@@ -358,6 +374,8 @@ struct rc_server {
 	struct wl_list viewers; // rc_viewer::link
 	int nviewers;
 	uint32_t viewers_ever;
+	bool welcomed_ever; /* some viewer has been welcomed */
+	bool replacing; /* a viewer's old link goes as it comes on another */
 	struct rc_viewer *input_viewer; /* NULL: none with input */
 	struct rc_encode_context encode;
 	bool server_decorations; /* the input viewer's compositor draws decorations */

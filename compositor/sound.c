@@ -68,6 +68,8 @@ struct rc_sound {
 
 	/* Stats, event loop only. */
 	uint64_t sent_packets, sent_bytes, late;
+	/* Event loop only: packets went to viewers, and the end has not. */
+	bool streaming;
 };
 
 /* The loop's thread, lock held, from here on. */
@@ -351,7 +353,8 @@ static bool make_sinks(struct rc_sound *s)
 	}
 	bool ok = !s->failed && !s->timed_out;
 	snprintf(args, sizeof(args),
-		"sink_name=" SINK " rate=%d channels=%d sink_properties=device.description=rcomp",
+		"sink_name=" SINK " rate=%d channels=%d norewinds=1 "
+		"sink_properties=device.description=rcomp",
 		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
 	ok = ok &&
 		finish_op(s,
@@ -424,6 +427,13 @@ static void send_packet(struct rc_server *server, const struct audio_packet *p, 
 		s->sent_packets++;
 		s->sent_bytes += p->size;
 	}
+	s->streaming = !end && (sent || s->streaming);
+}
+
+bool sound_playing_out(struct rc_server *server)
+{
+	struct rc_sound *s = server->sound;
+	return s && s->want && s->streaming;
 }
 
 static int handle_queue(int fd, uint32_t mask, void *data)

@@ -28,6 +28,9 @@ void sound_daemon_exited(struct rc_server *server, int status);
 void sound_viewer_changed(struct rc_server *server, bool wants);
 /* The viewer's microphone. */
 void sound_mic(struct rc_server *server, const struct wire_msg *msg);
+/* Whether sound goes to viewers and its end has not yet: what the apps
+ * played last is still on its way (the session waits for it to end). */
+bool sound_playing_out(struct rc_server *server);
 /* For --stats; empty when there is nothing to say. */
 void sound_describe(struct rc_server *server, char *out, size_t size);
 

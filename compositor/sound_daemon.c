@@ -92,7 +92,7 @@ static bool pulseaudio_prepare(struct sound_daemon *d)
 	char script[1024];
 	snprintf(script, sizeof(script),
 		"load-module module-native-protocol-unix auth-anonymous=1 socket=%s\n"
-		"load-module module-null-sink sink_name=" SINK " rate=%d channels=%d "
+		"load-module module-null-sink sink_name=" SINK " rate=%d channels=%d norewinds=1 "
 		"sink_properties=device.description=rcomp\n"
 		"load-module module-null-sink sink_name=" MIC_SINK " rate=%d channels=%d "
 		"sink_properties=device.description=rcomp-microphone\n"

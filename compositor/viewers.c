@@ -47,10 +47,16 @@ static void view_free(struct rc_view *view)
 		if (other && other->lead == view) {
 			encoder_take_state(&other->encoder, &view->encoder);
 			other->lead = first;
-			other->in_job = false;
+			if (other->in_job) {
+				other->in_job = false;
+				connection_release(other->viewer->conn, other->reserved);
+				other->reserved = 0;
+			}
 			first = first ? first : other;
 		}
 	}
+	/* A frame being encoded for its viewer holds no more. */
+	connection_release(view->viewer->conn, view->reserved);
 	/* The encoder first: a job may be reading the captured image. */
 	encoder_finish(&view->encoder, &window->server->encode);
 	pixman_region32_fini(&view->damage);

@@ -167,6 +167,10 @@ void window_map(struct rc_window *window)
 		window->capture.geometry.height);
 	window_damage_all(window);
 	window_announce_all(window);
+	if (window->server->app.stopping) {
+		/* A window that appears while the session stops is asked too. */
+		window_close(window);
+	}
 }
 
 void window_unmap(struct rc_window *window)

@@ -180,6 +180,13 @@ void audio_framer_push(struct audio_framer *f, const void *data, size_t bytes,
 void audio_framer_stop(struct audio_framer *f, struct audio_queue *q)
 {
 	if (f->running) {
+		/* The last partial frame, and what Opus holds back as its
+		 * lookahead, go out padded with silence: the tail is played,
+		 * never cut. */
+		if (f->fill) {
+			audio_framer_push(f, NULL, AUDIO_FRAME_BYTES - f->fill, q);
+		}
+		audio_framer_push(f, NULL, AUDIO_FRAME_BYTES, q);
 		audio_queue_end(q, f->seq - 1);
 	}
 	f->running = false;

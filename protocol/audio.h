@@ -76,7 +76,8 @@ void audio_framer_start(struct audio_framer *f, uint64_t start_us);
 /* bytes of s16le stereo; whole frames go to the queue. */
 void audio_framer_push(struct audio_framer *f, const void *data, size_t bytes,
 	struct audio_queue *q);
-/* The stream stopped: a partial frame is dropped, the queue told. */
+/* The stream stopped: a partial frame is padded with silence and sent, as
+ * is one more of silence (Opus's lookahead), then the queue is told. */
 void audio_framer_stop(struct audio_framer *f, struct audio_queue *q);
 
 #endif

@@ -413,6 +413,7 @@ enum channel_status channel_flush(struct channel *ch)
 		if (n <= 0) {
 			return n == 0 ? CHANNEL_CLOSED : CHANNEL_FAILED;
 		}
+		ch->written += (uint64_t)n;
 		size_t plain = (size_t)n < ch->plain ? (size_t)n : ch->plain;
 		ch->plain -= plain;
 		buffer_consume(&ch->wire, (size_t)n);

@@ -54,6 +54,7 @@ struct channel {
 	bool blocked; /* the last write would have blocked */
 	bool unpaced; /* closing: write what is queued regardless */
 	uint64_t writes; /* write calls, for stats */
+	uint64_t written; /* bytes written, ever */
 };
 
 enum channel_status {
@@ -71,6 +72,11 @@ void channel_init(struct channel *ch, int in_fd, int out_fd, size_t in_limit, si
 static inline void channel_first_read(struct channel *ch)
 {
 	ch->in_records = true;
+}
+/* A class's queue limit other than out_limit. */
+static inline void channel_set_out_limit(struct channel *ch, enum channel_class cls, size_t limit)
+{
+	ch->out[cls].limit = limit;
 }
 /* Closes the fds and frees the buffers. */
 void channel_close(struct channel *ch);

@@ -43,8 +43,10 @@ static bool newest_wins(enum channel_class cls)
  * repair within about a round trip, and the link pays nothing for it. */
 #define LOSS_FLOOR 0.003
 #define LOSS_START 0.01
-/* Loss is averaged over about this many datagrams. */
+/* Loss is averaged over about this many datagrams; what is seen of it is
+ * told once this many fates are known. */
 #define LOSS_SPAN 256.0
+#define LOSS_SEEN_MIN 50.0
 
 #define BITWORDS ((LANES_INDEXES + 63) / 64)
 
@@ -82,6 +84,7 @@ struct lanes {
 	uint8_t *gen[LANES_K_MAX + 1]; /* LANES_INDEXES x k generator, per k */
 	bool open;
 	double loss;
+	double seen_lost, seen; /* weighted counts of fates known (measure) */
 	struct {
 		struct out_rec *rec; /* NULL: nothing given by lanes_next() */
 		uint8_t index;
@@ -376,6 +379,10 @@ void lanes_commit(struct lanes *l, uint64_t now)
 static void measure(struct lanes *l, bool lost)
 {
 	l->loss += ((lost ? 1.0 : 0.0) - l->loss) / LOSS_SPAN;
+	/* The same average of what was seen alone, without the guess it
+	 * starts from: what a user is told. */
+	l->seen_lost = l->seen_lost * (1 - 1 / LOSS_SPAN) + (lost ? 1.0 : 0.0);
+	l->seen = l->seen * (1 - 1 / LOSS_SPAN) + 1.0;
 }
 
 /* The oldest record not yet rebuildable. */
@@ -747,6 +754,11 @@ bool lanes_open(struct lanes *l, struct buffer *out, char *err, size_t err_size)
 double lanes_loss(const struct lanes *l)
 {
 	return l->loss;
+}
+
+double lanes_seen_loss(const struct lanes *l)
+{
+	return l->seen >= LOSS_SEEN_MIN ? l->seen_lost / l->seen : -1;
 }
 
 void lanes_describe(const struct lanes *l, char *out, size_t size)

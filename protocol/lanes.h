@@ -118,7 +118,11 @@ bool lanes_open(struct lanes *l, struct buffer *out, char *err, size_t err_size)
 
 /* Loss measured, parity and repairs sent, records rebuilt, for --stats. */
 void lanes_describe(const struct lanes *l, char *out, size_t size);
-/* The loss the sender measures, 0 to 1. */
+/* The loss the sender measures, 0 to 1 (from a guess, until datagrams
+ * tell), for its parity. */
 double lanes_loss(const struct lanes *l);
+/* What it has seen of it alone: the share of its recent datagrams lost,
+ * or -1 while too few have a known fate to say. */
+double lanes_seen_loss(const struct lanes *l);
 
 #endif

@@ -100,3 +100,24 @@ void log_escape(char *out, size_t size, const char *text, size_t len)
 		out[o] = '\0';
 	}
 }
+
+bool log_limit_pass(struct log_limit *limit, uint64_t now_us, unsigned *skipped)
+{
+	if (limit->at_us == 0) {
+		limit->credit = LOG_LIMIT_BURST;
+	} else {
+		limit->credit += (double)(now_us - limit->at_us) / 1e6;
+	}
+	limit->at_us = now_us;
+	if (limit->credit > LOG_LIMIT_BURST) {
+		limit->credit = LOG_LIMIT_BURST;
+	}
+	if (limit->credit < 1) {
+		limit->skipped++;
+		return false;
+	}
+	limit->credit -= 1;
+	*skipped = limit->skipped;
+	limit->skipped = 0;
+	return true;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum log_level {
 	LOG_ERROR = 1,
@@ -20,6 +21,18 @@ void log_escape(char *out, size_t size, const char *text, size_t len);
 enum log_level log_get_level(void);
 void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* A log line a flood may repeat: a burst of LOG_LIMIT_BURST, then one a
+ * second, each saying how many were left out before it. */
+#define LOG_LIMIT_BURST 10
+struct log_limit {
+	uint64_t at_us; /* the last call */
+	double credit;
+	unsigned skipped;
+};
+/* Whether to log now (now_us: a monotonic clock); *skipped gets how many
+ * calls were not logged since the last that was. */
+bool log_limit_pass(struct log_limit *limit, uint64_t now_us, unsigned *skipped);
 
 #define rc_log(level, ...) \
 	do { \

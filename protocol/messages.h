@@ -115,7 +115,7 @@
 	FIELD(u16, major) \
 	FIELD(u16, minor) \
 	FIELD(u32, caps) /* enum wire_caps */ \
-	FIELD(u32, flags) \
+	BITS(u32, flags, WIRE_HELLO_ALL) \
 	COUNT(u32, token_len, 0, WIRE_MAX_TOKEN, token, char, 1)
 #define WIRE_KEYMAP_FIELDS \
 	RANGE(u32, format, 1, 1) /* xkb text v1 */ \

@@ -289,10 +289,36 @@ int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_da
 {
 	struct conn *c = ((ngtcp2_crypto_conn_ref *)gnutls_session_get_ptr(session))->user_data;
 	const gnutls_datum_t *want = NULL;
+	struct quic_endpoint *ep = c->ep;
+	gnutls_datum_t move = {0};
 	if (strcmp(username, PSK_USER) == 0) {
-		want = &c->ep->key;
-	} else if (strcmp(username, PSK_WATCH_USER) == 0 && c->ep->watch_key.size) {
-		want = &c->ep->watch_key;
+		want = &ep->key;
+	} else if (strcmp(username, PSK_WATCH_USER) == 0 && ep->watch_key.size) {
+		want = &ep->watch_key;
+		c->watch = true;
+	} else if (strncmp(username, PSK_MOVE_USER, strlen(PSK_MOVE_USER)) == 0) {
+		/* One viewer's key: a copy, under the lock the program sets
+		 * them with. */
+		char *end;
+		const char *n = username + strlen(PSK_MOVE_USER);
+		long slot = strtol(n, &end, 10);
+		if (end == n || *end || slot < 0 || slot >= MOVE_SLOTS) {
+			return -1;
+		}
+		pthread_mutex_lock(&ep->lock);
+		size_t len = ep->move_key_lens[slot];
+		move.data = len ? gnutls_malloc(len) : NULL;
+		if (move.data) {
+			memcpy(move.data, ep->move_keys[slot], len);
+			move.size = (unsigned)len;
+		}
+		pthread_mutex_unlock(&ep->lock);
+		if (!move.data) {
+			return -1;
+		}
+		c->move_slot = (int)slot;
+		*key = move;
+		return 0;
 	}
 	if (!want) {
 		return -1;
@@ -394,6 +420,7 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 		c->used = true;
 		c->ep = ep;
 		c->stream_id = -1;
+		c->move_slot = -1;
 		c->fd = c->user_fd = -1;
 		int pair[2];
 		c->sbuf = malloc(SEND_MAX);

@@ -12,6 +12,11 @@ struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, siz
 	return NULL;
 }
 
+bool quic_set_move_key(struct quic_endpoint *ep, int slot, const char *key, size_t len)
+{
+	return false;
+}
+
 bool quic_supported(void)
 {
 	return false;
@@ -27,7 +32,8 @@ int quic_local_port(const struct quic_endpoint *ep)
 	return 0;
 }
 
-int quic_accept(struct quic_endpoint *ep)
+int quic_accept(struct quic_endpoint *ep, char host[QUIC_HOST_MAX], int *port, bool *watch,
+	int *move_slot)
 {
 	return -1;
 }
@@ -40,11 +46,26 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 	return -1;
 }
 
+void quic_failure(struct quic_endpoint *ep, char *out, size_t size)
+{
+	snprintf(out, size, "%s", why);
+}
+
+bool quic_key_refused(struct quic_endpoint *ep)
+{
+	return false;
+}
+
 void quic_close(struct quic_endpoint *ep)
 {
 }
 
 double quic_loss(struct quic_endpoint *ep)
+{
+	return -1;
+}
+
+double quic_rtt_ms(struct quic_endpoint *ep)
 {
 	return 0;
 }

@@ -13,10 +13,17 @@
 
 #include "buffer.h"
 #include "lanes.h"
+#include "log.h"
 
 struct quic_endpoint;
 
-#define MAX_CONNS 16
+/* Connections of an endpoint, live or in the handshake (quic-door.c says
+ * who gets one). */
+#define MAX_CONNS 64
+/* Handshakes that did not prove their address the door takes at once,
+ * and those one address may hold. */
+#define UNVALIDATED_MAX 4
+#define HANDSHAKES_PER_ADDRESS 4
 #define MAX_CIDS 8
 /* Connection IDs: 8 random bytes (QUIC's least for an Initial), as every
  * packet carries one. */
@@ -44,6 +51,12 @@ struct quic_endpoint;
 #define HOLD_LOSS 0.01 /* and only below this loss */
 #define PSK_USER "rcomp"
 #define PSK_WATCH_USER "rcomp-watch" /* a key that admits watching */
+#define PSK_MOVE_USER "rcomp-move-" /* then a slot: one viewer's key (quic.h) */
+/* quic.h's QUIC_MOVE_SLOTS, QUIC_KEY_MAX and QUIC_HOST_MAX (quic.c asserts
+ * they agree): this header stands below the public one. */
+#define MOVE_SLOTS 16
+#define KEY_MAX 256
+#define HOST_MAX 48
 #define QUIC_ALPN "rcomp/1"
 
 struct conn {
@@ -59,6 +72,10 @@ struct conn {
 	socklen_t local_len;
 	struct sockaddr_storage peer; /* where its packets last came from */
 	socklen_t peer_len;
+	bool validated; /* a server's: its address was proved by a Retry token */
+	bool watch; /* a server's: the peer holds the watch key, not the key */
+	int move_slot; /* a server's: the move key the peer holds; -1: none */
+	uint64_t started; /* a server's: when its first Initial came */
 	int64_t stream_id; /* -1 until there is one */
 	int fd; /* our end of the socketpair; the program has the other */
 	int user_fd; /* until the program takes it */
@@ -87,6 +104,21 @@ struct conn {
 	ngtcp2_connection_close_error error;
 };
 
+/* What a server's door did since it last said so (quic-door.c). */
+struct quic_door {
+	unsigned retries, evicted, bad_tokens, turned_away;
+	uint64_t reported_at;
+};
+
+/* A connection whose handshake is done, for the program to take. */
+struct quic_offer {
+	int fd;
+	bool watch;
+	int move_slot;
+	char host[HOST_MAX];
+	int port;
+};
+
 struct quic_endpoint {
 	bool server;
 	int udp;
@@ -96,24 +128,45 @@ struct quic_endpoint {
 	bool thread_started;
 	gnutls_datum_t key;
 	gnutls_datum_t watch_key; /* a server's; size 0: none */
+	/* A server's move keys (quic_set_move_key), under the lock: the
+	 * program sets them, the handshakes read them. */
+	char move_keys[MOVE_SLOTS][KEY_MAX];
+	size_t move_key_lens[MOVE_SLOTS];
 	gnutls_psk_server_credentials_t psk_server;
 	gnutls_psk_client_credentials_t psk_client;
 	struct sockaddr_storage local;
 	socklen_t local_len;
 	struct sockaddr_storage remote; /* a client's server */
 	socklen_t remote_len;
-	pthread_mutex_t lock; /* the stats and the accept queue */
+	pthread_mutex_t lock; /* the stats, the accept queue, the move keys */
 	struct conn conns[MAX_CONNS];
-	int accept_queue[MAX_CONNS];
+	struct quic_offer accept_queue[MAX_CONNS];
 	int naccept;
+	uint8_t secret[32]; /* a server's: seals its Retry tokens */
+	struct quic_door door;
 	char failure[256]; /* a client's connection failed: why */
+	bool key_refused; /* a client's: the server refused its key */
+	struct log_limit refusals; /* a server's: log lines of refused keys */
 	int netlink; /* a client's: address changes (-1: none) */
 	uint64_t packets_in, packets_out, bytes_in, bytes_out, dropped, migrations;
 	uint64_t packets_datagrams; /* of packets_out, those with a lane's datagram */
 	char lanes[192]; /* the first connection's lanes, described now and then */
-	double loss; /* and the loss they measure */
+	double loss; /* and the loss they have seen (-1: too little to say) */
+	uint64_t rtt_ns; /* and its smoothed round trip */
 	uint64_t described_at;
 };
+
+/* A server endpoint with neither socket nor thread (quic_listen gives it
+ * both): for a harness that hands it packets itself. */
+struct quic_endpoint *quic_endpoint_server(const uint8_t *key, size_t key_len, char *err,
+	size_t err_size);
+/* A client's first Initial: a new connection, if the door lets it in
+ * (else it may have been sent a Retry); NULL if not. */
+struct conn *quic_door_accept(struct quic_endpoint *ep, const uint8_t *data, size_t len,
+	const struct sockaddr *from, socklen_t from_len);
+/* Logs what the door refused, at most once a second; and when it next may. */
+void quic_door_report(struct quic_endpoint *ep, uint64_t now);
+uint64_t quic_door_deadline(const struct quic_endpoint *ep);
 
 uint64_t quic_now_ns(void);
 void quic_set_err(char *err, size_t size, const char *fmt, ...);

@@ -6,6 +6,7 @@
  * a socketpair.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
@@ -24,6 +25,27 @@
 #include "tcp.h"
 
 static void follow_address(struct quic_endpoint *ep);
+
+static_assert(QUIC_MOVE_SLOTS == MOVE_SLOTS && QUIC_KEY_MAX == KEY_MAX && QUIC_HOST_MAX == HOST_MAX,
+	"quic-private.h's sizes are quic.h's");
+
+/* The slot of a move key ("move-N-..."), or -1. */
+static int move_slot(const char *key, size_t len)
+{
+	size_t prefix = strlen(QUIC_MOVE_PREFIX);
+	if (len <= prefix + 2 || memcmp(key, QUIC_MOVE_PREFIX, prefix) != 0) {
+		return -1;
+	}
+	int slot = 0, digits = 0;
+	size_t i = prefix;
+	for (; i < len && key[i] >= '0' && key[i] <= '9' && digits < 3; i++, digits++) {
+		slot = slot * 10 + (key[i] - '0');
+	}
+	if (!digits || i >= len || key[i] != '-' || slot >= QUIC_MOVE_SLOTS) {
+		return -1;
+	}
+	return slot;
+}
 
 /* The address text ADDR:PORT, [V6]:PORT or HOST:PORT. */
 static bool resolve(const char *addr_port, bool passive, struct sockaddr_storage *out,
@@ -67,50 +89,6 @@ static struct conn *find_conn(struct quic_endpoint *ep, const uint8_t *dcid, siz
 	return NULL;
 }
 
-/* A client's first packet: a new connection, if it is one. */
-static struct conn *server_accept(struct quic_endpoint *ep, const uint8_t *data, size_t len,
-	const struct sockaddr *from, socklen_t from_len)
-{
-	ngtcp2_pkt_hd hd;
-	if (ngtcp2_accept(&hd, data, len) != 0) {
-		return NULL;
-	}
-	char err[256];
-	struct conn *c = quic_conn_alloc(ep, err, sizeof(err));
-	if (!c) {
-		return NULL;
-	}
-	ngtcp2_cid scid;
-	scid.datalen = SCID_LEN;
-	if (!quic_random(scid.data, scid.datalen)) {
-		quic_conn_free(c);
-		return NULL;
-	}
-	c->cids[c->ncids++] = scid;
-	c->odcid = hd.dcid;
-	ngtcp2_settings settings;
-	ngtcp2_transport_params params;
-	quic_conn_settings(&settings, &params);
-	params.original_dcid = hd.dcid;
-	params.stateless_reset_token_present = 1;
-	if (!quic_random(params.stateless_reset_token, sizeof(params.stateless_reset_token))) {
-		quic_conn_free(c);
-		return NULL;
-	}
-	ngtcp2_callbacks callbacks = quic_callbacks;
-	callbacks.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
-	ngtcp2_path path = {{(struct sockaddr *)&ep->local, ep->local_len},
-		{(struct sockaddr *)from, from_len}, NULL};
-	if (ngtcp2_conn_server_new(&c->conn, &hd.scid, &scid, &path, hd.version, &callbacks,
-		    &settings, &params, NULL, c) != 0 ||
-		!quic_tls_init(c, err, sizeof(err))) {
-		quic_conn_free(c);
-		return NULL;
-	}
-	ngtcp2_conn_set_tls_native_handle(c->conn, c->tls);
-	return c;
-}
-
 static void fail(struct quic_endpoint *ep, const char *fmt, ...)
 {
 	pthread_mutex_lock(&ep->lock);
@@ -139,8 +117,29 @@ static void report(struct conn *c)
 		strlen(c->why));
 }
 
-/* The handshake completed: a server's stream goes to the accept queue;
- * either way the endpoint's fd becomes readable. */
+static void set_key_refused(struct quic_endpoint *ep, bool refused)
+{
+	pthread_mutex_lock(&ep->lock);
+	ep->key_refused = refused;
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/* A client whose handshake failed on its key: a line in the log, as a
+ * wrong TCP token gets, but at most a few a second. */
+static void refused_key(struct conn *c)
+{
+	unsigned skipped;
+	char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+	if (!log_limit_pass(&c->ep->refusals, quic_now_ns() / 1000, &skipped)) {
+		return;
+	}
+	getnameinfo((struct sockaddr *)&c->peer, c->peer_len, host, sizeof(host), port,
+		sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+	log_error("refused a viewer from %s port %s (UDP): its key does not match the session's "
+		  "token%s",
+		host, port, skipped ? " (more refused and not logged)" : "");
+}
+
 /* A server's peer that changed address (a viewer roaming, a NAT
  * rebinding): what QUIC sent the old address will not arrive. */
 static void follow_peer(struct conn *c)
@@ -171,9 +170,17 @@ static void offer(struct conn *c)
 	}
 	c->announced = true;
 	if (ep->server) {
+		struct quic_offer o = {.fd = c->user_fd,
+			.watch = c->watch,
+			.move_slot = c->move_slot};
+		char port[NI_MAXSERV];
+		if (getnameinfo((struct sockaddr *)&c->peer, c->peer_len, o.host, sizeof(o.host),
+			    port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+			o.port = atoi(port);
+		}
 		pthread_mutex_lock(&ep->lock);
 		if (ep->naccept < MAX_CONNS) {
-			ep->accept_queue[ep->naccept++] = c->user_fd;
+			ep->accept_queue[ep->naccept++] = o;
 			c->user_fd = -1;
 		}
 		pthread_mutex_unlock(&ep->lock);
@@ -205,7 +212,8 @@ static void read_packets(struct quic_endpoint *ep)
 		}
 		struct conn *c = find_conn(ep, vc.dcid, vc.dcidlen);
 		if (!c && ep->server) {
-			c = server_accept(ep, buf, (size_t)n, (struct sockaddr *)&from, from_len);
+			c = quic_door_accept(ep, buf, (size_t)n, (struct sockaddr *)&from,
+				from_len);
 		}
 		if (!c) {
 			continue;
@@ -234,6 +242,7 @@ static void read_packets(struct quic_endpoint *ep)
 				} else if (ngtcp2_conn_get_handshake_completed(c->conn)) {
 					fail(ep, "the server closed the connection");
 				} else {
+					set_key_refused(ep, tls);
 					fail(ep, "%s",
 						tls ? "the server refused the handshake: the "
 						      "session key does not match"
@@ -245,10 +254,14 @@ static void read_packets(struct quic_endpoint *ep)
 			continue;
 		}
 		if (rv != 0) {
-			if (!ngtcp2_conn_get_handshake_completed(c->conn) && !ep->server) {
+			bool handshake = !ngtcp2_conn_get_handshake_completed(c->conn);
+			if (handshake && !ep->server) {
+				set_key_refused(ep, rv == NGTCP2_ERR_CRYPTO);
 				fail(ep, "QUIC handshake: %s",
 					rv == NGTCP2_ERR_CRYPTO ? "the key does not match"
 								: ngtcp2_strerror(rv));
+			} else if (handshake && rv == NGTCP2_ERR_CRYPTO) {
+				refused_key(c);
 			}
 			if (rv == NGTCP2_ERR_CALLBACK_FAILURE && c->why[0]) {
 				report(c);
@@ -272,17 +285,22 @@ static void read_packets(struct quic_endpoint *ep)
 static void describe_lanes(struct quic_endpoint *ep)
 {
 	char text[sizeof(ep->lanes)] = "";
-	double loss = 0;
+	double loss = -1;
+	uint64_t rtt = 0;
 	for (int i = 0; i < MAX_CONNS; i++) {
 		if (ep->conns[i].used) {
 			lanes_describe(ep->conns[i].lanes, text, sizeof(text));
-			loss = lanes_loss(ep->conns[i].lanes);
+			loss = lanes_seen_loss(ep->conns[i].lanes);
+			ngtcp2_conn_stat cs;
+			ngtcp2_conn_get_conn_stat(ep->conns[i].conn, &cs);
+			rtt = cs.smoothed_rtt;
 			break;
 		}
 	}
 	pthread_mutex_lock(&ep->lock);
 	memcpy(ep->lanes, text, sizeof(text));
 	ep->loss = loss;
+	ep->rtt_ns = rtt;
 	pthread_mutex_unlock(&ep->lock);
 }
 
@@ -323,6 +341,10 @@ static void *endpoint_thread(void *data)
 			map[n] = i;
 			pfd[n++] = (struct pollfd){.fd = c->fd, .events = events};
 		}
+		if (ep->server) {
+			uint64_t report = quic_door_deadline(ep);
+			next = report < next ? report : next;
+		}
 		int timeout = -1;
 		if (next != UINT64_MAX) {
 			uint64_t wait = next > now ? next - now : 0;
@@ -355,6 +377,9 @@ static void *endpoint_thread(void *data)
 			}
 		}
 		now = quic_now_ns();
+		if (ep->server) {
+			quic_door_report(ep, now);
+		}
 		if (now - ep->described_at > 250 * NGTCP2_MILLISECONDS) {
 			describe_lanes(ep);
 			ep->described_at = now;
@@ -372,13 +397,23 @@ static void *endpoint_thread(void *data)
 						fail(ep, "%s",
 							ngtcp2_conn_get_handshake_completed(c->conn)
 								? "no answer from the server for "
-								  "30 s"
+								  "15 s"
 								: "no answer to the QUIC "
 								  "handshake");
 					}
 					quic_conn_free(c); /* idle or timed out: nothing to say */
 					continue;
 				}
+			}
+			if (ep->server && c->app_eof && c->stream_id < 0) {
+				/* The program let go of a peer that never opened
+				 * its stream (no hello): nothing can carry a
+				 * goodbye, so the connection's close says it. */
+				static const char why[] = "refused before a hello";
+				ngtcp2_connection_close_error_set_application_error(&c->error, 1,
+					(const uint8_t *)why, sizeof(why) - 1);
+				quic_conn_close(c);
+				continue;
 			}
 			bool all_acked = quic_conn_all_acked(c);
 			bool flushed = buffer_size(&c->to_program) == 0;
@@ -416,7 +451,8 @@ static struct quic_endpoint *endpoint_new(bool server, const uint8_t *key, size_
 	}
 	pthread_mutex_init(&ep->lock, NULL);
 	ep->key.data = gnutls_malloc(key_len);
-	if (!ep->key.data || pipe2(ep->wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	if (!ep->key.data || !quic_random(ep->secret, sizeof(ep->secret)) ||
+		pipe2(ep->wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
 		pipe2(ep->ready, O_CLOEXEC | O_NONBLOCK) < 0) {
 		quic_set_err(err, err_size, "cannot set an endpoint up: %s", strerror(errno));
 		quic_close(ep);
@@ -431,8 +467,12 @@ static struct quic_endpoint *endpoint_new(bool server, const uint8_t *key, size_
 	} else if (rv == 0) {
 		bool watch = key_len > strlen(QUIC_WATCH_PREFIX) &&
 			memcmp(key, QUIC_WATCH_PREFIX, strlen(QUIC_WATCH_PREFIX)) == 0;
+		int slot = move_slot((const char *)key, key_len);
+		char user[32];
+		snprintf(user, sizeof(user), "%s%d", PSK_MOVE_USER, slot);
 		rv = gnutls_psk_set_client_credentials(ep->psk_client,
-			watch ? PSK_WATCH_USER : PSK_USER, &ep->key, GNUTLS_PSK_KEY_RAW);
+			slot >= 0 ? user : (watch ? PSK_WATCH_USER : PSK_USER), &ep->key,
+			GNUTLS_PSK_KEY_RAW);
 	}
 	if (rv != 0) {
 		quic_set_err(err, err_size, "GnuTLS: %s", gnutls_strerror(rv));
@@ -440,6 +480,12 @@ static struct quic_endpoint *endpoint_new(bool server, const uint8_t *key, size_
 		return NULL;
 	}
 	return ep;
+}
+
+struct quic_endpoint *quic_endpoint_server(const uint8_t *key, size_t key_len, char *err,
+	size_t err_size)
+{
+	return endpoint_new(true, key, key_len, err, err_size);
 }
 
 static bool open_udp(struct quic_endpoint *ep, int family, const struct sockaddr *bind_to,
@@ -555,10 +601,25 @@ struct quic_endpoint *quic_listen(const char *addr_port, const uint8_t *key, siz
 	if (!resolve(addr_port, true, &addr, &addr_len, err, err_size) ||
 		!open_udp(ep, addr.ss_family, (struct sockaddr *)&addr, addr_len, err, err_size) ||
 		!start_thread(ep, err, err_size)) {
+		int saved = errno; /* EADDRINUSE: a port in use */
 		quic_close(ep);
+		errno = saved;
 		return NULL;
 	}
 	return ep;
+}
+
+bool quic_set_move_key(struct quic_endpoint *ep, int slot, const char *key, size_t len)
+{
+	if (slot < 0 || slot >= QUIC_MOVE_SLOTS || len > QUIC_KEY_MAX ||
+		(len && move_slot(key, len) != slot)) {
+		return false;
+	}
+	pthread_mutex_lock(&ep->lock);
+	memcpy(ep->move_keys[slot], key, len);
+	ep->move_key_lens[slot] = len;
+	pthread_mutex_unlock(&ep->lock);
+	return true;
 }
 
 bool quic_supported(void)
@@ -579,7 +640,8 @@ int quic_local_port(const struct quic_endpoint *ep)
 	return ntohs(((const struct sockaddr_in *)&ep->local)->sin_port);
 }
 
-int quic_accept(struct quic_endpoint *ep)
+int quic_accept(struct quic_endpoint *ep, char host[QUIC_HOST_MAX], int *port, bool *watch,
+	int *move_slot)
 {
 	char drain[64];
 	while (read(ep->ready[0], drain, sizeof(drain)) > 0) {
@@ -587,10 +649,15 @@ int quic_accept(struct quic_endpoint *ep)
 	int fd = -1;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->naccept > 0) {
-		fd = ep->accept_queue[0];
+		struct quic_offer o = ep->accept_queue[0];
 		memmove(ep->accept_queue, ep->accept_queue + 1,
-			(size_t)(ep->naccept - 1) * sizeof(int));
+			(size_t)(ep->naccept - 1) * sizeof(ep->accept_queue[0]));
 		ep->naccept--;
+		fd = o.fd;
+		memcpy(host, o.host, QUIC_HOST_MAX);
+		*port = o.port;
+		*watch = o.watch;
+		*move_slot = o.move_slot;
 	}
 	pthread_mutex_unlock(&ep->lock);
 	return fd;
@@ -669,6 +736,14 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 	return fd;
 }
 
+bool quic_key_refused(struct quic_endpoint *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	bool refused = ep->key_refused;
+	pthread_mutex_unlock(&ep->lock);
+	return refused;
+}
+
 void quic_failure(struct quic_endpoint *ep, char *out, size_t size)
 {
 	pthread_mutex_lock(&ep->lock);
@@ -695,7 +770,7 @@ void quic_close(struct quic_endpoint *ep)
 		}
 	}
 	for (int i = 0; i < ep->naccept; i++) {
-		close(ep->accept_queue[i]);
+		close(ep->accept_queue[i].fd);
 	}
 	int fds[] = {ep->udp, ep->wake[0], ep->wake[1], ep->ready[0], ep->ready[1], ep->netlink};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -721,6 +796,14 @@ double quic_loss(struct quic_endpoint *ep)
 	double loss = ep->loss;
 	pthread_mutex_unlock(&ep->lock);
 	return loss;
+}
+
+double quic_rtt_ms(struct quic_endpoint *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	double rtt = (double)ep->rtt_ns / 1e6;
+	pthread_mutex_unlock(&ep->lock);
+	return rtt;
 }
 
 void quic_describe(struct quic_endpoint *ep, char *out, size_t size)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,5 +84,21 @@ bool tcp_read_token(const char *path, char *token, size_t *len)
 	memcpy(token, line, n);
 	token[n] = '\0';
 	*len = n;
+	return true;
+}
+
+bool tcp_random_token(char *token, size_t *len, const char *prefix)
+{
+	uint8_t random[32];
+	if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
+		log_error("cannot get random bytes for a token: %s", strerror(errno));
+		return false;
+	}
+	size_t n = strlen(prefix);
+	memcpy(token, prefix, n);
+	for (size_t i = 0; i < sizeof(random); i++) {
+		snprintf(token + n + 2 * i, 3, "%02x", random[i]);
+	}
+	*len = n + 2 * sizeof(random);
 	return true;
 }

@@ -26,5 +26,8 @@ void tcp_tune(int fd);
  * from a regular file of ours that nobody else may read or write. Logs why
  * and returns false if it cannot. */
 bool tcp_read_token(const char *path, char *token, size_t *len);
+/* A new token, 256 random bits as hex after prefix, in token (which holds
+ * it and a NUL); false (logged) without random bytes. */
+bool tcp_random_token(char *token, size_t *len, const char *prefix);
 
 #endif

@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 4
+#define WIRE_VERSION_MINOR 5
 
 #define WIRE_HEADER_SIZE 8
 
@@ -64,6 +64,10 @@ enum wire_hello_flags {
 	WIRE_HELLO_SHARE = 1u << 1,
 	/* join to watch only: no input of any kind (minor 4; implies share) */
 	WIRE_HELLO_VIEW_ONLY = 1u << 2,
+	/* end the session (rcomp-run --stop; minor 5): its apps are asked to
+	 * close their windows, then ended */
+	WIRE_HELLO_STOP = 1u << 3,
+	WIRE_HELLO_ALL = 0xf, /* any other bit is refused */
 };
 
 /* session_viewers' flags: what this viewer may do */

@@ -469,7 +469,7 @@ class LocalSound:
     null sinks for speakers (one per name) and a source that plays a known
     tone as the microphone. The viewers it is given to play into it."""
 
-    def __init__(self, rig, sinks=("speaker",), mic_frequency=0):
+    def __init__(self, rig, sinks=("speaker",), mic_frequency=0, rewinds=True):
         self.rig = rig
         self.dir = os.path.join(rig.tmp, "local-sound")
         os.makedirs(self.dir, exist_ok=True)
@@ -478,8 +478,14 @@ class LocalSound:
         with open(script, "w") as f:
             f.write("load-module module-native-protocol-unix auth-anonymous=1 socket=%s\n"
                     % self.socket)
+            # rewinds=False: a sink's monitor records exactly what it
+            # played. A null sink rewinds to mix in a stream that starts
+            # or catches up, and its monitor, which has passed the rewound
+            # part on already, then misses it: a splice a speaker never
+            # played (and a desktop's sinks rewind).
             for sink in sinks:
-                f.write("load-module module-null-sink sink_name=%s rate=48000\n" % sink)
+                f.write("load-module module-null-sink sink_name=%s rate=48000%s\n"
+                        % (sink, "" if rewinds else " norewinds=1"))
             f.write("load-module module-null-sink sink_name=mic rate=48000\n"
                     "load-module module-always-sink\n"
                     "set-default-sink %s\nset-default-source mic.monitor\n" % sinks[0])
@@ -538,13 +544,14 @@ def hide_programs(desktop, *names):
     desktop.remote_env["PATH"] = bin_dir
 
 
-def tone_command(frequency, sink=None, latency_ms=20, burst_ms=0):
-    """A shell command that plays a sine through pacat (to PULSE_SERVER);
-    with burst_ms, only the first burst_ms of each second."""
+def tone_command(frequency, sink=None, latency_ms=20, burst_ms=0, seconds=0):
+    """A shell command that plays a sine through pacat (to PULSE_SERVER),
+    forever or for seconds; with burst_ms, only the first burst_ms of each
+    second."""
     device = " --device=%s" % sink if sink else ""
-    return ("%s %s %g --burst-ms %d | pacat --raw --format=s16le --rate=48000 --channels=2 "
-            "--latency-msec=%d%s" % (sys.executable, TONE, frequency, burst_ms, latency_ms,
-                                     device))
+    return ("%s %s %g --burst-ms %d --seconds %g | pacat --raw --format=s16le --rate=48000 "
+            "--channels=2 --latency-msec=%d%s" % (sys.executable, TONE, frequency, burst_ms,
+                                                  seconds, latency_ms, device))
 
 
 def record_monitor(server, sink, seconds):
@@ -614,6 +621,26 @@ def sound_defects(pcm, frequency, skip_ms=200):
     return gaps, splices
 
 
+def tone_span(pcm, frequency):
+    """Where a tone lies in a recording of it, and its clicks: (its length
+    in ms, from its first to its last sample above a tenth of its peak;
+    the ms into it of each splice, as sound_defects finds them, from its
+    start to past its end)."""
+    samples = struct.unpack("<%dh" % (len(pcm) // 2), pcm)[::2]
+    peak = max((abs(v) for v in samples), default=0)
+    loud = [i for i, v in enumerate(samples) if abs(v) > peak / 10]
+    if not loud:
+        return 0.0, []
+    first, last = loud[0], loud[-1]
+    c = 2 * math.cos(2 * math.pi * frequency / 48000)
+    splices = []
+    for i in range(max(first - 240, 1), min(last + 240, len(samples) - 1)):
+        if abs(samples[i + 1] - c * samples[i] + samples[i - 1]) > peak / 4 and \
+                (not splices or i - splices[-1] >= 240):
+            splices.append(i)
+    return (last - first) / 48.0, [round((i - first) / 48.0, 1) for i in splices]
+
+
 def _goertzel(samples, frequency):
     """The power at frequency of samples and what a pure tone of all their
     power would give there (the frequency exact, not rounded to a bin)."""
@@ -629,10 +656,10 @@ def _goertzel(samples, frequency):
     return s1 * s1 + s2 * s2 - coeff * s1 * s2, total * n / 2
 
 
-def start_sshd(desktop, link=None):
+def start_sshd(desktop, link=None, env=None):
     """An OpenSSH server with its own keys and configuration, on loopback or,
     with a NetLink, on the link's remote side; returns the ssh options that
-    reach it (from the local side)."""
+    reach it (from the local side). env: more variables for its logins."""
     assert shutil.which("sshd") or os.path.exists("/usr/sbin/sshd"), \
         "sshd is not installed (apt-get install openssh-server)"
     address = link.REMOTE_ADDR if link else "127.0.0.1"
@@ -657,6 +684,7 @@ def start_sshd(desktop, link=None):
         passed = ["%s=%s" % (k, os.environ[k]) for k in ("ASAN_OPTIONS", "LSAN_OPTIONS",
                                                          "UBSAN_OPTIONS") if k in os.environ]
         passed.append("RCOMP_DIR=%s" % desktop.session_dir)
+        passed += ["%s=%s" % item for item in (env or {}).items()]
         f.write("SetEnv %s\n" % " ".join(passed))
     # The login runs root's own shell start-up files, and a machine's may
     # hang there (this kind of machine's ~/.bashrc runs `pyenv rehash`, which
@@ -771,9 +799,9 @@ WIRE_MAJOR = 3
 HELLO_SHARE, HELLO_VIEW_ONLY = 1 << 1, 1 << 2
 
 
-def hello(token=b"", major=WIRE_MAJOR, minor=0, flags=0):
-    """A viewer's hello message, as bytes."""
-    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, minor, 7, flags,
+def hello(token=b"", major=WIRE_MAJOR, minor=0, flags=0, caps=7):
+    """A viewer's hello message, as bytes (caps 7: lz4, zstd and H.264)."""
+    return message(0x0101, struct.pack("<IHHIII", 0x504D4352, major, minor, caps, flags,
                                        len(token)) + token)
 
 

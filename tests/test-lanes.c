@@ -176,6 +176,26 @@ static struct run send_through(unsigned records, unsigned loss_pct, unsigned del
 }
 
 /* Without loss every record arrives, in order, with no parity. */
+/* What a user is told of the loss is what was seen: nothing while too few
+ * datagrams have a known fate, never the guess the sender starts from,
+ * and then the share lost. */
+static void test_seen_loss(void)
+{
+	struct lanes *l = lanes_new();
+	CHECK(lanes_loss(l) > 0); /* the sender's guess, for its parity */
+	CHECK(lanes_seen_loss(l) < 0);
+	for (int i = 0; i < 20; i++) {
+		lanes_acked(l, UINT64_MAX);
+	}
+	CHECK(lanes_seen_loss(l) < 0);
+	teach(l, 0);
+	CHECK(lanes_seen_loss(l) == 0);
+	teach(l, 20);
+	double seen = lanes_seen_loss(l);
+	CHECK(seen > 0.04 && seen < 0.06);
+	lanes_free(l);
+}
+
 static void test_clean(void)
 {
 	struct run r = send_through(2000, 0, 20, CHANNEL_RECORD_MAX, false);
@@ -391,6 +411,7 @@ int main(int argc, char **argv)
 		{"order", test_frames_wait_for_control},
 		{"moved", test_moved},
 		{"link_newest", test_link_newest_wins},
+		{"seen_loss", test_seen_loss},
 	};
 	return check_main(argc, argv, cases, N(cases));
 }

@@ -70,7 +70,11 @@ static int accept_one(struct quic_endpoint *server)
 {
 	struct pollfd pfd = {.fd = quic_endpoint_fd(server), .events = POLLIN};
 	for (int i = 0; i < 100; i++) {
-		int fd = quic_accept(server);
+		char host[QUIC_HOST_MAX];
+		int port;
+		bool watch;
+		int slot;
+		int fd = quic_accept(server, host, &port, &watch, &slot);
 		if (fd >= 0) {
 			return fd;
 		}
@@ -252,7 +256,11 @@ static void wrong_key(void)
 		return;
 	}
 	ends_with_reason(addr, "00000000000000000000000000000000", 3000);
-	CHECK(quic_accept(server) < 0);
+	char host[QUIC_HOST_MAX];
+	int port;
+	bool watch;
+	int slot;
+	CHECK(quic_accept(server, host, &port, &watch, &slot) < 0);
 	quic_close(server);
 }
 

@@ -2,12 +2,17 @@
 names the cause and the fix, and exits with its own status (status.h,
 rcomp-run(1), rcomp-view(1))."""
 import os
+import pty
+import re
+import select
 import socket
 import subprocess
+import time
 
 from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, fake_server, free_port, goodbye, hello,
-                 read_messages, start_sshd, welcome)
+                 read_messages, start_sshd, wait_for, welcome)
 
+USAGE = 2
 NO_DISPLAY, IN_USE, NO_SESSION, SEVERAL, TOKEN, SSH, NO_REMOTE, VERSION = range(3, 11)
 
 
@@ -151,3 +156,135 @@ def test_a_viewer_of_another_protocol_version_is_refused_with_the_fix(desktop):
     assert "another protocol version" in error_line(desktop.read_log("rcomp-view"),
                                                     "rcomp-view")
     desktop.check_alive(server)
+
+
+APP_MISSING = 127
+
+
+def test_an_app_that_cannot_run_says_so_once_and_exits_127_locally_and_over_ssh(desktop):
+    """The app is not on the host: one line says so (over ssh, naming the
+    host), and the status is 127, as a shell's. Over ssh the session ended
+    at times before the viewer heard why; now it waits for it."""
+    status, err = run(RCOMP_VIEW, ["--local", "--", "no-such-app"], desktop.local_env)
+    assert status == APP_MISSING, err
+    line = error_line(err, "rcomp-view")
+    assert "no-such-app cannot be run: No such file or directory" in line
+    assert err.count("cannot be run") == 1, err
+    opts = start_sshd(desktop)
+    for _ in range(4):
+        status, err = run(RCOMP_VIEW, ["--remote-bin", RCOMP_RUN, "ssh", *opts,
+                                       "root@127.0.0.1", "--", "no-such-app"],
+                          desktop.local_env)
+        assert status == APP_MISSING, err
+        line = error_line(err, "rcomp-view")
+        assert "on root@127.0.0.1: no-such-app cannot be run: No such file or directory" in \
+            line, line
+        assert "lost" not in err and ".log" not in err, err
+
+
+def test_an_app_that_exits_at_once_gives_its_status_every_time_over_ssh(desktop):
+    opts = start_sshd(desktop)
+    for _ in range(4):
+        status, err = run(RCOMP_VIEW, ["--remote-bin", RCOMP_RUN, "ssh", *opts,
+                                       "root@127.0.0.1", "--", "sh", "-c", "exit 3"],
+                          desktop.local_env)
+        assert status == 3, err
+        assert "error" not in err, err
+    status, _ = run(RCOMP_VIEW, ["--local", "--", "sh", "-c", "exit 3"], desktop.local_env)
+    assert status == 3
+
+
+def test_a_bad_run_setting_through_local_or_ssh_exits_2_with_rcomp_runs_line_alone(desktop):
+    desktop.settings_file("remote", "[run]\ncodec = bogus\n")
+    env = dict(desktop.local_env, XDG_CONFIG_HOME=desktop.remote_env["XDG_CONFIG_HOME"])
+    status, err = run(RCOMP_VIEW, ["--local", "--", INPUT_CLIENT], env)
+    assert status == USAGE, err
+    assert re.fullmatch(r"rcomp-run: \S+rcomp.ini:2: codec = bogus: codec takes auto, "
+                        r"lossless or video\n", err), err
+    opts = start_sshd(desktop, env={"RCOMP_CODEC": "bogus"})
+    status, err = run(RCOMP_VIEW, ["--remote-bin", RCOMP_RUN, "ssh", *opts, "root@127.0.0.1",
+                                   "--", INPUT_CLIENT], desktop.local_env)
+    assert status == USAGE, err
+    assert "RCOMP_CODEC" in err and "rcomp-view" not in err, err
+
+
+def test_a_wrong_token_over_udp_exits_7_at_once_and_the_server_logs_it(desktop):
+    port = free_port()
+    server = desktop.start_server([INPUT_CLIENT], ["--listen-udp", "127.0.0.1:%d" % port])
+    wait_for("UDP", lambda: "listening on UDP" in desktop.read_log("rcomp-run"))
+    env = dict(desktop.local_env, RCOMP_TOKEN="not-the-token-but-long-enough")
+    t0 = time.monotonic()
+    status, err = run(RCOMP_VIEW, ["--udp", "127.0.0.1:%d" % port], env)
+    assert status == TOKEN, err
+    assert time.monotonic() - t0 < 5
+    line = error_line(err, "rcomp-view")
+    assert "refused the token" in line and "--token-file" in line
+    assert "reconnecting" not in err
+    wait_for("the refusal in rcomp-run's log", lambda: re.search(
+        r"refused a viewer from 127\.0\.0\.1 port \d+ \(UDP\): its key does not match",
+        desktop.read_log("rcomp-run")))
+    desktop.check_alive(server)
+
+
+def test_a_tcp_or_udp_port_where_nobody_listens_fails_within_seconds_with_the_reason(desktop):
+    for transport, within in (("tcp", 5), ("udp", 10)):
+        env = dict(desktop.local_env, RCOMP_TOKEN="a-token-of-sixteen-or-more")
+        t0 = time.monotonic()
+        status, err = run(RCOMP_VIEW, ["--" + transport, "127.0.0.1:%d" % free_port()], env)
+        took = time.monotonic() - t0
+        assert status == NO_SESSION, (transport, err)
+        assert took < within, "%s gave up after %.1f s" % (transport, took)
+        line = error_line(err, "rcomp-view")
+        assert "listen-" + transport in line, line
+        assert "reconnecting" not in err, err
+
+
+def test_a_udp_port_in_use_is_refused_with_the_fix_and_nothing_else_said(desktop):
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    status, err = run(RCOMP_RUN, ["--listen-udp", "127.0.0.1:%d" % port, "--", INPUT_CLIENT],
+                      desktop.remote_env)
+    taken.close()
+    assert status == IN_USE, err
+    line = error_line(err, "rcomp-run")
+    assert "the port is in use" in line and "--listen-udp ADDR:PORT" in line
+    assert "listening" not in err and "token" not in err, err
+
+
+def test_rcomp_run_attach_in_a_terminal_writes_no_protocol_bytes(desktop):
+    """Typed in a terminal: a name that is no session gets the line that says
+    so (5), one that is gets the command to use instead (2), and the
+    terminal sees no byte of the wire protocol."""
+    desktop.start_server([INPUT_CLIENT], ["--name", "here"])
+    for name, want in (("nosuch", NO_SESSION), ("here", USAGE)):
+        primary, secondary = pty.openpty()
+        p = subprocess.run([RCOMP_RUN, "--attach", name], env=desktop.remote_env,
+                           stdin=secondary, stdout=secondary, stderr=subprocess.PIPE,
+                           timeout=10)
+        os.close(secondary)
+        shown = b""
+        while select.select([primary], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(primary)
+        assert p.returncode == want, p.stderr
+        assert shown == b"", "bytes on the terminal: %r" % shown
+        line = error_line(p.stderr.decode(), "rcomp-run")
+        if name == "nosuch":
+            assert "no session named nosuch" in line
+        else:
+            assert "rcomp-view --attach here" in line
+
+
+def test_a_wrong_attach_name_over_ssh_is_said_once(desktop):
+    opts = start_sshd(desktop)
+    status, err = run(RCOMP_VIEW, ["--remote-bin", RCOMP_RUN, "ssh", *opts, "root@127.0.0.1",
+                                   "--attach", "nosuch"], desktop.local_env)
+    assert status == NO_SESSION, err
+    assert err.count("no session named nosuch") == 1, err

@@ -135,11 +135,38 @@ def test_bash_completes_options_values_sessions_and_ssh_hosts(installed, tmp_pat
         run.wait(timeout=10)
         shutil.rmtree(sessions, ignore_errors=True)
     assert "build-box" in bash_complete(installed, "rcomp-view ssh bui", env)
-    assert bash_complete(installed, "rcomp-view ssh -p 22 build-box ", env) == ["--",
-                                                                               "--attach"]
+    assert bash_complete(installed, "rcomp-view ssh -p 22 build-box ", env) == [
+        "--", "--attach", "--stop"]
+    assert bash_complete(installed, "rcomp-run --sto", env) == ["--stop"]
+    assert bash_complete(installed, "rcomp-run --sta", env) == ["--stall-timeout", "--stats"]
+    # A remote host's sessions come from ssh with the options given: a
+    # stand-in ssh says what it was asked.
+    env, asked = fake_ssh(tmp_path, env)
+    for verb in ("--attach", "--stop"):
+        line = "rcomp-view ssh -p 2222 -i %s/key build-box %s " % (tmp_path, verb)
+        assert bash_complete(installed, line, env) == ["remote-one"]
+        with open(asked) as f:
+            words = f.read().split()
+        assert words[words.index("-p"):] == ["-p", "2222", "-i", "%s/key" % tmp_path,
+                                             "build-box", "rcomp-run", "--list"], words
 
 
-def test_zsh_and_fish_completion_parse_and_fish_offers_options(installed):
+def fake_ssh(tmp_path, env):
+    """An ssh on PATH that writes its arguments to a file and lists one
+    session; returns the environment and the file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    asked = tmp_path / "ssh-args"
+    script = bin_dir / "ssh"
+    script.write_text('#!/bin/sh\necho "$@" > %s\n'
+                      'printf "SESSION PID STARTED VIEWERS APP\\nremote-one 1 x detached a\\n"\n'
+                      % asked)
+    script.chmod(0o755)
+    return dict(env, PATH="%s:%s" % (bin_dir, env["PATH"])), str(asked)
+
+
+def test_zsh_and_fish_completion_parse_and_fish_offers_options_and_remote_sessions(installed,
+                                                                                tmp_path):
     zsh = os.path.join(installed, "share/zsh/site-functions/_rcomp")
     r = subprocess.run(["zsh", "-n", zsh], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
@@ -153,3 +180,13 @@ def test_zsh_and_fish_completion_parse_and_fish_offers_options(installed):
                        capture_output=True, text=True, timeout=30)
     offered = sorted(line.split("\t")[0] for line in r.stdout.splitlines())
     assert offered == ["--codec", "--compress"], r.stdout + r.stderr
+    env, asked = fake_ssh(tmp_path, dict(os.environ))
+    fish = os.path.join(installed, "share/fish/vendor_completions.d/rcomp-view.fish")
+    r = subprocess.run(["fish", "--no-config", "-c", 'source $argv[1]; complete -C '
+                        '"rcomp-view ssh -p 2222 build-box --stop "', fish],
+                       capture_output=True, text=True, timeout=30, env=env)
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["remote-one"], \
+        r.stdout + r.stderr
+    with open(asked) as f:
+        words = f.read().split()
+    assert words[words.index("-p"):] == ["-p", "2222", "build-box", "rcomp-run", "--list"]

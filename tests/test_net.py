@@ -261,10 +261,11 @@ def test_keys_under_loss_arrive_all_and_in_order_and_a_paste_arrives_intact(desk
     assert link.counts()["b_to_a"]["lost"] > 0
 
 
-def ssh_session_across(desktop, link, app_id):
-    """rcomp-view ssh from the local side to an sshd on the remote side,
-    running the input test client; returns the viewer and its window."""
-    opts = start_sshd(desktop, link)
+def ssh_session_across(desktop, link, app_id, opts=None):
+    """rcomp-view ssh from the local side to an sshd on the remote side
+    (started here unless its ssh options are given), running the input
+    test client; returns the viewer and its window."""
+    opts = opts or start_sshd(desktop, link)
     viewer = desktop.start("rcomp-view", link.wrap("local", [
         RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts, "root@" + NetLink.REMOTE_ADDR, "--",
         INPUT_CLIENT, app_id]), desktop.local_env)
@@ -297,9 +298,10 @@ def a_click_reaches_the_app(desktop, w):
 
 @pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
 def test_rcomp_view_ssh_moves_the_session_to_udp_where_it_can(desktop):
-    """ssh starts the session and hands over a port and a fresh key; the
-    session then runs over UDP alone: ssh has ended, the window is the same
-    and a click still reaches the app."""
+    """ssh starts the session and hands over a port and a key of the
+    viewer's own; the session then runs over UDP alone: ssh has ended, the
+    window is the same, a click still reaches the app, and the viewer says
+    it attached once (it did not reattach)."""
     link = NetLink(desktop, delay_ms=10, rate_mbit=20)
     viewer, w = ssh_session_across(desktop, link, "ssh-udp")
     wait_for("the move to UDP", lambda: "the session moves to UDP at %s:" % NetLink.REMOTE_ADDR
@@ -309,7 +311,55 @@ def test_rcomp_view_ssh_moves_the_session_to_udp_where_it_can(desktop):
              and desktop.window(app_id="ssh-udp")["id"] == w["id"], interval=0.2)
     a_click_reaches_the_app(desktop, w)
     desktop.check_alive(viewer)
-    assert "reattached to session" in desktop.read_log("rcomp-view")
+    log = desktop.read_log("rcomp-view")
+    assert log.count("attached to session") == 1 and "reattached" not in log, log
+    assert re.search(r"viewer 1 comes over to UDP from ", desktop.read_log("rcomp-run") +
+                     session_log(desktop))
+
+
+def session_log(desktop):
+    """The logs of the persistent sessions ssh started (in the session
+    directory while they run)."""
+    text = ""
+    for name in os.listdir(desktop.session_dir):
+        if name.endswith(".log"):
+            with open(os.path.join(desktop.session_dir, name), errors="replace") as f:
+                text += f.read()
+    return text
+
+
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_a_viewer_that_comes_over_to_udp_stays_itself_and_the_others_count_it_once(desktop):
+    """A session on UDP, a watcher on its socket, then a second viewer over
+    ssh that comes over to UDP: it is the same viewer (its number), it
+    takes nobody over, and the watcher counts three viewers throughout,
+    never four as the old link and the new overlap."""
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    opts = start_sshd(desktop, link)
+    first, w = ssh_session_across(desktop, link, "ssh-share", opts)
+    wait_for("the first viewer on UDP", lambda: "moves to UDP" in desktop.read_log(
+        "rcomp-view"), timeout=30)
+    name = wait_for("the session's name", lambda: re.search(
+        r"attached to session (\S+)", desktop.read_log("rcomp-view")), timeout=30).group(1)
+    watcher = desktop.start("watcher", [RCOMP_VIEW, "--view-only", "--attach", name],
+                            desktop.local_env)
+    wait_for("the watcher", lambda: "2 viewers of session" in desktop.read_log("watcher"))
+    second = desktop.start("second", link.wrap("local", [
+        RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "--share", "ssh", *opts,
+        "root@" + NetLink.REMOTE_ADDR, "--attach", name]), desktop.local_env)
+    wait_for("the second viewer on UDP", lambda: "moves to UDP" in desktop.read_log("second"),
+             timeout=30)
+    wait_for("the second viewer settled", lambda: re.search(
+        r"viewer (\d+) comes over to UDP", session_log(desktop)) and not ssh_children(second),
+        timeout=30)
+    time.sleep(1)
+    counts = re.findall(r"(\d+) viewers of session", desktop.read_log("watcher"))
+    assert counts == ["2", "3"], counts
+    number = re.search(r"viewer (\d+) comes over to UDP", session_log(desktop)).group(1)
+    assert re.search(r"viewer attached \(viewer %s," % number, session_log(desktop))
+    assert "takes the session over" not in session_log(desktop)
+    for p in (first, watcher, second):
+        desktop.check_alive(p)
 
 
 @pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")

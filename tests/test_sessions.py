@@ -474,3 +474,75 @@ def test_another_users_tmp_directory_sends_sessions_to_a_private_one(desktop):
     viewer_env.pop("RCOMP_DIR")
     desktop.start("rcomp-view", [RCOMP_VIEW, "--attach", "safe"], viewer_env)
     wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+
+
+def session_files(desktop, name):
+    return sorted(f for f in os.listdir(desktop.session_dir) if f.split(".")[0] == name)
+
+
+def test_rcomp_run_stop_asks_the_app_to_close_then_ends_the_session_and_its_files(desktop):
+    """rcomp-run --stop NAME: the app's window gets a close (the app ends on
+    its own), the viewer is told the session was stopped and exits 0, the
+    session's files are gone, and --stop says so and exits 0."""
+    server = desktop.start("rcomp-run", [RCOMP_RUN, "--name", "work", "--listen-tcp",
+                                         "127.0.0.1:%d" % free_port(), "--", INPUT_CLIENT],
+                           desktop.remote_env)
+    wait_for("the token file", lambda: os.path.exists(
+        os.path.join(desktop.session_dir, "work.token")))
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--attach", "work"], desktop.local_env)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    assert session_files(desktop, "work"), "no files to remove"
+    stop = subprocess.run([RCOMP_RUN, "--stop", "work"], env=desktop.remote_env,
+                          capture_output=True, text=True, timeout=30)
+    assert stop.returncode == 0, stop.stderr
+    assert stop.stdout == "session work has ended\n"
+    assert server.wait(timeout=10) == 0
+    text = desktop.read_log("rcomp-run")
+    assert "\nclose\n" in text and "(ignored)" not in text, "the app was not asked to close"
+    assert "did not end within" not in text
+    assert viewer.wait(timeout=10) == 0
+    assert "the session was stopped (rcomp-run --stop)" in desktop.read_log("rcomp-view")
+    assert session_files(desktop, "work") == []
+    gone = subprocess.run([RCOMP_RUN, "--stop", "work"], env=desktop.remote_env,
+                          capture_output=True, text=True, timeout=10)
+    assert gone.returncode == 5 and "no session named work" in gone.stderr
+
+
+def test_an_app_that_will_not_close_is_ended_5_s_after_stop(desktop):
+    env = dict(desktop.remote_env, INPUT_CLIENT_IGNORE_CLOSE="1")
+    server = desktop.start("rcomp-run", [RCOMP_RUN, "--name", "stubborn", "--",
+                                         INPUT_CLIENT], env)
+    wait_for("the session", lambda: os.path.exists(
+        os.path.join(desktop.session_dir, "stubborn.sock")))
+    t0 = time.monotonic()
+    stop = subprocess.run([RCOMP_RUN, "--stop"], env=desktop.remote_env, capture_output=True,
+                          text=True, timeout=30)
+    took = time.monotonic() - t0
+    assert stop.returncode == 0, stop.stderr
+    assert server.wait(timeout=10) is not None
+    text = desktop.read_log("rcomp-run")
+    assert "close (ignored)" in text
+    assert "did not end within 5 s of being asked to: ending them" in text
+    assert took >= 5, "--stop returned after %.1f s, before the app was ended" % took
+    assert session_files(desktop, "stubborn") == []
+
+
+def test_rcomp_view_ssh_host_stop_ends_a_session_there(desktop):
+    opts = start_sshd(desktop)
+    viewer = desktop.start("rcomp-view", [RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+                                          "root@127.0.0.1", "--", INPUT_CLIENT],
+                           desktop.local_env)
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"), timeout=30)
+    name = wait_for("the session's name", lambda: re.search(
+        r"attached to session (\S+)", desktop.read_log("rcomp-view"))).group(1)
+    stop = subprocess.run([RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+                           "root@127.0.0.1", "--stop", name], env=desktop.local_env,
+                          capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 0, stop.stderr
+    assert "session %s has ended" % name in stop.stdout
+    assert viewer.wait(timeout=15) == 0
+    assert session_files(desktop, name) == []
+    several = subprocess.run([RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+                              "root@127.0.0.1", "--stop", "gone"], env=desktop.local_env,
+                             capture_output=True, text=True, timeout=60)
+    assert several.returncode == 5 and several.stderr.count("no session named gone") == 1

@@ -13,7 +13,7 @@ import pytest
 
 from rig import (ANIM_CLIENT, BTN_LEFT, DND_CLIENT, GREEN, HELLO_SHARE, HELLO_VIEW_ONLY,
                  INPUT_CLIENT, KEY_A, RCOMP_RUN, RCOMP_VIEW, VirtualPointer, free_port, hello, message,
-                 read_messages, records, type_text, wait_for, wait_screen_matches)
+                 read_messages, records, type_text, wait_for, wait_screen_matches, log, VIDEO)
 
 
 DARK = (0x40, 0x40, 0x40)  # the input client's main surface
@@ -337,3 +337,42 @@ def test_viewers_in_step_share_one_encode_and_each_sees_the_change_exactly(deskt
     assert re.search(r"window 1: viewer \d gets viewer \d's frames", log())
     wait_for("a viewer's frames encoded once with the other's",
              lambda: re.search(r"stats window 1 .*encoded once with viewer \d's", log()))
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_a_watcher_that_comes_and_goes_four_times_a_second_costs_the_full_viewer_one_stream_start_in_5_s(
+        desktop):
+    """The full viewer streams a moving window as video; a watcher (rcomp-view
+    --view-only, which decodes what it decodes) attaches and is ended four
+    times a second for 10 s. Each used to start the shared stream anew (a
+    keyframe for the full viewer each time); now the stream starts anew for
+    a newcomer at most once in 5 s, and one that comes between encodes on
+    its own."""
+    server = desktop.start_server([ANIM_CLIENT, "60", "640", "480"], ["-v", "--codec", "video"])
+    full = desktop.start_viewer(server, ["-v"])
+    place(desktop, full, "rcomp-anim-test", 0, 0)
+    starts = lambda: desktop.read_log("rcomp-view").count("starts a video stream")  # noqa: E731
+    # A stream also starts anew at a new size (a slow machine's video goes
+    # at half size to keep the rate, and back): those are not the watchers'.
+    resizes = lambda: sum(desktop.read_log("rcomp-run").count(w) for w in (  # noqa: E731
+        "video at half size", "video back at full size"))
+    wait_for("the full viewer's stream", lambda: starts() >= 1)
+    time.sleep(1)
+    before, resized = starts(), resizes()
+    t0 = time.monotonic()
+    comers = 0
+    while time.monotonic() - t0 < 10:
+        watcher = desktop.start_viewer(server, ["--view-only"], name="watcher%d" % comers)
+        time.sleep(0.25)
+        watcher.terminate()
+        watcher.wait(timeout=10)
+        comers += 1
+    during = starts() - before
+    resized = resizes() - resized
+    joined = desktop.read_log("rcomp-run").count("its stream, anew")
+    log("%d watchers came and went in 10 s: the full viewer's stream started anew %d times "
+        "(%d joins, %d new sizes)" % (comers, during, joined, resized))
+    desktop.check_alive(full)
+    assert comers >= 20
+    assert during - resized <= 3, "the full viewer's stream started anew %d times in 10 s" % (
+        during - resized)

@@ -4,6 +4,7 @@ and detach. Real pulseaudio daemons on both sides; what the local side
 heard is recorded from its sink's monitor and checked for the tone's
 frequency."""
 import os
+import re
 import time
 
 import pytest
@@ -225,12 +226,55 @@ def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_
     link = desktop.start_relay(server.socket, delay_ms=25, jitter_ms=10, loss=1, seed=7)
     rcomp_view(link, ["--stats"])
     wait_heard(sound, "speaker", 440)
-    # The playout learns what the link needs in its first seconds.
-    time.sleep(8)
-    gaps, splices = rig.sound_defects(sound.record("speaker", 10.0), 440)
+    # The playout learns what the link needs in its first seconds: until
+    # two seconds in a row stood in for nothing (recording the speakers'
+    # monitor, as this test does, makes the local sink itself stutter
+    # while it changes its latency).
+    rig.wait_for("the playout to settle", lambda: re.findall(
+        r"(\d+) concealed \(\d+ from FEC\), (\d+) underruns",
+        desktop.read_log("rcomp-view"))[-2:] == [("0", "0")] * 2, timeout=40)
     # Cutting late sound, as the viewer did before its playout, made about
-    # 20 of each in 10 s here; the playout makes none on a quiet machine
-    # (tools/bench_sound.py --only clicks). A loaded machine running three
-    # tests at once, or a sanitizer build, has stalls of its own that now
-    # and then outrun the margin.
-    assert gaps + splices <= 4, "%d gaps and %d splices in 10 s" % (gaps, splices)
+    # 20 of each in 10 s here, every time; the playout makes none on a quiet
+    # machine (tools/bench_sound.py --only clicks). A loaded machine running
+    # three tests at once, or a sanitizer build, has stalls of its own that
+    # now and then outrun the margin for a few seconds, so a second
+    # recording is taken when the first is not clean: a playout that cuts
+    # fails both.
+    tries = []
+    for _ in range(2):
+        gaps, splices = rig.sound_defects(sound.record("speaker", 10.0), 440)
+        tries.append("%d gaps and %d splices" % (gaps, splices))
+        if gaps + splices <= 4:
+            break
+    assert gaps + splices <= 4, "in 10 s: " + "; then ".join(tries)
+
+
+@pytest.mark.parametrize("path", ["local", "50 ms", "pipewire host"])
+def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app_exits(
+        desktop, path):
+    """An app plays a 2 s tone (it starts and ends on a zero crossing) and
+    exits, which ends the session. What the speakers played holds all of
+    it: no splice at its start (the session's sink took the stream's first
+    samples), none at its end (the last partial packet, Opus's lookahead
+    and what the viewer held were played, not cut as the session ended),
+    and none between."""
+    if path == "pipewire host":
+        rig.hide_programs(desktop, "pulseaudio")
+    sound = rig.LocalSound(desktop, rewinds=False)
+    server = desktop.start_server(["sh", "-c", "sleep 2; " + rig.tone_command(440, seconds=2)])
+    link = desktop.start_relay(server.socket, delay_ms=25) if path == "50 ms" else server
+    viewer = desktop.start_viewer(link, ["--stats"])
+    pcm = sound.record("speaker", 6.0)
+    assert viewer.wait(timeout=20) == 0
+    length, splices = rig.tone_span(pcm, 440)
+    rig.log("%s: the tone was heard for %.1f ms; splices at %s ms" % (path, length, splices))
+    # A sanitizer build, slow everywhere, may stand in for a late packet.
+    assert length >= (1990 if rig.SANITIZED else 1995), "the tone lasted %.1f ms of 2000" % length
+    # A cut start or end is a jump at the first or last sample.
+    ends = [t for t in splices if t < 1 or t > length - 1]
+    assert ends == [], "splices %s ms into the tone: at its start or end" % ends
+    # On a quiet machine none between (tools/bench_sound.py --only whole);
+    # three tests at once on two cores may stall the local playback once,
+    # and a sanitizer build, slow everywhere, now and then more.
+    if not rig.SANITIZED:
+        assert len(splices) <= 1, "splices %s ms into the tone" % splices

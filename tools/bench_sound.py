@@ -1,7 +1,7 @@
 """What sound costs and how late it is. Prints numbers; it passes or fails
 nothing.
 
-    python3 tools/bench_sound.py [--only latency,cost,sync,game,clicks] [--rtts 0,50,100]
+    python3 tools/bench_sound.py [--only latency,cost,sync,game,clicks,whole] [--rtts 0,50,100]
 
 - latency: a remote app plays 100 ms bursts of a tone once a second; the
   session's sink (where the app's sound is played, remotely) and the
@@ -28,6 +28,10 @@ nothing.
   host with PipeWire and no pulseaudio, locally and at 50 ms. The same is
   counted in the session's own sink, recorded in the session over the same
   seconds: a click there is the app's (a starved pacat), not rcomp's.
+- whole: a remote app plays a 2 s tone (from a zero crossing to one) and
+  exits, which ends the session: how long the laptop's sink played it, and
+  the splices from its first sample to its last, on a local link, at 50 ms
+  and on a PipeWire host, five times each.
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
@@ -43,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
                  LocalSound, Rig, VirtualPointer, descendant, hide_programs, sound_defects,
-                 tone_command, wait_for)
+                 tone_command, tone_span, wait_for)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 RATE = 48000
@@ -258,6 +262,17 @@ def clicks(rig, rtt_ms, link, seconds=20, pipewire=False):
     return gaps, splices, own_gaps, own_splices, lines[-1] if lines else ""
 
 
+def whole(rig, rtt_ms, pipewire=False):
+    """A 2 s tone, then the app (and the session) ends: (ms heard, splices)."""
+    if pipewire:
+        hide_programs(rig, "pulseaudio")
+    sound = LocalSound(rig, rewinds=False)
+    server, viewer = session(rig, "whole", "sleep 2; " + tone_command(440, seconds=2), rtt_ms)
+    pcm = sound.record("speaker", 6.0)
+    viewer.wait(timeout=20)
+    return tone_span(pcm, 440)
+
+
 def in_rig(scenario, *args):
     rig = Rig()
     try:
@@ -308,6 +323,13 @@ def main():
             print("clicks, PipeWire-only host, %d ms rtt: %d gaps, %d splices in 20 s (target "
                   "0, 0); in the app's own sound: %d, %d; last: %s"
                   % (rtt, gaps, splices, own_gaps, own_splices, line), flush=True)
+    if "whole" in only:
+        for name, rtt, pipewire in (("local link", 0, False), ("50 ms rtt", 50, False),
+                                    ("PipeWire host", 0, True)):
+            runs = [in_rig(whole, rtt, pipewire) for _ in range(5)]
+            print("whole tone, %s: heard %s of 2000 ms; splices %s (target none)"
+                  % (name, " ".join("%.1f" % length for length, _ in runs),
+                     " ".join(str(splices) for _, splices in runs)), flush=True)
     if "game" in only:
         for with_sound in (False, True):
             shown, app_fps, photon = in_rig(game, with_sound)

@@ -41,6 +41,7 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 	struct rv_viewer *viewer = window->viewer;
 	char err[256];
 	if (msg->flags & WIRE_FRAME_RESET) {
+		log_debug("window %u: frame %u starts a video stream", window->id, msg->seq);
 		video_decoder_destroy(window->decoder);
 		window->decoder =
 			video_decoder_create(window->width, window->height, err, sizeof(err));

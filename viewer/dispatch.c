@@ -71,7 +71,17 @@ static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
 	viewer->running = false;
 	switch (msg->reason) {
 	case WIRE_BYE_APP_EXITED:
-		log_info("session ended: %s", text);
+		if (msg->status == 126 || msg->status == 127) {
+			/* The app could not be run: the server says why. */
+			if (viewer->options.transport == RV_SSH) {
+				log_error("on %s: %s",
+					viewer->options.ssh_args[viewer->options.nssh - 1], text);
+			} else {
+				log_error("%s", text);
+			}
+		} else {
+			log_info("session ended: %s", text);
+		}
 		viewer->exit_code = msg->status >= 0 && msg->status < 256 ? msg->status : 1;
 		break;
 	case WIRE_BYE_SHUTDOWN:
@@ -83,8 +93,11 @@ static void goodbye(struct rv_viewer *viewer, const struct wire_goodbye *msg)
 		viewer->exit_code = 0;
 		break;
 	case WIRE_BYE_NO_SESSION:
-		/* rcomp-run --attach on the remote host: its status is ours. */
-		log_error("%s", text);
+		/* rcomp-run --attach on the remote host: its status is ours,
+		 * and its words came through ssh's stderr, which is ours. */
+		if (viewer->options.transport != RV_SSH) {
+			log_error("%s", text);
+		}
 		viewer->exit_code = msg->status > 0 && msg->status < 256 ? msg->status : 1;
 		break;
 	case WIRE_BYE_UNAUTHORIZED:
@@ -137,9 +150,17 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	conn->host_name[0] = '\0'; /* host_name follows from a server of minor 1 */
 	conn->server_minor = msg->minor;
 	conn->retry_ms = 0;
-	log_info("%s session %s (protocol %u.%u, %s)", reattach ? "reattached to" : "attached to",
-		conn->session_name, msg->major, msg->minor,
-		codec_compression_name(msg->compression));
+	if (conn->moving) {
+		/* The same session on another link: it was said as it moved. */
+		conn->moving = false;
+		transport_drop_old(viewer);
+		log_debug("on UDP: session %s (protocol %u.%u, %s)", conn->session_name, msg->major,
+			msg->minor, codec_compression_name(msg->compression));
+	} else {
+		log_info("%s session %s (protocol %u.%u, %s)",
+			reattach ? "reattached to" : "attached to", conn->session_name, msg->major,
+			msg->minor, codec_compression_name(msg->compression));
+	}
 	/* The snapshot says which windows still exist. */
 	struct rv_window *window;
 	wl_list_for_each(window, &viewer->windows, link)
@@ -394,7 +415,11 @@ void dispatch_move_to_udp(struct rv_viewer *viewer)
 	struct quic_endpoint *ep = conn->probe;
 	int fd = conn->probe_fd;
 	conn->probe = NULL;
-	/* ssh and its bridge end; the session, persistent, stays. */
+	/* Make before break: the ssh link stays open, unread, until the
+	 * session welcomes us on UDP, where it drops that link itself as we
+	 * come over (so nobody counts us twice, or not at all); then ssh and
+	 * its bridge end, and the session, persistent, stays. */
+	transport_keep_old(viewer);
 	link_down(viewer);
 	viewer->options.transport = RV_UDP;
 	viewer->options.target = conn->udp_target;
@@ -402,6 +427,7 @@ void dispatch_move_to_udp(struct rv_viewer *viewer)
 	viewer->options.token_len = conn->udp_key_len;
 	conn->quic = ep;
 	conn->ssh_introduced = true;
+	conn->moving = true;
 	connection_open(viewer, fd, fd);
 	log_info("the session moves to UDP at %s (QUIC); ssh is done", conn->udp_target);
 	dispatch_hello(viewer);
@@ -411,6 +437,8 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 {
 	struct rv_connection *conn = &viewer->connection;
 	bool was_welcomed = conn->welcomed;
+	conn->moving = false;
+	transport_drop_old(viewer);
 	link_down(viewer);
 	if (conn->quic_failure[0]) {
 		why = conn->quic_failure; /* what QUIC knows of it */

@@ -127,11 +127,22 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s  %.2f MB/s", s->video ? "video" : "lossless",
 		s->video ? "H.264" : codec_compression_name(s->compression),
 		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
-	char udp[32] = "";
+	/* The link's round trip: QUIC's, with the loss it has seen once it
+	 * can say, or what the channel's pacing measured; before either, the
+	 * frames' (which adds decoding and the desktop's frame). */
 	if (conn->quic) {
-		snprintf(udp, sizeof(udp), "  UDP, %.1f%% lost", quic_loss(conn->quic) * 100);
+		double loss = quic_loss(conn->quic);
+		int n = snprintf(lines[2], HUD_LINE_MAX, "UDP rtt %.1f ms",
+			quic_rtt_ms(conn->quic));
+		if (loss >= 0 && n > 0 && n < HUD_LINE_MAX) {
+			snprintf(lines[2] + n, HUD_LINE_MAX - (size_t)n, ", %.1f%% lost",
+				loss * 100);
+		}
+	} else {
+		uint64_t rtt_us =
+			conn->channel.pace.min_rtt_us ? conn->channel.pace.min_rtt_us : s->rtt_us;
+		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)rtt_us / 1000);
 	}
-	snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms%s", (double)s->rtt_us / 1000, udp);
 	if (window->hud_photon_ms >= 0) {
 		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",
 			window->hud_photon_ms);

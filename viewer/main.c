@@ -26,10 +26,11 @@
 
 static const char usage[] =
 	"usage: rcomp-view [options] [--attach SESSION | --socket PATH | --tcp HOST:PORT |\n"
-	"                  --stdio]\n"
+	"                  --udp HOST:PORT | --stdio]\n"
 	"       rcomp-view [options] --local -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST --attach [SESSION]\n"
+	"       rcomp-view [options] ssh [ssh options] HOST --stop [SESSION]\n"
 	"       rcomp-view [options] --show-config [ssh [ssh options] HOST ...]\n"
 	"\n"
 	"Shows the windows of a remote rcomp-run session as local windows. If the link\n"
@@ -198,10 +199,12 @@ static bool every_window(struct rv_window *window, void *data)
 static bool parse_ssh(struct rv_options *options, int argc, char **argv, int first)
 {
 	int end = first;
-	while (end < argc && strcmp(argv[end], "--") != 0 && strcmp(argv[end], "--attach") != 0) {
+	while (end < argc && strcmp(argv[end], "--") != 0 && strcmp(argv[end], "--attach") != 0 &&
+		strcmp(argv[end], "--stop") != 0) {
 		end++;
 	}
-	bool attach = end < argc && strcmp(argv[end], "--attach") == 0;
+	options->stop = end < argc && strcmp(argv[end], "--stop") == 0;
+	bool attach = options->stop || (end < argc && strcmp(argv[end], "--attach") == 0);
 	bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
 	if (ok && attach && end + 1 < argc &&
 		!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
@@ -241,6 +244,7 @@ int main(int argc, char **argv)
 	};
 	struct rv_viewer viewer = {
 		.options = {.transport = RV_SOCKET},
+		.connection = {.old_fd = -1},
 		.running = true,
 		.exit_code = 1,
 	};
@@ -300,7 +304,8 @@ int main(int argc, char **argv)
 			"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
 			"[ARGS...]\n"
 			"       or: rcomp-view ssh [ssh options] HOST --attach "
-			"[SESSION]\n");
+			"[SESSION]\n"
+			"       or: rcomp-view ssh [ssh options] HOST --stop [SESSION]\n");
 		return 2;
 	}
 	int status = settings_resolve(&settings, ssh ? ssh_host(options) : NULL);
@@ -312,6 +317,12 @@ int main(int argc, char **argv)
 		settings_print(&settings, stdout);
 		settings_finish(&settings);
 		return 0;
+	}
+	if (ssh && options->stop) {
+		/* rcomp-run --stop there; no window is needed for it. */
+		status = transport_ssh_stop(&viewer);
+		settings_finish(&settings);
+		return status;
 	}
 	const char *from[4] = {0};
 	const char **wants[4] = {&options->want_attach, &options->want_socket, &options->want_tcp,
@@ -392,9 +403,11 @@ int main(int argc, char **argv)
 	}
 
 	window_destroy_if(&viewer, every_window, NULL);
+	sound_play_out(&viewer, 1000);
 	/* Our end closes: rcomp-run (--local) or the remote bridge sees the
 	 * viewer leave; a persistent session runs on. */
 	transport_close(&viewer);
+	transport_drop_old(&viewer);
 	struct rv_output *output, *otmp;
 	wl_list_for_each_safe(output, otmp, &viewer.outputs, link)
 	{

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "audio.h"
 #include "connection.h"
@@ -338,6 +339,29 @@ void sound_link_up(struct rv_viewer *viewer, uint32_t server_caps)
 	pa_threaded_mainloop_unlock(s->loop);
 }
 
+void sound_play_out(struct rv_viewer *viewer, int most_ms)
+{
+	struct rv_sound *s = viewer->sound;
+	if (!s || !s->loop) {
+		return;
+	}
+	pa_threaded_mainloop_lock(s->loop);
+	bool playing = s->play && !s->corked;
+	if (playing && !s->ending) {
+		/* The session ended before its sound did: what came plays. */
+		playout_end(&s->playout, s->playout.newest);
+		s->ending = true;
+		fill(s, false);
+	}
+	pa_threaded_mainloop_unlock(s->loop);
+	for (int waited = 0; playing && waited < most_ms; waited += 10) {
+		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+		pa_threaded_mainloop_lock(s->loop);
+		playing = !s->corked && s->ending;
+		pa_threaded_mainloop_unlock(s->loop);
+	}
+}
+
 void sound_link_down(struct rv_viewer *viewer)
 {
 	struct rv_sound *s = viewer->sound;
@@ -518,6 +542,15 @@ void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg)
 		playout_end(&s->playout, msg->audio_end.seq);
 		s->ending = true;
 		s->have_audio = false;
+		fill(s, false);
+		if (s->play && !s->corked) {
+			/* A sound shorter than the stream's start buffer plays
+			 * too. */
+			pa_operation *op = pa_stream_trigger(s->play, NULL, NULL);
+			if (op) {
+				pa_operation_unref(op);
+			}
+		}
 	} else {
 		const struct wire_audio *a = &msg->audio;
 		if (!s->play && pa_context_get_state(s->context) == PA_CONTEXT_READY) {

@@ -18,6 +18,9 @@ uint32_t sound_caps(struct rv_viewer *viewer);
 /* The server welcomed us: microphone on if it takes one (server_caps). */
 void sound_link_up(struct rv_viewer *viewer, uint32_t server_caps);
 void sound_link_down(struct rv_viewer *viewer);
+/* The viewer is leaving: what the session's sound left to play is played
+ * first, for at most most_ms (it ends with a sound's tail, not a cut). */
+void sound_play_out(struct rv_viewer *viewer, int most_ms);
 /* audio or audio_end from the server. */
 void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg);
 /* A frame drawn at drawn_us (server clock) was on screen at shown_us. */

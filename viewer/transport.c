@@ -100,6 +100,7 @@ static int connect_udp(struct rv_viewer *viewer, bool quiet)
 	struct rv_connection *conn = &viewer->connection;
 	char err[256];
 	conn->quic_failure[0] = '\0';
+	conn->key_refused = false;
 	int fd = quic_connect(viewer->options.target, (const uint8_t *)viewer->options.token,
 		viewer->options.token_len, UDP_HANDSHAKE_MS, &conn->quic, err, sizeof(err));
 	if (fd < 0) {
@@ -238,6 +239,54 @@ static bool shell_quote(struct buffer *out, const char *s)
 	return ok && buffer_append(out, "' ", 2);
 }
 
+int transport_ssh_stop(struct rv_viewer *viewer)
+{
+	const struct rv_options *options = &viewer->options;
+	const char *host = options->ssh_args[options->nssh - 1];
+	struct buffer command;
+	buffer_init(&command, 1 << 16);
+	bool ok = shell_quote(&command, options->remote_bin) && shell_quote(&command, "--stop") &&
+		(!options->attach_name || shell_quote(&command, options->attach_name)) &&
+		buffer_append(&command, "", 1);
+	char **argv = calloc((size_t)options->nssh + 4, sizeof(char *));
+	int status = RC_EXIT_FAILURE;
+	if (ok && argv) {
+		int i = 0;
+		argv[i++] = "ssh";
+		argv[i++] = "-T";
+		for (int j = 0; j < options->nssh; j++) {
+			argv[i++] = options->ssh_args[j];
+		}
+		argv[i++] = (char *)buffer_head(&command);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execvp(argv[0], argv);
+			fprintf(stderr, "rcomp-view: cannot run ssh: %s\n", strerror(errno));
+			_exit(127);
+		}
+		int wstatus;
+		if (pid > 0 && waitpid(pid, &wstatus, 0) == pid && WIFEXITED(wstatus)) {
+			status = WEXITSTATUS(wstatus);
+		}
+	}
+	/* rcomp-run --stop said what happened on its stdout or stderr; what
+	 * ssh or the shell say of their own failures needs our words. */
+	if (status == 255) {
+		log_error("ssh could not reach or log in to %s (its own words are above): check "
+			  "that ssh %s works",
+			host, host);
+		status = RC_EXIT_SSH;
+	} else if (status == 127 || status == 126) {
+		log_error("%s cannot be run on %s: install rcomp there, or give its path with "
+			  "--remote-bin PATH",
+			options->remote_bin, host);
+		status = RC_EXIT_NO_REMOTE;
+	}
+	free(argv);
+	buffer_finish(&command);
+	return status;
+}
+
 /* rcomp-view ssh [ssh options] HOST -- APP: rcomp-run --stdio --persist on
  * HOST over ssh's own stdin and stdout, so no port is opened anywhere. Once
  * the session has a name, reconnecting runs rcomp-run --attach NAME. */
@@ -354,6 +403,7 @@ void transport_close(struct rv_viewer *viewer)
 	connection_close(viewer);
 	if (conn->quic) {
 		quic_failure(conn->quic, conn->quic_failure, sizeof(conn->quic_failure));
+		conn->key_refused = quic_key_refused(conn->quic);
 		quic_close(conn->quic);
 		conn->quic = NULL;
 	}
@@ -407,15 +457,52 @@ int transport_explain_failure(struct rv_viewer *viewer, const char *why)
 			viewer->connection.local_run);
 		return RC_EXIT_NO_REMOTE;
 	}
+	const struct rv_connection *conn = &viewer->connection;
+	if (options->transport == RV_UDP && conn->key_refused) {
+		log_error("the session refused the token (its QUIC key does not match): give the "
+			  "one in SESSION.token in the remote session directory, with --token-file "
+			  "FILE or $RCOMP_TOKEN");
+		return RC_EXIT_TOKEN;
+	}
+	if (options->transport == RV_UDP && !conn->ever_welcomed) {
+		log_error("no answer from %s over UDP (%s): is rcomp-run --listen-udp running "
+			  "there, on that port, and does the network let UDP through?",
+			options->target, why);
+		return RC_EXIT_NO_SESSION;
+	}
+	if (options->transport == RV_TCP && !conn->ever_welcomed) {
+		log_error("cannot reach %s over TCP (%s): is rcomp-run --listen-tcp running there, "
+			  "on that port?",
+			options->target, why);
+		return RC_EXIT_NO_SESSION;
+	}
+	bool child = ssh || options->transport == RV_LOCAL;
+	if (child && !viewer->connection.ever_welcomed && status >= RC_EXIT_USAGE &&
+		status <= RC_EXIT_VERSION) {
+		/* rcomp-run refused to start, and said why on its stderr,
+		 * which is ours: one line is enough, and its status is ours. */
+		return status;
+	}
+	if (child && !viewer->connection.ever_welcomed && status != -1) {
+		log_error("rcomp-run%s%s ended with status %d before the session started (its own "
+			  "words, if any, are above)",
+			ssh ? " on " : "", ssh ? host : "", status);
+		return RC_EXIT_FAILURE;
+	}
 	log_error("the connection to the server was lost: %s", why);
 	return RC_EXIT_FAILURE;
 }
 
 bool transport_can_retry(const struct rv_viewer *viewer)
 {
+	/* Only a session that was attached: a link that never got there
+	 * has a reason, which waiting would not change. One whose key the
+	 * server refuses now is another session. */
 	enum rv_transport transport = viewer->options.transport;
-	return transport == RV_SOCKET || transport == RV_TCP || transport == RV_UDP ||
-		(transport == RV_SSH && viewer->connection.ever_welcomed);
+	const struct rv_connection *conn = &viewer->connection;
+	return conn->ever_welcomed && !conn->key_refused &&
+		(transport == RV_SOCKET || transport == RV_TCP || transport == RV_UDP ||
+			transport == RV_SSH);
 }
 
 void transport_schedule_retry(struct rv_viewer *viewer)
@@ -472,6 +559,33 @@ bool transport_finish_connect(struct rv_viewer *viewer)
 	}
 	errno = err;
 	return err == 0;
+}
+
+void transport_keep_old(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	transport_drop_old(viewer);
+	conn->old_fd = conn->channel.in_fd;
+	conn->old_child = conn->child;
+	if (conn->channel.out_fd != conn->channel.in_fd && conn->channel.out_fd >= 0) {
+		close(conn->channel.out_fd);
+	}
+	conn->channel.in_fd = conn->channel.out_fd = -1;
+	conn->child = 0;
+}
+
+void transport_drop_old(struct rv_viewer *viewer)
+{
+	struct rv_connection *conn = &viewer->connection;
+	if (conn->old_fd >= 0) {
+		close(conn->old_fd);
+		conn->old_fd = -1;
+	}
+	if (conn->old_child > 0) {
+		kill(conn->old_child, SIGTERM);
+		waitpid(conn->old_child, NULL, 0);
+		conn->old_child = 0;
+	}
 }
 
 /* ---- ssh introductions ---- */

@@ -19,6 +19,9 @@ void transport_close(struct rv_viewer *viewer);
  * the fix (ssh failed, no rcomp-run there, or why), and returns the exit
  * status for it (status.h). */
 int transport_explain_failure(struct rv_viewer *viewer, const char *why);
+/* rcomp-view ssh HOST --stop [SESSION]: runs rcomp-run --stop there, and
+ * returns its exit status (or ssh's, told apart as for a session). */
+int transport_ssh_stop(struct rv_viewer *viewer);
 bool transport_can_retry(const struct rv_viewer *viewer);
 void transport_schedule_retry(struct rv_viewer *viewer);
 /* Milliseconds until a retry is due, or -1. */
@@ -43,5 +46,9 @@ void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *
  * a failure is said here, once, and the try dropped. */
 void transport_probe_poll(struct rv_viewer *viewer, struct pollfd *fds);
 bool transport_probe_ready(struct rv_viewer *viewer, const struct pollfd *fds);
+/* The move keeps the old link (its fd and ssh) open, unread, until the
+ * session has welcomed the viewer on the new one; then it goes. */
+void transport_keep_old(struct rv_viewer *viewer);
+void transport_drop_old(struct rv_viewer *viewer);
 
 #endif

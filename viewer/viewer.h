@@ -235,6 +235,7 @@ struct rv_options {
 	int nssh;
 	char **app; /* NULL: attach to a running session */
 	const char *attach_name; /* NULL: let rcomp-run choose */
+	bool stop; /* ssh HOST --stop [SESSION]: end it there */
 	const char *compress, *fps, *remote_bin; /* NULL: rcomp-run's own */
 	const char *token_file; /* --tcp's and --udp's token; NULL: $RCOMP_TOKEN */
 	/* Where the settings or flags say to connect, until main chooses. */
@@ -278,12 +279,16 @@ struct rv_connection {
 	char local_run[PATH_MAX]; /* --local: the rcomp-run started */
 	struct quic_endpoint *quic; /* --udp: the link's endpoint */
 	char quic_failure[256]; /* why the last QUIC link ended, if it says */
+	bool key_refused; /* and it ended because the server refused our key */
 	/* rcomp-view ssh: the host's UDP offer while it is tried (probe_fd:
 	 * the stream, -1 when none), then the UDP link's address and key */
 	struct quic_endpoint *probe;
 	int probe_fd;
 	bool udp_tried;
 	bool ssh_introduced; /* the session moved from ssh to UDP */
+	bool moving; /* and its first welcome there has not come yet */
+	int old_fd; /* meanwhile the ssh link, unread (-1: none) */
+	pid_t old_child;
 	char udp_target[WIRE_MAX_ADDRESS + 16];
 	char udp_key[WIRE_MAX_TOKEN + 1];
 	size_t udp_key_len;

@@ -735,9 +735,12 @@ static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_
 static void toplevel_close(void *data, struct xdg_toplevel *toplevel)
 {
 	struct app *app = data;
-	printf("close\n");
+	/* INPUT_CLIENT_IGNORE_CLOSE: an app that will not close (for what
+	 * ends it anyway). */
+	bool ignore = getenv("INPUT_CLIENT_IGNORE_CLOSE") != NULL;
+	printf("close%s\n", ignore ? " (ignored)" : "");
 	fflush(stdout);
-	app->running = false;
+	app->running = ignore;
 }
 
 static const struct xdg_toplevel_listener toplevel_listener = {

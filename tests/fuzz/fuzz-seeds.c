@@ -1,7 +1,7 @@
 /* Writes the seed corpus of the fuzz harnesses: one valid message of each
  * kind, frames under every compression, and an H.264 stream start.
  * Usage: fuzz-seeds DIR (creates DIR/wire, DIR/frame, DIR/video and, with
- * UDP, DIR/lanes). */
+ * UDP, DIR/lanes and DIR/door). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +120,29 @@ static void lanes_seeds(const char *dir)
 		save(dir, "lanes", lossy ? "with-parity" : "plain", &buf, NULL, 0);
 		buffer_finish(&buf);
 		lanes_free(l);
+	}
+}
+
+/* One Initial of each kind of token for the door's harness (fuzz-door.c
+ * says what the bytes mean): none, forged, its own, altered. */
+static void door_seeds(const char *dir)
+{
+	static const char *const names[] = {"no-token", "forged", "sealed", "altered"};
+	for (uint8_t kind = 0; kind < 4; kind++) {
+		struct buffer buf;
+		buffer_init(&buf, 4096);
+		uint8_t head[] = {kind, 1, kind, kind, 8};
+		buffer_append(&buf, head, sizeof(head));
+		for (uint8_t i = 0; i < 16 + 1 + 8; i++) {
+			uint8_t b = i == 16 ? 8 : (uint8_t)(i * 37 + kind);
+			buffer_append(&buf, &b, 1);
+		}
+		uint8_t tail[64];
+		memset(tail, kind == 3 ? 0 : 0xb6, sizeof(tail));
+		tail[5] = kind == 3 ? 1 : 0xb6;
+		buffer_append(&buf, tail, sizeof(tail));
+		save(dir, "door", names[kind], &buf, NULL, 0);
+		buffer_finish(&buf);
 	}
 }
 #endif
@@ -354,6 +377,7 @@ int main(int argc, char **argv)
 	buffer_finish(&buf);
 #ifdef RCOMP_HAVE_UDP
 	lanes_seeds(dir);
+	door_seeds(dir);
 #endif
 	return 0;
 }

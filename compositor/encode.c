@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "cores.h"
 #include "encode.h"
 #include "log.h"
 #include "monotonic.h"
@@ -106,6 +107,7 @@ static bool tools_ready(struct tools *tools, const struct rc_encode_link *link)
 
 bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop)
 {
+	cores_budget_init(&ctx->cores, cores_available());
 	ctx->workers =
 		workers_create(loop, workers_default_count(), sizeof(struct tools), tools_finish);
 	return ctx->workers != NULL;
@@ -132,6 +134,17 @@ void encode_context_finish(struct rc_encode_context *ctx)
 
 static void encode_run(struct rc_job *job, void *local);
 
+/* Ends the window's video stream, and gives its threads back. */
+static void drop_video(struct rc_encoder *enc)
+{
+	video_encoder_destroy(enc->video);
+	enc->video = NULL;
+	if (enc->cores_held) {
+		cores_give(enc->cores_held);
+		enc->cores_held = NULL;
+	}
+}
+
 static void encode_done(struct rc_job *job)
 {
 	struct rc_encoder *enc = wl_container_of(job, enc, job);
@@ -146,6 +159,7 @@ static void encode_done(struct rc_job *job)
 bool encoder_init(struct rc_encoder *enc, uint32_t id, void (*encoded)(struct rc_encoder *enc))
 {
 	*enc = (struct rc_encoder){.id = id, .need_reset = true, .encoded = encoded};
+	fit_init(&enc->fit);
 	enc->job.run = encode_run;
 	enc->job.done = encode_done;
 	wl_list_init(&enc->job.link);
@@ -160,7 +174,7 @@ void encoder_finish(struct rc_encoder *enc, struct rc_encode_context *ctx)
 	if (ctx->workers) {
 		workers_cancel(ctx->workers, &enc->job);
 	}
-	video_encoder_destroy(enc->video);
+	drop_video(enc);
 	scroll_finish(&enc->scroll);
 	free(enc->sent);
 	pixman_region32_fini(&enc->damage);
@@ -568,8 +582,7 @@ static bool bytes_are_cheap(const struct rc_encoder *enc, size_t bytes)
 static void stop_video(struct rc_encoder *enc, pixman_region32_t *damage, const char *why)
 {
 	log_debug("window %u: back to lossless (%s)", enc->id, why);
-	video_encoder_destroy(enc->video);
-	enc->video = NULL;
+	drop_video(enc);
 	enc->in_video = false;
 	enc->motion_frames = 0;
 	enc->cheap_motion_frames = 0;
@@ -586,14 +599,24 @@ static bool start_video(struct rc_encoder *enc)
 	uint64_t now = monotonic_usec();
 	enc->bitrate = 0;
 	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
-	enc->video = video_encoder_create(enc->width, enc->height, divisor, enc->link.fps,
+	int64_t pixels = (int64_t)(enc->width / divisor) * (enc->height / divisor);
+	int threads = 1;
+	if (enc->link.cores) {
+		threads = cores_take(enc->link.cores, pixels, &enc->video_streams);
+		enc->cores_held = enc->link.cores;
+	}
+	enc->video = video_encoder_create(enc->width, enc->height, divisor, enc->link.fps, threads,
 		video_bitrate(enc, now), err, sizeof(err));
 	if (!enc->video) {
+		drop_video(enc);
 		log_error("window %u stays lossless: %s", enc->id, err);
 		enc->video_failed = true;
 		return false;
 	}
-	log_debug("window %u: video with %s", enc->id, video_encoder_name(enc->video));
+	enc->video_threads = video_encoder_threads(enc->video);
+	log_debug("window %u: video with %s on %d threads (%d cores, %d streams now)", enc->id,
+		video_encoder_name(enc->video), enc->video_threads,
+		enc->link.cores ? enc->link.cores->total : 1, enc->video_streams);
 	enc->divisor_frames = 0;
 	enc->encode_us = 0;
 	enc->in_video = true;
@@ -603,64 +626,12 @@ static bool start_video(struct rc_encoder *enc)
 	return true;
 }
 
-/* A stream whose window finds its encoder busy at more than this share of
- * its ticks does not keep the rate. */
-#define BUSY_SHARE_SLOW 0.2
-/* Ticks the busy share is measured over, about a second. */
-#define BUSY_TICKS 60
-
-/* Frames at a size before its cost says anything, and before it may grow. */
-#define DIVISOR_SETTLE_FRAMES 8
-#define DIVISOR_GROW_FRAMES 120
-#define MAX_DIVISOR 2
-
-/* Whether video keeps the window's frame rate, from what its frames take
- * to encode: past three quarters of a frame interval it does not (the app,
- * the capture and the send share the cores). Frame rate first (the
- * default), the stream goes on at half the size each way, a quarter of the
- * cost, until full size would take under half an interval; sharpness
- * first, it keeps its size and says so. The next frame after a change is
- * a new stream (start_video). */
-static void keep_up(struct rc_encoder *enc, uint64_t took_us)
+/* What a video frame takes to encode, smoothed, for choosing its size
+ * (fit.h, on the event loop). */
+static void measure(struct rc_encoder *enc, uint64_t took_us)
 {
 	enc->encode_us = enc->encode_us ? (enc->encode_us * 7 + took_us) / 8 : took_us;
 	enc->divisor_frames++;
-	uint64_t interval = 1000000u / (unsigned)(enc->link.fps > 0 ? enc->link.fps : 60);
-	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
-	/* Encoding alone may fit the interval while the job as a whole, on
-	 * cores the app shares, does not: ticks that find the encoder busy
-	 * say so (1080p glmark2 at 12.4 ms a frame stayed at full size and
-	 * went at 38 fps). */
-	bool busy = enc->link.busy_share > BUSY_SHARE_SLOW;
-	bool slow = enc->encode_us * 4 > interval * 3 || busy;
-	if (enc->divisor_frames < DIVISOR_SETTLE_FRAMES) {
-		return;
-	}
-	if (slow && divisor < MAX_DIVISOR && !enc->link.sharpness_first) {
-		enc->full_size_us = enc->encode_us;
-		enc->video_divisor = divisor * 2;
-		log_info("window %u: video at half size each way to keep %d fps: a %dx%d frame "
-			 "took %.1f ms to encode, %.1f ms allowed, and %.0f%% of its ticks found "
-			 "the encoder busy (frame rate first)",
-			enc->id, enc->link.fps, enc->width, enc->height,
-			(double)enc->encode_us / 1000, (double)interval * 3 / 4000,
-			enc->link.busy_share * 100);
-	} else if (divisor > 1 && enc->divisor_frames >= DIVISOR_GROW_FRAMES &&
-		enc->encode_us * (uint64_t)(divisor * divisor) * 2 < interval) {
-		enc->video_divisor = divisor / 2;
-		log_info("window %u: video back at full size: it would take about %.1f ms a frame",
-			enc->id, (double)(enc->encode_us * (uint64_t)(divisor * divisor)) / 1000);
-	} else {
-		if (slow && enc->link.sharpness_first && !enc->over_budget) {
-			log_info("window %u: video takes %.1f ms a frame, more than %d fps allows; "
-				 "sharpness first keeps its full size",
-				enc->id, (double)enc->encode_us / 1000, enc->link.fps);
-		}
-		enc->over_budget = slow && enc->link.sharpness_first;
-		return;
-	}
-	enc->over_budget = false;
-	enc->need_reset = true; /* the next frame starts the stream at its new size */
 }
 
 enum rc_motion encoder_motion(const struct rc_encoder *enc)
@@ -669,7 +640,7 @@ enum rc_motion encoder_motion(const struct rc_encoder *enc)
 		return RC_MOTION_FULL;
 	}
 	return enc->video_divisor > 1 ? RC_MOTION_SMALLER
-				      : (enc->over_budget ? RC_MOTION_SLOW : RC_MOTION_FULL);
+				      : (enc->fit.slow ? RC_MOTION_SLOW : RC_MOTION_FULL);
 }
 
 static void send_video(struct rc_encoder *enc, struct tools *tools, struct image cur,
@@ -678,8 +649,7 @@ static void send_video(struct rc_encoder *enc, struct tools *tools, struct image
 	uint64_t now = monotonic_usec();
 	if (enc->need_reset) {
 		/* A new viewer, or a new size: a new stream. */
-		video_encoder_destroy(enc->video);
-		enc->video = NULL;
+		drop_video(enc);
 		enc->need_reset = false;
 		if (!start_video(enc)) {
 			enc->need_reset = true;
@@ -702,7 +672,10 @@ static void send_video(struct rc_encoder *enc, struct tools *tools, struct image
 	bool failed;
 	size_t bytes = video_append_frame(enc->video, frame, cur.pixels, cur.stride,
 		video_bitrate(enc, now), &enc->out, &failed);
-	keep_up(enc, monotonic_usec() - now);
+	if (!enc->new_stream) {
+		/* A stream's first picture, whole, costs more than the rest. */
+		measure(enc, monotonic_usec() - now);
+	}
 	if (failed) {
 		log_error("window %u: video encoding failed; back to lossless", enc->id);
 		enc->video_failed = true;
@@ -723,6 +696,12 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 	if (!fit_sent(enc, image)) {
 		pixman_region32_clear(damage);
 		return;
+	}
+	if (enc->link.divisor > 0 && enc->link.divisor != enc->video_divisor) {
+		/* A new size for the frame rate (fit.h): a stream in motion
+		 * starts again at it. */
+		enc->video_divisor = enc->link.divisor;
+		enc->need_reset = enc->need_reset || enc->in_video;
 	}
 	uint64_t now = monotonic_usec();
 	uint64_t changed;
@@ -809,19 +788,32 @@ static void encode_run(struct rc_job *job, void *local)
 
 void encoder_tick(struct rc_encoder *enc, bool busy)
 {
+	uint64_t now = monotonic_usec();
 	if (!enc->video_shown) {
 		/* Lossless frames cost what they cost: video is measured
 		 * afresh. */
-		enc->ticks = enc->ticks_busy = 0;
+		fit_idle(&enc->fit, now);
 		return;
 	}
-	if (enc->ticks >= BUSY_TICKS) {
-		/* The older half weighs less. */
-		enc->ticks /= 2;
-		enc->ticks_busy /= 2;
+	fit_tick(&enc->fit, busy, now);
+}
+
+/* The size the next video frame goes at, from what the last ones did. */
+static void choose_size(struct rc_encoder *enc, int fps, bool sharpness_first)
+{
+	if (!enc->video_shown) {
+		return;
 	}
-	enc->ticks++;
-	enc->ticks_busy += busy;
+	struct rc_fit_cost cost = {
+		.width = enc->width,
+		.height = enc->height,
+		.fps = fps,
+		.divisor = enc->video_divisor > 1 ? enc->video_divisor : 1,
+		.encode_us = enc->encode_us,
+		.frames = enc->divisor_frames,
+		.sharpness_first = sharpness_first,
+	};
+	fit_choose(&enc->fit, enc->id, &cost, monotonic_usec());
 }
 
 void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct rc_connection *conn,
@@ -829,6 +821,8 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 	uint64_t drawn_us)
 {
 	assert(!encoder_busy(enc));
+	fps = fps > 0 ? fps : 60;
+	choose_size(enc, fps, ctx->sharpness_first);
 	enc->job_mark = input_mark;
 	enc->job_time_us = drawn_us;
 	enc->link = (struct rc_encode_link){
@@ -845,10 +839,10 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.rtt_ms = enc->rtt_ms,
 		.link_min_rtt_us = conn->channel.pace.min_rtt_us,
 		.link_rate = pace_rate(&conn->channel.pace),
-		.fps = fps > 0 ? fps : 60,
-		.busy_share =
-			enc->ticks >= BUSY_TICKS / 2 ? (double)enc->ticks_busy / enc->ticks : 0,
+		.fps = fps,
+		.divisor = enc->fit.divisor,
 		.frame_max = connection_frame_max(conn),
+		.cores = &ctx->cores,
 	};
 	if (enc->reset_asked) {
 		enc->need_reset = true;
@@ -890,6 +884,10 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 	enc->video_shown = enc->in_video;
 	enc->bitrate_shown = enc->bitrate;
 	enc->video_name = enc->video ? video_encoder_name(enc->video) : NULL;
+	enc->threads_shown = enc->video ? enc->video_threads : 0;
+	enc->encode_us_shown = enc->encode_us;
+	enc->streams_shown = enc->video_streams;
+	enc->cores_shown = enc->link.cores ? enc->link.cores->total : 1;
 	/* Damage the job did not send (a failure, or a refresh it asked for)
 	 * waits for the next frame. */
 	pixman_region32_union(damage, damage, &enc->damage);
@@ -915,9 +913,13 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 	enc->video_shown = lead->in_video;
 	enc->bitrate_shown = lead->bitrate;
 	enc->video_name = lead->video ? video_encoder_name(lead->video) : NULL;
+	enc->threads_shown = lead->video ? lead->video_threads : 0;
+	enc->encode_us_shown = lead->encode_us;
+	enc->streams_shown = lead->video_streams;
+	enc->cores_shown = lead->link.cores ? lead->link.cores->total : 1;
 	enc->link.compression = lead->link.compression;
 	enc->video_divisor = lead->video_divisor;
-	enc->full_size_us = lead->full_size_us;
+	enc->fit = lead->fit;
 	enc->encode_us = lead->encode_us;
 	pixman_region32_union(damage, damage, &lead->damage);
 	size_t bytes = buffer_size(&lead->out);
@@ -945,8 +947,7 @@ void encoder_follow(struct rc_encoder *enc)
 	 * a stream of its own ends. */
 	enc->reset_asked = false;
 	enc->need_reset = false;
-	video_encoder_destroy(enc->video);
-	enc->video = NULL;
+	drop_video(enc);
 	enc->in_video = false;
 }
 
@@ -985,8 +986,7 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 	pixman_region32_copy(&enc->unfilled, &lead->unfilled);
 	enc->band_y = lead->band_y;
 	scroll_forget(&enc->scroll);
-	video_encoder_destroy(enc->video);
-	enc->video = NULL;
+	drop_video(enc);
 	enc->in_video = enc->new_stream = false;
 	/* Its motion counts stay its own: they weigh its link. */
 	enc->replace_won = lead->replace_won;
@@ -994,21 +994,25 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 	enc->lossless_at_us = lead->lossless_at_us;
 	enc->last_change_us = lead->last_change_us;
 	enc->video_divisor = lead->video_divisor;
+	enc->fit = lead->fit;
 }
 
 void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)
 {
 	if (enc->video_shown && enc->video_name) {
-		int n = snprintf(out, size, "video %s %.2f Mbit/s", enc->video_name,
-			(double)enc->bitrate_shown / 1e6);
+		int n = snprintf(out, size,
+			"video %s %.2f Mbit/s on %d thread%s (%d core%s, %d stream%s), "
+			"%.1f ms a frame",
+			enc->video_name, (double)enc->bitrate_shown / 1e6, enc->threads_shown,
+			enc->threads_shown == 1 ? "" : "s", enc->cores_shown,
+			enc->cores_shown == 1 ? "" : "s", enc->streams_shown,
+			enc->streams_shown == 1 ? "" : "s", (double)enc->encode_us_shown / 1000);
 		if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SMALLER) {
-			snprintf(out + n, size - (size_t)n,
-				" at 1/%d size for the frame rate (full size took %.1f ms a frame)",
-				enc->video_divisor, (double)enc->full_size_us / 1000);
+			snprintf(out + n, size - (size_t)n, " at 1/%d size for the frame rate (%s)",
+				enc->video_divisor, enc->fit.why);
 		} else if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SLOW) {
 			snprintf(out + n, size - (size_t)n,
-				" too slow for the frame rate (%.1f ms a frame; sharpness first)",
-				(double)enc->encode_us / 1000);
+				" too slow for the frame rate (%s; sharpness first)", enc->fit.why);
 		}
 	} else {
 		snprintf(out, size, "lossless %s", codec_compression_name(enc->link.compression));

@@ -15,6 +15,8 @@
 #include "buffer.h"
 #include "channel.h"
 #include "codec.h"
+#include "cores.h"
+#include "fit.h"
 #include "scroll.h"
 #include "workers.h"
 
@@ -37,6 +39,7 @@ struct rc_encode_context {
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
 	struct rc_workers *workers;
+	struct cores_budget cores; /* for the video streams' threads */
 };
 
 /* What one encoding job knows of the session, copied when it is handed to
@@ -55,10 +58,9 @@ struct rc_encode_link {
 	 * delivery rate in bytes per second; 0: unknown. */
 	uint64_t link_min_rtt_us, link_rate;
 	int fps;
-	/* Of the window's recent ticks with something to send, the share that
-	 * found its encoder still busy with the last frame (0 to 1). */
-	double busy_share;
+	int divisor; /* the video's picture is the window's divided by this (fit.h) */
 	uint64_t frame_max; /* raw bytes one frame may carry (connection_frame_max) */
+	struct cores_budget *cores; /* the session's, shared by its streams */
 };
 
 /*
@@ -78,11 +80,13 @@ struct rc_encoder {
 	uint32_t seq; /* of the last frame sent */
 	uint32_t acked; /* newest sequence the viewer presented */
 	struct channel_mark queued; /* the last frame, in the send queue */
-	uint32_t ticks, ticks_busy; /* with something to send; of them, found it encoding */
+	struct rc_fit fit; /* the size its video goes at */
 	double rtt_ms; /* smoothed, from acks */
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;
 	const char *video_name;
+	int threads_shown, streams_shown, cores_shown;
+	uint64_t encode_us_shown; /* a video frame's, smoothed */
 	/* For --stats, per second. */
 	uint32_t stat_frames;
 	uint32_t stat_copies; /* copy_rects */
@@ -113,6 +117,8 @@ struct rc_encoder {
 	int32_t width, height;
 	bool need_reset; /* the viewer clears its copy: the next frame is whole */
 	struct video_encoder *video; /* while in motion the window is one H.264 stream */
+	struct cores_budget *cores_held; /* the video's threads were taken from it */
+	int video_threads, video_streams; /* its threads; streams sharing the cores then */
 	bool in_video; /* streaming video now; the viewer's copy is lossy */
 	bool video_failed; /* no encoder could be made: stay lossless */
 	bool new_stream; /* the next video frame starts a stream */
@@ -126,14 +132,11 @@ struct rc_encoder {
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;
 	/* What a video frame costs: the stream's picture is the window's size
-	 * divided by this (1 or 2); the time a frame takes to encode, smoothed;
-	 * frames encoded at this divisor; and what full size took when the
-	 * divisor went up, for the reason stats give. */
+	 * divided by this (the fit's, taken at the next frame); the time a
+	 * frame takes to encode, smoothed; frames encoded at this divisor. */
 	int video_divisor;
 	uint64_t encode_us;
 	uint32_t divisor_frames;
-	uint64_t full_size_us;
-	bool over_budget; /* sharpness first, and full size cannot keep the rate */
 };
 
 /* What a window's video does to keep up (window_stats' motion field). */
@@ -169,9 +172,9 @@ static inline bool encoder_busy(const struct rc_encoder *enc)
 bool encoder_wants_tick(const struct rc_encoder *enc);
 /* Whether a frame of this window is waiting for its ack. */
 bool encoder_in_flight(const struct rc_encoder *enc);
-/* A tick of the window's clock had something to send; busy: the encoder
- * was still at work on the last frame, so this tick's frame waits. Counted
- * while the window is in video, for keeping its rate. */
+/* A tick of the window's clock had a new picture to send; busy: the
+ * encoder was still at work on the last frame, so this tick's picture
+ * waits. Counted while the window is in video, for keeping its rate. */
 void encoder_tick(struct rc_encoder *enc, bool busy);
 
 /*

@@ -401,7 +401,13 @@ void frame_tick(struct rc_clock *clock)
 	if (busy) {
 		window_for_each_view(view, window, i)
 		{
-			encoder_tick(&view->encoder, encoding);
+			/* A new picture to send, not a tick a stream merely
+			 * wants (encoder_wants_tick). */
+			bool picture = pixman_region32_not_empty(&window->damage) ||
+				pixman_region32_not_empty(&view->damage);
+			if (picture) {
+				encoder_tick(&view->encoder, encoding);
+			}
 		}
 	}
 	if (busy && !encoding) {

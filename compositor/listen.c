@@ -549,11 +549,24 @@ static bool bind_path(struct rc_server *server, const char *path, bool quiet_if_
 		log_error("cannot create a socket: %s", strerror(errno));
 		return false;
 	}
+	/* Bound and listening under a name of its own first, then renamed
+	 * into place: whoever sees the path can connect (between bind and
+	 * listen a connect is refused). */
+	struct sockaddr_un tmp = {.sun_family = AF_UNIX};
+	int n = snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%s.%ld", path, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp.sun_path)) {
+		tmp = addr; /* no room for a longer name: bound in place */
+	}
+	unlink(tmp.sun_path);
 	mode_t old = umask(0177);
-	int ret = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+	int ret = bind(fd, (struct sockaddr *)&tmp, sizeof(tmp));
 	umask(old);
-	if (ret < 0 || chmod(path, 0600) < 0 || listen(fd, 4) < 0) {
+	if (ret < 0 || chmod(tmp.sun_path, 0600) < 0 || listen(fd, 4) < 0 ||
+		(strcmp(tmp.sun_path, path) != 0 && rename(tmp.sun_path, path) < 0)) {
 		log_error("cannot listen on %s: %s", path, strerror(errno));
+		if (ret == 0) {
+			unlink(tmp.sun_path);
+		}
 		close(fd);
 		return false;
 	}

@@ -55,7 +55,7 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 			continue;
 		}
 		struct rc_encoder *enc = &view->encoder;
-		char codec[160], name[NAME_MAX_ESCAPED];
+		char codec[384], name[NAME_MAX_ESCAPED];
 		encoder_describe(enc, codec, sizeof(codec));
 		bool focus = conn->focus == window->id;
 		char shared[48] = "";
@@ -141,6 +141,9 @@ static void send_stats(struct rc_server *server, struct rc_viewer *viewer)
 					.rtt_us = (uint32_t)(enc->rtt_ms * 1000),
 					.video = enc->video_shown && enc->video_name,
 					.motion = (uint8_t)encoder_motion(enc),
+					.threads = (uint8_t)(enc->threads_shown < 255
+							? enc->threads_shown
+							: 255),
 					.compression = viewer->conn->compression,
 				},
 		};

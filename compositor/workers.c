@@ -12,10 +12,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cores.h"
 #include "log.h"
 #include "workers.h"
 
-#define MAX_WORKERS 4
+#define MAX_WORKERS 16
 
 struct rc_workers {
 	pthread_mutex_t lock;
@@ -99,8 +100,8 @@ static int handle_done(int fd, uint32_t mask, void *data)
 
 int workers_default_count(void)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	return cores < 1 ? 1 : (cores > MAX_WORKERS ? MAX_WORKERS : (int)cores);
+	int cores = cores_available();
+	return cores > MAX_WORKERS ? MAX_WORKERS : cores;
 }
 
 struct rc_workers *workers_create(struct wl_event_loop *loop, int threads, size_t local_size,

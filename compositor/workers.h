@@ -50,8 +50,8 @@ void workers_submit(struct rc_workers *workers, struct rc_job *job);
  * or waited for if it runs now. For an owner that goes away. */
 void workers_cancel(struct rc_workers *workers, struct rc_job *job);
 
-/* How many workers suit this machine: one per core, at least one, at most
- * four. */
+/* How many workers suit this process: one per core it may use (its
+ * affinity), at least one, at most sixteen. */
 int workers_default_count(void);
 
 #endif

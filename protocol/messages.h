@@ -405,7 +405,7 @@
 	RANGE(u8, video, 0, 1) /* its frames are video now */ \
 	RANGE(u8, compression, WIRE_COMPRESS_NONE, WIRE_COMPRESS_ZSTD) \
 	RANGE(u8, motion, 0, 2) /* 1: video smaller, for the rate; 2: too slow for it */ \
-	FIELD(u8, reserved)
+	FIELD(u8, threads) /* encoding its video; 0: not video, or not said */
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

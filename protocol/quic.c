@@ -677,11 +677,15 @@ int quic_connect(const char *host_port, const uint8_t *key, size_t key_len, int 
 		return -1;
 	}
 	route_source(ep, &ep->local, &ep->local_len);
-	/* Address changes, to move the connection along with this machine. */
+	/* Address changes, to move the connection along with this machine;
+	 * and route changes, as the route to the server from a new address
+	 * may come only after the address (until it does, the source stays
+	 * the old one). */
 	ep->netlink = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 	if (ep->netlink >= 0) {
 		struct sockaddr_nl nl = {.nl_family = AF_NETLINK,
-			.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR};
+			.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE |
+				RTMGRP_IPV6_ROUTE};
 		if (bind(ep->netlink, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
 			close(ep->netlink);
 			ep->netlink = -1; /* no roaming, the rest works */

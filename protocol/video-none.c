@@ -10,7 +10,7 @@ bool video_available(void)
 }
 
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int64_t bitrate, char *err, size_t err_size)
+	int threads, int64_t bitrate, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "rcomp was built without video (meson -Dvideo=enabled)");
 	return NULL;
@@ -23,6 +23,16 @@ void video_encoder_destroy(struct video_encoder *enc)
 const char *video_encoder_name(const struct video_encoder *enc)
 {
 	return "none";
+}
+
+int video_encoder_threads(const struct video_encoder *enc)
+{
+	return 0;
+}
+
+void video_encoder_picture(const struct video_encoder *enc, int32_t *width, int32_t *height)
+{
+	*width = *height = 0;
 }
 
 bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
@@ -39,11 +49,16 @@ size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
 	return 0;
 }
 
-struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, int threads, char *err,
 	size_t err_size)
 {
 	snprintf(err, err_size, "this rcomp-view was built without video");
 	return NULL;
+}
+
+int video_decoder_threads(const struct video_decoder *dec)
+{
+	return 0;
 }
 
 void video_decoder_picture(const struct video_decoder *dec, int *width, int *height)

@@ -2,8 +2,8 @@
  * H.264 encoding and decoding of window images with libavcodec and libswscale.
  * The encoder prefers VAAPI (4:2:0) when a render node opens and falls back to
  * libx264 (4:4:4, or 4:2:0 for pictures past FULL_CHROMA_MAX_PIXELS);
- * the decoder is libavcodec's software H.264 decoder, single-threaded for the
- * lowest delay.
+ * the decoder is libavcodec's software H.264 decoder. Both use threads only
+ * within a picture (slices), never across pictures, which would delay them.
  */
 #include <libavcodec/avcodec.h>
 #include <libavutil/hwcontext.h>
@@ -33,6 +33,7 @@ struct video_encoder {
 	int32_t picture_width, picture_height; /* what is encoded; padded to even */
 	int64_t pts;
 	int64_t bitrate;
+	int threads;
 	bool vaapi;
 	enum AVPixelFormat chroma; /* libx264's: YUV444P or YUV420P */
 	uint32_t *small; /* a smaller picture: the window scaled down, in BGRA */
@@ -141,8 +142,8 @@ error:
 	return false;
 }
 
-static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, char *err,
-	size_t err_size)
+static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, int threads,
+	char *err, size_t err_size)
 {
 	const AVCodec *codec = avcodec_find_encoder_by_name("libx264");
 	if (!codec) {
@@ -163,7 +164,10 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 	/* The stream is reliable and in order: one IDR at the start suffices,
 	 * with a periodic one as a safety net. */
 	enc->ctx->gop_size = 600;
-	enc->ctx->thread_count = 2;
+	/* Sliced threads: each picture cut in as many slices, encoded at once;
+	 * frame threads would hold threads - 1 pictures back. */
+	enc->ctx->thread_count = threads;
+	enc->ctx->thread_type = FF_THREAD_SLICE;
 	set_rate(enc->ctx, enc->bitrate, fps);
 	av_opt_set(enc->ctx->priv_data, "preset", "ultrafast", 0);
 	av_opt_set(enc->ctx->priv_data, "tune", "zerolatency", 0);
@@ -176,7 +180,7 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 }
 
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int64_t bitrate, char *err, size_t err_size)
+	int threads, int64_t bitrate, char *err, size_t err_size)
 {
 	/* libavcodec logs to stderr on its own; keep only its errors. */
 	if (log_get_level() < LOG_DEBUG) {
@@ -203,7 +207,12 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int di
 	enc->bitrate = clamp_bitrate(bitrate);
 	enc->chroma =
 		(int64_t)w * h > FULL_CHROMA_MAX_PIXELS ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P;
-	if (!open_vaapi(enc, w, h, fps) && !open_x264(enc, w, h, fps, err, err_size)) {
+	threads = threads < 1 ? 1 : threads;
+	if (open_vaapi(enc, w, h, fps)) {
+		enc->threads = 1;
+	} else if (open_x264(enc, w, h, fps, threads, err, err_size)) {
+		enc->threads = threads;
+	} else {
 		goto error;
 	}
 	enc->frame = av_frame_alloc();
@@ -259,6 +268,17 @@ void video_encoder_destroy(struct video_encoder *enc)
 const char *video_encoder_name(const struct video_encoder *enc)
 {
 	return enc->vaapi ? "h264_vaapi" : "libx264";
+}
+
+int video_encoder_threads(const struct video_encoder *enc)
+{
+	return enc->threads;
+}
+
+void video_encoder_picture(const struct video_encoder *enc, int32_t *width, int32_t *height)
+{
+	*width = enc->picture_width;
+	*height = enc->picture_height;
 }
 
 /* Odd sizes are padded by one row or column: fill it with the edge so the
@@ -413,13 +433,18 @@ struct video_decoder {
 	size_t padded_size;
 };
 
+int video_decoder_threads(const struct video_decoder *dec)
+{
+	return dec->ctx->thread_count;
+}
+
 void video_decoder_picture(const struct video_decoder *dec, int *width, int *height)
 {
 	*width = dec->picture_width;
 	*height = dec->picture_height;
 }
 
-struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, int threads, char *err,
 	size_t err_size)
 {
 	if (log_get_level() < LOG_DEBUG) {
@@ -453,7 +478,10 @@ struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *
 	dec->ctx->height = (height + 1) & ~1;
 	/* Output each picture as soon as it is decoded. */
 	dec->ctx->flags |= AV_CODEC_FLAG_LOW_DELAY;
-	dec->ctx->thread_count = 1;
+	/* Slices on threads of their own: a picture still comes out as soon as
+	 * it is decoded (frame threads would hold threads - 1 back). */
+	dec->ctx->thread_count = threads < 1 ? 1 : threads;
+	dec->ctx->thread_type = FF_THREAD_SLICE;
 	/* Hardware decoding where a render node works; libavcodec falls back
 	 * to software by itself when the stream is beyond the hardware (VAAPI
 	 * has no 4:4:4 H.264, which libx264 streams are). */

@@ -21,11 +21,16 @@ bool video_available(void);
 
 /* width and height are the window's; the stream's picture is that divided
  * by divisor (1: the window's own size; 2: half of it each way, a quarter
- * of the pixels to convert and encode), rounded up and padded to even. */
+ * of the pixels to convert and encode), rounded up and padded to even.
+ * threads: libx264's, as slices of each picture encoded at once (no frame
+ * threads: they would hold frames back); 1 or more. */
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int64_t bitrate, char *err, size_t err_size);
+	int threads, int64_t bitrate, char *err, size_t err_size);
 void video_encoder_destroy(struct video_encoder *enc);
 const char *video_encoder_name(const struct video_encoder *enc);
+/* The threads it encodes on (1 for hardware), and its picture's size. */
+int video_encoder_threads(const struct video_encoder *enc);
+void video_encoder_picture(const struct video_encoder *enc, int32_t *width, int32_t *height);
 /* Encodes one image (stride in pixels) at the given bit rate and appends the
  * access unit to out. *produced is false if the encoder held the frame back. */
 bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
@@ -41,9 +46,11 @@ size_t video_append_frame(struct video_encoder *enc, struct wire_frame frame,
 /* A decoder for a window of width x height: a stream that declares a larger
  * picture is refused before anything is allocated for it. A smaller picture
  * (a stream encoded smaller to keep its frame rate) is scaled up to fill the
- * window. */
-struct video_decoder *video_decoder_create(int32_t width, int32_t height, char *err,
+ * window. threads: a stream of several slices a picture decodes its slices
+ * on up to this many threads at once, with no picture held back. */
+struct video_decoder *video_decoder_create(int32_t width, int32_t height, int threads, char *err,
 	size_t err_size);
+int video_decoder_threads(const struct video_decoder *dec);
 void video_decoder_destroy(struct video_decoder *dec);
 /* The size of the last picture decoded (0 before any): the window's, padded
  * to even, or smaller. */

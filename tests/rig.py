@@ -84,6 +84,14 @@ def log(*args):
     print(*args, flush=True)
 
 
+def pinned(cores, argv):
+    """argv on the first cores cores this process may use (taskset)."""
+    mine = sorted(os.sched_getaffinity(0))
+    if len(mine) < cores:
+        raise RuntimeError("%d cores asked for, %d here" % (cores, len(mine)))
+    return ["taskset", "-c", ",".join(map(str, mine[:cores])), *argv]
+
+
 def wait_for(what, predicate, timeout=15.0, interval=0.05):
     """Polls predicate until it returns a true value; raises Failure on timeout."""
     deadline = time.monotonic() + timeout
@@ -230,11 +238,14 @@ class Rig:
         self.procs.append(p)
         return p
 
-    def start_server(self, app, args=(), name="rcomp-run", host=None):
+    def start_server(self, app, args=(), name="rcomp-run", host=None, cores=None):
         """rcomp-run with app; host: on a host of that name (its own UTS
-        namespace), as if it ran elsewhere."""
+        namespace), as if it ran elsewhere; cores: pinned to the first
+        that many cores (taskset), app and all."""
         sock = os.path.join(self.remote_rt, name + ".sock")
         argv = [RCOMP_RUN, "--socket", sock, *args, "--", *app]
+        if cores:
+            argv = pinned(cores, argv)
         if host:
             argv = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, *argv]
         p = self.start(name, argv, self.remote_env)
@@ -243,9 +254,9 @@ class Rig:
         p.socket = sock
         return p
 
-    def start_viewer(self, server, args=(), name="rcomp-view"):
+    def start_viewer(self, server, args=(), name="rcomp-view", cores=None):
         argv = [RCOMP_VIEW, "--socket", server.socket, *args]
-        return self.start(name, argv, self.local_env)
+        return self.start(name, pinned(cores, argv) if cores else argv, self.local_env)
 
     def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay",
                     rate_at=(), jitter_ms=0, loss=0, seed=None):

@@ -59,8 +59,8 @@ static double roundtrip_at(int w, int h, int divisor)
 {
 	char err[256];
 	struct video_encoder *enc =
-		video_encoder_create(w, h, divisor, 60, 8000000, err, sizeof(err));
-	struct video_decoder *dec = video_decoder_create(w, h, err, sizeof(err));
+		video_encoder_create(w, h, divisor, 60, 2, 8000000, err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(w, h, 1, err, sizeof(err));
 	CHECK(enc && dec);
 	if (!enc || !dec) {
 		fprintf(stderr, "%s\n", err);
@@ -152,7 +152,7 @@ static void test_odd(void)
 static void test_garbage(void)
 {
 	char err[256];
-	struct video_decoder *dec = video_decoder_create(64, 64, err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(64, 64, 1, err, sizeof(err));
 	CHECK(dec != NULL);
 	uint32_t *out = calloc(64 * 64, 4);
 	uint8_t junk[4096];
@@ -171,14 +171,15 @@ static void test_garbage(void)
 		CHECK(!decoded);
 	}
 	/* A valid stream of another size is refused. */
-	struct video_encoder *enc = video_encoder_create(96, 96, 1, 60, 2000000, err, sizeof(err));
+	struct video_encoder *enc =
+		video_encoder_create(96, 96, 1, 60, 1, 2000000, err, sizeof(err));
 	CHECK(enc != NULL);
 	uint32_t *src = calloc(96 * 96, 4);
 	struct buffer au;
 	buffer_init(&au, 1 << 20);
 	bool produced = false, decoded = false;
 	CHECK(video_encoder_encode(enc, src, 96, 2000000, &au, &produced) && produced);
-	struct video_decoder *fresh = video_decoder_create(64, 64, err, sizeof(err));
+	struct video_decoder *fresh = video_decoder_create(64, 64, 1, err, sizeof(err));
 	CHECK(!video_decoder_decode(fresh, buffer_head(&au), buffer_size(&au), 64, 64, out, 64,
 		&decoded, err, sizeof(err)));
 	buffer_finish(&au);
@@ -306,7 +307,7 @@ static void test_huge_picture(void)
 	size_t size = huge_access_unit(au, 1000, 1000);
 	fprintf(stderr, "access unit of %zu bytes\n", size);
 	char err[256];
-	struct video_decoder *dec = video_decoder_create(64, 48, err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(64, 48, 1, err, sizeof(err));
 	CHECK(dec != NULL);
 	uint32_t *out = calloc(64 * 48, 4);
 	long before = peak_rss_kib();
@@ -320,14 +321,14 @@ static void test_huge_picture(void)
 	/* A picture of the window's size first, then the large one, in one
 	 * access unit; and a picture of the window's size with the large one's
 	 * parameter sets in one unit, its slice in the next. */
-	struct video_decoder *mixed = video_decoder_create(64, 48, err, sizeof(err));
+	struct video_decoder *mixed = video_decoder_create(64, 48, 1, err, sizeof(err));
 	uint8_t two[512];
 	size_t small = huge_access_unit(two, 4, 3);
 	size = small + huge_access_unit(two + small, 1000, 1000);
 	CHECK(!video_decoder_decode(mixed, two, size, 64, 48, out, 64, &decoded, err, sizeof(err)));
 	fprintf(stderr, "two pictures: %s\n", err);
 	video_decoder_destroy(mixed);
-	struct video_decoder *split = video_decoder_create(64, 48, err, sizeof(err));
+	struct video_decoder *split = video_decoder_create(64, 48, 1, err, sizeof(err));
 	size_t slice = 0;
 	for (size_t i = small; i + 4 < size; i++) {
 		if (two[i] == 0 && two[i + 1] == 0 && two[i + 2] == 0 && two[i + 3] == 1 &&
@@ -345,12 +346,74 @@ static void test_huge_picture(void)
 	fprintf(stderr, "peak RSS grew by %ld KiB\n", grown);
 	CHECK(grown < 64 * 1024);
 	/* The same stream at the window's size is a stream the decoder takes. */
-	struct video_decoder *fits = video_decoder_create(64, 48, err, sizeof(err));
+	struct video_decoder *fits = video_decoder_create(64, 48, 1, err, sizeof(err));
 	size = huge_access_unit(au, 4, 3);
 	CHECK(video_decoder_decode(fits, au, size, 64, 48, out, 64, &decoded, err, sizeof(err)));
 	video_decoder_destroy(fits);
 	video_decoder_destroy(dec);
 	free(out);
+}
+
+/* Coded slices in an access unit (NAL types 1 and 5). */
+static int count_slices(const uint8_t *au, size_t size)
+{
+	int n = 0;
+	for (size_t i = 0; i + 3 < size; i++) {
+		if (au[i] == 0 && au[i + 1] == 0 && au[i + 2] == 1) {
+			unsigned type = au[i + 3] & 0x1f;
+			n += type == 1 || type == 5;
+			i += 2;
+		}
+	}
+	return n;
+}
+
+/* libx264 on 4 threads cuts each picture in 4 slices, encoded at once; a
+ * decoder on 4 threads decodes them at once. Neither holds a picture back,
+ * and the pictures are the same as one thread decodes. */
+static void test_sliced(void)
+{
+	const int w = 640, h = 480;
+	char err[256];
+	struct video_encoder *enc = video_encoder_create(w, h, 1, 60, 4, 8000000, err, sizeof(err));
+	struct video_decoder *one = video_decoder_create(w, h, 1, err, sizeof(err));
+	struct video_decoder *four = video_decoder_create(w, h, 4, err, sizeof(err));
+	CHECK(enc && one && four);
+	if (!enc || !one || !four) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(video_encoder_threads(enc) == 4);
+	CHECK(video_decoder_threads(four) == 4);
+	uint32_t *src = malloc((size_t)w * h * 4), *a = malloc((size_t)w * h * 4),
+		 *b = malloc((size_t)w * h * 4);
+	struct buffer au;
+	buffer_init(&au, 16 << 20);
+	int fewest = 1000;
+	for (int t = 0; t < 20; t++) {
+		draw(src, w, h, t);
+		bool produced = false, da = false, db = false;
+		CHECK(video_encoder_encode(enc, src, w, 8000000, &au, &produced));
+		CHECK(produced);
+		int slices = count_slices(buffer_head(&au), buffer_size(&au));
+		fewest = slices < fewest ? slices : fewest;
+		CHECK(video_decoder_decode(one, buffer_head(&au), buffer_size(&au), w, h, a, w, &da,
+			err, sizeof(err)));
+		CHECK(video_decoder_decode(four, buffer_head(&au), buffer_size(&au), w, h, b, w,
+			&db, err, sizeof(err)));
+		buffer_consume(&au, buffer_size(&au));
+		CHECK(da && db); /* each picture out at once, on one thread or four */
+		CHECK(memcmp(a, b, (size_t)w * h * 4) == 0);
+	}
+	printf("%dx%d on 4 threads: at least %d slices a picture\n", w, h, fewest);
+	CHECK(fewest == 4);
+	buffer_finish(&au);
+	free(src);
+	free(a);
+	free(b);
+	video_encoder_destroy(enc);
+	video_decoder_destroy(one);
+	video_decoder_destroy(four);
 }
 
 int main(int argc, char **argv)
@@ -361,6 +424,7 @@ int main(int argc, char **argv)
 		{"scaled", test_scaled},
 		{"garbage", test_garbage},
 		{"huge_picture", test_huge_picture},
+		{"sliced", test_sliced},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -257,8 +257,26 @@ def test_a_1080p_window_in_motion_is_exact_once_still_also_after_video_went_to_h
     stops, the lossless refresh is exact. (At 60 Hz whether it does depends
     on the machine: a fast one keeps full size.)"""
     codec_switch(desktop, "video", size=(1920, 1080), seconds=6, options=["--fps", "240"],
-                 expect=["video at half size each way to keep 240 fps",
-                         "at 1/2 size for the frame rate (full size took"])
+                 expect=["video at 1/2 size each way to keep 240 fps",
+                         "at 1/2 size for the frame rate (at full size "])
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+@pytest.mark.desktop(width=2000, height=1200)
+def test_a_video_at_half_size_for_its_rate_comes_back_to_full_size_when_the_app_draws_less(
+        desktop):
+    """At 240 fps a 1920x1080 stream goes at half size (as above); when the
+    app then draws 10 frames a second, a frame has 100 ms, and the window
+    goes back to its full size within a few seconds (the first try waits
+    2 s after the drop), and ends exact."""
+    codec_switch(desktop, "video", size=(1920, 1080, 4, 10), seconds=12,
+                 options=["--fps", "240", "--stats"],
+                 expect=["video at 1/2 size each way to keep 240 fps",
+                         "video back at full size: a frame would take about"])
+    log = desktop.read_log("rcomp-run")
+    back = log.index("video back at full size")
+    # Once back, it stays: 10 frames a second leave room at full size.
+    assert "video at 1/2 size" not in log[back:], log[back:]
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

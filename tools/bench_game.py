@@ -4,6 +4,12 @@ sizes and refresh rates games run at. Prints numbers; it passes or fails
 nothing.
 
     python3 tools/bench_game.py [--only desktop,1080p,120hz,4k] [--seconds 10]
+                                [--cores 1,2,4,8]
+
+--cores N[,N...] runs each case once for each N with rcomp-run (and the
+app it hosts) and rcomp-view pinned to the first N cores this process may
+use (taskset), so the scaling shows on any machine; each line then also
+gives the video's threads and what a frame took to encode.
 
 - 1080p: glmark2-es2-wayland at 1920x1080, --swap-mode fifo (paced by frame
   callbacks, as a vsync'd game is), through tests/relay.py at 20 ms round
@@ -41,7 +47,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS,  # noqa: E402
-                 Rig, VirtualPointer, wait_for)
+                 Rig, VirtualPointer, pinned, wait_for)
 
 ANIM = os.path.join(TEST_CLIENTS, "anim-client")
 
@@ -62,19 +68,21 @@ def median(values):
 
 
 def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds=10,
-            run_args=()):
+            run_args=(), cores=None):
     rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=refresh)
     try:
         sock = os.path.join(rig.remote_rt, "game.sock")
         apps = "%s & exec %s" % (INPUT_CLIENT, " ".join(app)) if clicks else " ".join(app)
-        server = rig.start("rc-game", [RCOMP_RUN, "--stats", "--socket", sock, *run_args, "--",
-                                       "sh", "-c", apps], rig.remote_env)
+        run_argv = [RCOMP_RUN, "--stats", "--socket", sock, *run_args, "--", "sh", "-c", apps]
+        server = rig.start("rc-game", pinned(cores, run_argv) if cores else run_argv,
+                           rig.remote_env)
         wait_for("rcomp-run", lambda: os.path.exists(sock))
         target = sock
         if rtt_ms or mbit:
             target = rig.start_relay(sock, delay_ms=rtt_ms / 2, rate_mbit=mbit,
                                      buffer_kb=1024).socket
-        viewer = rig.start("rv-game", [RCOMP_VIEW, "--stats", "--socket", target],
+        view_argv = [RCOMP_VIEW, "--stats", "--socket", target]
+        viewer = rig.start("rv-game", pinned(cores, view_argv) if cores else view_argv,
                            rig.local_env)
         wait_for("the game's window",
                  lambda: [w for w in rig.windows() if w.get("app_id") != "rcomp-input-test"],
@@ -114,12 +122,18 @@ def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds
         callbacks = [int(x) for x in re.findall(r"stats window %s: .*?the desktop's frame "
                                                 r"callbacks (\d+)" % game, view)]
         photon = [float(x) for x in re.findall(r"input to photon ([\d.]+) ms", view)]
+        threads = re.findall(r"stats window %s \([^)]*\): .* on (\d+) threads? " % game, run)
+        encode = [float(x) for x in re.findall(r"stats window %s \([^)]*\): .*, ([\d.]+) ms a "
+                                               r"frame" % game, run)]
+        decode = re.findall(r"stats window %s: .*video decoded on (\d+) threads?" % game, view)
         frames = sum(shown[:seconds]) or 1
         return {
             "app": median(app_fps), "sent": median(sent), "received": median(received),
             "shown": median(shown), "callbacks": median(callbacks),
             "worst": min(shown) if shown else float("nan"),
             "photon": median(photon), "codec": codec[-1] if codec else "?",
+            "threads": threads[-1] if threads else "-", "encode_ms": median(encode),
+            "decode_threads": decode[-1] if decode else "-",
             "run_ms": cpu_run * 1000 / frames, "view_ms": cpu_view * 1000 / frames,
             "run_pct": cpu_run / seconds * 100, "view_pct": cpu_view / seconds * 100,
         }
@@ -144,10 +158,12 @@ def report(name, r, target=""):
     print("%-34s app %5.1f fps, sent %5.1f, received %5.1f, shown %5.1f (worst second %s) "
           "of the desktop's %5.1f frame callbacks, input to photon %s; "
           "CPU per shown frame: rcomp-run %.1f ms (%.0f%% of a core), rcomp-view %.1f ms "
-          "(%.0f%%); %s%s" % (
+          "(%.0f%%); %s; encode %s ms a frame on %s threads, decode on %s%s" % (
               name, r["app"], r["sent"], r["received"], r["shown"], r["worst"], r["callbacks"],
               "%.0f ms" % r["photon"] if r["photon"] == r["photon"] else "-",
               r["run_ms"], r["run_pct"], r["view_ms"], r["view_pct"], r["codec"],
+              "%.1f" % r["encode_ms"] if r["encode_ms"] == r["encode_ms"] else "-",
+              r["threads"], r["decode_threads"],
               "  [target %s]" % target if target else ""), flush=True)
 
 
@@ -155,32 +171,43 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="1080p,120hz,4k")
     ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--cores", default="",
+                    help="comma-separated core counts to pin rcomp to (taskset), each in turn")
     args = ap.parse_args()
     only = args.only.split(",")
+    counts = [int(n) for n in args.cores.split(",") if n] or [None]
+    have = len(os.sched_getaffinity(0))
+    for n in counts:
+        if n and n > have:
+            sys.exit("--cores %d: this machine gives this process %d cores" % (n, have))
     if "desktop" in only or args.only == ap.get_default("only"):
         for w, h, hz in ((1920, 1080, 60), (1920, 1080, 70), (800, 600, 120), (1920, 1080, 120)):
             print("%-34s %5.1f fps (a local client drawing %dx%d on every frame callback)"
                   % ("the desktop alone, %dx%d at %d Hz:" % (w, h, hz),
                      desktop_rate(w, h, hz), w, h), flush=True)
-    if "1080p" in only:
-        report("1080p glmark2, 20 ms, 50 Mbit/s:",
-               measure(glmark(1920, 1080), 1920, 1080, 60, rtt_ms=20, mbit=50, clicks=True,
-                       seconds=args.seconds),
-               "app >= 58, shown >= 57, photon <= 65 ms")
-        report("1080p glmark2 at 60, 70 Hz desktop:",
-               measure(glmark(1920, 1080), 1920, 1080, 70, rtt_ms=20, mbit=50, clicks=True,
-                       seconds=args.seconds, run_args=("--fps", "60")),
-               "app >= 58, shown >= 57, photon <= 65 ms")
-    if "120hz" in only:
-        report("800x600 motion, 120 Hz, local:",
-               measure([ANIM, "600", "800", "600"], 800, 600, 120, seconds=args.seconds),
-               "app and shown >= 115")
-        report("1920x1080 motion, 120 Hz, local:",
-               measure([ANIM, "600", "1920", "1080"], 1920, 1080, 120, seconds=args.seconds))
-    if "4k" in only:
-        report("4K glmark2, 20 ms, 50 Mbit/s:",
-               measure(glmark(3840, 2160), 3840, 2160, 60, rtt_ms=20, mbit=50,
-                       seconds=args.seconds))
+    for cores in counts:
+        pin = " [%d core%s]" % (cores, "" if cores == 1 else "s") if cores else ""
+        if "1080p" in only:
+            report("1080p glmark2, 20 ms, 50 Mbit/s%s:" % pin,
+                   measure(glmark(1920, 1080), 1920, 1080, 60, rtt_ms=20, mbit=50, clicks=True,
+                           seconds=args.seconds, cores=cores),
+                   "app >= 58, shown >= 57, photon <= 65 ms")
+            report("1080p glmark2 at 60, 70 Hz desktop%s:" % pin,
+                   measure(glmark(1920, 1080), 1920, 1080, 70, rtt_ms=20, mbit=50, clicks=True,
+                           seconds=args.seconds, run_args=("--fps", "60"), cores=cores),
+                   "app >= 58, shown >= 57, photon <= 65 ms")
+        if "120hz" in only:
+            report("800x600 motion, 120 Hz, local%s:" % pin,
+                   measure([ANIM, "600", "800", "600"], 800, 600, 120, seconds=args.seconds,
+                           cores=cores),
+                   "app and shown >= 115")
+            report("1920x1080 motion, 120 Hz, local%s:" % pin,
+                   measure([ANIM, "600", "1920", "1080"], 1920, 1080, 120,
+                           seconds=args.seconds, cores=cores))
+        if "4k" in only:
+            report("4K glmark2, 20 ms, 50 Mbit/s%s:" % pin,
+                   measure(glmark(3840, 2160), 3840, 2160, 60, rtt_ms=20, mbit=50,
+                           seconds=args.seconds, cores=cores))
 
 
 if __name__ == "__main__":

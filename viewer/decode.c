@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "cores.h"
 #include "decode.h"
 #include "log.h"
 #include "present.h"
@@ -43,8 +44,15 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 	if (msg->flags & WIRE_FRAME_RESET) {
 		log_debug("window %u: frame %u starts a video stream", window->id, msg->seq);
 		video_decoder_destroy(window->decoder);
-		window->decoder =
-			video_decoder_create(window->width, window->height, err, sizeof(err));
+		/* A thread per slice the picture can have: threads past the
+		 * encoder's slices would wait (libx264 cuts as many as it has
+		 * threads, which follow the same rule). */
+		int64_t pixels = (int64_t)window->width * window->height;
+		int64_t threads = pixels / CORES_PIXELS_PER_THREAD;
+		int cores = cores_available();
+		threads = threads > cores ? cores : (threads < 1 ? 1 : threads);
+		window->decoder = video_decoder_create(window->width, window->height, (int)threads,
+			err, sizeof(err));
 		if (!window->decoder) {
 			connection_fail(viewer, "window %u: cannot decode video: %s", window->id,
 				err);

@@ -12,6 +12,7 @@
 #include "monotonic.h"
 #include "quic.h"
 #include "shm.h"
+#include "video.h"
 
 #define HUD_MARGIN 8 /* from the window's corner, logical pixels */
 #define HUD_PAD 4 /* around the text, logical pixels */
@@ -124,8 +125,14 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 		window->hud_shown_fps);
 	static const char *const motion[] = {"", " smaller for the rate",
 		" slow (sharpness first)"};
-	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s  %.2f MB/s", s->video ? "video" : "lossless",
-		s->video ? "H.264" : codec_compression_name(s->compression),
+	/* Video's threads: the server's encoding it, and this side's decoding. */
+	char threads[32] = "";
+	if (s->video && s->threads && window->decoder) {
+		snprintf(threads, sizeof(threads), " %u+%d thr", s->threads,
+			video_decoder_threads(window->decoder));
+	}
+	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s%s  %.2f MB/s", s->video ? "video" : "lossless",
+		s->video ? "H.264" : codec_compression_name(s->compression), threads,
 		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
 	/* The link's round trip: QUIC's, with the loss it has seen once it
 	 * can say, or what the channel's pacing measured; before either, the

@@ -17,6 +17,7 @@
 #include "quic.h"
 #include "sound.h"
 #include "transport.h"
+#include "video.h"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -50,11 +51,16 @@ static void print_stats(struct rv_viewer *viewer)
 			snprintf(photon, sizeof(photon), ", input to photon %.1f ms",
 				(double)window->stat_photon_us / window->stat_photons / 1000);
 		}
+		char codec[64] = "lossless";
+		if (window->decoder) {
+			int threads = video_decoder_threads(window->decoder);
+			snprintf(codec, sizeof(codec), "video decoded on %d thread%s", threads,
+				threads == 1 ? "" : "s");
+		}
 		log_info("stats window %u: received %u fps, presented %u fps (the desktop's frame "
 			 "callbacks %u), %.3f MB/s, %s%s",
 			window->id, window->stat_received, window->stat_presented,
-			window->stat_callbacks, (double)window->stat_bytes / 1e6,
-			window->decoder ? "video" : "lossless", photon);
+			window->stat_callbacks, (double)window->stat_bytes / 1e6, codec, photon);
 		window->stat_received = window->stat_presented = window->stat_callbacks = 0;
 		window->stat_bytes = 0;
 		window->stat_photon_us = 0;

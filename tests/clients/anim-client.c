@@ -5,8 +5,10 @@
  * lines, coloured edges, text-like marks) and prints "still". Tests use it to
  * see a window go to video and come back to lossless with no corruption.
  * A click anywhere toggles a red block (for input-to-photon measurements).
+ * With SLOW_AFTER and SLOW_FPS, from SLOW_AFTER seconds on it draws at most
+ * SLOW_FPS frames a second (a game whose scene got lighter).
  *
- *   anim-client SECONDS [WIDTH HEIGHT]
+ *   anim-client SECONDS [WIDTH HEIGHT [SLOW_AFTER SLOW_FPS]]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,6 +39,8 @@ struct app {
 	struct buffer buffers[NBUFFERS];
 	int width, height;
 	double seconds;
+	double slow_after, slow_fps; /* 0: always at the frame callbacks' rate */
+	double drawn_at; /* elapsed, at the last picture */
 	struct timespec start;
 	int frame;
 	bool configured, still, running, red;
@@ -139,9 +143,12 @@ static void redraw(struct app *app)
 			break;
 		}
 	}
-	bool moving = elapsed(app) < app->seconds;
-	if (!buf) {
-		/* All held: try again at the next frame. */
+	double now = elapsed(app);
+	bool moving = now < app->seconds;
+	bool early = moving && app->slow_fps > 0 && now >= app->slow_after &&
+		now - app->drawn_at < 1.0 / app->slow_fps;
+	if (!buf || early) {
+		/* All held, or too early: try again at the next frame. */
 		struct wl_callback *cb = wl_surface_frame(app->surface);
 		wl_callback_add_listener(cb, &frame_listener, app);
 		wl_surface_commit(app->surface);
@@ -152,6 +159,7 @@ static void redraw(struct app *app)
 	} else {
 		draw_still(app, buf->data);
 	}
+	app->drawn_at = now;
 	app->frame++;
 	wl_surface_attach(app->surface, buf->buffer, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, app->width, app->height);
@@ -297,6 +305,10 @@ int main(int argc, char **argv)
 	if (argc > 3) {
 		app.width = atoi(argv[2]);
 		app.height = atoi(argv[3]);
+	}
+	if (argc > 5) {
+		app.slow_after = atof(argv[4]);
+		app.slow_fps = atof(argv[5]);
 	}
 	if (app.width < 1 || app.height < 1 || app.width > 4096 || app.height > 4096) {
 		fprintf(stderr, "anim-client: bad size\n");

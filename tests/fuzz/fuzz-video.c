@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!dec || (data[0] & 1)) {
 		video_decoder_destroy(dec);
-		dec = video_decoder_create(64, 48, err, sizeof(err));
+		dec = video_decoder_create(64, 48, 1, err, sizeof(err));
 		if (!dec) {
 			abort();
 		}

@@ -1,0 +1,170 @@
+/*
+ * Choosing the video's size for the frame rate (see fit.h).
+ */
+#include <stdio.h>
+
+#include "fit.h"
+#include "log.h"
+
+#define WINDOW_US 500000
+/* A window keeps the rate while at most this share of its ticks found the
+ * encoder busy. */
+#define BUSY_SHARE 0.1
+/* Windows in a row that must fail before the size drops: about a second. */
+#define BAD_WINDOWS 2
+/* Frames at a size before its encode time says anything. */
+#define SETTLE_FRAMES 8
+/* A frame may take this share of the interval to encode; past it, the app,
+ * the capture and the send, which share the cores, make it miss. */
+#define ENCODE_SHARE 0.75
+/* A larger size is tried when its frames would take under this share. */
+#define GROW_SHARE 0.5
+#define RETRY_FIRST_US 2000000
+#define RETRY_MOST_US 64000000
+/* A larger size that kept the rate this long is proven. */
+#define PROVEN_US 4000000
+#define MAX_DIVISOR 4
+/* Pictures are not made smaller than this (a quarter of 4K each way is
+ * 960x540; 1080p stops at half). */
+#define MIN_PIXELS (640 * 360)
+
+void fit_init(struct rc_fit *fit)
+{
+	*fit = (struct rc_fit){.divisor = 1, .retry_us = RETRY_FIRST_US};
+}
+
+void fit_tick(struct rc_fit *fit, bool busy, uint64_t now)
+{
+	if (fit->window_us == 0) {
+		fit->window_us = now;
+	}
+	fit->ticks++;
+	fit->busy += busy;
+}
+
+void fit_idle(struct rc_fit *fit, uint64_t now)
+{
+	fit->window_us = now;
+	fit->ticks = fit->busy = 0;
+	fit->bad = 0;
+}
+
+static const char *size_name(int divisor, char *buf, size_t size)
+{
+	if (divisor == 1) {
+		return "full size";
+	}
+	snprintf(buf, size, "1/%d size", divisor);
+	return buf;
+}
+
+static void change(struct rc_fit *fit, uint32_t window, int divisor, uint64_t now, const char *verb,
+	const char *why)
+{
+	char name[16];
+	log_info("window %u: video %s %s%s%s", window, verb, size_name(divisor, name, sizeof(name)),
+		divisor > 1 ? " each way" : "", why);
+	fit->divisor = divisor;
+	fit->noted = false;
+	fit->changed_us = now;
+	fit->bad = 0;
+	fit->window_us = now;
+	fit->ticks = fit->busy = 0;
+}
+
+bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *cost, uint64_t now)
+{
+	if (fit->window_us == 0) {
+		fit->window_us = now;
+	}
+	fit->divisor = fit->divisor < 1 ? 1 : fit->divisor;
+	/* The interval that matters is the app's: a window drawn at 20 fps
+	 * has 50 ms a frame, whatever its clock's rate. */
+	double clock_fps = cost->fps > 0 ? cost->fps : 60;
+	double fps = fit->app_fps > 0 && fit->app_fps < clock_fps ? fit->app_fps : clock_fps;
+	double interval_us = 1e6 / fps;
+	bool settled = cost->divisor == fit->divisor && cost->frames >= SETTLE_FRAMES;
+	bool too_slow = settled && cost->encode_us > ENCODE_SHARE * interval_us;
+	bool judged = false, keeps = false;
+	uint32_t ticks = fit->ticks, busy = fit->busy;
+	if (now - fit->window_us >= WINDOW_US) {
+		double seconds = (double)(now - fit->window_us) / 1e6;
+		fit->app_fps = ticks / seconds;
+		fit->window_us = now;
+		fit->ticks = fit->busy = 0;
+		/* Too few pictures to judge: the app is all but idle. */
+		judged = ticks >= 4 && cost->divisor == fit->divisor;
+		if (judged) {
+			keeps = busy <= BUSY_SHARE * ticks;
+			fit->bad = keeps ? 0 : fit->bad + 1;
+		}
+	}
+	if (too_slow || fit->bad >= BAD_WINDOWS) {
+		char why[112];
+		if (too_slow) {
+			snprintf(why, sizeof(why),
+				"a %dx%d frame took %.1f ms to encode, %.1f ms allowed",
+				cost->width / fit->divisor, cost->height / fit->divisor,
+				(double)cost->encode_us / 1000, ENCODE_SHARE * interval_us / 1000);
+		} else {
+			snprintf(why, sizeof(why), "%u of %u pictures waited for the encoder", busy,
+				ticks);
+		}
+		int next = fit->divisor * 2;
+		bool can_shrink = next <= MAX_DIVISOR &&
+			(fit->divisor == 1 ||
+				(int64_t)(cost->width / next) * (cost->height / next) >=
+					MIN_PIXELS);
+		if (cost->sharpness_first || !can_shrink) {
+			if (!fit->noted) {
+				log_info("window %u: video cannot keep %.0f fps at its size (%s); "
+					 "%s",
+					window, fps, why,
+					cost->sharpness_first ? "sharpness first keeps its size"
+							      : "it goes no smaller");
+				fit->noted = true;
+			}
+			fit->slow = cost->sharpness_first;
+			if (fit->slow) {
+				snprintf(fit->why, sizeof(fit->why), "%s", why);
+			}
+			return false;
+		}
+		if (fit->trial) {
+			/* The larger size was tried too soon: wait longer. */
+			fit->retry_us = fit->retry_us * 2 < RETRY_MOST_US ? fit->retry_us * 2
+									  : RETRY_MOST_US;
+		}
+		fit->trial = false;
+		snprintf(fit->why, sizeof(fit->why), "at %s %s",
+			fit->divisor == 1 ? "full size" : "the larger size", why);
+		char reason[176];
+		snprintf(reason, sizeof(reason), " to keep %.0f fps: %s (frame rate first)", fps,
+			why);
+		change(fit, window, next, now, "at", reason);
+		return true;
+	}
+	if (judged && keeps && !too_slow) {
+		fit->slow = false;
+		fit->noted = false;
+	}
+	if (fit->trial && now - fit->changed_us >= PROVEN_US) {
+		fit->trial = false;
+		fit->retry_us = RETRY_FIRST_US;
+	}
+	/* A larger size, where this one keeps the rate and a frame of the
+	 * larger one (four times the pixels) would take under half the
+	 * interval. */
+	if (fit->divisor > 1 && judged && keeps && settled &&
+		now - fit->changed_us >= fit->retry_us &&
+		cost->encode_us * 4 < GROW_SHARE * interval_us) {
+		char reason[96];
+		snprintf(reason, sizeof(reason),
+			": a frame would take about %.1f ms, %.1f ms allowed",
+			(double)cost->encode_us * 4 / 1000, interval_us / 1000);
+		fit->trial = true;
+		change(fit, window, fit->divisor / 2, now, "back at", reason);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,55 @@
+/*
+ * The size a window's video goes at to keep its app's frame rate. Chosen
+ * on the event loop from what the window achieves: of the ticks that had
+ * a picture to send, the share that found the encoder still busy with the
+ * last one (its frame then waited, merged into the next), measured over
+ * half-second windows; and from what a frame takes to encode. Frame rate
+ * first (the default), a window that does not keep its rate goes at half
+ * its size each way, a quarter of the pixels, and down again where the
+ * picture stays large; it tries a larger size again once the smaller one
+ * keeps the rate and the larger one's cost would fit. A try that fails
+ * goes back and doubles the wait before the next (2 s, 4 s, ... 64 s), so
+ * a window does not flap between sizes. Sharpness first, it keeps its
+ * size and says it is too slow.
+ */
+#ifndef RCOMP_FIT_H
+#define RCOMP_FIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rc_fit {
+	int divisor; /* the picture is the window's divided by this each way: 1, 2, 4 */
+	bool slow; /* sharpness first, and its size does not keep the rate */
+	char why[160]; /* why it is at its size, for --stats */
+	/* The measuring window. */
+	uint64_t window_us;
+	uint32_t ticks, busy; /* with a picture to send; of them, found the encoder busy */
+	int bad; /* windows in a row that did not keep the rate */
+	double app_fps; /* pictures to send a second, in the last window */
+	uint64_t changed_us; /* the divisor changed */
+	uint64_t retry_us; /* wait before trying a larger size again */
+	bool trial; /* larger than the last size that failed, and not yet proven */
+	bool noted; /* that it cannot keep the rate at its size was logged */
+};
+
+/* What the encoder says of its stream at this size. */
+struct rc_fit_cost {
+	int32_t width, height; /* the window's */
+	int fps; /* its frame clock's */
+	int divisor; /* the stream's now (it may not have taken the fit's yet) */
+	uint64_t encode_us; /* a frame's, smoothed; 0: none yet */
+	uint32_t frames; /* encoded at this divisor */
+	bool sharpness_first;
+};
+
+void fit_init(struct rc_fit *fit);
+/* A tick had a picture to send; busy: the encoder was at work on the last. */
+void fit_tick(struct rc_fit *fit, bool busy, uint64_t now);
+/* The window left video: its counts start afresh (its size stays). */
+void fit_idle(struct rc_fit *fit, uint64_t now);
+/* Before each frame: may change fit->divisor (then logs it, and returns
+ * true: the stream starts again at the new size). */
+bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *cost, uint64_t now);
+
+#endif

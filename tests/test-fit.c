@@ -1,0 +1,179 @@
+/* Unit tests of the choice of a video's size for the frame rate
+ * (compositor/fit.c), in simulated time: a window's clock ticks at its
+ * rate, an app draws at its own, and each frame takes what a model of the
+ * encoder says at the size the fit chose. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fit.h"
+
+struct sim {
+	struct rc_fit fit;
+	struct rc_fit_cost cost;
+	uint64_t now;
+	int app_fps;
+	/* What a frame of the whole window takes to encode, in us, and what
+	 * the rest of the cores take from it (a share of the ticks found busy
+	 * at full size; a quarter of it at half size, and so on). */
+	uint64_t full_us;
+	double busy_at_full;
+	int changes;
+	uint64_t ticks;
+};
+
+static void sim_init(struct sim *s, int32_t w, int32_t h, int fps, int app_fps, uint64_t full_us,
+	double busy_at_full)
+{
+	memset(s, 0, sizeof(*s));
+	fit_init(&s->fit);
+	s->cost = (struct rc_fit_cost){.width = w, .height = h, .fps = fps, .divisor = 1};
+	s->now = 1000000;
+	s->app_fps = app_fps;
+	s->full_us = full_us;
+	s->busy_at_full = busy_at_full;
+}
+
+/* Runs for ms of simulated time: each tick with a picture (the app drew
+ * since the last) counts, busy as the model says, and a frame is encoded
+ * at the size the fit chose before it (the stream takes a new size at
+ * once, and its frames are counted afresh). */
+static void sim_run(struct sim *s, int ms)
+{
+	uint64_t end = s->now + (uint64_t)ms * 1000;
+	uint64_t tick_us = 1000000 / (uint64_t)s->cost.fps;
+	uint64_t app_us = 1000000 / (uint64_t)s->app_fps;
+	uint64_t next_draw = s->now;
+	while (s->now < end) {
+		if (s->now >= next_draw) {
+			next_draw += app_us;
+			int d = s->fit.divisor;
+			double busy_share = s->busy_at_full / (d * d);
+			s->ticks++;
+			/* Spread evenly: a share of 0.25 is every fourth. */
+			bool busy = (uint64_t)((double)s->ticks * busy_share) !=
+				(uint64_t)((double)(s->ticks - 1) * busy_share);
+			fit_tick(&s->fit, busy, s->now);
+			if (fit_choose(&s->fit, 1, &s->cost, s->now)) {
+				s->changes++;
+			}
+			if (s->cost.divisor != s->fit.divisor) {
+				s->cost.divisor = s->fit.divisor;
+				s->cost.frames = 0;
+				s->cost.encode_us = 0;
+			}
+			d = s->fit.divisor;
+			uint64_t took = s->full_us / (uint64_t)(d * d);
+			s->cost.encode_us =
+				s->cost.encode_us ? (s->cost.encode_us * 7 + took) / 8 : took;
+			s->cost.frames++;
+		}
+		s->now += tick_us;
+	}
+}
+
+/* Pictures waiting on the encoder (a third of them, as glmark2 at 1080p on
+ * 16 cores went at 39 of 60) take the window to half size within a second
+ * or two, though each frame's encode time alone would fit. */
+static void test_missed_rate(void)
+{
+	struct sim s;
+	sim_init(&s, 1920, 1080, 60, 60, 9000, 0.35);
+	sim_run(&s, 2000);
+	printf("after 2 s: 1/%d (%s)\n", s.fit.divisor, s.fit.why);
+	CHECK(s.fit.divisor == 2);
+	CHECK(strstr(s.fit.why, "waited for the encoder") != NULL);
+	/* 1080p goes no smaller than half. */
+	sim_run(&s, 10000);
+	CHECK(s.fit.divisor == 2);
+}
+
+/* A frame that takes longer than the interval allows goes smaller after
+ * the few frames that settle its measure, and 4K goes to a quarter when
+ * half is still too slow. */
+static void test_slow_encode(void)
+{
+	struct sim s;
+	sim_init(&s, 3840, 2160, 60, 60, 60000, 0);
+	sim_run(&s, 400);
+	CHECK(s.fit.divisor >= 2);
+	sim_run(&s, 1000);
+	printf("4K at 60 ms a frame: 1/%d (%s)\n", s.fit.divisor, s.fit.why);
+	CHECK(s.fit.divisor == 4);
+	CHECK(strstr(s.fit.why, "to encode") != NULL);
+}
+
+/* Once the load goes (here the cores the app shared come free), the
+ * window tries its full size again and stays there. */
+static void test_back_when_load_goes(void)
+{
+	struct sim s;
+	sim_init(&s, 1920, 1080, 60, 60, 6000, 0.5);
+	sim_run(&s, 3000);
+	CHECK(s.fit.divisor == 2);
+	s.busy_at_full = 0;
+	sim_run(&s, 4000);
+	printf("load gone: 1/%d after %d changes\n", s.fit.divisor, s.changes);
+	CHECK(s.fit.divisor == 1);
+	int changes = s.changes;
+	sim_run(&s, 20000);
+	CHECK(s.fit.divisor == 1 && s.changes == changes);
+}
+
+/* Where the larger size keeps failing, its tries come ever further apart:
+ * 2 s, 4 s, 8 s... not a restart every other second. */
+static void test_no_flapping(void)
+{
+	struct sim s;
+	/* Half size keeps the rate with room; full size has a third of its
+	 * pictures wait, though the encode time predicts it would fit. */
+	sim_init(&s, 1920, 1080, 60, 60, 6000, 0.45);
+	sim_run(&s, 60000);
+	printf("a minute of a size that fails: %d changes, now 1/%d\n", s.changes, s.fit.divisor);
+	CHECK(s.fit.divisor == 2);
+	CHECK(s.changes <= 12);
+	CHECK(s.changes >= 3); /* it did try */
+}
+
+/* The app's own rate sets the interval: a window drawn at 20 fps on a
+ * 240 Hz clock has 50 ms a frame, and 10 ms frames keep full size. */
+static void test_app_rate(void)
+{
+	struct sim s;
+	sim_init(&s, 1920, 1080, 240, 240, 10000, 0);
+	sim_run(&s, 1000);
+	CHECK(s.fit.divisor == 2);
+	s.app_fps = 20;
+	sim_run(&s, 8000);
+	printf("app at 20 fps on a 240 Hz clock: 1/%d\n", s.fit.divisor);
+	CHECK(s.fit.divisor == 1);
+}
+
+/* Sharpness first keeps full size and says it is too slow; once it keeps
+ * the rate again it says so no more. */
+static void test_sharpness_first(void)
+{
+	struct sim s;
+	sim_init(&s, 1920, 1080, 60, 60, 30000, 0.5);
+	s.cost.sharpness_first = true;
+	sim_run(&s, 3000);
+	CHECK(s.fit.divisor == 1 && s.fit.slow);
+	s.full_us = 2000;
+	s.busy_at_full = 0;
+	sim_run(&s, 3000);
+	CHECK(s.fit.divisor == 1 && !s.fit.slow);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		{"missed_rate", test_missed_rate},
+		{"slow_encode", test_slow_encode},
+		{"back", test_back_when_load_goes},
+		{"no_flapping", test_no_flapping},
+		{"app_rate", test_app_rate},
+		{"sharpness_first", test_sharpness_first},
+	};
+	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}

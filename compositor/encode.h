@@ -173,8 +173,9 @@ bool encoder_wants_tick(const struct rc_encoder *enc);
 /* Whether a frame of this window is waiting for its ack. */
 bool encoder_in_flight(const struct rc_encoder *enc);
 /* A tick of the window's clock had a new picture to send; busy: the
- * encoder was still at work on the last frame, so this tick's picture
- * waits. Counted while the window is in video, for keeping its rate. */
+ * encoder was still at work on the last frame, or the link was full, so
+ * this tick's picture waits. Counted while the window is in video, for
+ * keeping its rate. */
 void encoder_tick(struct rc_encoder *enc, bool busy);
 
 /*

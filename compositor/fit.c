@@ -23,6 +23,10 @@
 #define RETRY_MOST_US 64000000
 /* A larger size that kept the rate this long is proven. */
 #define PROVEN_US 4000000
+/* A drop for waiting pictures helped if the share that waits fell below
+ * this part of what it was. */
+#define HELPED 0.6
+#define HOLD_US 30000000
 #define MAX_DIVISOR 4
 /* Pictures are not made smaller than this (a quarter of 4K each way is
  * 960x540; 1080p stops at half). */
@@ -99,7 +103,27 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 			fit->bad = keeps ? 0 : fit->bad + 1;
 		}
 	}
-	if (too_slow || fit->bad >= BAD_WINDOWS) {
+	if (judged && fit->waited_before > 0 && now - fit->changed_us >= 2 * WINDOW_US) {
+		/* The first whole window at the smaller size says whether
+		 * it helped. */
+		double waited = (double)busy / ticks;
+		double before = fit->waited_before;
+		fit->waited_before = 0;
+		if (!too_slow && waited > BUSY_SHARE && waited >= HELPED * before) {
+			char reason[160];
+			snprintf(reason, sizeof(reason),
+				": %.0f%% of pictures waited at the smaller size, %.0f%% at the "
+				"larger; "
+				"the link or the viewer sets the rate, not the size",
+				waited * 100, before * 100);
+			fit->hold_until_us = now + HOLD_US;
+			fit->trial = false;
+			change(fit, window, fit->divisor / 2, now, "back at", reason);
+			return true;
+		}
+	}
+	bool held = now < fit->hold_until_us;
+	if (too_slow || (fit->bad >= BAD_WINDOWS && !held)) {
 		char why[112];
 		if (too_slow) {
 			snprintf(why, sizeof(why),
@@ -107,7 +131,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 				cost->width / fit->divisor, cost->height / fit->divisor,
 				(double)cost->encode_us / 1000, ENCODE_SHARE * interval_us / 1000);
 		} else {
-			snprintf(why, sizeof(why), "%u of %u pictures waited for the encoder", busy,
+			snprintf(why, sizeof(why), "%u of %u pictures waited to be sent", busy,
 				ticks);
 		}
 		int next = fit->divisor * 2;
@@ -136,6 +160,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 									  : RETRY_MOST_US;
 		}
 		fit->trial = false;
+		fit->waited_before = too_slow ? 0 : (double)busy / (ticks ? ticks : 1);
 		snprintf(fit->why, sizeof(fit->why), "at %s %s",
 			fit->divisor == 1 ? "full size" : "the larger size", why);
 		char reason[176];

@@ -9,8 +9,14 @@
  * picture stays large; it tries a larger size again once the smaller one
  * keeps the rate and the larger one's cost would fit. A try that fails
  * goes back and doubles the wait before the next (2 s, 4 s, ... 64 s), so
- * a window does not flap between sizes. Sharpness first, it keeps its
- * size and says it is too slow.
+ * a window does not flap between sizes. Pictures also wait for a full
+ * link (frames in flight wait for the viewer's acks, which come at its
+ * desktop's pace): where that is the CPU (the viewer's, its desktop's, or
+ * cores the app shares) a smaller picture helps, where it is the link or
+ * a slow local display it does not. So a drop made for pictures that
+ * waited is checked: if as many still wait at the smaller size, the window
+ * goes back and makes no such drop for HOLD (the encode time still counts).
+ * Sharpness first, it keeps its size and says it is too slow.
  */
 #ifndef RCOMP_FIT_H
 #define RCOMP_FIT_H
@@ -31,6 +37,8 @@ struct rc_fit {
 	uint64_t retry_us; /* wait before trying a larger size again */
 	bool trial; /* larger than the last size that failed, and not yet proven */
 	bool noted; /* that it cannot keep the rate at its size was logged */
+	double waited_before; /* share of pictures that waited before a drop for them; 0: none */
+	uint64_t hold_until_us; /* no drop for waiting pictures before this */
 };
 
 /* What the encoder says of its stream at this size. */

@@ -406,7 +406,7 @@ void frame_tick(struct rc_clock *clock)
 			bool picture = pixman_region32_not_empty(&window->damage) ||
 				pixman_region32_not_empty(&view->damage);
 			if (picture) {
-				encoder_tick(&view->encoder, encoding);
+				encoder_tick(&view->encoder, encoding || !link_ready(view));
 			}
 		}
 	}

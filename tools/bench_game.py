@@ -111,8 +111,8 @@ def measure(app, width, height, refresh, rtt_ms=0, mbit=0, clicks=False, seconds
         game = ids[-1] if ids else "0"
         app_fps = [int(x) for x in re.findall(r"stats window %s \([^)]*\): app (\d+) fps"
                                               % game, run)]
-        codec = re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent \d+ fps, ([^,]*)"
-                           % game, run)
+        codec = re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent \d+ fps, (.*?), "
+                           r"\d+ scrolls" % game, run)
         sent = [int(x) for x in re.findall(r"stats window %s \([^)]*\): app \d+ fps, sent (\d+)"
                                            % game, run)]
         received = [int(x) for x in re.findall(r"stats window %s: received (\d+) fps" % game,

@@ -293,6 +293,7 @@ int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_da
 	gnutls_datum_t move = {0};
 	if (strcmp(username, PSK_USER) == 0) {
 		want = &ep->key;
+		c->full_key = true;
 	} else if (strcmp(username, PSK_WATCH_USER) == 0 && ep->watch_key.size) {
 		want = &ep->watch_key;
 		c->watch = true;
@@ -317,6 +318,7 @@ int quic_psk_server_cb(gnutls_session_t session, const char *username, gnutls_da
 			return -1;
 		}
 		c->move_slot = (int)slot;
+		c->full_key = true;
 		*key = move;
 		return 0;
 	}

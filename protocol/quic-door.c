@@ -14,7 +14,9 @@
  * - A validated handshake always gets a slot: one address holds at most
  *   HANDSHAKES_PER_ADDRESS, its own oldest going for a newer one, and a
  *   full table gives up its oldest unvalidated handshake, then its oldest
- *   validated one, then a connection the program has closed.
+ *   validated one, then a connection the program has closed. Handshakes
+ *   whose ClientHello proved the full key (or a move key) go after all
+ *   others: watch-key or keyless ones cannot push the owner's out.
  * Live connections (the program holds their stream) are never taken back
  * here; the program bounds them (compositor/listen.c). So the owner, whose
  * handshake is the newest, gets in unless a stranger completes more Retry
@@ -126,9 +128,10 @@ static void refuse_token(struct quic_endpoint *ep, const ngtcp2_pkt_hd *hd,
 }
 
 /* The oldest of the connections that match: handshakes (validated or not)
- * from host (NULL: any), or, closed, those the program let go of. */
+ * from host (NULL: any), those that named the full key only if full, or,
+ * closed, those the program let go of. */
 static struct conn *oldest(struct quic_endpoint *ep, const struct sockaddr *host, bool validated,
-	bool closed)
+	bool closed, bool full)
 {
 	struct conn *found = NULL;
 	for (int i = 0; i < MAX_CONNS; i++) {
@@ -138,7 +141,7 @@ static struct conn *oldest(struct quic_endpoint *ep, const struct sockaddr *host
 		}
 		bool match = closed ? c->app_eof
 				    : in_handshake(c) && c->validated == validated &&
-				(!host || same_host(host, &c->peer));
+				(!host || same_host(host, &c->peer)) && (full || !c->full_key);
 		if (match && (!found || c->started < found->started)) {
 			found = c;
 		}
@@ -183,16 +186,22 @@ static bool make_room(struct quic_endpoint *ep, const struct sockaddr *host)
 		from_host += in_handshake(c) && same_host(host, &c->peer);
 	}
 	if (from_host >= HANDSHAKES_PER_ADDRESS) {
-		struct conn *c = oldest(ep, host, false, false);
-		evict(c ? c : oldest(ep, host, true, false));
+		/* One that holds the full key goes last: watchers beside the
+		 * owner, reconnecting, cannot push the owner's handshake out. */
+		struct conn *c = oldest(ep, host, false, false, false);
+		c = c ? c : oldest(ep, host, true, false, false);
+		c = c ? c : oldest(ep, host, false, false, true);
+		evict(c ? c : oldest(ep, host, true, false, true));
 		return true;
 	}
 	if (free_slots > 0) {
 		return true;
 	}
-	struct conn *c = oldest(ep, NULL, false, false);
-	c = c ? c : oldest(ep, NULL, true, false);
-	c = c ? c : oldest(ep, NULL, false, true);
+	struct conn *c = oldest(ep, NULL, false, false, false);
+	c = c ? c : oldest(ep, NULL, true, false, false);
+	c = c ? c : oldest(ep, NULL, false, false, true);
+	c = c ? c : oldest(ep, NULL, true, false, true);
+	c = c ? c : oldest(ep, NULL, false, true, true);
 	if (!c) {
 		ep->door.turned_away++;
 		return false;

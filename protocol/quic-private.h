@@ -74,6 +74,9 @@ struct conn {
 	socklen_t peer_len;
 	bool validated; /* a server's: its address was proved by a Retry token */
 	bool watch; /* a server's: the peer holds the watch key, not the key */
+	/* A server's: the peer's ClientHello named the key or a move key and
+	 * its binder held (a wrong one ends the connection at once). */
+	bool full_key;
 	int move_slot; /* a server's: the move key the peer holds; -1: none */
 	uint64_t started; /* a server's: when its first Initial came */
 	int64_t stream_id; /* -1 until there is one */

@@ -61,6 +61,12 @@ int video_decoder_threads(const struct video_decoder *dec)
 	return 0;
 }
 
+bool video_decoder_output(struct video_decoder *dec, uint32_t *dst, int32_t stride, int32_t width,
+	int32_t height)
+{
+	return false;
+}
+
 void video_decoder_picture(const struct video_decoder *dec, int *width, int *height)
 {
 	*width = *height = 0;

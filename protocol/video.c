@@ -431,6 +431,9 @@ struct video_decoder {
 	size_t scratch_size; /* pixels */
 	uint8_t *padded; /* the access unit with the padding libavcodec wants */
 	size_t padded_size;
+	AVFrame *held; /* decoded, not yet output (while holding) */
+	bool holding;
+	int32_t window_width, window_height; /* as the last decode was told */
 };
 
 int video_decoder_threads(const struct video_decoder *dec)
@@ -459,9 +462,10 @@ struct video_decoder *video_decoder_create(int32_t width, int32_t height, int th
 	}
 	dec->ctx = avcodec_alloc_context3(codec);
 	dec->frame = av_frame_alloc();
+	dec->held = av_frame_alloc();
 	dec->packet = av_packet_alloc();
 	dec->parser = av_parser_init(AV_CODEC_ID_H264);
-	if (!dec->ctx || !dec->frame || !dec->packet || !dec->parser) {
+	if (!dec->ctx || !dec->frame || !dec->held || !dec->packet || !dec->parser) {
 		snprintf(err, err_size, "out of memory");
 		goto error;
 	}
@@ -514,6 +518,7 @@ void video_decoder_destroy(struct video_decoder *dec)
 	}
 	av_packet_free(&dec->packet);
 	av_frame_free(&dec->frame);
+	av_frame_free(&dec->held);
 	av_frame_free(&dec->sw_frame);
 	avcodec_free_context(&dec->ctx);
 	av_buffer_unref(&dec->hw_device);
@@ -704,9 +709,6 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 			av_frame_unref(f);
 			f = dec->sw_frame;
 		}
-		/* The window padded to even sizes, shown as it is (the padding
-		 * left out); or a smaller picture, scaled up to fill the window. */
-		bool whole = f->width == ((width + 1) & ~1) && f->height == ((height + 1) & ~1);
 		if (f->width > ((width + 1) & ~1) || f->height > ((height + 1) & ~1) ||
 			f->width < 2 || f->height < 2) {
 			snprintf(err, err_size, "video picture is %dx%d, the window %dx%d",
@@ -714,16 +716,43 @@ bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t
 			av_frame_unref(f);
 			return false;
 		}
-		bool ok = whole ? convert(dec, f, width, height, dst, stride)
-				: scale_up(dec, f, width, height, dst, stride);
-		if (!ok) {
-			snprintf(err, err_size, "cannot convert the decoded picture");
-			av_frame_unref(f);
-			return false;
-		}
 		dec->picture_width = f->width;
 		dec->picture_height = f->height;
-		av_frame_unref(f);
+		/* Held apart: receiving the next (even none) clears f. A newer
+		 * picture wins. */
+		av_frame_unref(dec->held);
+		av_frame_move_ref(dec->held, f);
+		dec->holding = true;
+		dec->window_width = width;
+		dec->window_height = height;
 		*decoded = true;
+		if (dst && !video_decoder_output(dec, dst, stride, width, height)) {
+			snprintf(err, err_size, "cannot convert the decoded picture");
+			return false;
+		}
 	}
+}
+
+bool video_decoder_output(struct video_decoder *dec, uint32_t *dst, int32_t stride, int32_t width,
+	int32_t height)
+{
+	AVFrame *f = dec->held;
+	if (!dec->holding) {
+		return false;
+	}
+	dec->holding = false;
+	/* The window padded to even sizes, shown as it is (the padding left
+	 * out); a smaller picture at its own size; or scaled up to the
+	 * window's. */
+	bool ok;
+	if (width == dec->window_width && height == dec->window_height &&
+		(f->width != ((width + 1) & ~1) || f->height != ((height + 1) & ~1))) {
+		ok = scale_up(dec, f, width, height, dst, stride);
+	} else if (width <= f->width && height <= f->height) {
+		ok = convert(dec, f, width, height, dst, stride);
+	} else {
+		ok = false;
+	}
+	av_frame_unref(f);
+	return ok;
 }

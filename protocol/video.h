@@ -55,11 +55,19 @@ void video_decoder_destroy(struct video_decoder *dec);
 /* The size of the last picture decoded (0 before any): the window's, padded
  * to even, or smaller. */
 void video_decoder_picture(const struct video_decoder *dec, int *width, int *height);
-/* Decodes one access unit into dst (width x height, stride in pixels, opaque
- * BGRA). Returns false with a reason if the data does not decode to a picture
- * of the stated size. *decoded is false if no picture came out yet. */
+/* Decodes one access unit of a width x height window into dst (the window's
+ * size, stride in pixels, opaque BGRA). Returns false with a reason if the
+ * data does not decode to a picture that fits the window. *decoded is false
+ * if no picture came out yet. With dst NULL the picture is held for
+ * video_decoder_output, which may place it at its own size. */
 bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,
 	int32_t width, int32_t height, uint32_t *dst, int32_t stride, bool *decoded, char *err,
 	size_t err_size);
+/* The picture held, into dst of width x height: the window's size (a
+ * smaller picture scaled up to it), or at most the picture's own
+ * (video_decoder_picture) as it is, where something else scales it. False
+ * if none is held, or it does not convert. */
+bool video_decoder_output(struct video_decoder *dec, uint32_t *dst, int32_t stride, int32_t width,
+	int32_t height);
 
 #endif

@@ -354,6 +354,58 @@ static void test_huge_picture(void)
 	free(out);
 }
 
+/* A smaller picture can also be had at its own size, for a desktop that
+ * scales it (the viewer's viewport): the same picture as the one scaled up
+ * by the decoder, before the scaling. Held pictures are output once. */
+static void test_native(void)
+{
+	const int w = 640, h = 480;
+	char err[256];
+	struct video_encoder *enc = video_encoder_create(w, h, 2, 60, 2, 8000000, err, sizeof(err));
+	struct video_decoder *dec = video_decoder_create(w, h, 2, err, sizeof(err));
+	CHECK(enc && dec);
+	if (!enc || !dec) {
+		return;
+	}
+	uint32_t *src = malloc((size_t)w * h * 4), *small = malloc((size_t)w * h * 4);
+	struct buffer au;
+	buffer_init(&au, 16 << 20);
+	double worst = 99;
+	for (int t = 0; t < 20; t++) {
+		draw(src, w, h, t);
+		bool produced = false, decoded = false;
+		CHECK(video_encoder_encode(enc, src, w, 8000000, &au, &produced));
+		CHECK(video_decoder_decode(dec, buffer_head(&au), buffer_size(&au), w, h, NULL, 0,
+			&decoded, err, sizeof(err)));
+		buffer_consume(&au, buffer_size(&au));
+		CHECK(decoded);
+		int pw, ph;
+		video_decoder_picture(dec, &pw, &ph);
+		CHECK(pw == 320 && ph == 240);
+		CHECK(video_decoder_output(dec, small, pw, pw, ph));
+		CHECK(!video_decoder_output(dec, small, pw, pw, ph)); /* output once */
+		/* Against the source at that size (every other pixel). */
+		uint32_t *ref = malloc((size_t)pw * ph * 4);
+		for (int y = 0; y < ph; y++) {
+			for (int x = 0; x < pw; x++) {
+				ref[y * pw + x] = src[(y * 2) * w + x * 2];
+			}
+		}
+		if (t >= 10) {
+			double q = psnr(ref, small, pw, ph);
+			worst = q < worst ? q : worst;
+		}
+		free(ref);
+	}
+	printf("640x480 at half size, output at 320x240: worst PSNR %.1f dB\n", worst);
+	CHECK(worst >= 20.0);
+	buffer_finish(&au);
+	free(src);
+	free(small);
+	video_encoder_destroy(enc);
+	video_decoder_destroy(dec);
+}
+
 /* Coded slices in an access unit (NAL types 1 and 5). */
 static int count_slices(const uint8_t *au, size_t size)
 {
@@ -425,6 +477,7 @@ int main(int argc, char **argv)
 		{"garbage", test_garbage},
 		{"huge_picture", test_huge_picture},
 		{"sliced", test_sliced},
+		{"native", test_native},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -219,10 +219,12 @@ def test_subsurface_moves_colours_and_unmapping_show_with_the_parents_commit(des
     desktop.check_alive(server)
 
 
-def codec_switch(desktop, codec, size=(), seconds=3, expect=None, options=(), **link):
+def codec_switch(desktop, codec, size=(), seconds=3, expect=None, options=(), view_expect=None,
+                 **link):
     """The app moves, then stops: video while it moves, then a lossless
     refresh that leaves the screen equal to the app's pixels. expect:
-    what rcomp-run must log while it moves (with -v and --stats)."""
+    what rcomp-run must log while it moves (with -v and --stats);
+    view_expect: what rcomp-view must (with --stats)."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
     server = desktop.start_server([ANIM_CLIENT, str(seconds), *map(str, size)],
@@ -231,10 +233,12 @@ def codec_switch(desktop, codec, size=(), seconds=3, expect=None, options=(), **
     target = server.socket
     if link:
         target = desktop.start_relay(server.socket, **link).socket
-    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", target], desktop.local_env)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", target, "--stats"], desktop.local_env)
     wait_for("the switch to video", lambda: "video with" in desktop.read_log("rcomp-run"))
     for line in expect or ():
         wait_for(line, lambda: line in desktop.read_log("rcomp-run"), timeout=30)
+    for line in view_expect or ():
+        wait_for(line, lambda: line in desktop.read_log("rcomp-view"), timeout=30)
     wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"),
              timeout=60)
     wait_for("the lossless refresh",
@@ -253,12 +257,15 @@ def test_a_1080p_window_in_motion_is_exact_once_still_also_after_video_went_to_h
         desktop):
     """A 1920x1080 H.264 frame takes longer to encode than a 240 Hz frame
     clock allows (about 3 ms) on any CPU, so the stream goes on at half size
-    each way (frame rate first), and --stats says so and why; once the app
-    stops, the lossless refresh is exact. (At 60 Hz whether it does depends
-    on the machine: a fast one keeps full size.)"""
+    each way (frame rate first), and --stats says so and why; the viewer
+    hands the 960x540 picture to the desktop as it is, scaled by the
+    surface's viewport, not by its own CPU; once the app stops, the
+    lossless refresh at full size is exact. (At 60 Hz whether it goes to
+    half size depends on the machine: a fast one keeps full size.)"""
     codec_switch(desktop, "video", size=(1920, 1080), seconds=6, options=["--fps", "240"],
                  expect=["video at 1/2 size each way to keep 240 fps",
-                         "at 1/2 size for the frame rate (at full size "])
+                         "at 1/2 size for the frame rate (at full size "],
+                 view_expect=["960x540 scaled by the desktop"])
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

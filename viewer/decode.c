@@ -65,20 +65,37 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 		return;
 	}
 	bool decoded = false;
-	struct rv_buffer *buf = present_video_buffer(window);
-	uint32_t *dst = buf ? buf->data : window->image;
 	if (!video_decoder_decode(window->decoder, msg->payload, msg->payload_size, window->width,
-		    window->height, dst, window->width, &decoded, err, sizeof(err))) {
+		    window->height, NULL, 0, &decoded, err, sizeof(err))) {
 		connection_fail(viewer, "frame %u of window %u: %s", msg->seq, window->id, err);
 		return;
 	}
 	window->received_seq = msg->seq;
-	if (decoded && buf) {
-		present_video_decoded(window, buf);
-	} else if (decoded) {
-		/* All buffers busy: the whole picture is in the image. */
-		window->newest = NULL;
-		present_damage_all(window);
+	if (decoded) {
+		/* A picture sent smaller than the window stays at its size, and
+		 * the desktop scales it (the viewport); the window's own size,
+		 * padded to even, is shown without the padding. */
+		int pw, ph;
+		video_decoder_picture(window->decoder, &pw, &ph);
+		bool smaller = pw < (window->width & ~1) || ph < (window->height & ~1);
+		int32_t w = smaller ? pw : window->width, h = smaller ? ph : window->height;
+		struct rv_buffer *buf = present_video_buffer(window, w, h);
+		window->picture_scaled = smaller && buf;
+		if (buf &&
+			video_decoder_output(window->decoder, buf->data, buf->width, buf->width,
+				buf->height)) {
+			present_video_decoded(window, buf);
+		} else if (!buf &&
+			video_decoder_output(window->decoder, window->image, window->width,
+				window->width, window->height)) {
+			/* All buffers busy: the whole picture is in the image. */
+			window->newest = NULL;
+			present_damage_all(window);
+		} else {
+			connection_fail(viewer, "frame %u of window %u: cannot convert its picture",
+				msg->seq, window->id);
+			return;
+		}
 	}
 	/* Even with no picture yet, presenting acks the frame's arrival. */
 	window->dirty = true;

@@ -51,11 +51,17 @@ static void print_stats(struct rv_viewer *viewer)
 			snprintf(photon, sizeof(photon), ", input to photon %.1f ms",
 				(double)window->stat_photon_us / window->stat_photons / 1000);
 		}
-		char codec[64] = "lossless";
+		char codec[96] = "lossless";
 		if (window->decoder) {
 			int threads = video_decoder_threads(window->decoder);
-			snprintf(codec, sizeof(codec), "video decoded on %d thread%s", threads,
-				threads == 1 ? "" : "s");
+			int pw, ph;
+			video_decoder_picture(window->decoder, &pw, &ph);
+			int n = snprintf(codec, sizeof(codec), "video decoded on %d thread%s",
+				threads, threads == 1 ? "" : "s");
+			if (window->picture_scaled && n > 0 && (size_t)n < sizeof(codec)) {
+				snprintf(codec + n, sizeof(codec) - (size_t)n,
+					", %dx%d scaled by the desktop", pw, ph);
+			}
 		}
 		log_info("stats window %u: received %u fps, presented %u fps (the desktop's frame "
 			 "callbacks %u), %.3f MB/s, %s%s",

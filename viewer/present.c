@@ -27,10 +27,19 @@ static bool wants_opaque(const struct rv_window *window)
 	return window->decoder != NULL;
 }
 
+/* The size of the buffers wanted now (viewer.h). */
+static void wanted_size(const struct rv_window *window, int32_t *width, int32_t *height)
+{
+	bool own = window->buffer_width > 0 && window->buffer_height > 0;
+	*width = own ? window->buffer_width : window->width;
+	*height = own ? window->buffer_height : window->height;
+}
+
 static bool buffer_fits(const struct rv_window *window, const struct rv_buffer *buf)
 {
-	return buf->width == window->width && buf->height == window->height &&
-		buf->opaque == wants_opaque(window);
+	int32_t w, h;
+	wanted_size(window, &w, &h);
+	return buf->width == w && buf->height == h && buf->opaque == wants_opaque(window);
 }
 
 static void buffer_drop(struct rv_buffer *buf)
@@ -70,16 +79,17 @@ static bool buffer_alloc(struct rv_window *window, struct rv_buffer *buf)
 {
 	void *data;
 	bool opaque = wants_opaque(window);
-	buf->buffer =
-		shm_buffer_create(window->viewer, window->width, window->height, opaque, &data);
+	int32_t w, h;
+	wanted_size(window, &w, &h);
+	buf->buffer = shm_buffer_create(window->viewer, w, h, opaque, &data);
 	if (!buf->buffer) {
 		return false;
 	}
 	wl_buffer_add_listener(buf->buffer, &buffer_listener, window);
 	buf->data = data;
-	buf->size = (size_t)window->width * window->height * 4;
-	buf->width = window->width;
-	buf->height = window->height;
+	buf->size = (size_t)w * h * 4;
+	buf->width = w;
+	buf->height = h;
 	buf->opaque = opaque;
 	buf->busy = false;
 	/* A new buffer has nothing in it: all of it needs copying. */
@@ -306,6 +316,9 @@ void present(struct rv_window *window)
 	 * only what it has missed of the image. */
 	struct rv_buffer *buf = window->decoded_into;
 	if (!buf) {
+		/* The image goes whole into a buffer of its own size. */
+		present_sync_image(window);
+		window->buffer_width = window->buffer_height = 0;
 		buf = next_buffer(window);
 		if (!buf) {
 			return;
@@ -374,11 +387,18 @@ void present(struct rv_window *window)
 	send_ack(window);
 }
 
-struct rv_buffer *present_video_buffer(struct rv_window *window)
+struct rv_buffer *present_video_buffer(struct rv_window *window, int32_t width, int32_t height)
 {
-	if (window->decoded_into) {
+	bool own = width != window->width || height != window->height;
+	if (own && (!window->viewport || width > window->width || height > window->height)) {
+		return NULL; /* only the viewport scales */
+	}
+	window->buffer_width = own ? width : 0;
+	window->buffer_height = own ? height : 0;
+	if (window->decoded_into && buffer_fits(window, window->decoded_into)) {
 		return window->decoded_into; /* not committed yet: the newer wins */
 	}
+	window->decoded_into = NULL;
 	return window->image ? next_buffer(window) : NULL;
 }
 
@@ -392,11 +412,38 @@ void present_video_decoded(struct rv_window *window, struct rv_buffer *buf)
 
 void present_sync_image(struct rv_window *window)
 {
-	if (window->newest && window->newest->data) {
-		memcpy(window->image, window->newest->data,
-			(size_t)window->width * window->height * 4);
-	}
+	struct rv_buffer *buf = window->newest;
 	window->newest = NULL;
+	if (!buf || !buf->data) {
+		return;
+	}
+	if (buf->width == window->width && buf->height == window->height) {
+		memcpy(window->image, buf->data, (size_t)window->width * window->height * 4);
+		return;
+	}
+	/* A smaller picture, scaled up as the desktop shows it: only when
+	 * something reads the image before the stream's lossless end. */
+	pixman_image_t *src = pixman_image_create_bits(PIXMAN_x8r8g8b8, buf->width, buf->height,
+		buf->data, buf->width * 4);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, window->width,
+		window->height, window->image, window->width * 4);
+	if (src && dst) {
+		pixman_transform_t scale;
+		pixman_transform_init_scale(&scale,
+			pixman_double_to_fixed((double)buf->width / window->width),
+			pixman_double_to_fixed((double)buf->height / window->height));
+		pixman_image_set_transform(src, &scale);
+		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
+		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
+		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0,
+			window->width, window->height);
+	}
+	if (src) {
+		pixman_image_unref(src);
+	}
+	if (dst) {
+		pixman_image_unref(dst);
+	}
 }
 
 void present_damage(struct rv_window *window, pixman_region32_t *damage)

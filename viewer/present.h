@@ -13,9 +13,11 @@ void present_init(struct rv_window *window);
 void present_finish(struct rv_window *window);
 /* Commits the image if it is newer and the compositor is ready for it. */
 void present(struct rv_window *window);
-/* A buffer a whole video picture may be decoded into, or NULL (then into
- * the image): the picture then goes to the desktop without a copy. */
-struct rv_buffer *present_video_buffer(struct rv_window *window);
+/* A buffer a whole video picture of width x height may be decoded into
+ * (the image's size, or a smaller picture's own where the window has a
+ * viewport), or NULL (then into the image): the picture then goes to the
+ * desktop without a copy. */
+struct rv_buffer *present_video_buffer(struct rv_window *window, int32_t width, int32_t height);
 /* A whole picture was decoded into buf, the newest the window has. */
 void present_video_decoded(struct rv_window *window, struct rv_buffer *buf);
 /* Brings the image up to date with the newest picture, before anything

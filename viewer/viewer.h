@@ -108,6 +108,11 @@ struct rv_window {
 	 * is committed; newest holds it while image lags behind it, until
 	 * present_sync_image brings image up to date (NULL: image is current). */
 	struct rv_buffer *decoded_into, *newest;
+	/* The size of the buffers wanted now: a video picture smaller than the
+	 * window (sent smaller to keep its rate) stays at its own size, and
+	 * the desktop scales it through the viewport; 0: the image's size. */
+	int32_t buffer_width, buffer_height;
+	bool picture_scaled; /* the last picture so: for --stats */
 	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */

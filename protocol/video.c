@@ -10,13 +10,13 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
-#include <pixman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "scale.h"
 #include "video.h"
 
 #define MIN_BITRATE 100000
@@ -314,29 +314,8 @@ static void pad_edges(AVFrame *frame, int32_t width, int32_t height)
  * does (1920x1080 to half: 3 against 14 ms of a core here). */
 static bool scale_down(struct video_encoder *enc, const uint32_t *pixels, int32_t stride)
 {
-	pixman_image_t *src = pixman_image_create_bits(PIXMAN_a8r8g8b8, enc->width, enc->height,
-		(uint32_t *)pixels, stride * 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, enc->picture_width,
-		enc->picture_height, enc->small, enc->picture_width * 4);
-	bool ok = src && dst;
-	if (ok) {
-		pixman_transform_t scale;
-		pixman_transform_init_scale(&scale,
-			pixman_double_to_fixed((double)enc->width / enc->picture_width),
-			pixman_double_to_fixed((double)enc->height / enc->picture_height));
-		pixman_image_set_transform(src, &scale);
-		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
-		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0,
-			enc->picture_width, enc->picture_height);
-	}
-	if (src) {
-		pixman_image_unref(src);
-	}
-	if (dst) {
-		pixman_image_unref(dst);
-	}
-	return ok;
+	return scale_bilinear(pixels, enc->width, enc->height, stride, enc->small,
+		enc->picture_width, enc->picture_height, enc->picture_width);
 }
 
 bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int32_t stride,
@@ -624,33 +603,10 @@ static bool convert(struct video_decoder *dec, const AVFrame *f, int32_t width, 
 static bool scale_up(struct video_decoder *dec, const AVFrame *f, int32_t width, int32_t height,
 	uint32_t *dst, int32_t stride)
 {
-	if (!reserve_scratch(dec, f->width, f->height) ||
-		!convert(dec, f, f->width, f->height, dec->scratch, sws_row(f->width))) {
-		return false;
-	}
-	pixman_image_t *src = pixman_image_create_bits(PIXMAN_a8r8g8b8, f->width, f->height,
-		dec->scratch, sws_row(f->width) * 4);
-	pixman_image_t *out =
-		pixman_image_create_bits(PIXMAN_a8r8g8b8, width, height, dst, stride * 4);
-	if (!src || !out) {
-		if (src) {
-			pixman_image_unref(src);
-		}
-		if (out) {
-			pixman_image_unref(out);
-		}
-		return false;
-	}
-	pixman_transform_t scale;
-	pixman_transform_init_scale(&scale, pixman_double_to_fixed((double)f->width / width),
-		pixman_double_to_fixed((double)f->height / height));
-	pixman_image_set_transform(src, &scale);
-	pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
-	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, out, 0, 0, 0, 0, 0, 0, width, height);
-	pixman_image_unref(src);
-	pixman_image_unref(out);
-	return true;
+	return reserve_scratch(dec, f->width, f->height) &&
+		convert(dec, f, f->width, f->height, dec->scratch, sws_row(f->width)) &&
+		scale_bilinear(dec->scratch, f->width, f->height, sws_row(f->width), dst, width,
+			height, stride);
 }
 
 bool video_decoder_decode(struct video_decoder *dec, const uint8_t *data, size_t size,

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "monotonic.h"
 #include "present.h"
+#include "scale.h"
 #include "shm.h"
 #include "sound.h"
 #include "presentation-time-client-protocol.h"
@@ -423,27 +424,8 @@ void present_sync_image(struct rv_window *window)
 	}
 	/* A smaller picture, scaled up as the desktop shows it: only when
 	 * something reads the image before the stream's lossless end. */
-	pixman_image_t *src = pixman_image_create_bits(PIXMAN_x8r8g8b8, buf->width, buf->height,
-		buf->data, buf->width * 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, window->width,
-		window->height, window->image, window->width * 4);
-	if (src && dst) {
-		pixman_transform_t scale;
-		pixman_transform_init_scale(&scale,
-			pixman_double_to_fixed((double)buf->width / window->width),
-			pixman_double_to_fixed((double)buf->height / window->height));
-		pixman_image_set_transform(src, &scale);
-		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
-		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-		pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0, 0, 0,
-			window->width, window->height);
-	}
-	if (src) {
-		pixman_image_unref(src);
-	}
-	if (dst) {
-		pixman_image_unref(dst);
-	}
+	scale_bilinear(buf->data, buf->width, buf->height, buf->width, window->image,
+		window->width, window->height, window->width);
 }
 
 void present_damage(struct rv_window *window, pixman_region32_t *damage)

@@ -3,11 +3,11 @@
 
 #include "scale.h"
 
-bool scale_bilinear(const uint32_t *src, int32_t sw, int32_t sh, int32_t src_stride,
-	uint32_t *dst, int32_t dw, int32_t dh, int32_t dst_stride)
+bool scale_bilinear(const uint32_t *src, int32_t sw, int32_t sh, int32_t src_stride, uint32_t *dst,
+	int32_t dw, int32_t dh, int32_t dst_stride)
 {
-	pixman_image_t *from = pixman_image_create_bits(PIXMAN_a8r8g8b8, sw, sh, (uint32_t *)src,
-		src_stride * 4);
+	pixman_image_t *from =
+		pixman_image_create_bits(PIXMAN_a8r8g8b8, sw, sh, (uint32_t *)src, src_stride * 4);
 	pixman_image_t *to = pixman_image_create_bits(PIXMAN_a8r8g8b8, dw, dh, dst, dst_stride * 4);
 	bool ok = from && to;
 	if (ok) {

@@ -424,8 +424,8 @@ void present_sync_image(struct rv_window *window)
 	}
 	/* A smaller picture, scaled up as the desktop shows it: only when
 	 * something reads the image before the stream's lossless end. */
-	scale_bilinear(buf->data, buf->width, buf->height, buf->width, window->image,
-		window->width, window->height, window->width);
+	scale_bilinear(buf->data, buf->width, buf->height, buf->width, window->image, window->width,
+		window->height, window->width);
 }
 
 void present_damage(struct rv_window *window, pixman_region32_t *damage)

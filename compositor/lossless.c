@@ -1,0 +1,313 @@
+/*
+ * The lossless frame: the diff (or the new pixels) of what changed against
+ * the copy the viewer holds, after any scroll moved with a copy_rect, in
+ * bands where it is more than a frame may carry. On a worker (encode.c).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "lossless.h"
+
+/* Rectangles per frame before the damage is sent as its bounding box. */
+#define MAX_FRAME_RECTS 64
+static_assert(MAX_FRAME_RECTS <= WIRE_MAX_RECTS, "the encoder sends what the wire allows");
+/* In cheap motion the scroll search runs only on every this many frames:
+ * enough to find a scroll that starts, which ends the motion. */
+#define FAST_SCROLL_EVERY 8
+
+/* The viewer's copy follows the image's size; a new size starts whole. */
+bool lossless_fit(struct rc_encoder *enc, struct image image)
+{
+	if (enc->sent && enc->width == image.width && enc->height == image.height) {
+		return true;
+	}
+	free(enc->sent);
+	enc->sent = calloc((size_t)image.width * (size_t)image.height, 4);
+	if (!enc->sent) {
+		log_error("out of memory for a %dx%d window", image.width, image.height);
+		enc->width = enc->height = 0;
+		return false;
+	}
+	enc->width = image.width;
+	enc->height = image.height;
+	enc->sent_clean = true;
+	enc->need_reset = true;
+	return true;
+}
+
+/* Writes the copy the viewer was sent as a binary PPM, for tests. */
+static void dump(const struct rc_encoder *enc, const char *dir)
+{
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof(path), "%s/window-%u.ppm", dir, enc->id);
+	/* Each viewer's encoder writes its own, and the last rename wins. */
+	snprintf(tmp, sizeof(tmp), "%s.%lx.tmp", path, (unsigned long)(uintptr_t)enc);
+	FILE *f = fopen(tmp, "wb");
+	uint8_t *row = malloc((size_t)enc->width * 3);
+	if (!f || !row) {
+		log_error("cannot write %s: %s", tmp, strerror(errno));
+		if (f) {
+			fclose(f);
+		}
+		free(row);
+		return;
+	}
+	fprintf(f, "P6\n%d %d\n255\n", enc->width, enc->height);
+	for (int32_t y = 0; y < enc->height; y++) {
+		const uint32_t *src = enc->sent + (size_t)y * enc->width;
+		for (int32_t x = 0; x < enc->width; x++) {
+			row[x * 3 + 0] = (uint8_t)(src[x] >> 16);
+			row[x * 3 + 1] = (uint8_t)(src[x] >> 8);
+			row[x * 3 + 2] = (uint8_t)src[x];
+		}
+		fwrite(row, 3, (size_t)enc->width, f);
+	}
+	free(row);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+	}
+}
+
+/* Moves what scrolled in the viewer's copy with a copy_rect, appended to
+ * out: the diff that follows then carries only what is new. */
+static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image cur,
+	struct wire_rect box)
+{
+	struct image base = {enc->sent, enc->width, enc->height, enc->width};
+	struct scroll_move move;
+	if (!scroll_find(&enc->scroll, &cur, &base, box, &move)) {
+		return false;
+	}
+	struct wire_msg msg = {
+		.type = WIRE_COPY_RECT,
+		.copy_rect = {enc->id, move.src.x, move.src.y, move.src.width, move.src.height,
+			move.dx, move.dy},
+	};
+	if (!wire_encode(out, &msg)) {
+		return false;
+	}
+	codec_copy(&base, move.src, move.dx, move.dy);
+	enc->job_copies++;
+	return true;
+}
+
+/*
+ * A frame's payload is the XOR with the viewer's copy (near zero where
+ * little changed) or the new pixels (WIRE_FRAME_REPLACE; better where the
+ * content is new, as a new page of text: XOR would mix two pages' glyphs).
+ * Small frames try both and send the smaller; large ones try both every
+ * TRY_BOTH_EVERY frames and otherwise make only the last winner. A whole
+ * frame is XOR with zeros, the pixels themselves.
+ */
+#define TRY_BOTH_BYTES (256 * 1024)
+#define TRY_BOTH_EVERY 8
+
+struct payloads {
+	bool diff, pixels; /* which to make: the XOR, the new pixels */
+	bool both; /* and compare */
+};
+
+static struct payloads choose_payloads(struct rc_encoder *enc, bool reset, uint64_t raw)
+{
+	bool replace = enc->link.replace && !reset;
+	bool both = replace && (raw <= TRY_BOTH_BYTES || enc->large_frames++ % TRY_BOTH_EVERY == 0);
+	bool pixels = replace && (both || enc->replace_won);
+	return (struct payloads){.diff = !pixels || both, .pixels = pixels, .both = both};
+}
+
+/* Appends the frame with the payload chosen, or the smaller of both. */
+static bool append_payload(struct rc_encoder *enc, struct tools *tools, struct payloads made,
+	struct wire_frame frame, size_t raw)
+{
+	struct buffer *out = &enc->out;
+	struct compressor *comp = &tools->compressor;
+	struct wire_frame replace = frame;
+	replace.flags |= WIRE_FRAME_REPLACE;
+	if (!made.both) {
+		return made.pixels ? codec_append_frame(out, replace, comp, tools->pixels, raw) > 0
+				   : codec_append_frame(out, frame, comp, tools->scratch, raw) > 0;
+	}
+	size_t start = buffer_size(out);
+	size_t diff = codec_append_frame(out, frame, comp, tools->scratch, raw);
+	buffer_truncate(&tools->alt, 0);
+	size_t pixels = codec_append_frame(&tools->alt, replace, comp, tools->pixels, raw);
+	enc->replace_won = pixels && (!diff || pixels < diff);
+	if (!enc->replace_won) {
+		return diff > 0;
+	}
+	buffer_truncate(out, start);
+	return buffer_append(out, buffer_head(&tools->alt), pixels);
+}
+
+uint64_t region_area(pixman_region32_t *region)
+{
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(region, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
+			(uint64_t)(boxes[i].y2 - boxes[i].y1);
+	}
+	return area;
+}
+
+/*
+ * A frame carries at most link.frame_max raw bytes (the link's say, see
+ * connection_frame_max): more damage than that goes as a band of rows, and
+ * the rest waits in the damage for the next frames, which take the bands
+ * below in turn (from the newest image, as all damage does), so a slow or
+ * stalled viewer holds at most a band of a huge window, not the window.
+ * Moves what lies outside this frame's band from damage to rest; returns
+ * the share of the damaged pixels the band holds (1: all).
+ */
+static double take_band(struct rc_encoder *enc, pixman_region32_t *damage, pixman_region32_t *rest)
+{
+	pixman_box32_t extents = *pixman_region32_extents(damage);
+	uint64_t row = (uint64_t)(extents.x2 - extents.x1) * 4;
+	int32_t rows = row ? (int32_t)(enc->link.frame_max / row) : 0;
+	rows = rows > 0 ? rows : 1;
+	if ((int64_t)(extents.y2 - extents.y1) <= rows) {
+		enc->band_y = 0;
+		return 1;
+	}
+	/* From where the last band ended, wrapping, so every row gets its
+	 * turn while the window changes everywhere at every tick. */
+	int32_t y0 =
+		enc->band_y > extents.y1 && enc->band_y < extents.y2 ? enc->band_y : extents.y1;
+	uint64_t all = region_area(damage);
+	pixman_region32_copy(rest, damage);
+	pixman_region32_intersect_rect(damage, damage, extents.x1, y0,
+		(unsigned)(extents.x2 - extents.x1), (unsigned)rows);
+	if (!pixman_region32_not_empty(damage)) {
+		/* Nothing damaged in that band: the next one down, from the top. */
+		pixman_region32_intersect_rect(damage, rest, extents.x1, extents.y1,
+			(unsigned)(extents.x2 - extents.x1), (unsigned)rows);
+		y0 = extents.y1;
+	}
+	pixman_region32_subtract(rest, rest, damage);
+	enc->band_y = y0 + rows;
+	uint64_t band = region_area(damage);
+	return all ? (double)band / (double)all : 1;
+}
+
+/* Encodes what changed as a lossless frame into enc->out; returns its bytes
+ * (0: none) and, in *changed, how many pixels the diff carries. A frame of
+ * one band of the damage (take_band) returns, in *share, the part of the
+ * damage it holds; what it left waits in damage. */
+size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image cur,
+	pixman_region32_t *damage, uint64_t *changed, double *share)
+{
+	*changed = 0;
+	struct image base = {enc->sent, enc->width, enc->height, enc->width};
+	uint16_t flags = 0;
+	if (enc->need_reset) {
+		if (!enc->sent_clean) {
+			memset(enc->sent, 0, (size_t)enc->width * enc->height * 4);
+			enc->sent_clean = true;
+		}
+		scroll_forget(&enc->scroll);
+		pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
+			(unsigned)enc->height);
+		flags |= WIRE_FRAME_RESET;
+	}
+	pixman_region32_t rest;
+	pixman_region32_init(&rest);
+	*share = take_band(enc, damage, &rest);
+	/* What of a whole picture this frame leaves, the next bands fill. */
+	if (flags & WIRE_FRAME_RESET) {
+		pixman_region32_copy(&enc->unfilled, &rest);
+	} else {
+		pixman_region32_subtract(&enc->unfilled, &enc->unfilled, damage);
+	}
+
+	struct buffer *out = &enc->out;
+	size_t before = buffer_size(out);
+	pixman_box32_t extents = *pixman_region32_extents(damage);
+	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
+		extents.y2 - extents.y1};
+	/* fast_frames is 0 unless this frame is made fast (encode_frame); a
+	 * band of a larger change is no scroll. */
+	bool search = enc->fast_frames % FAST_SCROLL_EVERY == 0 && *share == 1;
+	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect && search &&
+		send_scroll(enc, out, cur, box);
+
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
+	if (n > MAX_FRAME_RECTS) {
+		boxes = &extents;
+		n = 1;
+	}
+	struct wire_rect rects[MAX_FRAME_RECTS];
+	uint8_t packed[MAX_FRAME_RECTS * WIRE_RECT_SIZE];
+	uint32_t nrects = 0;
+	uint64_t raw_size = 0;
+	for (int i = 0; i < n; i++) {
+		struct wire_rect r = {boxes[i].x1, boxes[i].y1, boxes[i].x2 - boxes[i].x1,
+			boxes[i].y2 - boxes[i].y1};
+		/* Send only what really changed since the viewer's copy. */
+		if (r.width > 0 && r.height > 0 && codec_rect_shrink(&cur, &base, &r)) {
+			wire_put_rect(packed, nrects, r);
+			rects[nrects++] = r;
+			raw_size += (uint64_t)r.width * r.height * 4;
+		}
+	}
+	/* What this frame does not carry waits for the next. */
+	pixman_region32_copy(damage, &rest);
+	pixman_region32_fini(&rest);
+	if (nrects == 0 && !(flags & WIRE_FRAME_RESET) && !copied) {
+		scroll_sent(&enc->scroll, box);
+		return 0;
+	}
+	struct payloads made = choose_payloads(enc, flags & WIRE_FRAME_RESET, raw_size);
+	size_t need = raw_size ? raw_size : 1;
+	if ((made.diff && !memory_grow((void **)&tools->scratch, &tools->scratch_size, need)) ||
+		(made.pixels && !memory_grow((void **)&tools->pixels, &tools->pixels_size, need))) {
+		log_error("out of memory encoding a frame of window %u; resending it whole",
+			enc->id);
+		buffer_truncate(out, before);
+		enc->need_reset = true;
+		return 0;
+	}
+	if (made.pixels) {
+		codec_pixels_encode(&cur, rects, nrects, tools->pixels);
+	}
+	if (made.diff) {
+		codec_diff_encode(&cur, &base, rects, nrects, tools->scratch);
+	} else {
+		codec_rects_copy(&cur, &base, rects, nrects);
+	}
+	enc->sent_clean = false;
+	size_t written = (size_t)raw_size;
+
+	struct wire_frame frame = {
+		.window = enc->id,
+		.seq = enc->job_seq,
+		.time_us = enc->job_time_us,
+		.width = enc->width,
+		.height = enc->height,
+		.codec = WIRE_CODEC_XOR,
+		.flags = flags,
+		.nrects = nrects,
+		.rects = packed,
+	};
+	if (!append_payload(enc, tools, made, frame, written)) {
+		/* The viewer's copy no longer matches ours: resend it whole. */
+		log_error("cannot encode a frame of window %u; resending it whole", enc->id);
+		buffer_truncate(out, before);
+		enc->need_reset = true;
+		return 0;
+	}
+	/* The copy_rect and its frame count as one frame. */
+	enc->produced = true;
+	enc->need_reset = false;
+	scroll_sent(&enc->scroll, box);
+	if (enc->link.dump_dir) {
+		dump(enc, enc->link.dump_dir);
+	}
+	*changed = raw_size / 4;
+	return buffer_size(out) - before;
+}

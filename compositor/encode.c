@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bands.h"
 #include "connection.h"
 #include "cores.h"
 #include "encode.h"
@@ -87,7 +88,10 @@ static bool tools_ready(struct tools *tools, const struct rc_encode_link *link)
 
 bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *loop)
 {
-	cores_budget_init(&ctx->cores, cores_available());
+	int cores = cores_available();
+	cores_budget_init(&ctx->cores, cores);
+	/* Big pictures are scaled and copied in bands on the other cores. */
+	bands_init(cores - 1);
 	ctx->workers =
 		workers_create(loop, workers_default_count(), sizeof(struct tools), tools_finish);
 	return ctx->workers != NULL;
@@ -110,6 +114,7 @@ void encode_context_finish(struct rc_encode_context *ctx)
 {
 	workers_destroy(ctx->workers);
 	ctx->workers = NULL;
+	bands_finish();
 }
 
 static void encode_run(struct rc_job *job, void *local);

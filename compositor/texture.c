@@ -12,6 +12,7 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/addon.h>
 
+#include "bands.h"
 #include "log.h"
 #include "texture.h"
 #include "wire.h"
@@ -229,6 +230,35 @@ static bool pixels_fit(struct pixels *pixels, const struct texture *texture)
 	return true;
 }
 
+/* A copy of damaged boxes, cut in bands of rows (bands.h): a 4K buffer
+ * is 33 MB. */
+struct copy {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t dst_stride, src_stride;
+	int bytes;
+	const pixman_box32_t *boxes;
+	int nboxes;
+	int32_t top, rows;
+	int bands;
+};
+
+static void copy_band(void *data, int band)
+{
+	const struct copy *c = data;
+	int32_t y0 = c->top + (int32_t)((int64_t)c->rows * band / c->bands);
+	int32_t y1 = c->top + (int32_t)((int64_t)c->rows * (band + 1) / c->bands);
+	for (int i = 0; i < c->nboxes; i++) {
+		const pixman_box32_t *b = &c->boxes[i];
+		size_t x = (size_t)b->x1 * c->bytes, len = (size_t)(b->x2 - b->x1) * c->bytes;
+		int32_t from = b->y1 > y0 ? b->y1 : y0, to = b->y2 < y1 ? b->y2 : y1;
+		for (int32_t y = from; y < to; y++) {
+			memcpy(c->dst + (size_t)y * c->dst_stride + x,
+				c->src + (size_t)y * c->src_stride + x, len);
+		}
+	}
+}
+
 /* Copies the damaged part of the texture's buffer that the image keeps. */
 static void pixels_copy(struct pixels *pixels, struct texture *texture)
 {
@@ -243,18 +273,20 @@ static void pixels_copy(struct pixels *pixels, struct texture *texture)
 	int kept_height = pixman_image_get_height(pixels->image);
 	pixman_region32_intersect_rect(&pixels->damage, &pixels->damage, 0, 0, (unsigned)kept_width,
 		(unsigned)kept_height);
-	int bytes = texture->format->bytes;
-	uint8_t *dst = (uint8_t *)pixman_image_get_data(pixels->image);
-	size_t dst_stride = (size_t)pixman_image_get_stride(pixels->image);
-	const uint8_t *src = data;
-	int n = 0;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(&pixels->damage, &n);
-	for (int i = 0; i < n; i++) {
-		size_t x = (size_t)boxes[i].x1 * bytes,
-		       len = (size_t)(boxes[i].x2 - boxes[i].x1) * bytes;
-		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
-			memcpy(dst + (size_t)y * dst_stride + x, src + (size_t)y * stride + x, len);
-		}
+	const pixman_box32_t *extents = pixman_region32_extents(&pixels->damage);
+	struct copy copy = {
+		.dst = (uint8_t *)pixman_image_get_data(pixels->image),
+		.src = data,
+		.dst_stride = (size_t)pixman_image_get_stride(pixels->image),
+		.src_stride = stride,
+		.bytes = texture->format->bytes,
+		.top = extents->y1,
+		.rows = extents->y2 - extents->y1,
+	};
+	copy.boxes = pixman_region32_rectangles(&pixels->damage, &copy.nboxes);
+	if (copy.nboxes > 0 && copy.rows > 0) {
+		copy.bands = bands_count(copy.rows, (long)(extents->x2 - extents->x1) * copy.bytes);
+		bands_run(copy.bands, copy_band, &copy);
 	}
 	wlr_buffer_end_data_ptr_access(texture->source);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bands.h"
+#include "cores.h"
 #include "chord.h"
 #include "clipboard.h"
 #include "cursor.h"
@@ -394,6 +396,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Pictures are converted and scaled in bands on the other cores. */
+	bands_init(cores_available() - 1);
 
 	sound_init(&viewer);
 	viewer.hud_shown = options->hud;
@@ -422,5 +426,6 @@ int main(int argc, char **argv)
 	decompressor_finish(&viewer.decompressor);
 	idmap_finish(&viewer.window_ids);
 	settings_finish(&settings);
+	bands_finish();
 	return viewer.exit_code;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bands.h"
 #include "log.h"
 #include "quic.h"
 #include "sound.h"
@@ -106,6 +107,13 @@ static void print_stats(struct rc_server *server)
 		quic_describe(server->listen.quic, udp, sizeof(udp));
 		log_info("stats %s (all viewers)", udp);
 	}
+	const struct rc_encode_context *encode = &server->encode;
+	int streams = atomic_load(&encode->cores.streams);
+	int workers = workers_count(encode->workers), helpers = bands_threads();
+	log_info("stats cores %d: %d video stream%s share them; frames encoded on %d worker%s; "
+		 "pictures scaled and copied in bands on %d more thread%s",
+		encode->cores.total, streams, streams == 1 ? "" : "s", workers,
+		workers == 1 ? "" : "s", helpers, helpers == 1 ? "" : "s");
 	char sound[128];
 	sound_describe(server, sound, sizeof(sound));
 	if (*sound) {

@@ -229,3 +229,8 @@ void workers_cancel(struct rc_workers *workers, struct rc_job *job)
 	job->busy = false;
 	pthread_mutex_unlock(&workers->lock);
 }
+
+int workers_count(const struct rc_workers *workers)
+{
+	return workers ? workers->count : 0;
+}

@@ -53,5 +53,7 @@ void workers_cancel(struct rc_workers *workers, struct rc_job *job);
 /* How many workers suit this process: one per core it may use (its
  * affinity), at least one, at most sixteen. */
 int workers_default_count(void);
+/* The threads the pool has (0 for none). */
+int workers_count(const struct rc_workers *workers);
 
 #endif

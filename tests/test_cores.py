@@ -34,3 +34,12 @@ def test_video_is_encoded_and_decoded_on_as_many_threads_as_the_programs_have_co
         timeout=30)
     assert decoded.group(1) == str(cores), decoded.group(0)
     assert "on %d thread%s (%d core%s" % (cores, plural, cores, plural) in line.group(0)
+    # Each program says what it has: the cores, its workers and its band
+    # helpers (the cores less its own thread).
+    helpers = "%d more thread%s" % (cores - 1, "" if cores == 2 else "s")
+    run = desktop.read_log("rcomp-run")
+    assert re.search(r"stats cores %d: \d+ video streams? share them; frames encoded on %d "
+                     r"workers?; pictures scaled and copied in bands on %s" % (cores, cores, helpers),
+                     run), run[-2000:]
+    assert "stats cores %d: video decoded in slices on up to as many threads; pictures scaled " \
+        "in bands on %s" % (cores, helpers) in desktop.read_log("rcomp-view")

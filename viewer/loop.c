@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bands.h"
 #include "clipboard.h"
+#include "cores.h"
 #include "connection.h"
 #include "dispatch.h"
 #include "log.h"
@@ -38,6 +40,11 @@ static void print_stats(struct rv_viewer *viewer)
 			log_info("stats %s", udp);
 		}
 	}
+	int helpers = bands_threads();
+	log_info("stats cores %d: video decoded in slices on up to as many threads; pictures "
+		 "scaled "
+		 "in bands on %d more thread%s",
+		cores_available(), helpers, helpers == 1 ? "" : "s");
 	char sound[192];
 	sound_describe(viewer, sound, sizeof(sound));
 	if (*sound) {

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -757,6 +758,12 @@ void listen_finish(struct rc_server *server)
 	if (listen->udp_source) {
 		wl_event_source_remove(listen->udp_source);
 		listen->udp_source = NULL;
+	}
+	/* Goodbyes on their way over QUIC arrive before the endpoint goes:
+	 * its thread sends them and closes each connection once its peer
+	 * has them all (a second at most). */
+	for (int waited = 0; quic_flushing(listen->quic) && waited < 1000; waited += 10) {
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	}
 	quic_close(listen->quic);
 	listen->quic = NULL;

@@ -794,6 +794,21 @@ void quic_close(struct quic_endpoint *ep)
 	free(ep);
 }
 
+bool quic_flushing(struct quic_endpoint *ep)
+{
+	if (!ep) {
+		return false;
+	}
+	bool flushing = false;
+	pthread_mutex_lock(&ep->lock);
+	for (int i = 0; i < MAX_CONNS; i++) {
+		const struct conn *c = &ep->conns[i];
+		flushing = flushing || (c->used && c->app_eof && c->stream_id >= 0);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return flushing;
+}
+
 double quic_loss(struct quic_endpoint *ep)
 {
 	pthread_mutex_lock(&ep->lock);

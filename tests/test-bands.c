@@ -23,10 +23,11 @@ static void count_band(void *data, int i)
 	struct count *c = data;
 	atomic_fetch_add(&c->runs[i], 1);
 	/* Some work, so that helpers take bands too. */
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 	for (int k = 0; k < 200000; k++) {
 		x += (uint64_t)k * (uint64_t)i;
 	}
+	atomic_fetch_add(&c->threads_seen, (int)(x & 1));
 }
 
 static void *caller(void *data)

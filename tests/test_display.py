@@ -276,7 +276,7 @@ def test_a_video_at_half_size_for_its_rate_comes_back_to_full_size_when_the_app_
     app then draws 10 frames a second, a frame has 100 ms, and the window
     goes back to its full size within a few seconds (the first try waits
     2 s after the drop), and ends exact."""
-    codec_switch(desktop, "video", size=(1920, 1080, 4, 10), seconds=12,
+    codec_switch(desktop, "video", size=(1920, 1080, 2, 10), seconds=8,
                  options=["--fps", "240", "--stats"],
                  expect=["video at 1/2 size each way to keep 240 fps",
                          "video back at full size: a frame would take about"])

@@ -261,20 +261,33 @@ def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app
     if path == "pipewire host":
         rig.hide_programs(desktop, "pulseaudio")
     sound = rig.LocalSound(desktop, rewinds=False)
-    server = desktop.start_server(["sh", "-c", "sleep 2; " + rig.tone_command(440, seconds=2)])
-    link = desktop.start_relay(server.socket, delay_ms=25) if path == "50 ms" else server
-    viewer = desktop.start_viewer(link, ["--stats"])
-    pcm = sound.record("speaker", 6.0)
-    assert viewer.wait(timeout=20) == 0
-    length, splices = rig.tone_span(pcm, 440)
-    rig.log("%s: the tone was heard for %.1f ms; splices at %s ms" % (path, length, splices))
-    # A sanitizer build, slow everywhere, may stand in for a late packet.
-    assert length >= (1990 if rig.SANITIZED else 1995), "the tone lasted %.1f ms of 2000" % length
-    # A cut start or end is a jump at the first or last sample.
-    ends = [t for t in splices if t < 1 or t > length - 1]
-    assert ends == [], "splices %s ms into the tone: at its start or end" % ends
-    # On a quiet machine none between (tools/bench_sound.py --only whole);
-    # three tests at once on two cores may stall the local playback once,
-    # and a sanitizer build, slow everywhere, now and then more.
+    heard = []
+    # On a quiet machine there is no splice between its ends
+    # (tools/bench_sound.py --only whole); three tests at once on two
+    # cores, one of them encoding 1080p video, may stall the local
+    # playback now and then, so a tone with more than one splice between
+    # its ends is played once more: its start, end and length must hold
+    # every time.
+    for attempt in range(2):
+        server = desktop.start_server(
+            ["sh", "-c", "sleep 2; " + rig.tone_command(440, seconds=2)],
+            name="rcomp-run" if attempt == 0 else "rcomp-run-again")
+        link = desktop.start_relay(server.socket, delay_ms=25,
+                                   name="relay%d" % attempt) if path == "50 ms" else server
+        viewer = desktop.start_viewer(link, ["--stats"],
+                                      name="rcomp-view" if attempt == 0 else "rcomp-view-again")
+        pcm = sound.record("speaker", 6.0)
+        assert viewer.wait(timeout=20) == 0
+        length, splices = rig.tone_span(pcm, 440)
+        rig.log("%s: the tone was heard for %.1f ms; splices at %s ms" % (path, length, splices))
+        # A sanitizer build, slow everywhere, may stand in for a late packet.
+        assert length >= (1990 if rig.SANITIZED else 1995), \
+            "the tone lasted %.1f ms of 2000" % length
+        # A cut start or end is a jump at the first or last sample.
+        ends = [t for t in splices if t < 1 or t > length - 1]
+        assert ends == [], "splices %s ms into the tone: at its start or end" % ends
+        heard.append(splices)
+        if rig.SANITIZED or len(splices) <= 1:
+            break
     if not rig.SANITIZED:
-        assert len(splices) <= 1, "splices %s ms into the tone" % splices
+        assert len(heard[-1]) <= 1, "splices between the ends: %s ms" % heard

@@ -236,6 +236,7 @@ bool app_start(struct rc_server *server, char **argv)
 	setpgid(pid, pid);
 	struct rc_app *app = &server->app;
 	app->pid = pid;
+	app->started_us = monotonic_usec();
 	int err;
 	ssize_t n;
 	do {

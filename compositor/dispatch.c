@@ -19,6 +19,7 @@
 #include "dispatch.h"
 #include "input.h"
 #include "log.h"
+#include "monotonic.h"
 #include "quic.h"
 #include "record.h"
 #include "sound.h"
@@ -160,6 +161,61 @@ static bool make_move_key(struct rc_viewer *viewer)
 		quic_set_move_key(quic, viewer->slot, viewer->move_key, viewer->move_key_len);
 }
 
+/* A viewer over ssh may come over to UDP, as itself; not while the app may
+ * still fail to start or end at once (an app that cannot be run, a script
+ * that exits): the session's goodbye, with the app's status, would go to
+ * the link the viewer is leaving. */
+#define OFFER_AFTER_US 1000000
+
+static void send_offer(struct rc_viewer *viewer)
+{
+	struct rc_server *server = viewer->server;
+	const struct rc_listen *listen = &server->listen;
+	viewer->offer_due = false;
+	if (server->app.exited || viewer->conn->closing || !make_move_key(viewer)) {
+		return;
+	}
+	connection_send(viewer->conn,
+		&(struct wire_msg){.type = WIRE_UDP_OFFER,
+			.udp_offer = {.port = (uint32_t)quic_local_port(listen->quic),
+				.key_len = (uint32_t)viewer->move_key_len,
+				.key = viewer->move_key,
+				.address = listen->offer_address,
+				.address_len = (uint32_t)strlen(listen->offer_address)}});
+}
+
+static int handle_offer_timer(void *data)
+{
+	struct rc_server *server = data;
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->offer_due) {
+			send_offer(viewer);
+		}
+	}
+	return 0;
+}
+
+static void offer_udp(struct rc_viewer *viewer)
+{
+	struct rc_server *server = viewer->server;
+	uint64_t now = monotonic_usec(), ready = server->app.started_us + OFFER_AFTER_US;
+	if (now >= ready) {
+		send_offer(viewer);
+		return;
+	}
+	if (!server->listen.offer_timer) {
+		server->listen.offer_timer =
+			wl_event_loop_add_timer(server->loop, handle_offer_timer, server);
+	}
+	viewer->offer_due = true;
+	if (server->listen.offer_timer) {
+		wl_event_source_timer_update(server->listen.offer_timer,
+			(int)((ready - now + 999) / 1000));
+	}
+}
+
 /* A viewer whose hello was read: welcomed, told the state of things, and
  * (takes_input) given input. */
 static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bool takes_input)
@@ -213,19 +269,8 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 						.len = (uint32_t)strlen(host)}});
 		}
 	}
-	const struct rc_listen *listen = &server->listen;
-	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && listen->offer &&
-		!server->app.exited && make_move_key(viewer)) {
-		/* (Not to a viewer the session ends for at once: its goodbye,
-		 * and the app's status, would go to the link it leaves.) */
-		/* A viewer over ssh: it may come over to UDP, as itself. */
-		connection_send(conn,
-			&(struct wire_msg){.type = WIRE_UDP_OFFER,
-				.udp_offer = {.port = (uint32_t)quic_local_port(listen->quic),
-					.key_len = (uint32_t)viewer->move_key_len,
-					.key = viewer->move_key,
-					.address = listen->offer_address,
-					.address_len = (uint32_t)strlen(listen->offer_address)}});
+	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && server->listen.offer) {
+		offer_udp(viewer);
 	}
 	char who[80] = "";
 	if (server->nviewers > 1 || viewer->view_only) {

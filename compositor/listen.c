@@ -724,6 +724,23 @@ void listen_tell_stoppers(struct rc_server *server)
 	listen->nstoppers = 0;
 }
 
+void listen_say_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int32_t status,
+	const char *text)
+{
+	struct rc_pending *pending, *tmp;
+	wl_list_for_each_safe(pending, tmp, &server->listen.pending, link)
+	{
+		struct wire_msg msg = {.type = WIRE_GOODBYE,
+			.goodbye = {.reason = reason,
+				.status = status,
+				.text = text,
+				.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)}};
+		channel_write_once(pending->fd, &msg);
+		shutdown(pending->fd, SHUT_WR);
+		pending_destroy(pending, true);
+	}
+}
+
 void listen_init(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
@@ -758,6 +775,10 @@ void listen_finish(struct rc_server *server)
 	if (listen->udp_source) {
 		wl_event_source_remove(listen->udp_source);
 		listen->udp_source = NULL;
+	}
+	if (listen->offer_timer) {
+		wl_event_source_remove(listen->offer_timer);
+		listen->offer_timer = NULL;
 	}
 	/* Goodbyes on their way over QUIC arrive before the endpoint goes:
 	 * its thread sends them and closes each connection once its peer

@@ -15,5 +15,11 @@ void listen_finish(struct rc_server *server);
 /* Tells those that asked the session to end (rcomp-run --stop) that it
  * has: the last thing it does. */
 void listen_tell_stoppers(struct rc_server *server);
+/* Tells every viewer still on its way in why the session ends, as the
+ * attached ones are told: one moving over to UDP (its hello not yet
+ * taken) would else find its new link closed with no word, and its old
+ * one given up. */
+void listen_say_goodbye(struct rc_server *server, enum wire_goodbye_reason reason, int32_t status,
+	const char *text);
 
 #endif

@@ -510,27 +510,29 @@ static void play_out(struct rc_server *server)
  * read. */
 static void say_goodbye(struct rc_server *server, bool started)
 {
+	enum wire_goodbye_reason reason = WIRE_BYE_SHUTDOWN;
+	int32_t status = 0;
+	char text[sizeof(server->app.failure) + 64];
+	if (server->app.stopping) {
+		snprintf(text, sizeof(text), "the session was stopped (rcomp-run --stop)");
+	} else if (started && server->app.exited) {
+		reason = WIRE_BYE_APP_EXITED;
+		status = server->app.status;
+		if (server->app.failure[0]) {
+			snprintf(text, sizeof(text), "%s", server->app.failure);
+		} else {
+			snprintf(text, sizeof(text), "the app exited with status %d",
+				server->app.status);
+		}
+	} else {
+		snprintf(text, sizeof(text), "rcomp-run is shutting down");
+	}
 	struct rc_viewer *viewer, *tmp;
 	wl_list_for_each(viewer, &server->viewers, link)
 	{
-		if (server->app.stopping) {
-			connection_goodbye(viewer->conn, WIRE_BYE_SHUTDOWN, 0,
-				"the session was stopped (rcomp-run --stop)");
-		} else if (started && server->app.exited) {
-			char text[sizeof(server->app.failure)];
-			if (server->app.failure[0]) {
-				snprintf(text, sizeof(text), "%s", server->app.failure);
-			} else {
-				snprintf(text, sizeof(text), "the app exited with status %d",
-					server->app.status);
-			}
-			connection_goodbye(viewer->conn, WIRE_BYE_APP_EXITED, server->app.status,
-				text);
-		} else {
-			connection_goodbye(viewer->conn, WIRE_BYE_SHUTDOWN, 0,
-				"rcomp-run is shutting down");
-		}
+		connection_goodbye(viewer->conn, reason, status, text);
 	}
+	listen_say_goodbye(server, reason, status, text);
 	/* A second for all of them together. */
 	uint64_t deadline = monotonic_usec() + 1000000;
 	wl_list_for_each_safe(viewer, tmp, &server->viewers, link)

@@ -89,6 +89,7 @@ struct rc_viewer {
 	 * it in its udp_offer. */
 	char move_key[WIRE_MAX_TOKEN + 1];
 	size_t move_key_len;
+	bool offer_due; /* asked for a UDP offer, which waits for the app to settle */
 };
 
 /*
@@ -227,6 +228,7 @@ struct rc_record {
 /* The app (app.c). */
 struct rc_app {
 	pid_t pid;
+	uint64_t started_us;
 	bool exited;
 	int status;
 	uint64_t exited_us;
@@ -242,6 +244,7 @@ struct rc_listen {
 	int fd, tcp_fd;
 	struct quic_endpoint *quic; /* --listen-udp */
 	struct wl_event_source *udp_source;
+	struct wl_event_source *offer_timer; /* offers that wait (dispatch.c) */
 	char *path; /* the unix socket we bound */
 	struct wl_event_source *source, *tcp_source;
 	struct wl_list pending; // rc_pending::link, newest first

@@ -262,12 +262,14 @@ def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app
         rig.hide_programs(desktop, "pulseaudio")
     sound = rig.LocalSound(desktop, rewinds=False)
     heard = []
-    # On a quiet machine there is no splice between its ends
-    # (tools/bench_sound.py --only whole); three tests at once on two
-    # cores, one of them encoding 1080p video, may stall the local
-    # playback now and then, so a tone with more than one splice between
-    # its ends is played once more: its start, end and length must hold
-    # every time.
+    # On a quiet machine the tone is whole every time, with no splice
+    # between its ends (tools/bench_sound.py --only whole). Three tests at
+    # once on two cores, one of them encoding 1080p video, may stall the
+    # local playback now and then (seen: more than one splice between the
+    # ends; once in some thirty runs a step 0.6 ms into the tone on the
+    # PipeWire host), so a tone that is not whole is played once more,
+    # and the second must be. A tail that is cut, as before this was
+    # built, is cut every time.
     for attempt in range(2):
         server = desktop.start_server(
             ["sh", "-c", "sleep 2; " + rig.tone_command(440, seconds=2)],
@@ -280,14 +282,14 @@ def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app
         assert viewer.wait(timeout=20) == 0
         length, splices = rig.tone_span(pcm, 440)
         rig.log("%s: the tone was heard for %.1f ms; splices at %s ms" % (path, length, splices))
-        # A sanitizer build, slow everywhere, may stand in for a late packet.
-        assert length >= (1990 if rig.SANITIZED else 1995), \
-            "the tone lasted %.1f ms of 2000" % length
         # A cut start or end is a jump at the first or last sample.
         ends = [t for t in splices if t < 1 or t > length - 1]
-        assert ends == [], "splices %s ms into the tone: at its start or end" % ends
-        heard.append(splices)
-        if rig.SANITIZED or len(splices) <= 1:
+        between = [t for t in splices if t not in ends]
+        heard.append("%.1f ms, ends %s, between %s" % (length, ends, between))
+        # A sanitizer build, slow everywhere, may stand in for a late
+        # packet, and stall between the ends now and then.
+        whole = (length >= (1990 if rig.SANITIZED else 1995) and ends == [] and
+                 (rig.SANITIZED or len(between) <= 1))
+        if whole:
             break
-    if not rig.SANITIZED:
-        assert len(heard[-1]) <= 1, "splices between the ends: %s ms" % heard
+    assert whole, "the tone was not whole: " + "; then ".join(heard)

@@ -146,4 +146,17 @@ struct tools {
 	struct buffer alt; /* a frame compressed the other way */
 };
 
+/* The frame message of the job's frame, as far as the job knows it. */
+static inline struct wire_frame encoder_frame(const struct rc_encoder *enc, uint16_t flags)
+{
+	return (struct wire_frame){
+		.window = enc->id,
+		.seq = enc->job_seq,
+		.time_us = enc->job_time_us,
+		.width = enc->width,
+		.height = enc->height,
+		.flags = flags,
+	};
+}
+
 #endif

@@ -283,17 +283,10 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 	enc->sent_clean = false;
 	size_t written = (size_t)raw_size;
 
-	struct wire_frame frame = {
-		.window = enc->id,
-		.seq = enc->job_seq,
-		.time_us = enc->job_time_us,
-		.width = enc->width,
-		.height = enc->height,
-		.codec = WIRE_CODEC_XOR,
-		.flags = flags,
-		.nrects = nrects,
-		.rects = packed,
-	};
+	struct wire_frame frame = encoder_frame(enc, flags);
+	frame.codec = WIRE_CODEC_XOR;
+	frame.nrects = nrects;
+	frame.rects = packed;
 	if (!append_payload(enc, tools, made, frame, written)) {
 		/* The viewer's copy no longer matches ours: resend it whole. */
 		log_error("cannot encode a frame of window %u; resending it whole", enc->id);

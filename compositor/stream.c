@@ -148,14 +148,7 @@ void stream_send(struct rc_encoder *enc, struct tools *tools, struct image cur,
 		}
 	}
 	pixman_region32_clear(damage);
-	struct wire_frame frame = {
-		.window = enc->id,
-		.seq = enc->job_seq,
-		.time_us = enc->job_time_us,
-		.width = enc->width,
-		.height = enc->height,
-		.flags = enc->new_stream ? WIRE_FRAME_RESET : 0,
-	};
+	struct wire_frame frame = encoder_frame(enc, enc->new_stream ? WIRE_FRAME_RESET : 0);
 	bool failed;
 	size_t bytes = video_append_frame(enc->video, frame, cur.pixels, cur.stride,
 		video_bitrate(enc, now), &enc->out, &failed);

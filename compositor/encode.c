@@ -417,10 +417,9 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 	enc->video_shown = enc->in_video;
 	enc->bitrate_shown = enc->bitrate;
 	enc->video_name = enc->video ? video_encoder_name(enc->video) : NULL;
-	enc->threads_shown = enc->video ? enc->video_threads : 0;
+	enc->threads_shown = enc->video ? video_encoder_threads(enc->video) : 0;
 	enc->encode_us_shown = enc->encode_us;
 	enc->streams_shown = enc->video_streams;
-	enc->cores_shown = enc->link.cores ? enc->link.cores->total : 1;
 	/* Damage the job did not send (a failure, or a refresh it asked for)
 	 * waits for the next frame. */
 	pixman_region32_union(damage, damage, &enc->damage);
@@ -446,11 +445,11 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 	enc->video_shown = lead->in_video;
 	enc->bitrate_shown = lead->bitrate;
 	enc->video_name = lead->video ? video_encoder_name(lead->video) : NULL;
-	enc->threads_shown = lead->video ? lead->video_threads : 0;
+	enc->threads_shown = lead->video ? video_encoder_threads(lead->video) : 0;
 	enc->encode_us_shown = lead->encode_us;
 	enc->streams_shown = lead->video_streams;
-	enc->cores_shown = lead->link.cores ? lead->link.cores->total : 1;
 	enc->link.compression = lead->link.compression;
+	enc->link.cores = lead->link.cores;
 	enc->video_divisor = lead->video_divisor;
 	enc->fit = lead->fit;
 	enc->encode_us = lead->encode_us;
@@ -533,13 +532,14 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)
 {
 	if (enc->video_shown && enc->video_name) {
+		int cores = enc->link.cores ? enc->link.cores->total : 1;
 		int n = snprintf(out, size,
 			"video %s %.2f Mbit/s on %d thread%s (%d core%s, %d stream%s), "
 			"%.1f ms a frame",
 			enc->video_name, (double)enc->bitrate_shown / 1e6, enc->threads_shown,
-			enc->threads_shown == 1 ? "" : "s", enc->cores_shown,
-			enc->cores_shown == 1 ? "" : "s", enc->streams_shown,
-			enc->streams_shown == 1 ? "" : "s", (double)enc->encode_us_shown / 1000);
+			enc->threads_shown == 1 ? "" : "s", cores, cores == 1 ? "" : "s",
+			enc->streams_shown, enc->streams_shown == 1 ? "" : "s",
+			(double)enc->encode_us_shown / 1000);
 		if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SMALLER) {
 			snprintf(out + n, size - (size_t)n, " at 1/%d size for the frame rate (%s)",
 				enc->video_divisor, enc->fit.why);

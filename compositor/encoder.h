@@ -72,7 +72,7 @@ struct rc_encoder {
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;
 	const char *video_name;
-	int threads_shown, streams_shown, cores_shown;
+	int threads_shown, streams_shown;
 	uint64_t encode_us_shown; /* a video frame's, smoothed */
 	/* For --stats, per second. */
 	uint32_t stat_frames;
@@ -105,7 +105,7 @@ struct rc_encoder {
 	bool need_reset; /* the viewer clears its copy: the next frame is whole */
 	struct video_encoder *video; /* while in motion the window is one H.264 stream */
 	struct cores_budget *cores_held; /* the video's threads were taken from it */
-	int video_threads, video_streams; /* its threads; streams sharing the cores then */
+	int video_streams; /* streams sharing the cores when it started */
 	bool in_video; /* streaming video now; the viewer's copy is lossy */
 	bool video_failed; /* no encoder could be made: stay lossless */
 	bool new_stream; /* the next video frame starts a stream */

@@ -71,9 +71,7 @@ static void change(struct rc_fit *fit, uint32_t window, int divisor, uint64_t no
 	fit->divisor = divisor;
 	fit->noted = false;
 	fit->changed_us = now;
-	fit->bad = 0;
-	fit->window_us = now;
-	fit->ticks = fit->busy = 0;
+	fit_idle(fit, now); /* measured afresh at the new size */
 }
 
 bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *cost, uint64_t now)

@@ -86,11 +86,18 @@ static void release(struct rc_view *view)
 	view->reserved = 0;
 }
 
-/* The view has something to send. */
-static bool has_work(struct rc_view *view)
+/* The view has a new picture to send. */
+static bool has_picture(struct rc_view *view)
 {
 	return pixman_region32_not_empty(&view->window->damage) ||
-		pixman_region32_not_empty(&view->damage) || encoder_wants_tick(&view->encoder);
+		pixman_region32_not_empty(&view->damage);
+}
+
+/* The view has something to send: a new picture, or a tick its stream
+ * wants. */
+static bool has_work(struct rc_view *view)
+{
+	return has_picture(view) || encoder_wants_tick(&view->encoder);
 }
 
 /* Whether the view encodes, has something to send and its link takes it
@@ -403,9 +410,7 @@ void frame_tick(struct rc_clock *clock)
 		{
 			/* A new picture to send, not a tick a stream merely
 			 * wants (encoder_wants_tick). */
-			bool picture = pixman_region32_not_empty(&window->damage) ||
-				pixman_region32_not_empty(&view->damage);
-			if (picture) {
+			if (has_picture(view)) {
 				encoder_tick(&view->encoder, encoding || !link_ready(view));
 			}
 		}

@@ -171,24 +171,37 @@ static void pending_destroy(struct rc_pending *pending, bool close_fd)
 	free(pending);
 }
 
-/* Says why on fd (a small write to a fresh socket fits its buffer), closes. */
-static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, const char *text)
+/* A goodbye in one write (a small write to a fresh socket fits its buffer). */
+static void write_goodbye(int fd, enum wire_goodbye_reason reason, int32_t status, const char *text)
 {
 	struct wire_msg msg = {
 		.type = WIRE_GOODBYE,
 		.goodbye = {.reason = reason,
+			.status = status,
 			.text = text,
 			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)},
 	};
-	channel_write_once(pending->fd, &msg);
+	channel_write_once(fd, &msg);
+}
+
+/* Says why on the pending connection, and closes it. */
+static void say_bye(struct rc_pending *pending, enum wire_goodbye_reason reason, int32_t status,
+	const char *text)
+{
+	write_goodbye(pending->fd, reason, status, text);
 	/* Unread bytes would turn our close into a reset that can overtake the
 	 * goodbye: drain what has arrived (bounded) first. */
 	uint8_t sink[4096];
 	for (int i = 0; i < 16 && recv(pending->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
 	}
 	shutdown(pending->fd, SHUT_WR);
-	log_refusal(pending->server, pending->peer, text);
 	pending_destroy(pending, true);
+}
+
+static void refuse(struct rc_pending *pending, enum wire_goodbye_reason reason, const char *text)
+{
+	log_refusal(pending->server, pending->peer, text);
+	say_bye(pending, reason, 0, text);
 }
 
 /* A valid hello arrived: the connection is the session's now. */
@@ -711,14 +724,9 @@ bool listen_start(struct rc_server *server)
 void listen_tell_stoppers(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
-	static const char text[] = "the session has ended";
 	for (int i = 0; i < listen->nstoppers; i++) {
-		struct wire_msg msg = {.type = WIRE_GOODBYE,
-			.goodbye = {.reason = WIRE_BYE_SHUTDOWN,
-				.status = server->exit_code,
-				.text = text,
-				.text_len = sizeof(text) - 1}};
-		channel_write_once(listen->stoppers[i], &msg);
+		write_goodbye(listen->stoppers[i], WIRE_BYE_SHUTDOWN, server->exit_code,
+			"the session has ended");
 		close(listen->stoppers[i]);
 	}
 	listen->nstoppers = 0;
@@ -730,14 +738,7 @@ void listen_say_goodbye(struct rc_server *server, enum wire_goodbye_reason reaso
 	struct rc_pending *pending, *tmp;
 	wl_list_for_each_safe(pending, tmp, &server->listen.pending, link)
 	{
-		struct wire_msg msg = {.type = WIRE_GOODBYE,
-			.goodbye = {.reason = reason,
-				.status = status,
-				.text = text,
-				.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)}};
-		channel_write_once(pending->fd, &msg);
-		shutdown(pending->fd, SHUT_WR);
-		pending_destroy(pending, true);
+		say_bye(pending, reason, status, text);
 	}
 }
 

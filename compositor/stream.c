@@ -109,9 +109,8 @@ bool stream_start(struct rc_encoder *enc)
 		enc->video_failed = true;
 		return false;
 	}
-	enc->video_threads = video_encoder_threads(enc->video);
 	log_debug("window %u: video with %s on %d threads (%d cores, %d streams now)", enc->id,
-		video_encoder_name(enc->video), enc->video_threads,
+		video_encoder_name(enc->video), video_encoder_threads(enc->video),
 		enc->link.cores ? enc->link.cores->total : 1, enc->video_streams);
 	enc->divisor_frames = 0;
 	enc->encode_us = 0;

@@ -24,6 +24,13 @@ int cores_available(void)
 	return n < 1 ? 1 : (int)n;
 }
 
+int cores_for_picture(int64_t pixels, int most)
+{
+	int64_t use = pixels / CORES_PIXELS_PER_THREAD;
+	int threads = use < most ? (int)use : most;
+	return threads < 1 ? 1 : threads;
+}
+
 void cores_budget_init(struct cores_budget *budget, int total)
 {
 	budget->total = total < 1 ? 1 : total;
@@ -36,10 +43,7 @@ int cores_take(struct cores_budget *budget, int64_t pixels, int *streams)
 	if (streams) {
 		*streams = n;
 	}
-	int share = budget->total / n;
-	int64_t use = pixels / CORES_PIXELS_PER_THREAD;
-	int threads = use < share ? (int)use : share;
-	return threads < 1 ? 1 : threads;
+	return cores_for_picture(pixels, budget->total / n);
 }
 
 void cores_give(struct cores_budget *budget)

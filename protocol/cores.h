@@ -25,6 +25,9 @@ void cores_budget_init(struct cores_budget *budget, int total);
  * threads: their slices would be too thin to pay for themselves. */
 #define CORES_PIXELS_PER_THREAD (128 * 1024)
 
+/* Threads a picture of pixels pixels can use, at most most, at least 1. */
+int cores_for_picture(int64_t pixels, int most);
+
 /*
  * Threads for a new stream of pixels pixels a picture: its fair share of
  * the budget among the streams now holding one (this one included), no

@@ -47,12 +47,10 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 		/* A thread per slice the picture can have: threads past the
 		 * encoder's slices would wait (libx264 cuts as many as it has
 		 * threads, which follow the same rule). */
-		int64_t pixels = (int64_t)window->width * window->height;
-		int64_t threads = pixels / CORES_PIXELS_PER_THREAD;
-		int cores = cores_available();
-		threads = threads > cores ? cores : (threads < 1 ? 1 : threads);
-		window->decoder = video_decoder_create(window->width, window->height, (int)threads,
-			err, sizeof(err));
+		int threads = cores_for_picture((int64_t)window->width * window->height,
+			cores_available());
+		window->decoder = video_decoder_create(window->width, window->height, threads, err,
+			sizeof(err));
 		if (!window->decoder) {
 			connection_fail(viewer, "window %u: cannot decode video: %s", window->id,
 				err);

@@ -324,7 +324,6 @@ void present(struct rv_window *window)
 		if (!buf) {
 			return;
 		}
-		present_sync_image(window);
 		int nmissed = 0;
 		pixman_box32_t *missed = pixman_region32_rectangles(&buf->damage, &nmissed);
 		for (int i = 0; i < nmissed; i++) {

@@ -1,11 +1,13 @@
 /*
  * Compositing a window's surface tree with pixman, bottom to top, into the
- * window's image. Measured: about 1 ms for a fully damaged 800x600 window,
- * 0.15 ms for one typing step in foot.
+ * window's image, in bands of rows on the band pool where the damage is
+ * big enough to pay for it. Measured: about 1 ms for a fully damaged
+ * 800x600 window, 0.15 ms for one typing step in foot.
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "bands.h"
 #include "capture.h"
 #include "log.h"
 #include "texture.h"
@@ -71,13 +73,47 @@ static bool ensure_image(struct rc_capture *cap, int32_t width, int32_t height,
 	return true;
 }
 
-struct compose {
-	pixman_image_t *dst;
-	struct wlr_box geo;
-	int32_t scale;
+/* A surface as the bands draw it: its pixels, read by every band at once
+ * through images of the band's own (pixman images keep state they update
+ * as they are used), where it goes in the image and which part of it. */
+struct capture_layer {
+	pixman_format_code_t format;
+	uint32_t *bits;
+	int width, height, stride; /* the pixels kept, stride in bytes */
+	int dx, dy, w, h; /* image pixels it covers */
+	bool scaled;
+	struct pixman_transform transform; /* where scaled */
 };
 
-static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *data)
+struct compose {
+	struct rc_capture *cap;
+	struct wlr_box geo;
+	int32_t scale;
+	int count; /* layers */
+	bool failed;
+	/* Drawn in bands of the damage's rows. */
+	pixman_region32_t *damage;
+	pixman_region32_t covered; /* by opaque layers drawn at their own size */
+	int32_t top, rows;
+	int bands;
+};
+
+static bool room_for_layer(struct rc_capture *cap, int count)
+{
+	if (count < cap->layers_size) {
+		return true;
+	}
+	int size = cap->layers_size ? cap->layers_size * 2 : 8;
+	struct capture_layer *layers = realloc(cap->layers, (size_t)size * sizeof(*layers));
+	if (!layers) {
+		return false;
+	}
+	cap->layers = layers;
+	cap->layers_size = size;
+	return true;
+}
+
+static void add_layer(struct wlr_surface *surface, int sx, int sy, void *data)
 {
 	struct compose *c = data;
 	int bw, bh; /* the buffer's size; the image may keep less of a huge one */
@@ -85,12 +121,27 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 	if (!src) {
 		return;
 	}
+	if (!room_for_layer(c->cap, c->count)) {
+		c->failed = true;
+		return;
+	}
 	/* Window coordinates times the window's scale are image pixels. */
-	int dx = (sx - c->geo.x) * c->scale;
-	int dy = (sy - c->geo.y) * c->scale;
-	int w = surface->current.width * c->scale, h = surface->current.height * c->scale;
+	struct capture_layer *l = &c->cap->layers[c->count];
+	l->format = pixman_image_get_format(src);
+	l->bits = pixman_image_get_data(src);
+	l->width = pixman_image_get_width(src);
+	l->height = pixman_image_get_height(src);
+	l->stride = pixman_image_get_stride(src);
+	l->dx = (sx - c->geo.x) * c->scale;
+	l->dy = (sy - c->geo.y) * c->scale;
+	l->w = surface->current.width * c->scale;
+	l->h = surface->current.height * c->scale;
+	if (l->w <= 0 || l->h <= 0) {
+		return;
+	}
+	c->count++;
 	/* The part of the buffer the surface shows (a viewport may crop it),
-	 * in the pixels of src, which may keep less of a huge buffer. */
+	 * in the pixels kept, which may be less of a huge buffer. */
 	struct wlr_fbox box;
 	wlr_surface_get_buffer_source_box(surface, &box);
 	double kx =
@@ -99,23 +150,76 @@ static void compose_surface(struct wlr_surface *surface, int sx, int sy, void *d
 						       : 1;
 	double src_x = box.x * kx, src_y = box.y * ky;
 	double src_w = box.width * kx, src_h = box.height * ky;
-	bool scaled = src_x != 0 || src_y != 0 || src_w != w || src_h != h;
-	if (scaled && w > 0 && h > 0) {
+	l->scaled = src_x != 0 || src_y != 0 || src_w != l->w || src_h != l->h;
+	if (l->scaled) {
 		/* A buffer_scale other than ours, or a viewport: sample that
 		 * part at the size the surface covers in the image. */
-		struct pixman_transform transform;
-		pixman_transform_init_scale(&transform, pixman_double_to_fixed(src_w / w),
-			pixman_double_to_fixed(src_h / h));
-		pixman_transform_translate(&transform, NULL, pixman_double_to_fixed(src_x),
+		pixman_transform_init_scale(&l->transform, pixman_double_to_fixed(src_w / l->w),
+			pixman_double_to_fixed(src_h / l->h));
+		pixman_transform_translate(&l->transform, NULL, pixman_double_to_fixed(src_x),
 			pixman_double_to_fixed(src_y));
-		pixman_image_set_transform(src, &transform);
+	} else if (!PIXMAN_FORMAT_A(l->format)) {
+		/* Every pixel it covers is its own: nothing under it needs clearing. */
+		pixman_region32_union_rect(&c->covered, &c->covered, l->dx, l->dy,
+			(unsigned)(l->w < l->width ? l->w : l->width),
+			(unsigned)(l->h < l->height ? l->h : l->height));
+	}
+}
+
+static void draw_layer(const struct capture_layer *l, pixman_image_t *dst, int32_t y0)
+{
+	pixman_image_t *src = pixman_image_create_bits_no_clear(l->format, l->width, l->height,
+		l->bits, l->stride);
+	if (!src) {
+		return;
+	}
+	if (l->scaled) {
+		pixman_image_set_transform(src, &l->transform);
 		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
 	}
-	pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, c->dst, 0, 0, 0, 0, dx, dy, w, h);
-	if (scaled) {
-		pixman_image_set_transform(src, NULL);
-		pixman_image_set_filter(src, PIXMAN_FILTER_NEAREST, NULL, 0);
+	pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, dst, 0, 0, 0, 0, l->dx, l->dy - y0,
+		l->w, l->h);
+	pixman_image_unref(src);
+}
+
+/* Rows y0 to y1 of the damage: cleared where no opaque layer covers them,
+ * then the layers drawn bottom to top, through an image of the band's rows
+ * alone. */
+static void compose_band(void *data, int band)
+{
+	struct compose *c = data;
+	struct rc_capture *cap = c->cap;
+	int32_t y0 = c->top + (int32_t)((int64_t)c->rows * band / c->bands);
+	int32_t y1 = c->top + (int32_t)((int64_t)c->rows * (band + 1) / c->bands);
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, cap->width,
+		y1 - y0, cap->pixels + (size_t)y0 * (size_t)cap->width, cap->width * 4);
+	pixman_region32_t clip, clear;
+	pixman_region32_init(&clip);
+	pixman_region32_init(&clear);
+	pixman_region32_intersect_rect(&clip, c->damage, 0, y0, (unsigned)cap->width,
+		(unsigned)(y1 - y0));
+	pixman_region32_subtract(&clear, &clip, &c->covered);
+	pixman_region32_translate(&clip, 0, -y0);
+	pixman_region32_translate(&clear, 0, -y0);
+	if (!dst) {
+		c->failed = true;
+		goto out;
 	}
+	pixman_image_set_clip_region32(dst, &clear);
+	pixman_image_t *none = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0});
+	if (none) {
+		pixman_image_composite32(PIXMAN_OP_SRC, none, NULL, dst, 0, 0, 0, 0, 0, 0,
+			cap->width, y1 - y0);
+		pixman_image_unref(none);
+	}
+	pixman_image_set_clip_region32(dst, &clip);
+	for (int i = 0; i < c->count; i++) {
+		draw_layer(&cap->layers[i], dst, y0);
+	}
+	pixman_image_unref(dst);
+out:
+	pixman_region32_fini(&clip);
+	pixman_region32_fini(&clear);
 }
 
 struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surface *root,
@@ -138,19 +242,28 @@ struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surf
 	if (!pixman_region32_not_empty(damage)) {
 		return image;
 	}
-	pixman_image_set_clip_region32(cap->image, damage);
-	/* Clear the damaged area, then draw the tree bottom to top. */
-	pixman_image_t *clear = pixman_image_create_solid_fill(&(pixman_color_t){0, 0, 0, 0});
-	pixman_image_composite32(PIXMAN_OP_SRC, clear, NULL, cap->image, 0, 0, 0, 0, 0, 0, width,
-		height);
-	pixman_image_unref(clear);
-	struct compose c = {.dst = cap->image, .geo = geo, .scale = scale};
-	wlr_surface_for_each_surface(root, compose_surface, &c);
-	pixman_image_set_clip_region32(cap->image, NULL);
+	/* The tree's surfaces gathered (their buffers copied in on the way),
+	 * then drawn in bands of rows on the band pool: a 4K window is 33 MB
+	 * to clear and draw. */
+	struct compose c = {.cap = cap, .geo = geo, .scale = scale, .damage = damage};
+	pixman_region32_init(&c.covered);
+	wlr_surface_for_each_surface(root, add_layer, &c);
+	if (c.failed) {
+		log_error("out of memory for window %u's surfaces", id);
+	}
+	const pixman_box32_t *extents = pixman_region32_extents(damage);
+	c.top = extents->y1;
+	c.rows = extents->y2 - extents->y1;
+	c.bands = bands_count(c.rows, (long)(extents->x2 - extents->x1) * 4);
+	bands_run(c.bands, compose_band, &c);
+	pixman_region32_fini(&c.covered);
 	return image;
 }
 
 void capture_finish(struct rc_capture *cap)
 {
 	free_image(cap);
+	free(cap->layers);
+	cap->layers = NULL;
+	cap->layers_size = 0;
 }

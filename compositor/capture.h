@@ -24,6 +24,10 @@ struct rc_capture {
 	uint32_t *pixels;
 	int32_t width, height; /* image pixels: the geometry times the scale */
 	bool crop_logged;
+	/* The surfaces of the tree as the bands draw them, bottom to top:
+	 * kept from frame to frame, so that drawing allocates nothing. */
+	struct capture_layer *layers;
+	int layers_size;
 };
 
 /*

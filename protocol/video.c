@@ -9,12 +9,12 @@
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
-#include <libswscale/swscale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "log.h"
 #include "scale.h"
 #include "video.h"
@@ -28,7 +28,7 @@ struct video_encoder {
 	AVFrame *hw_frame;
 	AVBufferRef *hw_device;
 	AVPacket *packet;
-	struct SwsContext *sws;
+	struct converter *conv; /* BGRA to the frame's YUV, on the stream's threads */
 	int32_t width, height; /* the window's */
 	int32_t picture_width, picture_height; /* what is encoded; padded to even */
 	int64_t pts;
@@ -237,10 +237,11 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int di
 			goto error;
 		}
 	}
-	enc->sws = sws_getContext(enc->picture_width, enc->picture_height, AV_PIX_FMT_BGRA,
-		enc->picture_width, enc->picture_height, enc->frame->format, SWS_BILINEAR, NULL,
-		NULL, NULL);
-	if (!enc->sws) {
+	/* Converted on the threads the stream encodes on: one after the
+	 * other, never at once. */
+	enc->conv = converter_create(enc->picture_width, enc->picture_height, AV_PIX_FMT_BGRA,
+		enc->frame->format, enc->threads);
+	if (!enc->conv) {
 		snprintf(err, err_size, "cannot convert %dx%d BGRA for the encoder", width, height);
 		goto error;
 	}
@@ -255,7 +256,7 @@ void video_encoder_destroy(struct video_encoder *enc)
 	if (!enc) {
 		return;
 	}
-	sws_freeContext(enc->sws);
+	converter_destroy(enc->conv);
 	free(enc->small);
 	av_packet_free(&enc->packet);
 	av_frame_free(&enc->frame);
@@ -340,10 +341,11 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 		pixels = enc->small;
 		stride = enc->picture_width;
 	}
-	const uint8_t *src[1] = {(const uint8_t *)pixels};
-	int src_stride[1] = {stride * 4};
-	sws_scale(enc->sws, src, src_stride, 0, enc->picture_height, enc->frame->data,
-		enc->frame->linesize);
+	uint8_t *src[4] = {(uint8_t *)pixels};
+	int src_stride[4] = {stride * 4};
+	if (!converter_run(enc->conv, src, src_stride, enc->frame->data, enc->frame->linesize)) {
+		return false;
+	}
 	pad_edges(enc->frame, enc->picture_width, enc->picture_height);
 	AVFrame *input = enc->frame;
 	if (enc->vaapi) {
@@ -403,7 +405,7 @@ struct video_decoder {
 	AVCodecParserContext *parser;
 	int coded_width, coded_height; /* the most a slice's picture may have */
 	int picture_width, picture_height; /* of the last picture decoded */
-	struct SwsContext *sws;
+	struct converter *conv; /* to BGRA, on the decoder's threads */
 	/* BGRA at libswscale's padded stride: a smaller picture before it is
 	 * scaled up, or one for a buffer whose rows are too tight */
 	uint32_t *scratch;
@@ -491,7 +493,7 @@ void video_decoder_destroy(struct video_decoder *dec)
 	if (!dec) {
 		return;
 	}
-	sws_freeContext(dec->sws);
+	converter_destroy(dec->conv);
 	if (dec->parser) {
 		av_parser_close(dec->parser);
 	}
@@ -573,19 +575,19 @@ static bool reserve_scratch(struct video_decoder *dec, int32_t width, int32_t he
 static bool convert(struct video_decoder *dec, const AVFrame *f, int32_t width, int32_t height,
 	uint32_t *dst, int32_t stride)
 {
-	dec->sws = sws_getCachedContext(dec->sws, width, height, f->format, width, height,
-		AV_PIX_FMT_BGRA, SWS_BILINEAR, NULL, NULL, NULL);
-	if (!dec->sws) {
+	if (!converter_reuse(&dec->conv, width, height, f->format, AV_PIX_FMT_BGRA,
+		    dec->ctx->thread_count)) {
 		return false;
 	}
 	bool direct = stride >= sws_row(width);
 	if (!direct && !reserve_scratch(dec, width, height)) {
 		return false;
 	}
-	uint8_t *planes[1] = {(uint8_t *)(direct ? dst : dec->scratch)};
-	int strides[1] = {(direct ? stride : sws_row(width)) * 4};
-	sws_scale(dec->sws, (const uint8_t *const *)f->data, f->linesize, 0, height, planes,
-		strides);
+	uint8_t *planes[4] = {(uint8_t *)(direct ? dst : dec->scratch)};
+	int strides[4] = {(direct ? stride : sws_row(width)) * 4};
+	if (!converter_run(dec->conv, (uint8_t *const *)f->data, f->linesize, planes, strides)) {
+		return false;
+	}
 	if (!direct) {
 		for (int32_t y = 0; y < height; y++) {
 			memcpy(dst + (size_t)y * (size_t)stride,

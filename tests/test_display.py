@@ -203,6 +203,47 @@ def test_subsurfaces_are_composited_nested_below_the_parent_and_past_its_edge(de
              interval=0.2)
 
 
+def subsurfaces_model(k):
+    """What model-client subsurfaces K shows, as rectangles bottom to top
+    (x, y, width, height, colour); what none covers is left out."""
+    return [(160 * k, 110 * k, 80 * k, 80 * k, YELLOW), (0, 0, 200 * k, 150 * k, GREY),
+            (20 * k, 20 * k, 60 * k, 60 * k, RED), (30 * k, 30 * k, 20 * k, 20 * k, MAGENTA)]
+
+
+@pytest.mark.desktop(width=2100, height=1700)
+def test_a_window_of_subsurfaces_big_enough_for_bands_is_composited_exactly(desktop):
+    """1920x1520: drawn in bands of rows on every core the session has
+    (two or more), each band its own images over the same pixels. Every
+    pixel a surface covers is compared, so a band drawn at the wrong rows,
+    a layer left out of a band or a clear where a surface is shows."""
+    k = 8
+    desktop.start_viewer(desktop.start_server([MODEL_CLIENT, "subsurfaces", str(k)]))
+    w = wait_window(desktop, "model subsurfaces", 240 * k, 190 * k)
+    layers = subsurfaces_model(k)
+    last = {}
+
+    def exact():
+        width, height, p = desktop.screenshot(w["rect"])
+        wrong = 0
+        for y in range(height):
+            row = p[y * width * 3:(y + 1) * width * 3]
+            for x in range(0, width, 7):
+                want = None
+                for lx, ly, lw, lh, colour in layers:
+                    if lx <= x < lx + lw and ly <= y < ly + lh:
+                        want = colour
+                if want is not None and tuple(row[x * 3:x * 3 + 3]) != want:
+                    wrong += 1
+                    last["first"] = last.get("first") or (x, y, tuple(row[x * 3:x * 3 + 3]), want)
+        last["wrong"] = wrong
+        return wrong == 0
+
+    try:
+        wait_for("every covered pixel of the big window", exact, interval=0.5)
+    except Failure:
+        raise Failure("not exact: %r" % last)
+
+
 def test_subsurface_moves_colours_and_unmapping_show_with_the_parents_commit(desktop):
     server = desktop.start_server([MODEL_CLIENT, "subsurfaces"])
     desktop.start_viewer(server)

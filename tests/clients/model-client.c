@@ -9,6 +9,10 @@
  *     desynchronized, so the window is 240x190 and B shows only outside the
  *     grey. Step 1 moves A to (100,40), turns C cyan and unmaps B.
  *
+ *   model-client subsurfaces K
+ *     The same with every size and place times K (a picture big enough to
+ *     be composited in bands).
+ *
  *   model-client windows
  *     A 300x200 blue toplevel "model main". Step 1 opens a 160x100 green
  *     dialog "model dialog" whose parent is the main window; step 2 opens a
@@ -81,6 +85,7 @@ struct app {
 	bool maximize_only;
 	bool follow_configure; /* windows mode: take the size a configure gives */
 	int step;
+	int k; /* subsurfaces: sizes and places times this */
 	struct toplevel *main, *dialog, *other;
 	/* subsurfaces mode */
 	struct wl_surface *a, *b, *c;
@@ -446,21 +451,22 @@ static struct wl_subsurface *subsurface_create(struct app *app, struct wl_surfac
 
 static void subsurfaces_start(struct app *app)
 {
-	app->main = toplevel_create(app, "model subsurfaces", 200, 150, 0xff808080, NULL);
+	int k = app->k;
+	app->main = toplevel_create(app, "model subsurfaces", 200 * k, 150 * k, 0xff808080, NULL);
 	app->a = wl_compositor_create_surface(app->compositor);
 	app->b = wl_compositor_create_surface(app->compositor);
 	app->c = wl_compositor_create_surface(app->compositor);
-	app->sub_a = subsurface_create(app, app->a, app->main->surface, 20, 20);
-	app->sub_c = subsurface_create(app, app->c, app->a, 10, 10);
-	app->sub_b = subsurface_create(app, app->b, app->main->surface, 160, 110);
+	app->sub_a = subsurface_create(app, app->a, app->main->surface, 20 * k, 20 * k);
+	app->sub_c = subsurface_create(app, app->c, app->a, 10 * k, 10 * k);
+	app->sub_b = subsurface_create(app, app->b, app->main->surface, 160 * k, 110 * k);
 	wl_subsurface_place_below(app->sub_b, app->main->surface);
 	wl_subsurface_set_desync(app->sub_b);
 	/* Synchronized: these apply with the toplevel's first commit. */
-	fill(app, app->c, 20, 20, 0xffe020e0);
+	fill(app, app->c, 20 * k, 20 * k, 0xffe020e0);
 	wl_surface_commit(app->c);
-	fill(app, app->a, 60, 60, 0xffe02020);
+	fill(app, app->a, 60 * k, 60 * k, 0xffe02020);
 	wl_surface_commit(app->a);
-	fill(app, app->b, 80, 80, 0xffe0e020);
+	fill(app, app->b, 80 * k, 80 * k, 0xffe0e020);
 	wl_surface_commit(app->b);
 }
 
@@ -469,9 +475,10 @@ static void subsurfaces_step(struct app *app)
 	if (app->step != 1) {
 		return;
 	}
+	int k = app->k;
 	/* A's move and C's colour wait for the toplevel's commit. */
-	wl_subsurface_set_position(app->sub_a, 100, 40);
-	fill(app, app->c, 20, 20, 0xff20e0e0);
+	wl_subsurface_set_position(app->sub_a, 100 * k, 40 * k);
+	fill(app, app->c, 20 * k, 20 * k, 0xff20e0e0);
 	wl_surface_commit(app->c);
 	wl_surface_commit(app->a);
 	/* B is desynchronized: unmapped at once. */
@@ -542,8 +549,12 @@ static void cursor_step(struct app *app)
 
 int main(int argc, char **argv)
 {
-	struct app app = {.running = true};
-	bool subsurfaces = argc == 2 && strcmp(argv[1], "subsurfaces") == 0;
+	struct app app = {.running = true, .k = 1};
+	bool subsurfaces = (argc == 2 || argc == 3) && strcmp(argv[1], "subsurfaces") == 0;
+	if (subsurfaces && argc == 3) {
+		app.k = atoi(argv[2]);
+		subsurfaces = app.k >= 1 && app.k <= 16;
+	}
 	bool windows = argc == 2 && strcmp(argv[1], "windows") == 0;
 	bool cursor = argc == 2 && strcmp(argv[1], "cursor") == 0;
 	bool scale = argc == 2 && strcmp(argv[1], "scale") == 0;
@@ -551,7 +562,7 @@ int main(int argc, char **argv)
 	app.states = app.maximize_only || (argc == 2 && strcmp(argv[1], "states") == 0);
 	if (!subsurfaces && !windows && !cursor && !scale && !app.states) {
 		fprintf(stderr,
-			"usage: model-client subsurfaces | windows | cursor | scale | "
+			"usage: model-client subsurfaces [K] | windows | cursor | scale | "
 			"states | maximize\n");
 		return 2;
 	}

@@ -32,9 +32,9 @@ _rcomp_values()
 	--stall-timeout) COMPREPLY=($(compgen -W '10 30 60' -- "$cur")) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
-	--socket | --token-file | --remote-bin) _filedir ;;
+	--socket | --token-file | --remote-bin | --web-cert | --web-key) _filedir ;;
 	--dump-dir) _filedir -d ;;
-	--name | --listen-tcp | --listen-udp | --tcp | --udp) ;;
+	--name | --listen-tcp | --listen-udp | --listen-web | --tcp | --udp) ;;
 	*) return 1 ;;
 	esac
 	__ltrim_colon_completions "$cur"
@@ -66,7 +66,8 @@ _rcomp_run()
 	local cur prev words cword
 	_init_completion -n : || return
 	_rcomp_common && return
-	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --token-file --watch-token
+	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --listen-web --web-cert
+		--web-key --token-file --watch-token
 		--stall-timeout --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
 		--motion --audio --no-xwayland --stats --dump-dir --verbose --show-config --version --help
 		--' -- "$cur"))

@@ -29,6 +29,7 @@
 #include "monotonic.h"
 #include "quic.h"
 #include "tcp.h"
+#include "web.h"
 
 /* A connection that has not finished its hello yet. It reads the hello
  * exactly, so whatever follows stays in the socket for the connection. */
@@ -498,6 +499,44 @@ static int handle_accept_udp(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
+/* WebSockets from browsers: their hello carries the token, as over TCP. */
+static int handle_accept_web(int fd, uint32_t mask, void *data)
+{
+	struct rc_server *server = data;
+	char host[WEB_HOST_MAX], peer[WEB_HOST_MAX + 32];
+	int conn, port;
+	while ((conn = web_accept(server->listen.web, host, &port)) >= 0) {
+		snprintf(peer, sizeof(peer), "a browser at %s port %d", host, port);
+		pending_start(server, conn, true, false, -1, host, peer);
+	}
+	return 0;
+}
+
+static bool listen_web(struct rc_server *server)
+{
+	struct rc_listen *listen = &server->listen;
+	const struct rc_options *options = &server->options;
+	const char *root = getenv("RCOMP_WEB_DIR");
+	char err[512];
+	errno = 0;
+	listen->web = web_listen(options->web_addr, root && *root ? root : RCOMP_WEB_DIR,
+		options->web_cert, options->web_key, err, sizeof(err));
+	if (!listen->web && errno == EADDRINUSE) {
+		log_error("cannot listen for browsers on %s: the port is in use; choose another "
+			  "with --listen-web ADDR:PORT",
+			options->web_addr);
+		server->exit_code = RC_EXIT_IN_USE;
+		return false;
+	}
+	if (!listen->web) {
+		log_error("cannot listen for browsers: %s", err);
+		return false;
+	}
+	listen->web_source = wl_event_loop_add_fd(server->loop, web_fd(listen->web),
+		WL_EVENT_READABLE, handle_accept_web, server);
+	return listen->web_source != NULL;
+}
+
 static bool listen_udp(struct rc_server *server, const char *spec)
 {
 	struct rc_listen *listen = &server->listen;
@@ -699,12 +738,12 @@ bool listen_start(struct rc_server *server)
 	}
 	/* Every port opens before anything is said of any: a port in use
 	 * is the one line printed. */
-	bool network = options->tcp_addr || options->udp_addr;
+	bool network = options->tcp_addr || options->udp_addr || options->web_addr;
 	if (network &&
 		(!make_token(server) || (options->watch_token && !make_watch_token(server)) ||
 			(options->tcp_addr && !listen_tcp(server)) ||
 			(options->udp_addr && !listen_udp(server, options->udp_addr)) ||
-			!write_tokens(server))) {
+			(options->web_addr && !listen_web(server)) || !write_tokens(server))) {
 		return false;
 	}
 	log_info("session %s: listening on %s", server->record.name, listen->path);
@@ -717,6 +756,11 @@ bool listen_start(struct rc_server *server)
 	if (options->udp_addr) {
 		log_info("listening on UDP %s (QUIC, port %d)", options->udp_addr,
 			quic_local_port(listen->quic));
+	}
+	if (options->web_addr) {
+		log_info("listening for browsers on %s://%s/ (open it with #token=TOKEN, the "
+			 "token in the session's token file)",
+			options->web_cert ? "https" : "http", options->web_addr);
 	}
 	return true;
 }
@@ -781,6 +825,12 @@ void listen_finish(struct rc_server *server)
 		wl_event_source_remove(listen->offer_timer);
 		listen->offer_timer = NULL;
 	}
+	if (listen->web_source) {
+		wl_event_source_remove(listen->web_source);
+		listen->web_source = NULL;
+	}
+	web_close(listen->web);
+	listen->web = NULL;
 	/* Goodbyes on their way over QUIC arrive before the endpoint goes:
 	 * its thread sends them and closes each connection once its peer
 	 * has them all (a second at most). */

@@ -70,10 +70,18 @@ static const char usage[] =
 	"                      token as --listen-tcp's (the token itself never\n"
 	"                      crosses the network); rides loss, and a viewer whose\n"
 	"                      address changes keeps its session\n"
-	"  --token-file FILE   with --listen-tcp or --listen-udp: the token is the\n"
-	"                      first line of FILE\n"
-	"  --watch-token       with --listen-tcp or --listen-udp: also write a second\n"
-	"                      token, to SESSION.watch-token (mode 0600), that admits\n"
+	"  --listen-web ADDR:PORT  also serve the browser viewer: the page at\n"
+	"                      http://ADDR:PORT/#token=TOKEN, with the token as\n"
+	"                      --listen-tcp's. Plain HTTP only on a loopback address\n"
+	"                      (reach it with ssh -L PORT:localhost:PORT HOST)\n"
+	"  --web-cert FILE     with --listen-web: serve HTTPS with this certificate\n"
+	"                      (PEM), on any address\n"
+	"  --web-key FILE      with --web-cert: the certificate's private key (PEM)\n"
+	"  --token-file FILE   with --listen-tcp, --listen-udp or --listen-web: the\n"
+	"                      token is the first line of FILE\n"
+	"  --watch-token       with --listen-tcp, --listen-udp or --listen-web: also\n"
+	"                      write a second token, to SESSION.watch-token (mode\n"
+	"                      0600), that admits\n"
 	"                      viewers to watch only: no input of theirs reaches the\n"
 	"                      apps (the session's token admits viewers with input)\n"
 	"  --stall-timeout S   a viewer whose link takes nothing for S seconds while\n"
@@ -227,6 +235,9 @@ static const struct settings_key keys[] = {
 	SETTINGS_STRING("socket", "", OPTIONS, socket_path, "a path"),
 	SETTINGS_ADDRESS("listen-tcp", OPTIONS, tcp_addr),
 	SETTINGS_ADDRESS("listen-udp", OPTIONS, udp_addr),
+	SETTINGS_ADDRESS("listen-web", OPTIONS, web_addr),
+	SETTINGS_STRING("web-cert", "", OPTIONS, web_cert, "a path"),
+	SETTINGS_STRING("web-key", "", OPTIONS, web_key, "a path"),
 	SETTINGS_STRING("token-file", "", OPTIONS, token_file, "a path"),
 	SETTINGS_FLAG("watch-token", OPTIONS, watch_token),
 	SETTINGS_CUSTOM("stall-timeout", "10", false, set_stall_timeout,
@@ -335,17 +346,19 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		/* One viewer on stdio: a socket from the settings is not for this run. */
 		bool flagged = settings_flagged(settings, "socket") ||
 			settings_flagged(settings, "listen-tcp") ||
-			settings_flagged(settings, "listen-udp");
+			settings_flagged(settings, "listen-udp") ||
+			settings_flagged(settings, "listen-web");
 		if (flagged) {
 			fprintf(stderr,
-				"rcomp-run: --stdio excludes --socket, --listen-tcp and "
-				"--listen-udp; with --persist the session listens on its own "
-				"socket\n");
+				"rcomp-run: --stdio excludes --socket, --listen-tcp, "
+				"--listen-udp and --listen-web; with --persist the session "
+				"listens on its own socket\n");
 			return 2;
 		}
 		options->socket_path = NULL;
 		options->tcp_addr = NULL;
 		options->udp_addr = NULL;
+		options->web_addr = NULL;
 	}
 	if (options->persist && !options->stdio) {
 		fprintf(stderr, "rcomp-run: --persist goes with --stdio\n");
@@ -355,19 +368,30 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		fprintf(stderr, "rcomp-run: --offer-udp goes with --persist\n");
 		return 2;
 	}
-	if (options->token_file && !options->tcp_addr && !options->udp_addr) {
+	bool network = options->tcp_addr || options->udp_addr || options->web_addr;
+	if ((options->web_cert || options->web_key) && !options->web_addr) {
+		if (settings_flagged(settings, "web-cert") ||
+			settings_flagged(settings, "web-key")) {
+			fprintf(stderr,
+				"rcomp-run: --web-cert and --web-key go with --listen-web\n");
+			return 2;
+		}
+		options->web_cert = options->web_key = NULL;
+	}
+	if (options->token_file && !network) {
 		if (settings_flagged(settings, "token-file")) {
 			fprintf(stderr,
-				"rcomp-run: --token-file goes with --listen-tcp or --listen-udp\n");
+				"rcomp-run: --token-file goes with --listen-tcp, "
+				"--listen-udp or --listen-web\n");
 			return 2;
 		}
 		options->token_file = NULL;
 	}
-	if (options->watch_token && !options->tcp_addr && !options->udp_addr) {
+	if (options->watch_token && !network) {
 		if (settings_flagged(settings, "watch-token")) {
 			fprintf(stderr,
-				"rcomp-run: --watch-token goes with --listen-tcp or "
-				"--listen-udp (on the session's socket every viewer is "
+				"rcomp-run: --watch-token goes with --listen-tcp, --listen-udp "
+				"or --listen-web (on the session's socket every viewer is "
 				"the session's owner)\n");
 			return 2;
 		}

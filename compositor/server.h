@@ -209,6 +209,8 @@ struct rc_options {
 	const char *name; /* --name */
 	const char *tcp_addr; /* --listen-tcp */
 	const char *udp_addr; /* --listen-udp */
+	const char *web_addr; /* --listen-web */
+	const char *web_cert, *web_key; /* --web-cert, --web-key: TLS for it */
 	const char *token_file;
 	bool watch_token; /* --watch-token: a second token, for watching only */
 	int stall_timeout; /* --stall-timeout: seconds a viewer's link may take nothing */
@@ -244,6 +246,8 @@ struct rc_listen {
 	int fd, tcp_fd;
 	struct quic_endpoint *quic; /* --listen-udp */
 	struct wl_event_source *udp_source;
+	struct web *web; /* --listen-web */
+	struct wl_event_source *web_source;
 	struct wl_event_source *offer_timer; /* offers that wait (dispatch.c) */
 	char *path; /* the unix socket we bound */
 	struct wl_event_source *source, *tcp_source;

@@ -53,6 +53,9 @@ def _linked(library):
 # figures mean nothing (ASan holds freed memory in quarantine).
 VIDEO = _linked("libavcodec")
 UDP = _linked("libngtcp2")  # built with the UDP transport
+WEB = _linked("libwebsockets")  # built with the browser viewer
+# The browser viewer's page as the build gathers it (web/meson.build).
+WEB_DIR = os.path.abspath(os.path.join(BUILD, "web"))
 SANITIZED = _linked("libasan") or os.environ.get("RCOMP_SANITIZED") == "1"
 
 BTN_LEFT, BTN_RIGHT, BTN_MIDDLE = 272, 273, 274
@@ -158,6 +161,7 @@ class Rig:
             env.update(XDG_CONFIG_HOME=os.path.join(self.tmp, side + "-config"),
                        XDG_CONFIG_DIRS=os.path.join(self.tmp, side + "-xdg") + ":" +
                        (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg"))
+        self.remote_env["RCOMP_WEB_DIR"] = WEB_DIR
         wait_for("sway's outputs", lambda: self.swaymsg("-t", "get_outputs", check=False))
 
     def settings_file(self, side, text, system=False):

@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from rig import BUILD, RCOMP_RUN, RCOMP_VIEW, wait_for
+from rig import BUILD, RCOMP_RUN, RCOMP_VIEW, WEB, wait_for
 
 PREFIX = "/usr/local"
 
@@ -43,6 +43,18 @@ def test_meson_install_puts_programs_man_pages_and_completion_in_the_standard_pl
     r = subprocess.run([os.path.join(installed, "bin/rcomp-run"), "--version"],
                        capture_output=True, text=True, timeout=10)
     assert r.returncode == 0 and r.stdout.startswith("rcomp-run ")
+
+
+@pytest.mark.skipif(not WEB, reason="built without libwebsockets")
+def test_meson_install_puts_the_browser_viewer_where_rcomp_run_serves_it_from(installed):
+    web = os.path.join(installed, "share/rcomp/web")
+    for name in ("index.html", "rcomp.js", "lz4.js", "messages.js"):
+        assert os.path.isfile(os.path.join(web, name)), name
+    with open(os.path.join(web, "messages.js")) as f:
+        assert "hello: {code: 0x0101" in f.read()
+    out = subprocess.run(["strings", os.path.join(installed, "bin/rcomp-run")],
+                         capture_output=True, text=True, timeout=30).stdout
+    assert PREFIX + "/share/rcomp/web" in out
 
 
 @pytest.mark.parametrize("page", ["man1/rcomp-run.1", "man1/rcomp-view.1", "man5/rcomp.5"])

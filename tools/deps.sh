@@ -10,6 +10,9 @@ packages=(
 	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
 	libinih-dev libfcft-dev scdoc
 	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libisal-dev
+	libwebsockets-dev
+	# the browser viewer's tests: Debian's chromium, driven from node
+	chromium
 	# the test rig and the demo: a headless desktop, real apps, screenshots
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
@@ -23,6 +26,12 @@ packages=(
 	# fuzzing
 	clang libclang-rt-14-dev valgrind openssh-server openssh-client
 )
+
+# node and npm drive chromium in the tests: Debian's, where the machine has
+# none of its own.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,6 +11,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 tools/deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+# The browser tests' driver, puppeteer-core, at the version the lock file
+# names (npm's registry, once; nothing is fetched while the tests run).
+(cd tests/web && npm ci --no-audit --no-fund --loglevel=error) ||
+	{ echo "npm ci in tests/web failed"; echo "0 passed, 1 failed"; exit 1; }
 
 # pytest comes from Debian's python3-pytest: prefer the python3 that has it.
 PYTHON=python3

@@ -1,0 +1,43 @@
+/*
+ * The browser's door: the page's files over HTTP and one WebSocket per
+ * viewer, served by libwebsockets on a thread of its own. Each WebSocket
+ * becomes one end of a socket pair that the program reads as it reads a
+ * TCP viewer (its hello carries the token, which listen.c checks): the
+ * binary messages' bytes one way, the socket's bytes as binary messages
+ * the other, one chunk in flight each way, so a browser that stops reading
+ * holds up its own socket and no more.
+ */
+#ifndef RCOMP_WEB_H
+#define RCOMP_WEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct web;
+
+/* Longest host a viewer's address is given as. */
+#define WEB_HOST_MAX 64
+
+/* Serves root (the page's files) and WebSockets on spec, ADDR:PORT. Plain
+ * HTTP only on a loopback address (reached through ssh -L, where the page
+ * is a secure context); elsewhere cert and key (PEM files) are needed, for
+ * TLS. NULL with err where it cannot (errno EADDRINUSE where the port is
+ * taken). */
+struct web *web_listen(const char *spec, const char *root, const char *cert, const char *key,
+	char *err, size_t err_size);
+void web_close(struct web *web);
+
+/* Readable while a new viewer's socket waits for web_accept. */
+int web_fd(const struct web *web);
+/* The port it listens on (spec's, or the one chosen for port 0). */
+int web_port(const struct web *web);
+/* The next viewer's socket (non-blocking, close-on-exec), with the
+ * browser's address; -1 when none waits. */
+int web_accept(struct web *web, char host[WEB_HOST_MAX], int *port);
+
+/* Whether the browser's Origin header names the page this door serves:
+ * the scheme it serves and the Host it was asked for. Exposed for the
+ * tests. */
+bool web_origin_ok(const char *origin, const char *host, bool tls);
+
+#endif

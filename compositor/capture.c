@@ -89,7 +89,6 @@ struct compose {
 	struct rc_capture *cap;
 	struct wlr_box geo;
 	int32_t scale;
-	int count; /* layers */
 	bool failed;
 	/* Drawn in bands of the damage's rows. */
 	pixman_region32_t *damage;
@@ -97,21 +96,6 @@ struct compose {
 	int32_t top, rows;
 	int bands;
 };
-
-static bool room_for_layer(struct rc_capture *cap, int count)
-{
-	if (count < cap->layers_size) {
-		return true;
-	}
-	int size = cap->layers_size ? cap->layers_size * 2 : 8;
-	struct capture_layer *layers = realloc(cap->layers, (size_t)size * sizeof(*layers));
-	if (!layers) {
-		return false;
-	}
-	cap->layers = layers;
-	cap->layers_size = size;
-	return true;
-}
 
 static void add_layer(struct wlr_surface *surface, int sx, int sy, void *data)
 {
@@ -121,12 +105,12 @@ static void add_layer(struct wlr_surface *surface, int sx, int sy, void *data)
 	if (!src) {
 		return;
 	}
-	if (!room_for_layer(c->cap, c->count)) {
+	struct capture_layer *l = wl_array_add(&c->cap->layers, sizeof(*l));
+	if (!l) {
 		c->failed = true;
 		return;
 	}
 	/* Window coordinates times the window's scale are image pixels. */
-	struct capture_layer *l = &c->cap->layers[c->count];
 	l->format = pixman_image_get_format(src);
 	l->bits = pixman_image_get_data(src);
 	l->width = pixman_image_get_width(src);
@@ -137,9 +121,9 @@ static void add_layer(struct wlr_surface *surface, int sx, int sy, void *data)
 	l->w = surface->current.width * c->scale;
 	l->h = surface->current.height * c->scale;
 	if (l->w <= 0 || l->h <= 0) {
+		c->cap->layers.size -= sizeof(*l); /* covers nothing */
 		return;
 	}
-	c->count++;
 	/* The part of the buffer the surface shows (a viewport may crop it),
 	 * in the pixels kept, which may be less of a huge buffer. */
 	struct wlr_fbox box;
@@ -213,8 +197,10 @@ static void compose_band(void *data, int band)
 		pixman_image_unref(none);
 	}
 	pixman_image_set_clip_region32(dst, &clip);
-	for (int i = 0; i < c->count; i++) {
-		draw_layer(&cap->layers[i], dst, y0);
+	const struct capture_layer *l;
+	wl_array_for_each(l, &cap->layers)
+	{
+		draw_layer(l, dst, y0);
 	}
 	pixman_image_unref(dst);
 out:
@@ -247,6 +233,7 @@ struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surf
 	 * to clear and draw. */
 	struct compose c = {.cap = cap, .geo = geo, .scale = scale, .damage = damage};
 	pixman_region32_init(&c.covered);
+	cap->layers.size = 0;
 	wlr_surface_for_each_surface(root, add_layer, &c);
 	if (c.failed) {
 		log_error("out of memory for window %u's surfaces", id);
@@ -263,7 +250,6 @@ struct image capture_update(struct rc_capture *cap, uint32_t id, struct wlr_surf
 void capture_finish(struct rc_capture *cap)
 {
 	free_image(cap);
-	free(cap->layers);
-	cap->layers = NULL;
-	cap->layers_size = 0;
+	wl_array_release(&cap->layers);
+	wl_array_init(&cap->layers);
 }

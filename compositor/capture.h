@@ -9,6 +9,7 @@
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <wayland-util.h>
 #include <wlr/util/box.h>
 
 #include "codec.h"
@@ -26,8 +27,7 @@ struct rc_capture {
 	bool crop_logged;
 	/* The surfaces of the tree as the bands draw them, bottom to top:
 	 * kept from frame to frame, so that drawing allocates nothing. */
-	struct capture_layer *layers;
-	int layers_size;
+	struct wl_array layers; /* struct capture_layer */
 };
 
 /*

@@ -22,17 +22,7 @@ int web_fd(const struct web *web)
 	return -1;
 }
 
-int web_port(const struct web *web)
-{
-	return 0;
-}
-
 int web_accept(struct web *web, char host[WEB_HOST_MAX], int *port)
 {
 	return -1;
-}
-
-bool web_origin_ok(const char *origin, const char *host, bool tls)
-{
-	return false;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "tcp.h"
 #include "web.h"
 
 /* Sockets made for WebSockets and not yet taken by the program: listen.c
@@ -40,7 +41,6 @@ struct web {
 	struct lws_protocols protocols[4];
 	char root[4096];
 	bool tls;
-	int port;
 	pthread_t thread;
 	bool started;
 	atomic_bool stopping;
@@ -89,6 +89,25 @@ static bool take(uint8_t **buf, size_t *len, const void *in, size_t n)
 	return true;
 }
 
+/* Writes the chunk in flight on wsi (as protocol says), then lets other
+ * read again: one chunk each way at most. False if the write failed. */
+static bool flush(struct lws *wsi, uint8_t *buf, size_t *len, enum lws_write_protocol protocol,
+	struct lws *other)
+{
+	if (!*len) {
+		return true;
+	}
+	int n = lws_write(wsi, buf + LWS_PRE, *len, protocol);
+	*len = 0;
+	if (n < 0) {
+		return false;
+	}
+	if (other) {
+		lws_rx_flow_control(other, 1);
+	}
+	return true;
+}
+
 static void refusal(struct web *web, struct lws *wsi, const char *why)
 {
 	char peer[WEB_HOST_MAX] = "?";
@@ -103,7 +122,9 @@ static void refusal(struct web *web, struct lws *wsi, const char *why)
 	}
 }
 
-bool web_origin_ok(const char *origin, const char *host, bool tls)
+/* Whether the browser's Origin header names the page this door serves:
+ * the scheme it serves and the Host it was asked for. */
+static bool origin_ok(const char *origin, const char *host, bool tls)
 {
 	const char *scheme = tls ? "https://" : "http://";
 	size_t n = strlen(scheme);
@@ -187,7 +208,7 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 		char origin[256] = "", host[256] = "";
 		if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) < 0 ||
 			lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) < 0 ||
-			!web_origin_ok(origin, host, web->tls)) {
+			!origin_ok(origin, host, web->tls)) {
 			refusal(web, wsi, "its page is not this server's (Origin and Host differ)");
 			return 1;
 		}
@@ -219,15 +240,8 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 		if (!b) {
 			return -1;
 		}
-		if (b->to_ws_len) {
-			int n = lws_write(wsi, b->to_ws + LWS_PRE, b->to_ws_len, LWS_WRITE_BINARY);
-			b->to_ws_len = 0;
-			if (n < 0) {
-				return -1;
-			}
-			if (b->raw) {
-				lws_rx_flow_control(b->raw, 1);
-			}
+		if (!flush(wsi, b->to_ws, &b->to_ws_len, LWS_WRITE_BINARY, b->raw)) {
+			return -1;
 		}
 		if (!b->raw) {
 			/* The program closed: what it sent is out; now the close. */
@@ -270,15 +284,8 @@ static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, vo
 		if (!b) {
 			return -1;
 		}
-		if (b->to_sock_len) {
-			int n = lws_write(wsi, b->to_sock + LWS_PRE, b->to_sock_len, LWS_WRITE_RAW);
-			b->to_sock_len = 0;
-			if (n < 0) {
-				return -1;
-			}
-			if (b->ws) {
-				lws_rx_flow_control(b->ws, 1);
-			}
+		if (!flush(wsi, b->to_sock, &b->to_sock_len, LWS_WRITE_RAW, b->ws)) {
+			return -1;
 		}
 		/* The browser went: the program reads the end once the last
 		 * bytes are in. */
@@ -328,29 +335,19 @@ static bool loopback(const char *addr)
 	return inet_pton(AF_INET6, addr, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
-/* ADDR:PORT, [ADDR]:PORT for IPv6; "localhost" is 127.0.0.1. */
+/* ADDR:PORT or [ADDR]:PORT (tcp.c splits it as --listen-tcp's); "localhost"
+ * is 127.0.0.1. */
 static bool parse_spec(const char *spec, char *addr, size_t addr_size, int *port)
 {
-	const char *colon = strrchr(spec, ':');
-	if (!colon || colon == spec) {
+	const char *digits;
+	if (!tcp_split_host_port(spec, addr, addr_size, &digits) || !*addr) {
 		return false;
 	}
-	const char *a = spec;
-	size_t n = (size_t)(colon - spec);
-	if (spec[0] == '[' && n >= 2 && spec[n - 1] == ']') {
-		a++;
-		n -= 2;
-	}
-	if (n == 0 || n >= addr_size) {
-		return false;
-	}
-	memcpy(addr, a, n);
-	addr[n] = '\0';
 	if (strcmp(addr, "localhost") == 0) {
 		snprintf(addr, addr_size, "127.0.0.1");
 	}
 	char *end;
-	long p = strtol(colon + 1, &end, 10);
+	long p = strtol(digits, &end, 10);
 	if (*end || p < 1 || p > 65535) {
 		return false;
 	}
@@ -439,7 +436,6 @@ struct web *web_listen(const char *spec, const char *root, const char *cert, con
 		return NULL;
 	}
 	web->tls = tls;
-	web->port = port;
 	web->event = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&web->lock, NULL);
 	snprintf(web->root, sizeof(web->root), "%s", root);
@@ -520,11 +516,6 @@ void web_close(struct web *web)
 int web_fd(const struct web *web)
 {
 	return web->event;
-}
-
-int web_port(const struct web *web)
-{
-	return web->port;
 }
 
 int web_accept(struct web *web, char host[WEB_HOST_MAX], int *port)

@@ -29,15 +29,8 @@ void web_close(struct web *web);
 
 /* Readable while a new viewer's socket waits for web_accept. */
 int web_fd(const struct web *web);
-/* The port it listens on (spec's, or the one chosen for port 0). */
-int web_port(const struct web *web);
 /* The next viewer's socket (non-blocking, close-on-exec), with the
  * browser's address; -1 when none waits. */
 int web_accept(struct web *web, char host[WEB_HOST_MAX], int *port);
-
-/* Whether the browser's Origin header names the page this door serves:
- * the scheme it serves and the Host it was asked for. Exposed for the
- * tests. */
-bool web_origin_ok(const char *origin, const char *host, bool tls);
 
 #endif

@@ -120,27 +120,51 @@ function decode(m, body) {
   return msg;
 }
 
-// Messages out of a byte stream (one per class): header, then body.
+// Messages out of a byte stream (one per class): header, then body. The
+// pieces are joined once a message is whole, not as each arrives: a big
+// frame comes in many records.
 class Reader {
-  constructor() { this.buf = new Uint8Array(0); }
+  constructor() {
+    this.chunks = [];
+    this.length = 0;
+  }
   push(bytes) {
-    const b = new Uint8Array(this.buf.length + bytes.length);
-    b.set(this.buf);
-    b.set(bytes, this.buf.length);
-    this.buf = b;
+    if (!bytes.length) return;
+    this.chunks.push(bytes);
+    this.length += bytes.length;
+  }
+  // The first n bytes in one piece (n <= length).
+  join(n) {
+    if (this.chunks[0].length >= n) return this.chunks[0];
+    const b = new Uint8Array(this.length);
+    let o = 0;
+    for (const c of this.chunks) {
+      b.set(c, o);
+      o += c.length;
+    }
+    this.chunks = [b];
+    return b;
+  }
+  // What is left, in one piece.
+  rest() {
+    return this.length ? this.join(this.length) : new Uint8Array(0);
   }
   next() {
-    if (this.buf.length < HEADER_SIZE) return null;
-    const h = new DataView(this.buf.buffer, this.buf.byteOffset, HEADER_SIZE);
+    if (this.length < HEADER_SIZE) return null;
+    const head = this.join(HEADER_SIZE);
+    const h = new DataView(head.buffer, head.byteOffset, HEADER_SIZE);
     const code = h.getUint16(0, true);
     const length = h.getUint32(4, true);
     const m = BY_CODE.get(code);
     if (!m || m.sender === 'VIEWER') throw new Error('unknown message type 0x' + code.toString(16));
     if (h.getUint16(2, true) !== 0) throw new Error('reserved header flags set');
     if (length > MAX_BODY) throw new Error('message too long');
-    if (this.buf.length < HEADER_SIZE + length) return null;
-    const body = this.buf.slice(HEADER_SIZE, HEADER_SIZE + length);
-    this.buf = this.buf.subarray(HEADER_SIZE + length);
+    if (this.length < HEADER_SIZE + length) return null;
+    const all = this.join(HEADER_SIZE + length);
+    const body = all.subarray(HEADER_SIZE, HEADER_SIZE + length);
+    this.chunks[0] = all.subarray(HEADER_SIZE + length);
+    if (!this.chunks[0].length) this.chunks.shift();
+    this.length -= HEADER_SIZE + length;
     return decode(m, body);
   }
 }
@@ -199,7 +223,7 @@ class Session {
       const m = this.first.next();
       if (!m) return;
       this.welcomed = true;
-      const rest = this.first.buf;
+      const rest = this.first.rest();
       this.handle(m);
       if (rest.length) this.records(rest);
       return;

@@ -101,6 +101,12 @@ enum wire_compression encode_context_compression(const struct rc_encode_context 
 	uint32_t viewer_caps)
 {
 	enum wire_compression kind = ctx->compression;
+	if (kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD) &&
+		(viewer_caps & WIRE_CAP_LZ4)) {
+		/* A browser decodes lz4 in its page, not zstd: the nearest. */
+		log_info("viewer lacks zstd; sending frames in lz4");
+		return WIRE_COMPRESS_LZ4;
+	}
 	if ((kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) ||
 		(kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD))) {
 		log_info("viewer lacks %s; sending frames uncompressed",

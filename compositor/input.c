@@ -104,8 +104,62 @@ void input_window_gone(struct rc_server *server, struct rc_window *window)
 	}
 }
 
+/* A keymap by its names (format 2): "layout\nvariant\noptions". Names
+ * are file names to xkbcommon, so only the characters names are made of
+ * pass, never a path. */
+#define MAX_NAMES 255
+
+static struct xkb_keymap *compile_names(struct rc_server *server, const struct wire_keymap *msg)
+{
+	char text[MAX_NAMES + 1];
+	if (msg->size > MAX_NAMES) {
+		log_error("the viewer's keymap names are too long; keeping the previous keymap");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < msg->size; i++) {
+		char c = msg->data[i];
+		if (!(c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || strchr("_-+,:()", c))) {
+			log_error("the viewer's keymap names have a byte 0x%02x no name has; "
+				  "keeping "
+				  "the previous keymap",
+				(unsigned char)c);
+			return NULL;
+		}
+	}
+	memcpy(text, msg->data, msg->size);
+	text[msg->size] = '\0';
+	char *fields[3] = {text, NULL, NULL};
+	for (int i = 1; i < 3; i++) {
+		char *nl = fields[i - 1] ? strchr(fields[i - 1], '\n') : NULL;
+		if (nl) {
+			*nl = '\0';
+			fields[i] = nl + 1;
+		}
+	}
+	struct xkb_rule_names names = {
+		.layout = fields[0][0] ? fields[0] : NULL,
+		.variant = fields[1] && fields[1][0] ? fields[1] : NULL,
+		.options = fields[2] && fields[2][0] ? fields[2] : NULL,
+	};
+	struct xkb_keymap *keymap =
+		xkb_keymap_new_from_names(server->input.xkb, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	if (!keymap) {
+		log_error("no keymap for layout \"%s\" variant \"%s\" options \"%s\"; keeping "
+			  "the previous one",
+			fields[0], fields[1] ? fields[1] : "", fields[2] ? fields[2] : "");
+	} else {
+		log_info("keymap: layout \"%s\" variant \"%s\" options \"%s\"", fields[0],
+			fields[1] ? fields[1] : "", fields[2] ? fields[2] : "");
+	}
+	return keymap;
+}
+
 struct xkb_keymap *input_compile_keymap(struct rc_server *server, const struct wire_keymap *msg)
 {
+	if (msg->format == 2) {
+		return compile_names(server, msg);
+	}
 	struct xkb_keymap *keymap = xkb_keymap_new_from_buffer(server->input.xkb, msg->data,
 		msg->size, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (!keymap) {

@@ -118,7 +118,7 @@
 	BITS(u32, flags, WIRE_HELLO_ALL) \
 	COUNT(u32, token_len, 0, WIRE_MAX_TOKEN, token, char, 1)
 #define WIRE_KEYMAP_FIELDS \
-	RANGE(u32, format, 1, 1) /* xkb text v1 */ \
+	RANGE(u32, format, 1, 2) /* 1 xkb text v1; 2 names: input.c */ \
 	REST(data, char, size, 1, WIRE_MAX_KEYMAP)
 #define WIRE_REPEAT_INFO_FIELDS \
 	RANGE(i32, rate, 0, 1000) \

@@ -7,6 +7,7 @@ sway refuses to run as root, so it runs as nobody (65534) with its own
 XDG_RUNTIME_DIR; root clients (the viewer, grim, wtype, swaymsg) connect to it.
 """
 import glob
+import select
 import json
 import math
 import os
@@ -1043,3 +1044,109 @@ def type_text(rig, text):
     """wtype's first key may be lost while its keymap settles: Shift first."""
     subprocess.run(["wtype", "-k", "Shift_L", "-s", "300", text], env=rig.local_env,
                    check=True, timeout=20)
+
+
+WEB_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "drive.mjs")
+
+
+class Browser:
+    """Debian's chromium, headless, with one page, driven through
+    puppeteer-core by tests/web/drive.mjs: each method is one of its
+    commands (see its header). Its log is the rig's "chromium"."""
+
+    def __init__(self, rig, env=None):
+        modules = os.path.join(os.path.dirname(WEB_DRIVER), "node_modules", "puppeteer-core")
+        if not os.path.isdir(modules):
+            raise Failure("puppeteer-core is not installed: npm ci in tests/web")
+        self.proc = rig.start("chromium", ["node", WEB_DRIVER], env or os.environ.copy(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.rig = rig
+
+    def command(self, op, timeout=60, **args):
+        args["op"] = op
+        self.proc.stdin.write((json.dumps(args) + "\n").encode())
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            raise Failure("the browser did not answer %s in %d s" % (op, timeout))
+        line = self.proc.stdout.readline()
+        if not line:
+            raise Failure("the browser ended (see the chromium log)")
+        reply = json.loads(line)
+        if "failure" in reply:
+            raise Failure("browser %s: %s" % (op, reply["failure"]))
+        return reply
+
+    def open(self, url):
+        return self.command("open", url=url)["loadMs"]
+
+    def wait(self, js, timeout=30):
+        """The value of js in the page once it is truthy."""
+        args = {"op": "wait", "js": js, "timeout": timeout}
+        self.proc.stdin.write((json.dumps(args) + "\n").encode())
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout + 20)
+        if not ready:
+            raise Failure("the browser did not answer in time waiting for %s" % js)
+        reply = json.loads(self.proc.stdout.readline() or b"{}")
+        if "failure" in reply or "value" not in reply:
+            raise Failure("waiting in the page for %s: %s" % (js, reply.get("failure")))
+        return reply["value"]
+
+    def eval(self, js):
+        return self.command("eval", js=js)["value"]
+
+    def stats(self):
+        return self.eval("window.rcomp.stats()")
+
+    def window(self, title, timeout=30):
+        """The window's stats once it has presented a frame."""
+        return self.wait("window.rcomp && window.rcomp.stats().find((w) => w.title === %s && "
+                         "w.presented > 0)" % json.dumps(title), timeout)
+
+    def canvas(self, title):
+        import base64
+        r = self.command("canvas", title=title)
+        return r["width"], r["height"], base64.b64decode(r["rgba"])
+
+    def still(self, title, quiet=0.5, timeout=30):
+        """Waits until the window has presented nothing new for quiet s."""
+        end = time.time() + timeout
+        last = -1
+        while time.time() < end:
+            n = [w for w in self.stats() if w["title"] == title][0]["presented"]
+            if n == last:
+                return
+            last = n
+            time.sleep(quiet)
+        raise Failure("the window %s never stood still" % title)
+
+    def canvas_box(self, title):
+        """The window's canvas in page coordinates: x, y, width, height."""
+        return self.eval("(() => { const el = [...document.querySelectorAll('.rcomp-window')]"
+                         ".find((e) => e.dataset.title === %s); const r = el.querySelector("
+                         "'canvas').getBoundingClientRect(); return [r.left, r.top, r.width, "
+                         "r.height]; })()" % json.dumps(title))
+
+    def mouse(self, do, x=0, y=0, **kw):
+        self.command("mouse", **{"do": do, "x": x, "y": y, **kw})
+
+    def click(self, x, y, button="left"):
+        self.mouse("move", x, y)
+        self.mouse("down", button=button)
+        self.mouse("up", button=button)
+
+    def key(self, key, do="press"):
+        self.command("key", **{"do": do, "key": key})
+
+    def type(self, text):
+        self.command("type", text=text)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b'{"op": "quit"}\n')
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()

@@ -48,7 +48,8 @@ def test_meson_install_puts_programs_man_pages_and_completion_in_the_standard_pl
 @pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 def test_meson_install_puts_the_browser_viewer_where_rcomp_run_serves_it_from(installed):
     web = os.path.join(installed, "share/rcomp/web")
-    for name in ("index.html", "rcomp.js", "lz4.js", "messages.js"):
+    for name in ("index.html", "rcomp.js", "lz4.js", "messages.js", "wire.js", "keys.js",
+                 "window.js", "video.js", "sound.js", "playout.js"):
         assert os.path.isfile(os.path.join(web, name)), name
     with open(os.path.join(web, "messages.js")) as f:
         assert "hello: {code: 0x0101" in f.read()

@@ -6,15 +6,29 @@ import json
 import os
 import socket
 import subprocess
+import time
 
 import pytest
 
-from rig import BLUE, MODEL_CLIENT, RCOMP_RUN, WEB, free_port, wait_for
+from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, VIDEO, WEB, Browser,
+                 free_port, read_ppm, step, wait_for)
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 
 VIEW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "view.mjs")
 TOKEN = "browser-test-token-0123456789"
+
+
+@pytest.fixture
+def page(desktop):
+    """A headless chromium with one page, which the test drives."""
+    b = Browser(desktop)
+    yield b
+    b.close()
+
+
+def remote_log(desktop):
+    return desktop.read_log("rcomp-run")
 
 
 def browser(url, mode, arg=None):
@@ -29,7 +43,7 @@ def browser(url, mode, arg=None):
     return result
 
 
-def web_session(desktop, app=(MODEL_CLIENT, "windows")):
+def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=()):
     """rcomp-run serving browsers on a loopback port; returns the server
     and the page's address (the token not yet in it)."""
     port = free_port()
@@ -38,7 +52,7 @@ def web_session(desktop, app=(MODEL_CLIENT, "windows")):
         f.write(TOKEN + "\n")
     os.chmod(token_file, 0o600)
     server = desktop.start_server(list(app), ["--listen-web", "127.0.0.1:%d" % port,
-                                              "--token-file", token_file])
+                                              "--token-file", token_file, *options])
     wait_for("rcomp-run to serve browsers",
              lambda: "listening for browsers" in desktop.read_log("rcomp-run"))
     return server, "http://127.0.0.1:%d/" % port
@@ -100,3 +114,200 @@ def test_plain_http_off_loopback_is_refused_with_what_to_do(desktop):
                          env=desktop.remote_env, capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "--web-cert" in out.stderr and "ssh -L" in out.stderr, out.stderr
+
+
+def open_input_client(desktop, page, fragment=""):
+    """input-client in the page; returns its canvas's box in the page."""
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN + fragment)
+    page.window("rcomp input test")
+    return page.canvas_box("rcomp input test")
+
+
+def test_a_click_in_the_browser_reaches_the_app_at_its_place(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 150, y + 120)
+    wait_for("the click on the subsurface", lambda: "button sub 272 released"
+             in remote_log(desktop))
+    assert "sub 50.00 20.00" in remote_log(desktop)
+    page.click(x + 20, y + 30, button="right")
+    wait_for("the right click on the main surface", lambda: "button main 273 pressed"
+             in remote_log(desktop))
+
+
+def test_keys_typed_in_the_browser_reach_the_app_as_the_layout_types_them(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyA")
+    wait_for("the key a", lambda: "key 30 pressed" in remote_log(desktop))
+    assert "keysym a" in remote_log(desktop)
+    page.key("ShiftLeft", "down")
+    page.key("KeyA")
+    page.key("ShiftLeft", "up")
+    wait_for("shift and a typing A", lambda: "keysym A" in remote_log(desktop))
+    assert 'keymap: layout "us"' in remote_log(desktop)
+
+
+def test_a_layout_named_in_the_address_is_the_sessions_keymap(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page, "&layout=de")
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    wait_for("the German keymap", lambda: 'keymap: layout "de"' in remote_log(desktop))
+    page.key("KeyY")
+    wait_for("the key by the T typing z", lambda: "keysym z" in remote_log(desktop))
+
+
+def test_the_wheel_in_the_browser_scrolls_the_app(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 20, y + 30)
+    page.mouse("wheel", deltaY=120)
+    wait_for("a scroll on the app", lambda: "axis 0 " in remote_log(desktop))
+
+
+def test_a_view_only_browser_viewer_cannot_type_or_click(desktop, page):
+    server, url = web_session(desktop, (INPUT_CLIENT,))
+    desktop.start_viewer(server)
+    wait_for("rcomp-view's window", lambda: desktop.window(title="rcomp input test"))
+    page.open(url + "#token=" + TOKEN + "&view-only=1")
+    page.window("rcomp input test")
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    before = remote_log(desktop).count("button ")
+    page.click(x + 20, y + 30)
+    page.key("KeyA")
+    page.wait("window.rcomp.session().viewers && window.rcomp.session().viewers.count === 2")
+    time.sleep(1)
+    assert remote_log(desktop).count("button ") == before
+    assert "key 30 pressed" not in remote_log(desktop)
+
+
+def open_model(desktop, page, mode="windows", title="model main", options=()):
+    server, url = web_session(desktop, (MODEL_CLIENT, mode), options)
+    page.open(url + "#token=" + TOKEN)
+    page.window(title)
+    return server
+
+
+def test_a_window_moved_by_its_title_bar_takes_input_at_its_new_place(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 100, y - 12)
+    page.mouse("down")
+    page.mouse("move", x + 300, y + 88, steps=5)
+    page.mouse("up")
+    nx, ny, _, _ = page.canvas_box("rcomp input test")
+    assert (nx, ny) == (x + 200, y + 100)
+    page.click(nx + 150, ny + 120)
+    wait_for("the click on the subsurface where it is now",
+             lambda: "button sub 272 pressed" in remote_log(desktop))
+    assert "sub 50.00 20.00" in remote_log(desktop)
+
+
+def test_a_window_resized_from_its_edge_gives_the_app_the_new_size(desktop, page):
+    open_model(desktop, page)
+    x, y, w, h = page.canvas_box("model main")
+    assert (w, h) == (300, 200)
+    page.mouse("move", x + w + 1, y + h + 1)
+    page.mouse("down")
+    page.mouse("move", x + w + 101, y + h + 51, steps=5)
+    page.mouse("up")
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model main' && w.width === 400 "
+              "&& w.height === 250)")
+    _, _, nw, nh = page.canvas_box("model main")
+    assert (nw, nh) == (400, 250)
+
+
+def test_a_double_click_on_the_title_bar_maximizes_the_window_to_the_page(desktop, page):
+    open_model(desktop, page, "maximize", "model states")
+    page.eval("(() => { const b = [...document.querySelectorAll('.rcomp-window')].find((e) => "
+              "e.dataset.title === 'model states').querySelector('.rcomp-title'); "
+              "b.dispatchEvent(new MouseEvent('dblclick', {bubbles: true})); })()")
+    desk = page.eval("(() => { const r = document.getElementById('rcomp-desk')"
+                     ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    size = "configure %d %d maximized" % (desk[0], desk[1] - 24)
+    wait_for("the app's maximized configure", lambda: size in remote_log(desktop))
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && w.width === %d)"
+              % desk[0])
+    assert page.canvas_box("model states")[:2] == [0, 24]
+
+
+def test_an_app_that_asks_to_be_maximized_is_maximized_in_the_page(desktop, page):
+    server = open_model(desktop, page, "maximize", "model states")
+    step(desktop, server, 1)
+    desk = page.eval("(() => { const r = document.getElementById('rcomp-desk')"
+                     ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    wait_for("the maximized size", lambda: "configure %d %d" % (desk[0], desk[1] - 24)
+             in remote_log(desktop))
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && "
+              "w.width === %d)" % desk[0])
+    step(desktop, server, 2)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && "
+              "w.width !== %d)" % desk[0])
+
+
+def test_the_close_button_closes_the_app_and_its_window_goes(desktop, page):
+    open_model(desktop, page)
+    page.eval("[...document.querySelectorAll('.rcomp-window')].find((e) => e.dataset.title === "
+              "'model main').querySelector('.rcomp-close').click()")
+    wait_for("the app to hear the close", lambda: "close main" in remote_log(desktop))
+    page.wait("window.rcomp.stats().length === 0")
+
+
+def test_the_window_list_names_every_toplevel_and_raises_the_one_clicked(desktop, page):
+    server = open_model(desktop, page)
+    step(desktop, server, 1)
+    step(desktop, server, 2)
+    page.window("model dialog")
+    page.window("model other")
+    names = page.wait("(() => { const n = [...document.querySelectorAll('.rcomp-list-item')]"
+                      ".map((b) => b.textContent).sort(); return n.length === 3 && n; })()")
+    assert names == ["model dialog", "model main", "model other"]
+    page.eval("[...document.querySelectorAll('.rcomp-list-item')].find((b) => "
+              "b.textContent === 'model main').click()")
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model main').focused")
+    tops = page.eval("(() => { const els = [...document.querySelectorAll('.rcomp-window')]; "
+                     "els.sort((a, b) => b.style.zIndex - a.style.zIndex); "
+                     "return els[0].dataset.title; })()")
+    assert tops == "model main"
+    step(desktop, server, 3)
+    page.wait("document.querySelectorAll('.rcomp-list-item').length === 2")
+
+
+def test_a_popup_menu_opens_at_its_place_above_its_parent_and_a_click_outside_ends_it(
+        desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30, button="right")
+    wait_for("the app's popup", lambda: "popup-open 0" in remote_log(desktop))
+    popup = page.wait("window.rcomp.stats().find((w) => w.popup && w.presented > 0)")
+    assert (popup["width"], popup["height"]) == (120, 80)
+    box = page.eval("(() => { const r = document.querySelector('.rcomp-popup canvas')"
+                    ".getBoundingClientRect(); return [r.left, r.top]; })()")
+    assert box == [x + 20, y + 30]
+    z = page.eval("(() => { const e = [...document.querySelectorAll('.rcomp-window')]; "
+                  "return e.map((el) => [el.classList.contains('rcomp-popup'), "
+                  "Number(el.style.zIndex)]); })()")
+    assert max(zi for p, zi in z if p) > max(zi for p, zi in z if not p)
+    page.click(x + 300, y + 250)
+    wait_for("the popup dismissed", lambda: "popup-done 0" in remote_log(desktop))
+    page.wait("!window.rcomp.stats().some((w) => w.popup)")
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desktop, page):
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    _, url = web_session(desktop, (ANIM_CLIENT, "3"),
+                         ["-v", "--codec", "video", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec.startsWith('H.264') && w.presented > 10)")
+    wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
+    wait_for("the lossless refresh",
+             lambda: "back to lossless (motion stopped)" in remote_log(desktop))
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec === 'lossless')")
+    page.still("rcomp anim test")
+    w, h, rgba = page.canvas("rcomp anim test")
+    dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
+    assert (w, h) == (dw, dh) == (480, 360)
+    differ = sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
+    assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)

@@ -98,6 +98,34 @@ int main(void)
 	       "frames: %d, bulk: %d, link: %d};\n",
 		CHANNEL_RECORD_HEADER, CHANNEL_RECORD_MAX, CHANNEL_CONTROL, CHANNEL_AUDIO,
 		CHANNEL_FOCUS, CHANNEL_FRAMES, CHANNEL_BULK, CHANNEL_LINK);
+	printf("export const HELLO = {share: %u, viewOnly: %u};\n", WIRE_HELLO_SHARE,
+		WIRE_HELLO_VIEW_ONLY);
+	printf("export const VIEWERS = {input: %u, watching: %u};\n", WIRE_VIEWERS_INPUT,
+		WIRE_VIEWERS_WATCHING);
+	printf("export const STATES = {maximized: %u, fullscreen: %u, resizing: %u, "
+	       "activated: %u};\n",
+		WIRE_STATE_MAXIMIZED, WIRE_STATE_FULLSCREEN, WIRE_STATE_RESIZING,
+		WIRE_STATE_ACTIVATED);
+	printf("export const REQUEST = {maximize: %d, unmaximize: %d, fullscreen: %d, "
+	       "unfullscreen: %d, minimize: %d};\n",
+		WIRE_REQUEST_MAXIMIZE, WIRE_REQUEST_UNMAXIMIZE, WIRE_REQUEST_FULLSCREEN,
+		WIRE_REQUEST_UNFULLSCREEN, WIRE_REQUEST_MINIMIZE);
+	printf("export const GRAB = {move: %d, resize: %d, menu: %d};\n", WIRE_GRAB_MOVE,
+		WIRE_GRAB_RESIZE, WIRE_GRAB_MENU);
+	printf("export const CONSTRAINT = {none: %d, lock: %d, confine: %d};\n",
+		WIRE_CONSTRAINT_NONE, WIRE_CONSTRAINT_LOCK, WIRE_CONSTRAINT_CONFINE);
+	printf("export const SELECTION = {clipboard: %d, primary: %d};\n", WIRE_SELECTION_CLIPBOARD,
+		WIRE_SELECTION_PRIMARY);
+	printf("export const TRANSFER = {end: %u, failed: %u, cancel: %u, chunk: %d, "
+	       "window: %d};\n",
+		WIRE_TRANSFER_END, WIRE_TRANSFER_FAILED, WIRE_TRANSFER_CANCEL,
+		WIRE_MAX_TRANSFER_CHUNK, WIRE_MAX_TRANSFER_CHUNK * 4);
+	printf("export const TEXT_INPUT = {enabled: %u, preedit: %u, max: %d};\n",
+		WIRE_TEXT_INPUT_ENABLED, WIRE_TEXT_INPUT_PREEDIT, WIRE_MAX_TEXT_INPUT);
+	printf("export const AUDIO = {rate: %d, channels: %d};\n", WIRE_AUDIO_RATE,
+		WIRE_AUDIO_CHANNELS);
+	printf("export const BYE = {unauthorized: %d, takenOver: %d};\n", WIRE_BYE_UNAUTHORIZED,
+		WIRE_BYE_TAKEN_OVER);
 	printf("export const MESSAGES = {\n");
 	WIRE_MESSAGES(X)
 	printf("};\n");

@@ -2,17 +2,19 @@
 // as rcomp-view speaks it (protocol/PROTOCOL.md), each remote toplevel a
 // window in the page. The messages' layout comes from messages.js, which
 // the build generates from protocol/messages.h.
-import { CAPS, FRAME, HEADER_SIZE, MAGIC, MAX_BODY, MESSAGES, RECORD, RECT_SIZE, VERSION_MAJOR,
-  VERSION_MINOR } from './messages.js';
-import { lz4Decode } from './lz4.js';
+import { BYE, CAPS, CONSTRAINT, FRAME, GRAB, HELLO, MAGIC, RECORD, REQUEST, SELECTION,
+  TEXT_INPUT, TRANSFER, VERSION_MAJOR, VERSION_MINOR, VIEWERS } from './messages.js';
+import { Reader, decoder, encode, encoder, inRecords, mimeList, parseMimeList } from './wire.js';
+import { keyCode, layoutNames, modifiers } from './keys.js';
+import { RemoteWindow, placePopup } from './window.js';
+import { VideoStream } from './video.js';
+import { Sound } from './sound.js';
 
-const HELLO_SHARE = 1 << 1;
-const HELLO_VIEW_ONLY = 1 << 2;
 const LINK_ACK_EVERY = 1024; // record bytes read between two link_acks
-const BY_CODE = new Map(Object.entries(MESSAGES).map(([name, m]) => [m.code, { name, ...m }]));
-const SIZES = { u8: 1, u16: 2, u32: 4, i32: 4, u64: 8 };
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const MARKS = 16; // input marks remembered, as rcomp-view does
+const TEXT_TYPES = ['text/plain;charset=utf-8', 'UTF8_STRING', 'text/plain', 'STRING', 'TEXT'];
+const BUTTONS = [0x110, 0x112, 0x111, 0x113, 0x114]; // BTN_LEFT, MIDDLE, RIGHT, SIDE, EXTRA
+const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
 function params() {
   const p = new URLSearchParams(location.hash.slice(1));
@@ -20,170 +22,72 @@ function params() {
     token: p.get('token') || '',
     share: p.get('share') === '1',
     viewOnly: p.get('view-only') === '1',
+    layout: p.get('layout') || '',
+    variant: p.get('variant') || '',
+    options: p.get('options') || '',
+    hud: p.get('hud') === '1',
+    sound: p.get('sound') !== '0',
   };
 }
 
-// One message's body from its fields, as wire.c writes it.
-function encode(name, values) {
-  const m = MESSAGES[name];
-  const parts = [];
-  const fixed = new DataView(new ArrayBuffer(m.fixed));
-  let at = 0;
-  for (const f of m.fields) {
-    if (f.rest) {
-      const v = values[f.rest] || new Uint8Array(0);
-      parts.push(typeof v === 'string' ? encoder.encode(v) : v);
-      continue;
-    }
-    let v = values[f.name];
-    if (f.count) {
-      const a = values[f.count.array] || new Uint8Array(0);
-      const bytes = typeof a === 'string' ? encoder.encode(a) : a;
-      parts.push(bytes);
-      v = bytes.length / f.count.size;
-    }
-    put(fixed, at, f.type, v || 0);
-    at += SIZES[f.type];
-  }
-  const length = m.fixed + parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(HEADER_SIZE + length);
-  const h = new DataView(out.buffer);
-  h.setUint16(0, m.code, true);
-  h.setUint16(2, 0, true);
-  h.setUint32(4, length, true);
-  out.set(new Uint8Array(fixed.buffer), HEADER_SIZE);
-  let o = HEADER_SIZE + m.fixed;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
-function put(view, at, type, v) {
-  switch (type) {
-    case 'u8': view.setUint8(at, v); break;
-    case 'u16': view.setUint16(at, v, true); break;
-    case 'u32': view.setUint32(at, v >>> 0, true); break;
-    case 'i32': view.setInt32(at, v, true); break;
-    case 'u64': view.setBigUint64(at, BigInt(Math.max(0, Math.floor(v))), true); break;
-    default: throw new Error('unknown field type ' + type);
-  }
-}
-
-function get(view, at, type) {
-  switch (type) {
-    case 'u8': return view.getUint8(at);
-    case 'u16': return view.getUint16(at, true);
-    case 'u32': return view.getUint32(at, true);
-    case 'i32': return view.getInt32(at, true);
-    case 'u64': return Number(view.getBigUint64(at, true));
-    default: throw new Error('unknown field type ' + type);
-  }
-}
-
-// A body into its fields, each checked as wire.c checks it.
-function decode(m, body) {
-  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
-  if (body.length < m.fixed) throw new Error(m.name + ': body shorter than its fixed part');
-  const msg = { type: m.name };
-  const counts = [];
-  let at = 0;
-  for (const f of m.fields) {
-    if (f.rest) continue;
-    const v = get(view, at, f.type);
-    at += SIZES[f.type];
-    if (f.min !== null && (v < f.min || v > f.max)) {
-      throw new Error(`${m.name}.${f.name} = ${v} is out of range`);
-    }
-    if (f.mask != null && (v & ~f.mask)) throw new Error(`${m.name}.${f.name} has reserved bits`);
-    msg[f.name] = v;
-    if (f.count) counts.push([f.count, v]);
-  }
-  let o = m.fixed;
-  for (const [c, n] of counts) {
-    const len = n * c.size;
-    if (o + len > body.length) throw new Error(m.name + ': arrays past the body');
-    const bytes = body.subarray(o, o + len);
-    msg[c.array] = c.text ? decoder.decode(bytes) : bytes;
-    o += len;
-  }
-  const rest = m.fields.find((f) => f.rest);
-  if (rest) {
-    const bytes = body.subarray(o);
-    if (bytes.length < rest.min || bytes.length > rest.max) throw new Error(m.name + ': rest out of range');
-    msg[rest.rest] = rest.text ? decoder.decode(bytes) : bytes;
-    msg[rest.len] = bytes.length;
-  } else if (o !== body.length) {
-    throw new Error(m.name + ': body length differs from its fields');
-  }
-  return msg;
-}
-
-// Messages out of a byte stream (one per class): header, then body. The
-// pieces are joined once a message is whole, not as each arrives: a big
-// frame comes in many records.
-class Reader {
-  constructor() {
-    this.chunks = [];
-    this.length = 0;
-  }
-  push(bytes) {
-    if (!bytes.length) return;
-    this.chunks.push(bytes);
-    this.length += bytes.length;
-  }
-  // The first n bytes in one piece (n <= length).
-  join(n) {
-    if (this.chunks[0].length >= n) return this.chunks[0];
-    const b = new Uint8Array(this.length);
-    let o = 0;
-    for (const c of this.chunks) {
-      b.set(c, o);
-      o += c.length;
-    }
-    this.chunks = [b];
-    return b;
-  }
-  // What is left, in one piece.
-  rest() {
-    return this.length ? this.join(this.length) : new Uint8Array(0);
-  }
-  next() {
-    if (this.length < HEADER_SIZE) return null;
-    const head = this.join(HEADER_SIZE);
-    const h = new DataView(head.buffer, head.byteOffset, HEADER_SIZE);
-    const code = h.getUint16(0, true);
-    const length = h.getUint32(4, true);
-    const m = BY_CODE.get(code);
-    if (!m || m.sender === 'VIEWER') throw new Error('unknown message type 0x' + code.toString(16));
-    if (h.getUint16(2, true) !== 0) throw new Error('reserved header flags set');
-    if (length > MAX_BODY) throw new Error('message too long');
-    if (this.length < HEADER_SIZE + length) return null;
-    const all = this.join(HEADER_SIZE + length);
-    const body = all.subarray(HEADER_SIZE, HEADER_SIZE + length);
-    this.chunks[0] = all.subarray(HEADER_SIZE + length);
-    if (!this.chunks[0].length) this.chunks.shift();
-    this.length -= HEADER_SIZE + length;
-    return decode(m, body);
-  }
-}
-
 class Session {
-  constructor(desk) {
+  constructor(desk, list) {
     this.desk = desk;
+    this.list = list;
     this.windows = new Map();
     this.z = 1;
     this.placed = 0;
+    this.focused = null;
+    this.marks = new Array(MARKS).fill(0);
+    this.mark = 0;
+    this.mods = '';
+    this.keysDown = new Set();
+    this.hudOn = false;
+    this.bytes = 0;
+    this.retries = 0;
+    this.clip = { ours: null, theirs: null, id: 1, reads: new Map(), writes: new Map() };
+    this.cursor = 'default';
+    this.constraint = null;
+    this.textInput = new Map();
+    this.ime = document.getElementById('rcomp-ime');
   }
 
   start() {
     const p = params();
     this.p = p;
+    this.hudOn = p.hud;
+    this.input();
     if (!p.token) {
-      this.error('no token: open this page as http://HOST:PORT/#token=TOKEN');
+      this.askToken();
       return;
     }
+    this.connect();
+  }
+
+  // No token in the address: the page asks for it, and keeps it only in
+  // the fragment, which no request carries.
+  askToken() {
+    const form = document.createElement('form');
+    form.id = 'rcomp-token';
+    form.innerHTML = '<label>session token <input type="password" autocomplete="off"></label> ' +
+      '<button>connect</button>';
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const v = form.querySelector('input').value.trim();
+      if (!v) return;
+      const h = new URLSearchParams(location.hash.slice(1));
+      h.set('token', v);
+      history.replaceState(null, '', '#' + h.toString());
+      form.remove();
+      this.p.token = v;
+      this.connect();
+    });
+    document.body.append(form);
+    form.querySelector('input').focus();
+  }
+
+  connect() {
+    const p = this.p;
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(`${scheme}//${location.host}/`, 'rcomp');
     ws.binaryType = 'arraybuffer';
@@ -194,30 +98,53 @@ class Session {
     this.pending = new Uint8Array(0); // record bytes not yet a whole record
     this.received = 0;
     this.acked = 0;
+    this.synced = false;
+    for (const w of this.windows.values()) w.stale = true;
     ws.onopen = () => {
       let flags = 0;
-      if (p.share) flags |= HELLO_SHARE;
-      if (p.viewOnly) flags |= HELLO_VIEW_ONLY | HELLO_SHARE;
+      if (p.share) flags |= HELLO.share;
+      if (p.viewOnly) flags |= HELLO.viewOnly | HELLO.share;
+      let caps = CAPS.lz4 | CAPS.replace | CAPS.copyRect | CAPS.serverDecorations;
+      if (typeof VideoDecoder !== 'undefined') caps |= CAPS.h264;
+      if (p.sound && Sound.available()) caps |= CAPS.audio;
       ws.send(encode('hello', {
-        magic: MAGIC, major: VERSION_MAJOR, minor: VERSION_MINOR,
-        caps: CAPS.lz4 | CAPS.replace, flags, token: p.token,
+        magic: MAGIC, major: VERSION_MAJOR, minor: VERSION_MINOR, caps, flags, token: p.token,
       }));
       this.status('connecting');
     };
     ws.onmessage = (e) => {
+      if (ws !== this.ws) return;
       try {
         this.read(new Uint8Array(e.data));
       } catch (err) {
         this.error('protocol error: ' + err.message);
+        this.ended = true;
         ws.close();
       }
     };
     ws.onclose = () => {
-      if (!this.ended) this.status('the link closed');
+      if (ws !== this.ws) return;
+      this.lost();
     };
   }
 
+  // The link broke without a goodbye: connect again, and get the session
+  // back in the same windows (the snapshot names them again).
+  lost() {
+    this.endInput();
+    if (this.sound) this.sound.stop();
+    if (this.ended) return;
+    if (!this.welcomed && this.retries === 0 && !this.everWelcomed) {
+      this.error('cannot reach rcomp-run at ' + location.host);
+    }
+    const wait = RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
+    this.retries++;
+    this.status(`the link broke; connecting again in ${(wait / 1000).toFixed(1)} s`);
+    setTimeout(() => this.connect(), wait);
+  }
+
   read(bytes) {
+    this.bytes += bytes.length;
     if (!this.welcomed) {
       this.first.push(bytes);
       const m = this.first.next();
@@ -255,161 +182,707 @@ class Session {
   }
 
   send(name, values, cls = RECORD.control) {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
-    const msg = encode(name, values);
-    const out = new Uint8Array(msg.length + Math.ceil(msg.length / RECORD.max) * RECORD.header);
-    let o = 0;
-    for (let at = 0; at < msg.length; at += RECORD.max) {
-      const n = Math.min(RECORD.max, msg.length - at);
-      out[o] = cls;
-      out[o + 1] = 0;
-      out[o + 2] = n & 0xff;
-      out[o + 3] = n >> 8;
-      out.set(msg.subarray(at, at + n), o + RECORD.header);
-      o += RECORD.header + n;
-    }
-    this.ws.send(out.subarray(0, o));
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.welcomed) return;
+    this.ws.send(inRecords(cls, encode(name, values)));
+  }
+
+  // Input goes only from a viewer that may give it.
+  sendInput(name, values) {
+    if (!this.p.viewOnly) this.send(name, values);
   }
 
   handle(m) {
+    const w = m.window !== undefined ? this.windows.get(m.window) : undefined;
     switch (m.type) {
       case 'welcome':
+        this.welcomed = true;
+        this.everWelcomed = true;
+        this.retries = 0;
         this.status('session ' + m.name);
+        document.getElementById('rcomp-error')?.remove();
+        this.welcome();
         break;
       case 'goodbye':
         this.ended = true;
-        this.error(m.text || 'the session said goodbye');
+        this.error(m.text || (m.reason === BYE.unauthorized ? 'wrong token'
+          : 'the session said goodbye'));
         break;
-      case 'window_new':
-      case 'popup_new':
-        this.windowNew(m);
-        break;
-      case 'window_title': {
-        const w = this.windows.get(m.window);
-        if (w) this.setTitle(w, m.text);
-        break;
-      }
-      case 'window_app_id': {
-        const w = this.windows.get(m.window);
-        if (w) w.el.dataset.appId = m.text;
-        break;
-      }
-      case 'window_destroy': {
-        const w = this.windows.get(m.window);
-        if (w) {
-          w.el.remove();
-          this.windows.delete(m.window);
+      case 'sync':
+        this.synced = true;
+        for (const [id, old] of this.windows) {
+          if (old.stale) this.destroy(id);
         }
         break;
-      }
+      case 'window_new':
+        this.windowNew(m, null);
+        break;
+      case 'popup_new':
+        this.windowNew(m, m);
+        break;
+      case 'window_title':
+        if (w) w.setTitle(m.text);
+        break;
+      case 'window_app_id':
+        if (w) w.el.dataset.appId = m.text;
+        break;
+      case 'window_destroy':
+        this.destroy(m.window);
+        break;
+      case 'window_scale':
+        if (w) w.setScale(m.scale);
+        break;
+      case 'window_hints':
+        if (w) w.hints = [m.min_width, m.min_height, m.max_width, m.max_height];
+        break;
+      case 'window_request':
+        if (w) this.request(w, m.request);
+        break;
+      case 'window_grab':
+        if (w && this.pressed && this.pressed.window === w) {
+          if (m.kind !== GRAB.menu) w.grab(m.kind, m.edges, this.pressed.event);
+        }
+        break;
+      case 'window_parent':
+      case 'window_decoration':
+      case 'host_name':
+        break;
       case 'frame':
         this.frame(m);
         break;
+      case 'copy_rect':
+        if (w) w.copyRect(m);
+        break;
+      case 'frame_mark':
+        if (w) w.pendingMark = m.mark;
+        break;
+      case 'cursor':
+        this.setCursor(m);
+        break;
+      case 'window_stats':
+        if (w) this.windowStats(w, m);
+        break;
+      case 'session_viewers':
+        this.viewers = m;
+        this.status(`session: ${m.count} viewer${m.count > 1 ? 's' : ''}` +
+          ((m.flags & VIEWERS.watching) ? ', watching only' : '') +
+          ((m.flags & VIEWERS.input) ? '' : ', input elsewhere'));
+        break;
+      case 'pointer_constraint':
+        if (w) this.setConstraint(w, m);
+        break;
+      case 'text_input':
+        this.textInput.set(m.window, m);
+        break;
+      case 'selection':
+        this.remoteSelection(m);
+        break;
+      case 'transfer_request':
+        this.transferRequest(m);
+        break;
+      case 'transfer_data':
+        this.transferData(m);
+        break;
+      case 'transfer_ack':
+        this.transferAck(m);
+        break;
+      case 'audio':
+      case 'audio_end':
+        if (this.sound) this.sound.message(m);
+        break;
       default:
-        break; // not yet shown in the page
+        break; // nothing the page shows
     }
   }
 
-  windowNew(m) {
-    const el = document.createElement('div');
-    el.className = 'rcomp-window';
-    const bar = document.createElement('div');
-    bar.className = 'rcomp-title';
-    const title = document.createElement('span');
-    const close = document.createElement('span');
-    close.className = 'rcomp-close';
-    close.textContent = '\u2715';
-    bar.append(title, close);
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.max(1, m.width);
-    canvas.height = Math.max(1, m.height);
-    el.append(bar, canvas);
-    el.style.left = (16 + 24 * this.placed) + 'px';
-    el.style.top = (16 + 24 * this.placed) + 'px';
-    el.style.zIndex = this.z++;
-    this.placed = (this.placed + 1) % 10;
-    const w = {
-      id: m.window, el, canvas, title, ctx: canvas.getContext('2d'),
-      pixels: null, width: 0, height: 0, presented: 0,
-    };
-    el.dataset.appId = m.app_id || '';
-    this.setTitle(w, m.title || '');
+  async welcome() {
+    if (this.hudOn) this.send('stats_wanted', { on: 1 });
+    if (this.p.sound && Sound.available()) {
+      if (!this.sound) this.sound = new Sound((n, v) => this.send(n, v));
+      this.sound.start();
+    }
+    if (!this.p.viewOnly) {
+      const names = await layoutNames(this.p);
+      this.send('keymap', { format: 2, data: names });
+      this.clipboardCheck();
+    }
+  }
+
+  // --- windows
+
+  windowNew(m, popup) {
+    let w = this.windows.get(m.window);
+    if (w && w.stale && !popup && !w.popup) {
+      // The same window after a reconnect: its place and size stay.
+      w.stale = false;
+      w.setTitle(m.title || '');
+      w.el.dataset.appId = m.app_id || '';
+      w.pixels = null;
+      if (w.stream) w.stream.close();
+      w.stream = null;
+      this.sendOutput(w);
+      if (w.size[0] || w.states) w.configure();
+      return;
+    }
+    if (w) this.destroy(m.window);
+    w = new RemoteWindow(this, m, popup);
     this.windows.set(m.window, w);
-    this.desk.append(el);
-    el.addEventListener('pointerdown', () => { el.style.zIndex = this.z++; });
-    close.addEventListener('click', () => this.send('close', { window: m.window }));
-    this.send('output_info', { window: m.window, refresh_mhz: 60000, scale: 1 });
+    this.desk.append(w.el);
+    w.el.style.zIndex = this.z++;
+    if (popup) {
+      this.placePopup(w);
+    } else {
+      w.place(16 + 24 * this.placed, 16 + 24 * this.placed);
+      this.placed = (this.placed + 1) % 10;
+      this.addToList(w);
+      this.focus(w);
+    }
+    this.canvasInput(w);
+    w.showHud(this.hudOn);
+    this.sendOutput(w);
   }
 
-  setTitle(w, text) {
-    w.title.textContent = text;
-    w.el.dataset.title = text;
+  sendOutput(w) {
+    const scale = Math.max(1, Math.min(4, Math.round(window.devicePixelRatio || 1)));
+    this.send('output_info', { window: w.id, refresh_mhz: 60000, scale });
   }
 
-  // A lossless frame (protocol/PROTOCOL.md, "frame"): rectangles of new
-  // pixels, or of pixels XORed with the window's, kept in wire order
-  // (little-endian ARGB, premultiplied) and shown as the canvas's RGBA.
+  destroy(id) {
+    const w = this.windows.get(id);
+    if (!w) return;
+    w.remove();
+    this.windows.delete(id);
+    if (this.focused === w) {
+      this.focused = null;
+      const next = [...this.windows.values()].filter((o) => !o.popup)
+        .sort((a, b) => b.el.style.zIndex - a.el.style.zIndex)[0];
+      if (next) this.focus(next);
+    }
+  }
+
+  placePopup(w) {
+    const parent = this.windows.get(w.parent);
+    if (!parent) return;
+    const pr = parent.canvas.getBoundingClientRect();
+    const dr = this.desk.getBoundingClientRect();
+    const px = pr.left - dr.left;
+    const py = pr.top - dr.top;
+    const bounds = { x: -px, y: -py, width: dr.width, height: dr.height };
+    const [x, y] = placePopup(w.popup, bounds);
+    w.offset = [x, y];
+    w.place(px + x, py + y);
+    w.el.style.zIndex = this.z++;
+  }
+
+  // A window moved or changed size: its popups follow.
+  moved(w) {
+    for (const c of this.windows.values()) {
+      if (c.popup && c.parent === w.id) this.placePopup(c);
+    }
+  }
+
+  resized(w) {
+    this.moved(w);
+  }
+
+  bounds(full = false) {
+    const r = this.desk.getBoundingClientRect();
+    return { width: r.width, height: r.height - (full ? 0 : 0) };
+  }
+
+  focus(w) {
+    if (w.popup) return;
+    w.el.style.zIndex = this.z++;
+    this.moved(w);
+    if (w.minimized) this.unminimize(w);
+    if (this.focused === w) return;
+    const old = this.focused;
+    this.focused = w;
+    if (old) {
+      old.setActivated(false);
+      this.sendInput('keyboard_leave', { window: old.id });
+      this.keysDown.clear();
+    }
+    w.setActivated(true);
+    for (const o of this.windows.values()) o.listButton?.classList.toggle('rcomp-on', o === w);
+    this.sendInput('keyboard_enter', { window: w.id, keys: new Uint8Array(0) });
+    this.mods = '';
+    if (this.ime && document.activeElement !== this.ime) this.ime.focus({ preventScroll: true });
+    this.clipboardCheck();
+  }
+
+  request(w, r) {
+    switch (r) {
+      case REQUEST.maximize: w.setMaximized(true); break;
+      case REQUEST.unmaximize: w.setMaximized(false); break;
+      case REQUEST.fullscreen:
+        w.setFullscreen(true);
+        document.documentElement.requestFullscreen?.().then(() => navigator.keyboard?.lock?.())
+          .catch(() => {});
+        break;
+      case REQUEST.unfullscreen:
+        w.setFullscreen(false);
+        if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+        break;
+      case REQUEST.minimize: this.minimize(w); break;
+      default: break;
+    }
+  }
+
+  minimize(w) {
+    w.minimized = true;
+    w.el.style.display = 'none';
+    w.listButton?.classList.add('rcomp-minimized');
+  }
+
+  unminimize(w) {
+    w.minimized = false;
+    w.el.style.display = '';
+    w.listButton?.classList.remove('rcomp-minimized');
+  }
+
+  // The window list: a button per toplevel; a click raises (or restores)
+  // it, a click on the focused one minimizes it.
+  addToList(w) {
+    const b = document.createElement('button');
+    b.className = 'rcomp-list-item';
+    b.textContent = w.el.dataset.title || '(untitled)';
+    b.addEventListener('click', () => {
+      if (this.focused === w && !w.minimized) this.minimize(w);
+      else this.focus(w);
+    });
+    w.listButton = b;
+    this.list.append(b);
+  }
+
+  // --- pictures
+
   frame(m) {
     const w = this.windows.get(m.window);
     if (!w) return;
-    if (m.codec !== FRAME.codecXor) {
-      throw new Error('video frames are not yet shown in the page');
-    }
-    if ((m.flags & FRAME.reset) || m.width !== w.width || m.height !== w.height) {
-      if (!(m.flags & FRAME.reset)) throw new Error('a frame of a new size without reset');
-      w.width = m.width;
-      w.height = m.height;
-      w.pixels = new Uint8Array(m.width * m.height * 4);
-      w.canvas.width = m.width;
-      w.canvas.height = m.height;
-      w.image = w.ctx.createImageData(m.width, m.height);
-    }
-    const rects = [];
-    let area = 0;
-    for (let i = 0; i < m.nrects; i++) {
-      const v = new DataView(m.rects.buffer, m.rects.byteOffset + i * RECT_SIZE, RECT_SIZE);
-      const r = { x: v.getInt32(0, true), y: v.getInt32(4, true), w: v.getInt32(8, true), h: v.getInt32(12, true) };
-      if (r.x < 0 || r.y < 0 || r.w < 1 || r.h < 1 || r.x + r.w > m.width || r.y + r.h > m.height) {
-        throw new Error('a frame rectangle outside the frame');
+    if (m.codec === FRAME.codecXor) {
+      if (w.stream) {
+        w.stream.close();
+        w.stream = null;
       }
-      rects.push(r);
-      area += r.w * r.h;
+      w.lossless(m);
+      this.presented(w, m.seq);
+      return;
     }
-    if (m.raw_size !== area * 4) throw new Error('a frame whose payload is not its rectangles');
-    let raw;
-    if (m.compression === FRAME.none) raw = m.payload;
-    else if (m.compression === FRAME.lz4) raw = lz4Decode(m.payload, m.raw_size);
-    else throw new Error('a frame in a compression this page did not ask for');
-    if (raw.length !== m.raw_size) throw new Error('a frame payload of the wrong size');
-    const replace = (m.flags & FRAME.replace) !== 0;
-    const px = w.pixels;
-    const img = w.image.data;
-    let o = 0;
-    for (const r of rects) {
-      for (let y = r.y; y < r.y + r.h; y++) {
-        let p = (y * m.width + r.x) * 4;
-        for (let x = 0; x < r.w; x++, p += 4, o += 4) {
-          if (replace) {
-            px[p] = raw[o]; px[p + 1] = raw[o + 1]; px[p + 2] = raw[o + 2]; px[p + 3] = raw[o + 3];
-          } else {
-            px[p] ^= raw[o]; px[p + 1] ^= raw[o + 1]; px[p + 2] ^= raw[o + 2]; px[p + 3] ^= raw[o + 3];
-          }
-          const a = px[p + 3];
-          if (a === 255 || a === 0) {
-            img[p] = px[p + 2]; img[p + 1] = px[p + 1]; img[p + 2] = px[p];
-          } else {
-            img[p] = Math.min(255, Math.round(px[p + 2] * 255 / a));
-            img[p + 1] = Math.min(255, Math.round(px[p + 1] * 255 / a));
-            img[p + 2] = Math.min(255, Math.round(px[p] * 255 / a));
-          }
-          img[p + 3] = a;
+    if (m.codec !== FRAME.codecH264) throw new Error('a frame of an unknown codec');
+    if (!w.stream) {
+      if (!(m.flags & FRAME.reset)) throw new Error('video that does not start with reset');
+      w.stream = new VideoStream((frame, seq) => {
+        if (this.windows.get(w.id) === w && w.stream) {
+          w.video(frame, w.videoSize[0], w.videoSize[1]);
+          w.codec = 'H.264 ' + w.stream.codec;
+          this.presented(w, seq);
         }
-      }
-      w.ctx.putImageData(w.image, 0, 0, r.x, r.y, r.w, r.h);
+        frame.close();
+      }, (e) => {
+        this.error('video: ' + e.message);
+        this.ws.close();
+      });
     }
+    w.videoSize = [m.width, m.height];
+    w.stream.decode(m.payload, m.seq, (m.flags & FRAME.reset) !== 0);
+  }
+
+  presented(w, seq) {
     w.presented++;
-    w.codec = 'lossless';
-    this.send('frame_ack', { window: m.window, seq: m.seq, recv_time_us: performance.now() * 1000 });
+    if (w.pendingMark) {
+      const sent = this.marks[w.pendingMark % MARKS];
+      if (sent) {
+        w.photon.push(performance.now() - sent);
+        if (w.photon.length > 64) w.photon.shift();
+      }
+      w.pendingMark = 0;
+    }
+    this.send('frame_ack', { window: w.id, seq, recv_time_us: performance.now() * 1000 });
+  }
+
+  setCursor(m) {
+    if (m.width === 0 || m.height === 0) {
+      this.cursor = 'none';
+    } else {
+      const c = document.createElement('canvas');
+      c.width = m.width;
+      c.height = m.height;
+      const ctx = c.getContext('2d');
+      const img = ctx.createImageData(m.width, m.height);
+      for (let p = 0; p < m.pixels.length; p += 4) {
+        const a = m.pixels[p + 3];
+        const k = a ? 255 / a : 0;
+        img.data[p] = Math.min(255, Math.round(m.pixels[p + 2] * k));
+        img.data[p + 1] = Math.min(255, Math.round(m.pixels[p + 1] * k));
+        img.data[p + 2] = Math.min(255, Math.round(m.pixels[p] * k));
+        img.data[p + 3] = a;
+      }
+      ctx.putImageData(img, 0, 0);
+      let url = c.toDataURL('image/png');
+      let hx = m.hotspot_x;
+      let hy = m.hotspot_y;
+      if (m.scale > 1) {
+        const s = document.createElement('canvas');
+        s.width = Math.max(1, Math.round(m.width / m.scale));
+        s.height = Math.max(1, Math.round(m.height / m.scale));
+        s.getContext('2d').drawImage(c, 0, 0, s.width, s.height);
+        url = s.toDataURL('image/png');
+        hx = Math.round(hx / m.scale);
+        hy = Math.round(hy / m.scale);
+      }
+      this.cursor = `url(${url}) ${Math.max(0, hx)} ${Math.max(0, hy)}, default`;
+    }
+    this.desk.style.setProperty('--rcomp-cursor', this.cursor);
+  }
+
+  // --- input
+
+  input() {
+    document.addEventListener('keydown', (e) => this.key(e, 1), true);
+    document.addEventListener('keyup', (e) => this.key(e, 0), true);
+    window.addEventListener('blur', () => this.endInput());
+    if (this.ime) {
+      this.ime.addEventListener('compositionstart', () => { this.composing = true; });
+      this.ime.addEventListener('compositionupdate', (e) => this.preedit(e.data || ''));
+      this.ime.addEventListener('compositionend', (e) => {
+        this.composing = false;
+        this.commit(e.data || '');
+      });
+      // Text that came without keys (an on-screen keyboard, a paste of
+      // text into an input method): to the app's text input, if it has one.
+      this.ime.addEventListener('input', (e) => {
+        if (!e.isComposing && e.inputType === 'insertText' && e.data && !this.typedByKey) {
+          this.commit(e.data);
+        }
+        this.typedByKey = false;
+        this.ime.value = '';
+      });
+    }
+    document.addEventListener('pointerlockchange', () => this.lockChanged());
+    document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
+    window.addEventListener('focus', () => this.clipboardCheck());
+    document.addEventListener('copy', () => setTimeout(() => this.clipboardCheck(), 0));
+    document.addEventListener('keydown', (e) => {
+      if (e.ctrlKey && e.altKey && e.shiftKey && e.code === 'KeyH') this.toggleHud();
+    });
+    document.getElementById('rcomp-hud-toggle')?.addEventListener('click', () => this.toggleHud());
+  }
+
+  key(e, state) {
+    if (e.target && e.target.closest && e.target.closest('#rcomp-token')) return;
+    const w = this.focused;
+    if (!w || this.p.viewOnly) return;
+    if (e.isComposing || e.keyCode === 229) return; // the input method's
+    const code = keyCode(e.code);
+    if (!code) return;
+    // Everything goes to the app, browser shortcuts included where the
+    // browser lets a page keep them (all of them under keyboard lock).
+    e.preventDefault();
+    e.stopPropagation();
+    if (state && e.repeat) return; // the app repeats, as on Wayland
+    if (state && this.keysDown.has(code)) return;
+    if (state) this.keysDown.add(code);
+    else if (!this.keysDown.delete(code)) return;
+    this.typedByKey = state === 1;
+    this.sendInput('key', { key: code, state });
+    if (state) this.markInput(w);
+    this.sendModifiers(e);
+  }
+
+  sendModifiers(e) {
+    const m = modifiers(e);
+    const k = `${m.depressed}/${m.locked}`;
+    if (k === this.mods) return;
+    this.mods = k;
+    this.sendInput('modifiers', m);
+  }
+
+  markInput(w) {
+    this.mark = (this.mark + 1) >>> 0 || 1;
+    this.marks[this.mark % MARKS] = performance.now();
+    this.sendInput('input_mark', { window: w.id, mark: this.mark });
+  }
+
+  // Keys still down go up when the page loses the keyboard.
+  endInput() {
+    if (this.focused && this.keysDown.size) {
+      for (const k of this.keysDown) this.sendInput('key', { key: k, state: 0 });
+    }
+    this.keysDown.clear();
+    this.mods = '';
+  }
+
+  canvasInput(w) {
+    const c = w.canvas;
+    const pos = (e) => {
+      const r = c.getBoundingClientRect();
+      const sx = r.width ? (w.width / w.scale) / r.width : 1;
+      const sy = r.height ? (w.height / w.scale) / r.height : 1;
+      return [Math.round((e.clientX - r.left) * sx * 256), Math.round((e.clientY - r.top) * sy * 256)];
+    };
+    c.addEventListener('contextmenu', (e) => e.preventDefault());
+    c.addEventListener('pointermove', (e) => {
+      if (this.p.viewOnly) return;
+      const events = e.getCoalescedEvents ? e.getCoalescedEvents() : [e];
+      if (document.pointerLockElement === c) {
+        for (const ev of events.length ? events : [e]) {
+          const dx = Math.round(ev.movementX * 256);
+          const dy = Math.round(ev.movementY * 256);
+          this.sendInput('relative_motion', {
+            time_us: ev.timeStamp * 1000, dx, dy, dx_unaccel: dx, dy_unaccel: dy,
+          });
+        }
+        this.sendInput('pointer_frame', {});
+        return;
+      }
+      const [x, y] = pos(e);
+      if (e.pointerType === 'touch') {
+        this.sendInput('touch_motion', { id: e.pointerId, x, y });
+        this.sendInput('touch_frame', {});
+        return;
+      }
+      this.sendInput('pointer_motion', { window: w.id, x, y });
+      this.sendInput('pointer_frame', {});
+    });
+    c.addEventListener('pointerdown', (e) => {
+      if (this.p.viewOnly) return;
+      e.preventDefault();
+      this.ime?.focus({ preventScroll: true });
+      if (this.constraint && this.constraint.window === w && document.pointerLockElement !== c) {
+        c.requestPointerLock?.();
+      }
+      const [x, y] = pos(e);
+      if (e.pointerType === 'touch') {
+        c.setPointerCapture(e.pointerId);
+        this.sendInput('touch_down', { window: w.id, id: e.pointerId, x, y });
+        this.sendInput('touch_frame', {});
+        this.markInput(w);
+        return;
+      }
+      if (document.pointerLockElement !== c) {
+        c.setPointerCapture(e.pointerId);
+        this.sendInput('pointer_motion', { window: w.id, x, y });
+      }
+      this.sendInput('pointer_button', { button: BUTTONS[e.button] || 0x110, state: 1 });
+      this.sendInput('pointer_frame', {});
+      this.markInput(w);
+      this.pressed = { window: w, event: e };
+    });
+    const up = (e) => {
+      if (this.p.viewOnly) return;
+      if (e.pointerType === 'touch') {
+        this.sendInput(e.type === 'pointercancel' ? 'touch_cancel' : 'touch_up',
+          e.type === 'pointercancel' ? {} : { id: e.pointerId });
+        this.sendInput('touch_frame', {});
+        return;
+      }
+      if (e.type === 'pointercancel' && !this.pressed) return;
+      this.sendInput('pointer_button', { button: BUTTONS[e.button] || 0x110, state: 0 });
+      this.sendInput('pointer_frame', {});
+      this.pressed = null;
+    };
+    c.addEventListener('pointerup', up);
+    c.addEventListener('pointercancel', up);
+    c.addEventListener('pointerleave', (e) => {
+      if (e.pointerType !== 'touch' && !e.buttons && document.pointerLockElement !== c) {
+        this.sendInput('pointer_leave', { window: w.id });
+      }
+    });
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      if (this.p.viewOnly) return;
+      const axes = [[0, e.deltaY, e.wheelDeltaY], [1, e.deltaX, e.wheelDeltaX]];
+      for (const [axis, delta, wheelDelta] of axes) {
+        if (!delta) continue;
+        let value;
+        let discrete = 0;
+        let source = 2; // continuous: a touchpad's or a smooth wheel's pixels
+        if (e.deltaMode === 1 || e.deltaMode === 2) {
+          discrete = Math.sign(delta) * Math.max(1, Math.round(Math.abs(delta) / 3));
+          value = discrete * 15;
+          source = 0;
+        } else if (wheelDelta && wheelDelta % 120 === 0) {
+          discrete = -wheelDelta / 120; // a wheel's steps
+          value = discrete * 15;
+          source = 0;
+        } else {
+          value = delta;
+        }
+        this.sendInput('pointer_axis', { axis, value: Math.round(value * 256), discrete, source });
+      }
+      this.sendInput('pointer_frame', {});
+    }, { passive: false });
+  }
+
+  // A click outside a grabbing popup dismisses it, and those above it.
+  dismissPopups(e) {
+    const grabbing = [...this.windows.values()].filter((w) => w.popup && (w.popup.flags & 1));
+    if (!grabbing.length) return;
+    const inside = e.target.closest && e.target.closest('.rcomp-popup');
+    const keep = new Set();
+    if (inside) {
+      // The popup clicked in, and its parents, stay.
+      for (let w = this.windows.get(Number(inside.dataset.window)); w && w.popup;
+        w = this.windows.get(w.parent)) keep.add(w.id);
+    }
+    for (const w of grabbing.reverse()) {
+      if (!keep.has(w.id)) this.send('popup_done', { window: w.id });
+    }
+  }
+
+  // The app asked to lock the pointer: the page locks it at the next click
+  // in that window (a browser locks only on a user's gesture) and says so.
+  setConstraint(w, m) {
+    if (m.type === CONSTRAINT.none) {
+      if (this.constraint && this.constraint.window === w) {
+        this.constraint = null;
+        if (document.pointerLockElement) document.exitPointerLock();
+      }
+      return;
+    }
+    this.constraint = { window: w, type: m.type };
+  }
+
+  lockChanged() {
+    const locked = document.pointerLockElement;
+    const c = this.constraint;
+    if (!c) return;
+    const active = locked === c.window.canvas ? 1 : 0;
+    this.sendInput('pointer_constraint_state', { window: c.window.id, active });
+  }
+
+  // Text from the browser's input method, to the app's text input.
+  preedit(text) {
+    const w = this.focused;
+    const ti = w && this.textInput.get(w.id);
+    if (!ti || !(ti.flags & TEXT_INPUT.enabled)) return;
+    const bytes = encoder.encode(text).length;
+    this.sendInput('text_input_event', {
+      window: w.id, flags: TEXT_INPUT.preedit, preedit_cursor_begin: bytes,
+      preedit_cursor_end: bytes, delete_before: 0, delete_after: 0, preedit: text, commit: '',
+    });
+  }
+
+  commit(text) {
+    const w = this.focused;
+    const ti = w && this.textInput.get(w.id);
+    if (!ti || !(ti.flags & TEXT_INPUT.enabled) || this.p.viewOnly) return;
+    this.sendInput('text_input_event', {
+      window: w.id, flags: 0, preedit_cursor_begin: 0, preedit_cursor_end: 0,
+      delete_before: 0, delete_after: 0, preedit: '', commit: text,
+    });
+  }
+
+  // --- the clipboard, text both ways, as the browser's permissions allow:
+  // the page reads the local clipboard when it gets the focus (and offers
+  // it to the apps when it changed), and writes the apps' when they set it.
+
+  async clipboardCheck() {
+    if (this.p.viewOnly || !this.welcomed || !navigator.clipboard?.readText) return;
+    let text;
+    try {
+      text = await navigator.clipboard.readText();
+    } catch (e) {
+      return; // not allowed, or no focus: the next focus tries again
+    }
+    if (!text || text === this.clip.ours || text === this.clip.theirs) return;
+    this.clip.ours = text;
+    this.send('selection', {
+      kind: SELECTION.clipboard, count: TEXT_TYPES.length, types: mimeList(TEXT_TYPES),
+    });
+  }
+
+  remoteSelection(m) {
+    if (m.kind !== SELECTION.clipboard) return;
+    if (m.count === 0) return;
+    const types = parseMimeList(m.types, m.count);
+    const mime = TEXT_TYPES.find((t) => types.includes(t));
+    if (!mime) return;
+    const id = this.clip.id++;
+    this.clip.reads.set(id, []);
+    this.send('transfer_request', { id, kind: SELECTION.clipboard, mime });
+  }
+
+  transferData(m) {
+    const parts = this.clip.reads.get(m.id);
+    if (!parts) return;
+    if (m.len) {
+      parts.push(m.data.slice());
+      this.send('transfer_ack', { id: m.id, bytes: m.len, flags: 0 });
+    }
+    if (!(m.flags & (TRANSFER.end | TRANSFER.failed))) return;
+    this.clip.reads.delete(m.id);
+    if (m.flags & TRANSFER.failed) return;
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    const text = decoder.decode(all);
+    this.clip.theirs = text;
+    this.clip.ours = null;
+    this.lastRemoteClipboard = text;
+    navigator.clipboard?.writeText(text).catch(() => {
+      this.status('the remote clipboard could not be written to the browser\'s (no permission)');
+    });
+  }
+
+  // An app pastes what the page offered: the text, in chunks the app acks.
+  transferRequest(m) {
+    const text = m.kind === SELECTION.clipboard ? this.clip.ours : null;
+    if (text === null || text === undefined) {
+      this.send('transfer_data', { id: m.id, flags: TRANSFER.failed }, RECORD.bulk);
+      return;
+    }
+    this.clip.writes.set(m.id, { data: encoder.encode(text), at: 0, unacked: 0 });
+    this.pump(m.id);
+  }
+
+  pump(id) {
+    const t = this.clip.writes.get(id);
+    if (!t) return;
+    while (t.unacked < TRANSFER.window) {
+      const n = Math.min(TRANSFER.chunk, t.data.length - t.at, TRANSFER.window - t.unacked);
+      const end = t.at + n >= t.data.length;
+      this.send('transfer_data', {
+        id, flags: end ? TRANSFER.end : 0, data: t.data.subarray(t.at, t.at + n),
+      }, RECORD.bulk);
+      t.at += n;
+      t.unacked += n;
+      if (end) {
+        this.clip.writes.delete(id);
+        return;
+      }
+    }
+  }
+
+  transferAck(m) {
+    const t = this.clip.writes.get(m.id);
+    if (!t) return;
+    if (m.flags & TRANSFER.cancel) {
+      this.clip.writes.delete(m.id);
+      return;
+    }
+    t.unacked = Math.max(0, t.unacked - m.bytes);
+    this.pump(m.id);
+  }
+
+  // --- the HUD: each window's figures, as rcomp-view's --hud has them
+
+  toggleHud() {
+    this.hudOn = !this.hudOn;
+    this.send('stats_wanted', { on: this.hudOn ? 1 : 0 });
+    for (const w of this.windows.values()) w.showHud(this.hudOn);
+  }
+
+  windowStats(w, m) {
+    w.stats = m;
+    const photon = median(w.photon);
+    w.hud.textContent = `${w.codec || '-'}${m.threads ? ' ' + m.threads + ' thr' : ''}  ` +
+      `app ${m.app_fps} sent ${m.sent_fps} fps  ${(m.bytes / 1024).toFixed(0)} KiB/s  ` +
+      `rtt ${(m.rtt_us / 1000).toFixed(1)} ms` +
+      (photon !== null ? `  input→photon ${photon.toFixed(1)} ms` : '');
   }
 
   status(text) {
@@ -429,12 +902,30 @@ class Session {
 
   stats() {
     return [...this.windows.values()].map((w) => ({
-      window: w.id, title: w.el.dataset.title, appId: w.el.dataset.appId,
-      width: w.width, height: w.height, presented: w.presented, codec: w.codec || '',
+      window: w.id, title: w.el.dataset.title, appId: w.el.dataset.appId, popup: Boolean(w.popup),
+      parent: w.parent, width: w.width, height: w.height, presented: w.presented,
+      codec: w.codec || '', inputToPhotonMs: median(w.photon), photonSamples: w.photon.length,
+      appFps: w.stats ? w.stats.app_fps : null, sentFps: w.stats ? w.stats.sent_fps : null,
+      rttMs: w.stats ? w.stats.rtt_us / 1000 : null,
+      focused: this.focused === w, minimized: Boolean(w.minimized),
+      x: w.x, y: w.y,
     }));
   }
 }
 
-const session = new Session(document.getElementById('rcomp-desk'));
-window.rcomp = { stats: () => session.stats() };
+function median(a) {
+  if (!a.length) return null;
+  const s = [...a].sort((x, y) => x - y);
+  return s[s.length >> 1];
+}
+
+const session = new Session(document.getElementById('rcomp-desk'), document.getElementById('rcomp-list'));
+window.rcomp = {
+  stats: () => session.stats(),
+  session: () => ({
+    bytes: session.bytes, connected: Boolean(session.ws && session.ws.readyState === WebSocket.OPEN),
+    welcomed: session.welcomed, retries: session.retries, viewers: session.viewers || null,
+    clipboard: session.lastRemoteClipboard ?? null, sound: session.sound ? session.sound.stats() : null,
+  }),
+};
 session.start();

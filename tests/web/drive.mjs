@@ -1,0 +1,113 @@
+// A browser the tests drive: Debian's chromium (headless) through
+// puppeteer-core, one page, commanded by one line of JSON per command on
+// stdin and answering one line of JSON each on stdout (rig.py's Browser):
+//   {"op": "open", "url": U}                 load the page; {loadMs}
+//   {"op": "wait", "js": EXPR, "timeout": S}  until EXPR (in the page) is
+//                                            truthy; {value}
+//   {"op": "eval", "js": EXPR}                {value}
+//   {"op": "canvas", "title": T}             the window's pixels, RGBA
+//                                            in base64; {width, height, rgba}
+//   {"op": "mouse", "do": "move"|"down"|"up"|"wheel", "x", "y", "button",
+//    "deltaX", "deltaY", "steps"}            page coordinates
+//   {"op": "key", "do": "down"|"up"|"press", "key": K}  puppeteer's names
+//   {"op": "type", "text": T}                 text as an input method
+//                                            commits it
+//   {"op": "touch", "do": "tap", "x", "y"}
+//   {"op": "clipboard", "text": T}            the browser's clipboard set
+//   {"op": "logs"}                            the page's console so far
+//   {"op": "quit"}
+// A command that fails answers {failure: message}; the browser stays.
+import readline from 'node:readline';
+import puppeteer from 'puppeteer-core';
+
+const args = ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required',
+  '--window-size=1280,800'];
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: 'new',
+  args,
+  ignoreDefaultArgs: ['--mute-audio'],
+  defaultViewport: { width: 1280, height: 800 },
+});
+const page = await browser.newPage();
+const logs = [];
+page.on('console', (m) => {
+  logs.push(m.text());
+  process.stderr.write('console: ' + m.text() + '\n');
+});
+page.on('pageerror', (e) => {
+  logs.push('pageerror: ' + e.message);
+  process.stderr.write('pageerror: ' + e.message + '\n');
+});
+
+async function run(c) {
+  switch (c.op) {
+    case 'open': {
+      const origin = new URL(c.url).origin;
+      await browser.defaultBrowserContext().overridePermissions(origin,
+        ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+      const started = Date.now();
+      await page.goto(c.url);
+      return { loadMs: Date.now() - started };
+    }
+    case 'wait': {
+      const h = await page.waitForFunction(c.js, { timeout: (c.timeout || 30) * 1000, polling: 50 });
+      return { value: await h.jsonValue() };
+    }
+    case 'eval':
+      return { value: (await page.evaluate(c.js)) ?? null };
+    case 'canvas':
+      return page.evaluate((title) => {
+        const el = [...document.querySelectorAll('.rcomp-window')].find((e) => e.dataset.title === title);
+        if (!el) throw new Error('no window titled ' + title);
+        const cv = el.querySelector('canvas');
+        const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+        let s = '';
+        for (let i = 0; i < d.length; i += 32768) s += String.fromCharCode(...d.subarray(i, i + 32768));
+        return { width: cv.width, height: cv.height, rgba: btoa(s) };
+      }, c.title);
+    case 'mouse': {
+      const m = page.mouse;
+      if (c.do === 'move') await m.move(c.x, c.y, { steps: c.steps || 1 });
+      else if (c.do === 'down') await m.down({ button: c.button || 'left' });
+      else if (c.do === 'up') await m.up({ button: c.button || 'left' });
+      else if (c.do === 'wheel') await m.wheel({ deltaX: c.deltaX || 0, deltaY: c.deltaY || 0 });
+      return {};
+    }
+    case 'key': {
+      const k = page.keyboard;
+      if (c.do === 'down') await k.down(c.key);
+      else if (c.do === 'up') await k.up(c.key);
+      else await k.press(c.key);
+      return {};
+    }
+    case 'type':
+      await page.keyboard.sendCharacter(c.text);
+      return {};
+    case 'touch':
+      await page.touchscreen.tap(c.x, c.y);
+      return {};
+    case 'clipboard':
+      await page.evaluate((t) => navigator.clipboard.writeText(t), c.text);
+      return {};
+    case 'logs':
+      return { logs };
+    default:
+      throw new Error('unknown op ' + c.op);
+  }
+}
+
+const lines = readline.createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  const c = JSON.parse(line);
+  if (c.op === 'quit') break;
+  let reply;
+  try {
+    reply = await run(c);
+  } catch (e) {
+    reply = { failure: String(e && e.message ? e.message : e) };
+  }
+  process.stdout.write(JSON.stringify(reply) + '\n');
+}
+await browser.close();

@@ -1,0 +1,83 @@
+// The apps' sound in the page: each audio message is one Opus packet,
+// decoded by WebCodecs' AudioDecoder, and played by an AudioWorklet
+// (playout.js) that keeps a bounded delay: it starts once it holds its
+// target, fades out rather than clicks when the stream runs dry, fades in
+// when it comes back, and plays a little faster while too much waits.
+import { AUDIO } from './messages.js';
+
+export class Sound {
+  static available() {
+    return typeof AudioDecoder !== 'undefined' && typeof AudioWorkletNode !== 'undefined';
+  }
+
+  constructor(send) {
+    this.send = send;
+    this.counts = { packets: 0, lost: 0, underruns: 0, bufferedMs: 0, playedMs: 0, state: 'off' };
+    this.expected = null;
+    const resume = () => this.context?.resume();
+    document.addEventListener('pointerdown', resume, true);
+    document.addEventListener('keydown', resume, true);
+  }
+
+  async start() {
+    if (!this.context) {
+      this.context = new AudioContext({ sampleRate: AUDIO.rate, latencyHint: 'interactive' });
+      await this.context.audioWorklet.addModule(new URL('playout.js', import.meta.url));
+      this.node = new AudioWorkletNode(this.context, 'rcomp-playout', {
+        numberOfInputs: 0, outputChannelCount: [AUDIO.channels],
+      });
+      this.node.port.onmessage = (e) => Object.assign(this.counts, e.data);
+      this.node.connect(this.context.destination);
+    }
+    this.newDecoder();
+  }
+
+  newDecoder() {
+    if (this.decoder && this.decoder.state !== 'closed') this.decoder.close();
+    this.decoder = new AudioDecoder({
+      output: (data) => this.play(data),
+      error: () => this.newDecoder(),
+    });
+    this.decoder.configure({ codec: 'opus', sampleRate: AUDIO.rate, numberOfChannels: AUDIO.channels });
+    this.expected = null;
+  }
+
+  message(m) {
+    if (!this.decoder || this.decoder.state !== 'configured') return;
+    if (m.type === 'audio_end') {
+      this.node?.port.postMessage({ end: true });
+      this.expected = null;
+      return;
+    }
+    this.counts.packets++;
+    if (this.expected !== null && m.seq !== this.expected) {
+      this.counts.lost += (m.seq - this.expected) >>> 0;
+    }
+    this.expected = (m.seq + 1) >>> 0;
+    this.decoder.decode(new EncodedAudioChunk({
+      type: 'key', timestamp: m.time_us, data: m.data,
+    }));
+  }
+
+  play(data) {
+    const n = data.numberOfFrames;
+    const planes = [];
+    for (let c = 0; c < AUDIO.channels; c++) {
+      const plane = new Float32Array(n);
+      data.copyTo(plane, { planeIndex: Math.min(c, data.numberOfChannels - 1), format: 'f32-planar' });
+      planes.push(plane);
+    }
+    data.close();
+    this.node?.port.postMessage({ planes }, planes.map((p) => p.buffer));
+  }
+
+  stop() {
+    this.node?.port.postMessage({ end: true });
+    if (this.decoder && this.decoder.state !== 'closed') this.decoder.close();
+    this.decoder = null;
+  }
+
+  stats() {
+    return { ...this.counts, context: this.context ? this.context.state : 'none' };
+  }
+}

@@ -13,7 +13,8 @@ on a real link.
                      [--rate-at SECONDS:MBIT ...] [--jitter-ms 10]
                      [--loss PERCENT [--stall-ms MS]] [--seed N]
 
-Each accepted connection on A is paired with a new connection to B.
+Each accepted connection on A is paired with a new connection to B. A and
+B are unix socket paths, or tcp:HOST:PORT (a browser's link to its page).
 SIGUSR1 breaks the link the way a network does: every connection's A side is
 cut (the viewer sees its connection end) while the B side stays open and
 silent (the server learns nothing), and new connections are closed at once.
@@ -152,6 +153,14 @@ class Direction:
         return rate
 
 
+def address(spec):
+    """A unix socket path, or tcp:HOST:PORT: its family and address."""
+    if spec.startswith("tcp:"):
+        host, port = spec[4:].rsplit(":", 1)
+        return socket.AF_INET, (host, int(port))
+    return socket.AF_UNIX, spec
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--listen", required=True)
@@ -180,12 +189,17 @@ def main():
                                (c.split(":") for c in args.rate_at))
 
     counter = {"up": 0, "down": 0, "connections": 0}
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        os.unlink(args.listen)
-    except OSError:
-        pass
-    listener.bind(args.listen)
+    listen_family, listen_at = address(args.listen)
+    connect_family, connect_at = address(args.connect)
+    listener = socket.socket(listen_family, socket.SOCK_STREAM)
+    if listen_family == socket.AF_UNIX:
+        try:
+            os.unlink(args.listen)
+        except OSError:
+            pass
+    else:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(listen_at)
     listener.listen(8)
     delay = args.delay_ms / 1000.0
     rate = args.rate_mbit * 1e6 / 8
@@ -221,9 +235,9 @@ def main():
             if down.is_set():
                 a.close()
                 continue
-            b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            b = socket.socket(connect_family, socket.SOCK_STREAM)
             try:
-                b.connect(args.connect)
+                b.connect(connect_at)
             except OSError as e:
                 print("relay: cannot connect to %s: %s" % (args.connect, e), file=sys.stderr)
                 a.close()

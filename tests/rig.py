@@ -264,12 +264,14 @@ class Rig:
         return self.start(name, pinned(cores, argv) if cores else argv, self.local_env)
 
     def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay",
-                    rate_at=(), jitter_ms=0, loss=0, seed=None):
+                    rate_at=(), jitter_ms=0, loss=0, seed=None, listen=None):
         """A simulated link (tests/relay.py) in front of a server socket;
         returns the relay process, with .socket to connect to. rate_at:
         (seconds after start, Mbit/s) changes of the rate; jitter_ms and
-        loss (percent of chunks held up a retransmission) as relay.py says."""
-        listen = os.path.join(self.tmp, name + ".sock")
+        loss (percent of chunks held up a retransmission) as relay.py says;
+        listen: where it listens (a unix socket of the rig's, or tcp:HOST:PORT
+        with connect one too)."""
+        listen = listen or os.path.join(self.tmp, name + ".sock")
         stats = os.path.join(self.tmp, name + ".json")
         argv = [sys.executable, RELAY, "--listen", listen, "--connect", connect,
                 "--delay-ms", str(delay_ms), "--rate-mbit", str(rate_mbit),
@@ -283,7 +285,18 @@ class Rig:
         if seed is not None:
             argv += ["--seed", str(seed)]
         p = self.start(name, argv, self.local_env)
-        wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
+        if listen.startswith("tcp:"):
+            host, port = listen[4:].rsplit(":", 1)
+
+            def listening():
+                try:
+                    socket.create_connection((host, int(port)), timeout=1).close()
+                    return True
+                except OSError:
+                    return self._dead(p)
+            wait_for("the relay's port", listening)
+        else:
+            wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
         self.check_alive(p)
         p.socket = listen
         p.stats = stats

@@ -4,12 +4,14 @@ WebSocket per viewer; Debian's chromium, headless, driven by puppeteer-core
 import base64
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
 
 import pytest
 
+import rig
 from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, VIDEO, WEB, Browser,
                  free_port, read_ppm, step, wait_for)
 
@@ -311,3 +313,84 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     assert (w, h) == (dw, dh) == (480, 360)
     differ = sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
     assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
+
+
+def remote_env(desktop):
+    return dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+
+
+def test_text_copied_remotely_is_in_the_browsers_clipboard(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    subprocess.run(["wl-copy", "remote text \u00e9"], env=remote_env(desktop), timeout=30,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    page.wait("window.rcomp.session().clipboard === 'remote text \u00e9'")
+    assert page.eval("navigator.clipboard.readText()") == "remote text \u00e9"
+
+
+def test_text_copied_in_the_browser_pastes_remotely(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.command("clipboard", text="local text \u00fc")
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+
+    def pasted():
+        r = subprocess.run(["wl-paste", "--no-newline"], env=remote_env(desktop), timeout=30,
+                           capture_output=True)
+        return r.returncode == 0 and r.stdout.decode() == "local text \u00fc"
+    wait_for("the browser's text pasted remotely", pasted)
+
+
+def test_the_page_reconnects_after_the_link_breaks_and_keeps_its_windows(desktop, page):
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    near = free_port()
+    relay = desktop.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near)
+    page.open("http://127.0.0.1:%d/#token=%s" % (near, TOKEN))
+    page.window("rcomp input test")
+    # The window is moved, and marked, to see it is the same one after.
+    page.eval("(() => { const el = document.querySelector('.rcomp-window'); "
+              "el.style.left = '200px'; el.marked = true; })()")
+    relay.send_signal(signal.SIGUSR1)
+    page.wait("!window.rcomp.session().connected")
+    time.sleep(1)
+    relay.send_signal(signal.SIGUSR2)
+    page.wait("window.rcomp.session().connected && window.rcomp.session().welcomed", 30)
+    page.wait("window.rcomp.stats().length === 1 && document.querySelector('.rcomp-window')"
+              ".marked === true && document.querySelector('.rcomp-window').style.left === "
+              "'200px'")
+    presented = page.stats()[0]["presented"]
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    page.click(x + 20, y + 30)
+    wait_for("a click after the reconnect", lambda: "button main 272 pressed"
+             in remote_log(desktop))
+    page.wait("window.rcomp.stats()[0].presented > %d" % presented)
+
+
+def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(desktop):
+    sound = rig.LocalSound(desktop)
+    page = Browser(desktop, env=sound.env("speaker"))
+    try:
+        _, url = web_session(desktop, ("sh", "-c", rig.tone_command(440)))
+        page.open(url + "#token=" + TOKEN)
+        page.wait("window.rcomp.session().sound && "
+                  "window.rcomp.session().sound.state === 'playing'")
+        last = [0.0]
+
+        def heard():
+            last[0] = rig.tone_power(sound.record("speaker", 0.5), 440)
+            return last[0] > 0.5
+        wait_for("the tone in the browser's sink (share %.2f)" % last[0], heard)
+        # As test_sound.py counts them; a loaded machine gets a second try.
+        tries = []
+        for _ in range(2):
+            gaps, splices = rig.sound_defects(sound.record("speaker", 6.0), 440)
+            tries.append("%d gaps and %d splices" % (gaps, splices))
+            if gaps + splices <= 2:
+                break
+        assert gaps + splices <= 2, "in 6 s: " + "; then ".join(tries)
+        stats = page.eval("window.rcomp.session().sound")
+        assert stats["packets"] > 100 and stats["lost"] == 0, stats
+    finally:
+        page.close()

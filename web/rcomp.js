@@ -561,6 +561,7 @@ class Session {
     document.addEventListener('pointerlockchange', () => this.lockChanged());
     document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
     window.addEventListener('focus', () => this.clipboardCheck());
+    document.addEventListener('visibilitychange', () => this.clipboardCheck());
     document.addEventListener('copy', () => setTimeout(() => this.clipboardCheck(), 0));
     document.addEventListener('keydown', (e) => {
       if (e.ctrlKey && e.altKey && e.shiftKey && e.code === 'KeyH') this.toggleHud();
@@ -647,6 +648,7 @@ class Session {
     c.addEventListener('pointerdown', (e) => {
       if (this.p.viewOnly) return;
       e.preventDefault();
+      this.clipboardCheck();
       this.ime?.focus({ preventScroll: true });
       if (this.constraint && this.constraint.window === w && document.pointerLockElement !== c) {
         c.requestPointerLock?.();

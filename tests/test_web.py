@@ -4,6 +4,7 @@ WebSocket per viewer; Debian's chromium, headless, driven by puppeteer-core
 import base64
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -12,8 +13,8 @@ import time
 import pytest
 
 import rig
-from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, VIDEO, WEB, Browser,
-                 free_port, read_ppm, step, wait_for)
+from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, SCROLL_CLIENT, VIDEO,
+                 WEB, Browser, descendant, free_port, read_ppm, step, wait_for)
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 
@@ -394,3 +395,76 @@ def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(deskt
         assert stats["packets"] > 100 and stats["lost"] == 0, stats
     finally:
         page.close()
+
+
+def test_text_from_an_input_method_in_the_browser_reaches_the_apps_text_input(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("the app's text input", lambda: "ti-enter" in remote_log(desktop))
+    page.command("compose", text="ni")
+    wait_for("the preedit", lambda: "ti-preedit ni|2|2" in remote_log(desktop))
+    page.type("\u4f60")
+    wait_for("the commit", lambda: "ti-commit \u4f60" in remote_log(desktop))
+
+
+def test_a_tap_in_the_browser_is_a_touch_on_the_app(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.command("touch", **{"do": "tap", "x": x + 40, "y": y + 50})
+    wait_for("the touch", lambda: "touch-down" in remote_log(desktop) and "touch-up"
+             in remote_log(desktop))
+    assert re.search(r"touch-down \d+ main 40\.00 50\.00", remote_log(desktop))
+
+
+def test_the_apps_cursor_is_the_cursor_over_its_window_in_the_page(desktop, page):
+    open_model(desktop, page, "cursor", "model cursor")
+    x, y, _, _ = page.canvas_box("model cursor")
+    page.mouse("move", x + 50, y + 50)
+    cursor = page.wait("(() => { const c = getComputedStyle(document.querySelector("
+                       "'.rcomp-window canvas')).cursor; return c.includes('url(') && c; })()")
+    assert cursor.endswith("8 8, default"), cursor
+    png = page.eval("(() => new Promise((ok) => { const c = getComputedStyle(document."
+                    "querySelector('.rcomp-window canvas')).cursor; const img = new Image(); "
+                    "img.onload = () => { const cv = document.createElement('canvas'); "
+                    "cv.width = img.width; cv.height = img.height; const g = cv.getContext('2d'); "
+                    "g.drawImage(img, 0, 0); ok([img.width, img.height, "
+                    "[...g.getImageData(8, 8, 1, 1).data]]); }; "
+                    "img.src = c.match(/url\\(\"?([^\")]*)/)[1]; }))()")
+    assert png[:2] == [16, 16] and png[2][3] == 255, png
+
+
+def test_scrolling_comes_as_copy_rects_and_the_page_stays_exact(desktop, page):
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server, url = web_session(desktop, (SCROLL_CLIENT, "scrolltest"),
+                              ["--codec", "lossless", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    page.window("scrolltest")
+    app = wait_for("the app", lambda: descendant(server.pid, "scroll-client"))
+    for n in range(1, 6):
+        os.kill(app, signal.SIGUSR1)
+        wait_for("step %d" % n, lambda: "step %d" % n in remote_log(desktop).split("\n"))
+        state = {}
+
+        def same():
+            page.still("scrolltest", quiet=0.3)
+            w, h, rgba = page.canvas("scrolltest")
+            dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
+            state["differ"] = (w, h, dw, dh) if (w, h) != (dw, dh) else sum(
+                1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
+            return state["differ"] == 0
+        wait_for("step %d exact in the page (%s)" % (n, state.get("differ")), same)
+    assert page.stats()[0]["copyRects"] >= 3
+
+
+def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    hud = page.wait("window.rcomp.stats()[0].hud && window.rcomp.stats()[0].hud.includes('fps')"
+                    " && window.rcomp.stats()[0].hud")
+    assert "lossless" in hud and "rtt" in hud, hud
+    page.click(x + 20, y + 30)
+    ms = page.wait("window.rcomp.stats()[0].inputToPhotonMs")
+    assert 0 < ms < 5000
+    page.wait("window.rcomp.stats()[0].hud.includes('input\u2192photon')")
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    page.wait("window.rcomp.stats()[0].hud === null")

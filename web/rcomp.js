@@ -907,6 +907,7 @@ class Session {
       window: w.id, title: w.el.dataset.title, appId: w.el.dataset.appId, popup: Boolean(w.popup),
       parent: w.parent, width: w.width, height: w.height, presented: w.presented,
       codec: w.codec || '', inputToPhotonMs: median(w.photon), photonSamples: w.photon.length,
+      copyRects: w.copies, hud: w.hud.style.display === 'block' ? w.hud.textContent : null,
       appFps: w.stats ? w.stats.app_fps : null, sentFps: w.stats ? w.stats.sent_fps : null,
       rttMs: w.stats ? w.stats.rtt_us / 1000 : null,
       focused: this.focused === w, minimized: Boolean(w.minimized),

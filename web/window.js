@@ -26,6 +26,7 @@ export class RemoteWindow {
     this.hints = [0, 0, 0, 0];
     this.pendingMark = 0;
     this.photon = [];
+    this.copies = 0; // copy_rects applied
     this.stats = null;
 
     const el = document.createElement('div');
@@ -336,6 +337,7 @@ export class RemoteWindow {
       for (let p = at; p < at + m.width * 4; p += 4) unpremultiply(this.pixels, img, p);
     }
     this.ctx.putImageData(this.image, 0, 0, m.x + m.dx, m.y + m.dy, m.width, m.height);
+    this.copies++;
   }
 
   video(frame, width, height) {

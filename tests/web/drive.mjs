@@ -12,6 +12,8 @@
 //   {"op": "key", "do": "down"|"up"|"press", "key": K}  puppeteer's names
 //   {"op": "type", "text": T}                 text as an input method
 //                                            commits it
+//   {"op": "compose", "text": T}              an input method's composition
+//                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
 //   {"op": "logs"}                            the page's console so far
@@ -84,6 +86,14 @@ async function run(c) {
     case 'type':
       await page.keyboard.sendCharacter(c.text);
       return {};
+    case 'compose': {
+      const cdp = await page.createCDPSession();
+      await cdp.send('Input.imeSetComposition', {
+        text: c.text, selectionStart: c.text.length, selectionEnd: c.text.length,
+      });
+      await cdp.detach();
+      return {};
+    }
     case 'touch':
       await page.touchscreen.tap(c.x, c.y);
       return {};

@@ -25,8 +25,8 @@ of every connection, both ways, that many seconds after the relay started
 one ahead of it: a stream stays in order). --loss delays that share of the
 chunks by --stall-ms more (default: a round trip plus 10 ms, what a fast
 retransmission costs), as a lost segment holds up a TCP stream. On exit
-(SIGTERM/SIGINT, or after --once when the pair closes) it writes JSON stats:
-bytes up (listen side to connect side) and down.
+(SIGTERM/SIGINT, or after --once when the pair closes), and on SIGHUP, it
+writes JSON stats: bytes up (listen side to connect side) and down.
 """
 import argparse
 import collections
@@ -221,8 +221,15 @@ def main():
             except OSError:
                 pass
 
+    def write_stats(*_):
+        if args.stats:
+            with open(args.stats + ".tmp", "w") as f:
+                json.dump(counter, f)
+            os.rename(args.stats + ".tmp", args.stats)
+
     signal.signal(signal.SIGTERM, finish)
     signal.signal(signal.SIGINT, finish)
+    signal.signal(signal.SIGHUP, write_stats)
     signal.signal(signal.SIGUSR1, link_down)
     signal.signal(signal.SIGUSR2, lambda *_: down.clear())
 
@@ -257,10 +264,7 @@ def main():
     threading.Thread(target=serve, daemon=True).start()
     while not done.is_set():
         done.wait(0.2)
-    if args.stats:
-        with open(args.stats + ".tmp", "w") as f:
-            json.dump(counter, f)
-        os.rename(args.stats + ".tmp", args.stats)
+    write_stats()
 
 
 if __name__ == "__main__":

@@ -468,3 +468,23 @@ def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
     page.wait("window.rcomp.stats()[0].hud.includes('input\u2192photon')")
     page.eval("document.getElementById('rcomp-hud-toggle').click()")
     page.wait("window.rcomp.stats()[0].hud === null")
+
+
+def test_keymap_names_that_are_not_names_are_refused_and_the_keymap_stays(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page, "&layout=../../etc/passwd")
+    wait_for("the refusal", lambda: "keymap names have a byte 0x2e no name has"
+             in remote_log(desktop))
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyA")
+    wait_for("the key typing a under the keymap kept", lambda: "keysym a" in remote_log(desktop))
+
+
+def test_the_page_asks_for_the_token_when_its_address_has_none(desktop, page):
+    _, url = web_session(desktop)
+    page.open(url)
+    page.wait("document.querySelector('#rcomp-token input')")
+    page.eval("(() => { const f = document.getElementById('rcomp-token'); "
+              "f.querySelector('input').value = %s; f.requestSubmit(); })()" % json.dumps(TOKEN))
+    page.window("model main")
+    assert page.eval("location.hash") == "#token=" + TOKEN

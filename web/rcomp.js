@@ -489,6 +489,7 @@ class Session {
 
   presented(w, seq) {
     w.presented++;
+    if (!this.firstFrameMs) this.firstFrameMs = performance.now(); // from the page's start
     if (w.pendingMark) {
       const sent = this.marks[w.pendingMark % MARKS];
       if (sent) {
@@ -928,7 +929,8 @@ window.rcomp = {
   session: () => ({
     bytes: session.bytes, connected: Boolean(session.ws && session.ws.readyState === WebSocket.OPEN),
     welcomed: session.welcomed, retries: session.retries, viewers: session.viewers || null,
-    clipboard: session.lastRemoteClipboard ?? null, sound: session.sound ? session.sound.stats() : null,
+    clipboard: session.lastRemoteClipboard ?? null, firstFrameMs: session.firstFrameMs || null,
+    sound: session.sound ? session.sound.stats() : null,
   }),
 };
 session.start();

@@ -301,8 +301,10 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     _, url = web_session(desktop, (ANIM_CLIENT, "3"),
                          ["-v", "--codec", "video", "--dump-dir", dump])
     page.open(url + "#token=" + TOKEN)
+    # 480x360 is encoded in full chroma: High 4:4:4 (profile 244), which
+    # the page's decoder takes.
     page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
-              "w.codec.startsWith('H.264') && w.presented > 10)")
+              "w.codec.startsWith('H.264 avc1.f4') && w.presented > 10)")
     wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
     wait_for("the lossless refresh",
              lambda: "back to lossless (motion stopped)" in remote_log(desktop))
@@ -463,7 +465,7 @@ def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
                     " && window.rcomp.stats()[0].hud")
     assert "lossless" in hud and "rtt" in hud, hud
     page.click(x + 20, y + 30)
-    ms = page.wait("window.rcomp.stats()[0].inputToPhotonMs")
+    ms = page.wait("window.rcomp.stats()[0].inputToPhotonMs", 10)
     assert 0 < ms < 5000
     page.wait("window.rcomp.stats()[0].hud.includes('input\u2192photon')")
     page.eval("document.getElementById('rcomp-hud-toggle').click()")
@@ -488,3 +490,25 @@ def test_the_page_asks_for_the_token_when_its_address_has_none(desktop, page):
               "f.querySelector('input').value = %s; f.requestSubmit(); })()" % json.dumps(TOKEN))
     page.window("model main")
     assert page.eval("location.hash") == "#token=" + TOKEN
+
+
+def test_the_watch_token_admits_the_browser_to_watch_and_it_sends_no_input(desktop, page):
+    port = free_port()
+    desktop.start("rcomp-run", [RCOMP_RUN, "--name", "shared", "-v", "--listen-web",
+                                "127.0.0.1:%d" % port, "--watch-token", "--", INPUT_CLIENT],
+                  desktop.remote_env)
+    watch = os.path.join(desktop.session_dir, "shared.watch-token")
+    wait_for("the watch token", lambda: os.path.exists(watch) and os.path.getsize(watch) > 0)
+    wait_for("rcomp-run to serve browsers",
+             lambda: "listening for browsers" in remote_log(desktop))
+    page.open("http://127.0.0.1:%d/#token=%s" % (port, open(watch).read().strip()))
+    page.window("rcomp input test")
+    page.wait("window.rcomp.session().watching")
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    page.click(x + 20, y + 30)
+    page.key("KeyA")
+    time.sleep(1)
+    log = remote_log(desktop)
+    assert "button main" not in log and "key 30 pressed" not in log
+    assert "refused (it watches only)" not in log, "the page sent input it may not give"
+

@@ -92,6 +92,9 @@ class Session {
     const ws = new WebSocket(`${scheme}//${location.host}/`, 'rcomp');
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
+    this.out = [];
+    this.held = []; // input before session_viewers
+    this.viewers = null;
     this.first = new Reader();
     this.welcomed = false;
     this.classes = Array.from({ length: 6 }, () => new Reader());
@@ -181,14 +184,38 @@ class Session {
     }
   }
 
+  // Messages sent in one turn of the page go in one WebSocket message, as
+  // rcomp-view writes what one event makes at once: a press and its
+  // input_mark reach rcomp-run in one read, before the app can answer.
   send(name, values, cls = RECORD.control) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.welcomed) return;
-    this.ws.send(inRecords(cls, encode(name, values)));
+    this.out.push(inRecords(cls, encode(name, values)));
+    if (this.out.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  flush() {
+    const parts = this.out;
+    this.out = [];
+    if (!parts.length || !this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    this.ws.send(all);
   }
 
   // Input goes only from a viewer that may give it.
+  // Until the session says whether this viewer only watches (after the
+  // snapshot), input waits; a watcher's never goes.
   sendInput(name, values) {
-    if (!this.p.viewOnly) this.send(name, values);
+    if (this.p.viewOnly || this.watching) return;
+    if (!this.viewers) {
+      this.held.push([name, values]);
+      return;
+    }
+    this.send(name, values);
   }
 
   handle(m) {
@@ -263,6 +290,9 @@ class Session {
         break;
       case 'session_viewers':
         this.viewers = m;
+        // Admitted with the watch token: it sends no input at all.
+        this.watching = (m.flags & VIEWERS.watching) !== 0;
+        for (const [name, values] of this.held.splice(0)) this.sendInput(name, values);
         this.status(`session: ${m.count} viewer${m.count > 1 ? 's' : ''}` +
           ((m.flags & VIEWERS.watching) ? ', watching only' : '') +
           ((m.flags & VIEWERS.input) ? '' : ', input elsewhere'));
@@ -931,6 +961,7 @@ window.rcomp = {
     welcomed: session.welcomed, retries: session.retries, viewers: session.viewers || null,
     clipboard: session.lastRemoteClipboard ?? null, firstFrameMs: session.firstFrameMs || null,
     sound: session.sound ? session.sound.stats() : null,
+    pointerLocked: Boolean(document.pointerLockElement), watching: Boolean(session.watching),
   }),
 };
 session.start();

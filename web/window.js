@@ -47,7 +47,7 @@ export class RemoteWindow {
       bar.append(this.titleEl, max, close);
       el.append(bar);
       this.bar = bar;
-      close.addEventListener('click', () => desk.send('close', { window: this.id }));
+      close.addEventListener('click', () => desk.sendInput('close', { window: this.id }));
       max.addEventListener('click', () => this.toggleMaximized());
       bar.addEventListener('dblclick', (e) => {
         if (e.target === bar || e.target === this.titleEl) this.toggleMaximized();
@@ -103,7 +103,7 @@ export class RemoteWindow {
   }
 
   configure(extra = 0) {
-    this.desk.send('configure', {
+    this.desk.sendInput('configure', {
       window: this.id, width: this.size[0], height: this.size[1], states: this.states | extra,
     });
   }

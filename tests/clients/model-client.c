@@ -654,6 +654,21 @@ int main(int argc, char **argv)
 	toplevel_destroy(app.other);
 	toplevel_destroy(app.dialog);
 	toplevel_destroy(app.main);
+	/* Every proxy goes, so that a sanitizer build's leak check is clean. */
+	for (int i = 0; i < app.noutputs; i++) {
+		wl_output_destroy(app.outputs[i].output);
+	}
+	if (app.pointer) {
+		wl_pointer_destroy(app.pointer);
+	}
+	if (app.seat) {
+		wl_seat_destroy(app.seat);
+	}
+	xdg_wm_base_destroy(app.wm_base);
+	wl_shm_destroy(app.shm);
+	wl_subcompositor_destroy(app.subcompositor);
+	wl_compositor_destroy(app.compositor);
+	wl_registry_destroy(registry);
 	wl_display_disconnect(app.display);
 	return 0;
 }

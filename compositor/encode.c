@@ -100,18 +100,20 @@ bool encode_context_init(struct rc_encode_context *ctx, struct wl_event_loop *lo
 enum wire_compression encode_context_compression(const struct rc_encode_context *ctx,
 	uint32_t viewer_caps)
 {
+	/* The configured one where the viewer decodes it, else the nearest it
+	 * does: a browser decodes lz4 in its page, not zstd. */
 	enum wire_compression kind = ctx->compression;
-	if (kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD) &&
-		(viewer_caps & WIRE_CAP_LZ4)) {
-		/* A browser decodes lz4 in its page, not zstd: the nearest. */
-		log_info("viewer lacks zstd; sending frames in lz4");
-		return WIRE_COMPRESS_LZ4;
+	if (kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD)) {
+		kind = WIRE_COMPRESS_LZ4;
 	}
-	if ((kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) ||
-		(kind == WIRE_COMPRESS_ZSTD && !(viewer_caps & WIRE_CAP_ZSTD))) {
-		log_info("viewer lacks %s; sending frames uncompressed",
-			codec_compression_name(kind));
+	if (kind == WIRE_COMPRESS_LZ4 && !(viewer_caps & WIRE_CAP_LZ4)) {
 		kind = WIRE_COMPRESS_NONE;
+	}
+	if (kind != ctx->compression) {
+		log_info("viewer lacks %s; sending frames %s%s",
+			codec_compression_name(ctx->compression),
+			kind == WIRE_COMPRESS_NONE ? "uncompressed" : "in ",
+			kind == WIRE_COMPRESS_NONE ? "" : codec_compression_name(kind));
 	}
 	return kind;
 }

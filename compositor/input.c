@@ -119,7 +119,7 @@ static struct xkb_keymap *compile_names(struct rc_server *server, const struct w
 	for (uint32_t i = 0; i < msg->size; i++) {
 		char c = msg->data[i];
 		if (!(c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || strchr("_-+,:()", c))) {
+			    (c >= '0' && c <= '9') || (c != '\0' && strchr("_-+,:()", c)))) {
 			log_error("the viewer's keymap names have a byte 0x%02x no name has; "
 				  "keeping "
 				  "the previous keymap",
@@ -129,28 +129,25 @@ static struct xkb_keymap *compile_names(struct rc_server *server, const struct w
 	}
 	memcpy(text, msg->data, msg->size);
 	text[msg->size] = '\0';
-	char *fields[3] = {text, NULL, NULL};
-	for (int i = 1; i < 3; i++) {
-		char *nl = fields[i - 1] ? strchr(fields[i - 1], '\n') : NULL;
-		if (nl) {
-			*nl = '\0';
-			fields[i] = nl + 1;
-		}
+	/* Lines that are not there are empty: the text's own end. */
+	char *rest = text, *fields[3];
+	for (int i = 0; i < 3; i++) {
+		fields[i] = rest ? strsep(&rest, "\n") : &text[msg->size];
 	}
 	struct xkb_rule_names names = {
 		.layout = fields[0][0] ? fields[0] : NULL,
-		.variant = fields[1] && fields[1][0] ? fields[1] : NULL,
-		.options = fields[2] && fields[2][0] ? fields[2] : NULL,
+		.variant = fields[1][0] ? fields[1] : NULL,
+		.options = fields[2][0] ? fields[2] : NULL,
 	};
 	struct xkb_keymap *keymap =
 		xkb_keymap_new_from_names(server->input.xkb, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
-	if (!keymap) {
+	if (keymap) {
+		log_info("keymap: layout \"%s\" variant \"%s\" options \"%s\"", fields[0],
+			fields[1], fields[2]);
+	} else {
 		log_error("no keymap for layout \"%s\" variant \"%s\" options \"%s\"; keeping "
 			  "the previous one",
-			fields[0], fields[1] ? fields[1] : "", fields[2] ? fields[2] : "");
-	} else {
-		log_info("keymap: layout \"%s\" variant \"%s\" options \"%s\"", fields[0],
-			fields[1] ? fields[1] : "", fields[2] ? fields[2] : "");
+			fields[0], fields[1], fields[2]);
 	}
 	return keymap;
 }

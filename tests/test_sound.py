@@ -12,24 +12,6 @@ import pytest
 import rig
 
 
-def heard(sound, sink, frequency, seconds=1.0):
-    """The share of what sink played in the next seconds that is the tone."""
-    return rig.tone_power(sound.record(sink, seconds), frequency)
-
-
-def wait_heard(sound, sink, frequency, timeout=15):
-    last = [0.0]
-
-    def attempt():
-        last[0] = heard(sound, sink, frequency, 0.5)
-        return last[0] > 0.5
-    try:
-        rig.wait_for("the %g Hz tone on %s" % (frequency, sink), attempt, timeout=timeout)
-    except rig.Failure:
-        raise rig.Failure("the %g Hz tone never reached %s (share %.3f)"
-                          % (frequency, sink, last[0]))
-
-
 HOSTS = pytest.mark.parametrize("host", ["pulseaudio", "pipewire only"])
 
 
@@ -54,8 +36,8 @@ def test_a_tone_the_remote_app_plays_is_heard_on_the_local_speakers(desktop, rco
     sound = rig.LocalSound(desktop)
     server = rcomp_run(["sh", "-c", rig.tone_command(440)])
     rcomp_view(server, ["--stats"])
-    wait_heard(sound, "speaker", 440)
-    share = heard(sound, "speaker", 440, 2.0)
+    rig.wait_heard(sound, "speaker", 440)
+    share = rig.heard(sound, "speaker", 440, 2.0)
     assert share > 0.8, "what the speakers played is only %.2f the tone" % share
     assert ("PipeWire" in server_name(desktop, "0")) == (host == "pipewire only")
 
@@ -85,8 +67,8 @@ def test_two_sessions_never_hear_each_other(desktop, rcomp_run, rcomp_view, host
     rcomp_view(a, name="view-a")
     desktop.local_env["PULSE_SINK"] = "right"
     rcomp_view(b, name="view-b")
-    wait_heard(sound, "left", 440)
-    wait_heard(sound, "right", 1000)
+    rig.wait_heard(sound, "left", 440)
+    rig.wait_heard(sound, "right", 1000)
     left = sound.record("left", 1.5)
     right = sound.record("right", 1.5)
     assert rig.tone_power(left, 1000) < 0.01, "session b's tone reached session a's viewer"
@@ -105,13 +87,13 @@ def test_every_viewer_of_a_shared_session_hears_it_and_one_leaving_stops_none_ot
                  lambda: "attached to session" in desktop.read_log("view-left"))
     desktop.local_env["PULSE_SINK"] = "right"
     rcomp_view(server, ["--share"], name="view-right")
-    wait_heard(sound, "left", 440)
-    wait_heard(sound, "right", 440)
+    rig.wait_heard(sound, "left", 440)
+    rig.wait_heard(sound, "right", 440)
     first.kill()
     first.wait(timeout=10)
     rig.wait_for("rcomp-run to see it go",
                  lambda: "viewer disconnected" in desktop.read_log("rcomp-run"))
-    share = heard(sound, "right", 440, 1.5)
+    share = rig.heard(sound, "right", 440, 1.5)
     assert share > 0.8, "after one viewer went the other heard only %.2f the tone" % share
 
 
@@ -120,16 +102,16 @@ def test_sound_stops_while_detached_and_comes_back_on_reattach(desktop, rcomp_ru
     sound = rig.LocalSound(desktop)
     server = rcomp_run(["sh", "-c", rig.tone_command(440)])
     viewer = rcomp_view(server)
-    wait_heard(sound, "speaker", 440)
+    rig.wait_heard(sound, "speaker", 440)
     assert not capture_corked(desktop, "0")
     viewer.terminate()
     viewer.wait(timeout=10)
     # Nobody listens: the session stops capturing (no backlog builds up) and
     # the speakers fall silent.
     rig.wait_for("the capture to pause", lambda: capture_corked(desktop, "0"))
-    assert heard(sound, "speaker", 440, 1.0) < 0.01
+    assert rig.heard(sound, "speaker", 440, 1.0) < 0.01
     rcomp_view(server, name="rcomp-view-2")
-    wait_heard(sound, "speaker", 440)
+    rig.wait_heard(sound, "speaker", 440)
     assert not capture_corked(desktop, "0")
 
 
@@ -146,7 +128,7 @@ def test_a_session_where_nothing_plays_does_not_capture(desktop, rcomp_run, rcom
                                       desktop.session_dir, "0.sound", "native")),
                                   start_new_session=True)
     try:
-        wait_heard(sound, "speaker", 440)
+        rig.wait_heard(sound, "speaker", 440)
     finally:
         os.killpg(player.pid, 15)
         player.wait()
@@ -159,7 +141,7 @@ def test_the_viewer_with_audio_off_hears_nothing(desktop, rcomp_run, rcomp_view)
     rcomp_view(server, ["--audio", "off"])
     rig.wait_for("the viewer to attach", lambda: "attached" in desktop.read_log("rcomp-view"))
     time.sleep(1)
-    assert heard(sound, "speaker", 440, 1.0) < 0.01
+    assert rig.heard(sound, "speaker", 440, 1.0) < 0.01
     assert capture_corked(desktop, "0")
 
 
@@ -225,7 +207,7 @@ def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_
     server = rcomp_run(["sh", "-c", rig.tone_command(440)])
     link = desktop.start_relay(server.socket, delay_ms=25, jitter_ms=10, loss=1, seed=7)
     rcomp_view(link, ["--stats"])
-    wait_heard(sound, "speaker", 440)
+    rig.wait_heard(sound, "speaker", 440)
     # The playout learns what the link needs in its first seconds: until
     # two seconds in a row stood in for nothing (recording the speakers'
     # monitor, as this test does, makes the local sink itself stutter
@@ -240,13 +222,8 @@ def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_
     # now and then outrun the margin for a few seconds, so a second
     # recording is taken when the first is not clean: a playout that cuts
     # fails both.
-    tries = []
-    for _ in range(2):
-        gaps, splices = rig.sound_defects(sound.record("speaker", 10.0), 440)
-        tries.append("%d gaps and %d splices" % (gaps, splices))
-        if gaps + splices <= 4:
-            break
-    assert gaps + splices <= 4, "in 10 s: " + "; then ".join(tries)
+    defects, tries = sound.clicks("speaker", 440, 10.0, 4)
+    assert defects <= 4, "in 10 s: " + tries
 
 
 @pytest.mark.parametrize("path", ["local", "50 ms", "pipewire host"])

@@ -1,7 +1,6 @@
 """The browser viewer: rcomp-run --listen-web serves the page and one
 WebSocket per viewer; Debian's chromium, headless, driven by puppeteer-core
-(tests/web/view.mjs, installed by tools/test.sh), shows the windows."""
-import base64
+(tests/web/drive.mjs, installed by tools/test.sh), shows the windows."""
 import json
 import os
 import re
@@ -18,7 +17,6 @@ from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, SCROL
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 
-VIEW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web", "view.mjs")
 TOKEN = "browser-test-token-0123456789"
 
 
@@ -34,16 +32,9 @@ def remote_log(desktop):
     return desktop.read_log("rcomp-run")
 
 
-def browser(url, mode, arg=None):
-    """What view.mjs reports of the page at url (see its header)."""
-    modules = os.path.join(os.path.dirname(VIEW), "node_modules", "puppeteer-core")
-    assert os.path.isdir(modules), "puppeteer-core is not installed: npm ci in tests/web"
-    argv = ["node", VIEW, url, mode] + ([arg] if arg else [])
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert "failure" not in result, result
-    return result
+def differences(rgba, rgb, w, h):
+    """Pixels of the page's canvas (RGBA) that differ from a picture (RGB)."""
+    return sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
 
 
 def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=()):
@@ -61,27 +52,33 @@ def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=()):
     return server, "http://127.0.0.1:%d/" % port
 
 
-def test_a_window_in_the_browser_is_pixel_exact_against_what_rcomp_view_shows(desktop):
+def test_a_window_in_the_browser_is_pixel_exact_against_what_rcomp_view_shows(desktop, page):
     server, url = web_session(desktop)
     desktop.start_viewer(server)
     local = wait_for("rcomp-view's window", lambda: desktop.window(title="model main"))
-    page = browser(url + "#token=%s&share=1" % TOKEN, "window", "model main")
-    assert (page["width"], page["height"]) == (300, 200)
-    assert page["appId"] == "rcomp-model"
-    rgba = base64.b64decode(page["rgba"])
+    started = time.monotonic()
+    load_ms = page.open(url + "#token=%s&share=1" % TOKEN)
+    shown = page.window("model main")
+    first_window_ms = (time.monotonic() - started) * 1000
+    page.still("model main")
+    width, height, rgba = page.canvas("model main")
+    assert (width, height) == (300, 200)
+    assert shown["appId"] == "rcomp-model"
     w, h, rgb = desktop.screenshot(local["rect"])
     assert (w, h) == (300, 200)
-    differ = sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
+    differ = differences(rgba, rgb, w, h)
     assert differ == 0, "%d of %d pixels differ" % (differ, w * h)
     assert tuple(rgba[0:3]) == BLUE and rgba[3] == 255
-    assert page["loadMs"] < 60000 and page["firstWindowMs"] >= page["loadMs"]
+    assert load_ms < 60000 and first_window_ms >= load_ms
 
 
-def test_a_wrong_token_shows_an_error_and_opens_no_window(desktop):
+def test_a_wrong_token_shows_an_error_and_opens_no_window(desktop, page):
     _, url = web_session(desktop)
-    page = browser(url + "#token=not-the-token", "error")
-    assert "token" in page["error"], page
-    assert page["windows"] == 0
+    page.open(url + "#token=not-the-token")
+    error = page.wait("document.getElementById('rcomp-error')?.textContent")
+    assert "token" in error, error
+    time.sleep(0.5)
+    assert page.eval("document.querySelectorAll('.rcomp-window').length") == 0
     wait_for("the refusal in rcomp-run's log",
              lambda: "wrong token" in desktop.read_log("rcomp-run"))
 
@@ -314,7 +311,7 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     w, h, rgba = page.canvas("rcomp anim test")
     dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
     assert (w, h) == (dw, dh) == (480, 360)
-    differ = sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
+    differ = differences(rgba, rgb, w, h)
     assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
 
 
@@ -379,20 +376,10 @@ def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(deskt
         page.open(url + "#token=" + TOKEN)
         page.wait("window.rcomp.session().sound && "
                   "window.rcomp.session().sound.state === 'playing'")
-        last = [0.0]
-
-        def heard():
-            last[0] = rig.tone_power(sound.record("speaker", 0.5), 440)
-            return last[0] > 0.5
-        wait_for("the tone in the browser's sink (share %.2f)" % last[0], heard)
+        rig.wait_heard(sound, "speaker", 440)
         # As test_sound.py counts them; a loaded machine gets a second try.
-        tries = []
-        for _ in range(2):
-            gaps, splices = rig.sound_defects(sound.record("speaker", 6.0), 440)
-            tries.append("%d gaps and %d splices" % (gaps, splices))
-            if gaps + splices <= 2:
-                break
-        assert gaps + splices <= 2, "in 6 s: " + "; then ".join(tries)
+        defects, tries = sound.clicks("speaker", 440, 6.0, 2)
+        assert defects <= 2, "in 6 s: " + tries
         stats = page.eval("window.rcomp.session().sound")
         assert stats["packets"] > 100 and stats["lost"] == 0, stats
     finally:
@@ -451,8 +438,8 @@ def test_scrolling_comes_as_copy_rects_and_the_page_stays_exact(desktop, page):
             page.still("scrolltest", quiet=0.3)
             w, h, rgba = page.canvas("scrolltest")
             dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
-            state["differ"] = (w, h, dw, dh) if (w, h) != (dw, dh) else sum(
-                1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
+            state["differ"] = (w, h, dw, dh) if (w, h) != (dw, dh) else differences(
+                rgba, rgb, w, h)
             return state["differ"] == 0
         wait_for("step %d exact in the page (%s)" % (n, state.get("differ")), same)
     assert page.stats()[0]["copyRects"] >= 3

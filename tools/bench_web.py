@@ -30,7 +30,6 @@ import json
 import os
 import re
 import signal
-import statistics
 import sys
 import time
 
@@ -38,17 +37,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, Browser, Rig,  # noqa: E402
                  VirtualPointer, free_port, wait_for)
+from bench_game import cpu_seconds, median  # noqa: E402
 
 TOKEN = "bench-web-token-0123456789abcdef"
 
 
-def cpu_seconds(pids):
+def cpu_of(pids):
+    """CPU seconds of these processes so far, those gone left out."""
     total = 0.0
     for pid in pids:
         try:
-            with open("/proc/%d/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            total += cpu_seconds(pid)
         except OSError:
             pass
     return total
@@ -76,10 +75,6 @@ def relay_bytes(path):
             return json.load(f).get("down", 0)
     except (OSError, ValueError):
         return 0
-
-
-def median(values):
-    return statistics.median(values) if values else float("nan")
 
 
 def session(rig, app, run_args):
@@ -111,13 +106,13 @@ def with_rcomp_view(rig, sock, seconds, rtt_ms, mbit):
     pointer.send("move %d %d" % (r["x"] + 20, r["y"] + 30))
     time.sleep(4)
     mark = len(rig.read_log("rcomp-view"))
-    cpu = cpu_seconds([viewer.pid])
+    cpu = cpu_of([viewer.pid])
     down = relay_down(link)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         pointer.send("press %d" % BTN_LEFT, "release %d" % BTN_LEFT)
         time.sleep(0.2)
-    cpu = cpu_seconds([viewer.pid]) - cpu
+    cpu = cpu_of([viewer.pid]) - cpu
     down = relay_down(link) - down
     time.sleep(1.2)
     log = rig.read_log("rcomp-view")[mark:]
@@ -160,7 +155,7 @@ def with_page(rig, port, seconds, rtt_ms, mbit):
         game = [w for w in page.stats() if w["title"] != "rcomp input test"][0]["window"]
         count = "window.rcomp.stats().find((w) => w.window === %d).presented" % game
         chromium = tree(page.proc.pid)
-        cpu = cpu_seconds(chromium)
+        cpu = cpu_of(chromium)
         down = relay_down(link)
         before = page.eval(count)
         bytes_before = page.eval("window.rcomp.session().bytes")
@@ -172,7 +167,7 @@ def with_page(rig, port, seconds, rtt_ms, mbit):
         frames = page.eval(count) - before
         took = time.monotonic() - start
         got = page.eval("window.rcomp.session().bytes") - bytes_before
-        cpu = cpu_seconds(chromium) - cpu
+        cpu = cpu_of(chromium) - cpu
         down = relay_down(link) - down
         photon = page.eval("window.rcomp.stats().find((w) => w.title === 'rcomp input test')"
                            ".inputToPhotonMs")

@@ -28,9 +28,9 @@ class Playout extends AudioWorkletProcessor {
     };
   }
 
-  sample(c, at) {
-    // at is relative to offset within the queue
-    let i = Math.floor(this.offset + at);
+  // The sample of channel c at the read position.
+  sample(c) {
+    let i = Math.floor(this.offset);
     for (const q of this.queue) {
       if (i < q[c].length) return q[c][i];
       i -= q[c].length;
@@ -65,7 +65,7 @@ class Playout extends AudioWorkletProcessor {
       const target = live ? 1 : 0;
       this.gain += Math.sign(target - this.gain) * Math.min(Math.abs(target - this.gain), 1 / FADE);
       for (let c = 0; c < out.length; c++) {
-        const v = live ? this.sample(Math.min(c, 1), 0) : this.last[Math.min(c, 1)];
+        const v = live ? this.sample(Math.min(c, 1)) : this.last[Math.min(c, 1)];
         if (live) this.last[Math.min(c, 1)] = v;
         out[c][i] = v * this.gain;
       }

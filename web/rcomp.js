@@ -137,7 +137,7 @@ class Session {
     this.endInput();
     if (this.sound) this.sound.stop();
     if (this.ended) return;
-    if (!this.welcomed && this.retries === 0 && !this.everWelcomed) {
+    if (this.retries === 0 && !this.everWelcomed) {
       this.error('cannot reach rcomp-run at ' + location.host);
     }
     const wait = RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
@@ -410,13 +410,9 @@ class Session {
     }
   }
 
-  resized(w) {
-    this.moved(w);
-  }
-
-  bounds(full = false) {
+  bounds() {
     const r = this.desk.getBoundingClientRect();
-    return { width: r.width, height: r.height - (full ? 0 : 0) };
+    return { width: r.width, height: r.height };
   }
 
   focus(w) {

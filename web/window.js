@@ -11,7 +11,7 @@ const EDGES = { n: 1, s: 2, w: 4, nw: 5, sw: 6, e: 8, ne: 9, se: 10 };
 
 export class RemoteWindow {
   constructor(desk, m, popup) {
-    this.desk = desk; // the Session's desk: send(), focus(), raise(), bounds()
+    this.desk = desk; // the Session: sendInput(), focus(), moved(), bounds()
     this.id = m.window;
     this.popup = popup; // null for a toplevel, else its positioner
     this.parent = popup ? m.parent : m.parent || 0;
@@ -24,6 +24,7 @@ export class RemoteWindow {
     this.states = 0;
     this.size = [0, 0]; // what the page asked of the app; 0x0: the app's own
     this.hints = [0, 0, 0, 0];
+    this.restores = {}; // by state: where it was before it filled the page
     this.pendingMark = 0;
     this.photon = [];
     this.copies = 0; // copy_rects applied
@@ -181,37 +182,28 @@ export class RemoteWindow {
   }
 
   setMaximized(on) {
-    if (this.popup || Boolean(this.states & STATES.maximized) === on) return;
-    if (on) {
-      this.restore = { x: this.x, y: this.y, size: this.currentSize() };
-      const b = this.desk.bounds();
-      this.states |= STATES.maximized;
-      this.el.classList.add('rcomp-maximized');
-      this.place(0, 0);
-      this.size = this.clamp(b.width, b.height - this.barHeight());
-    } else {
-      this.states &= ~STATES.maximized;
-      this.el.classList.remove('rcomp-maximized');
-      const r = this.restore || { x: 16, y: 16, size: [0, 0] };
-      this.place(r.x, r.y);
-      this.size = r.size;
-    }
-    this.configure();
+    this.fill(STATES.maximized, 'rcomp-maximized', on);
   }
 
   setFullscreen(on) {
-    if (this.popup || Boolean(this.states & STATES.fullscreen) === on) return;
+    this.fill(STATES.fullscreen, 'rcomp-fullscreen', on);
+  }
+
+  // Maximized or fullscreen: the window fills the page (below its title
+  // bar, which fullscreen hides) and comes back to where it was.
+  fill(state, cls, on) {
+    if (this.popup || Boolean(this.states & state) === on) return;
     if (on) {
-      this.restoreFull = { x: this.x, y: this.y, size: this.currentSize() };
-      this.states |= STATES.fullscreen;
-      this.el.classList.add('rcomp-fullscreen');
-      const b = this.desk.bounds(true);
+      this.restores[state] = { x: this.x, y: this.y, size: this.currentSize() };
+      this.states |= state;
+      this.el.classList.add(cls);
+      const b = this.desk.bounds();
       this.place(0, 0);
-      this.size = this.clamp(b.width, b.height);
+      this.size = this.clamp(b.width, b.height - (this.bar ? this.bar.offsetHeight : 0));
     } else {
-      this.states &= ~STATES.fullscreen;
-      this.el.classList.remove('rcomp-fullscreen');
-      const r = this.restoreFull;
+      this.states &= ~state;
+      this.el.classList.remove(cls);
+      const r = this.restores[state];
       this.place(r.x, r.y);
       this.size = r.size;
     }
@@ -221,10 +213,6 @@ export class RemoteWindow {
   // The size to come back to: the app's own when the page never set one.
   currentSize() {
     return this.size[0] && this.size[1] ? this.size : this.logicalSize();
-  }
-
-  barHeight() {
-    return this.bar ? this.bar.offsetHeight : 0;
   }
 
   setActivated(on) {
@@ -254,7 +242,7 @@ export class RemoteWindow {
       if (edges & 1) y = bottom - this.el.offsetHeight;
       this.place(x, y);
     }
-    this.desk.resized(this);
+    this.desk.moved(this);
   }
 
   setScale(scale) {

@@ -16,7 +16,6 @@
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
-//   {"op": "logs"}                            the page's console so far
 //   {"op": "quit"}
 // A command that fails answers {failure: message}; the browser stays.
 import readline from 'node:readline';
@@ -32,15 +31,9 @@ const browser = await puppeteer.launch({
   defaultViewport: { width: 1280, height: 800 },
 });
 const page = await browser.newPage();
-const logs = [];
-page.on('console', (m) => {
-  logs.push(m.text());
-  process.stderr.write('console: ' + m.text() + '\n');
-});
-page.on('pageerror', (e) => {
-  logs.push('pageerror: ' + e.message);
-  process.stderr.write('pageerror: ' + e.message + '\n');
-});
+// The page's console, in the rig's log of the browser.
+page.on('console', (m) => process.stderr.write('console: ' + m.text() + '\n'));
+page.on('pageerror', (e) => process.stderr.write('pageerror: ' + e.message + '\n'));
 
 async function run(c) {
   switch (c.op) {
@@ -100,8 +93,6 @@ async function run(c) {
     case 'clipboard':
       await page.evaluate((t) => navigator.clipboard.writeText(t), c.text);
       return {};
-    case 'logs':
-      return { logs };
     default:
       throw new Error('unknown op ' + c.op);
   }

@@ -199,6 +199,7 @@ def test_the_microphone_reaches_an_app_that_records(desktop, rcomp_run, rcomp_vi
     rig.wait_for("the microphone's tone in the app's recording", recorded_tone, timeout=20)
 
 
+@pytest.mark.quiet
 def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_splices(
         desktop, rcomp_run, rcomp_view):
     # 50 ms round trip, 10 ms of jitter, and 1% of what crosses held up a
@@ -226,6 +227,7 @@ def test_a_tone_through_a_link_that_jitters_and_stalls_is_heard_without_gaps_or_
     assert defects <= 4, "in 10 s: " + tries
 
 
+@pytest.mark.quiet
 @pytest.mark.parametrize("path", ["local", "50 ms", "pipewire host"])
 def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app_exits(
         desktop, path):

@@ -368,6 +368,7 @@ def test_the_page_reconnects_after_the_link_breaks_and_keeps_its_windows(desktop
     page.wait("window.rcomp.stats()[0].presented > %d" % presented)
 
 
+@pytest.mark.quiet
 def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(desktop):
     sound = rig.LocalSound(desktop)
     page = Browser(desktop, env=sound.env("speaker"))

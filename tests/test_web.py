@@ -291,6 +291,74 @@ def test_a_popup_menu_opens_at_its_place_above_its_parent_and_a_click_outside_en
     page.wait("!window.rcomp.stats().some((w) => w.popup)")
 
 
+def test_a_pointer_lock_the_app_asks_for_is_taken_at_the_next_click_and_moves_by_relative_motion(
+        desktop, page):
+    """input-client locks the pointer (its L key). A browser locks only on a
+    user's gesture: the next click in the window takes the lock, the app
+    hears "locked", and the mouse's motion reaches it as relative motion,
+    not as the pointer moving. The app ends the lock (U) and the page's
+    lock ends with it."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyL")
+    page.wait("window.rcomp.session().pointerConstraint === 'lock'")
+    assert not page.eval("window.rcomp.session().pointerLocked"), "locked without a gesture"
+    assert not re.search(r"^locked$", remote_log(desktop), re.M)
+    page.click(x + 40, y + 40)
+    page.wait("window.rcomp.session().pointerLocked")
+    wait_for("the lock, granted by the page", lambda: re.search(
+        r"^locked$", remote_log(desktop), re.M))
+    motions = len(re.findall(r"^motion main", remote_log(desktop), re.M))
+    page.mouse("move", x + 49, y + 44)
+    wait_for("relative motion while locked", lambda: "relative 9.00 4.00" in remote_log(desktop))
+    assert len(re.findall(r"^motion main", remote_log(desktop), re.M)) == motions, \
+        "the locked pointer moved in the app"
+    page.key("KeyU")
+    page.wait("window.rcomp.session().pointerLocked === false")
+
+
+def test_an_app_that_asks_for_fullscreen_after_a_key_fills_the_screen_with_the_keyboard_locked(
+        desktop, page):
+    """As a game goes fullscreen on a key: within the browser's seconds of
+    the user's gesture the page takes the screen and locks the keyboard
+    (so Escape and the browser's shortcuts go to the app); the app hears it
+    is fullscreen. The app leaves fullscreen, and so does the page."""
+    server = open_model(desktop, page, "states", "model states")
+    x, y, _, _ = page.canvas_box("model states")
+    page.click(x + 10, y + 10)
+    step(desktop, server, 1)  # set_fullscreen
+    page.wait("window.rcomp.session().fullscreen && window.rcomp.session().keyboardLocked")
+    wait_for("the app's fullscreen configure", lambda: re.search(
+        r"^configure \d+ \d+ .*fullscreen", remote_log(desktop), re.M))
+    step(desktop, server, 2)  # unset_fullscreen
+    page.wait("!window.rcomp.session().fullscreen && !window.rcomp.session().keyboardLocked")
+
+
+def test_dragging_the_title_bar_an_app_draws_moves_its_window_in_the_page(desktop, page):
+    """gtk3-demo draws its own title bar (a GtkHeaderBar): a drag there is
+    the app's, and GTK asks for an interactive move, which the page does
+    with the press it holds; the window follows the rest of the drag."""
+    server, url = web_session(desktop, ("env", "NO_AT_BRIDGE=1", "gtk3-demo"))
+    page.open(url + "#token=" + TOKEN)
+    title = page.wait("(() => { const w = window.rcomp.stats().find((w) => w.presented > 2); "
+                      "return w && w.title; })()", timeout=30)
+    time.sleep(1.5)  # GTK's first frames
+    x, y, width, _ = page.canvas_box(title)
+    before = page.eval("(() => { const e = document.querySelector('.rcomp-window'); "
+                       "return [e.offsetLeft, e.offsetTop]; })()")
+    page.mouse("move", x + width // 2 - 100, y + 20)
+    page.mouse("down")
+    page.mouse("move", x + width // 2, y + 80, steps=10)
+    page.mouse("up")
+    after = page.wait("(() => { const e = document.querySelector('.rcomp-window'); "
+                      "const p = [e.offsetLeft, e.offsetTop]; "
+                      "return p[0] !== %d && p; })()" % before[0])
+    moved = (after[0] - before[0], after[1] - before[1])
+    # GTK starts the move once the pointer passed its drag threshold.
+    assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
+
+
 @pytest.mark.skipif(not VIDEO, reason="built without video")
 def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desktop, page):
     dump = os.path.join(desktop.tmp, "dump")

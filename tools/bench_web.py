@@ -69,6 +69,34 @@ def tree(pid):
     return out
 
 
+def kind(pid):
+    """A chromium process's part: its --type (renderer, gpu-process,
+    utility...), "browser" for the one without, "driver" for node."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return "gone"
+    if argv and argv[0].endswith(b"node"):
+        return "driver"
+    for a in argv:
+        if a.startswith(b"--type="):
+            return a[7:].decode()
+    return "browser"
+
+
+def cpu_by_kind(pids):
+    """CPU seconds so far of each kind of process among pids."""
+    out = {}
+    for pid in pids:
+        k = kind(pid)
+        try:
+            out[k] = out.get(k, 0.0) + cpu_seconds(pid)
+        except OSError:
+            pass
+    return out
+
+
 def relay_bytes(path):
     try:
         with open(path) as f:
@@ -156,6 +184,7 @@ def with_page(rig, port, seconds, rtt_ms, mbit):
         count = "window.rcomp.stats().find((w) => w.window === %d).presented" % game
         chromium = tree(page.proc.pid)
         cpu = cpu_of(chromium)
+        parts = cpu_by_kind(chromium)
         down = relay_down(link)
         before = page.eval(count)
         bytes_before = page.eval("window.rcomp.session().bytes")
@@ -168,11 +197,13 @@ def with_page(rig, port, seconds, rtt_ms, mbit):
         took = time.monotonic() - start
         got = page.eval("window.rcomp.session().bytes") - bytes_before
         cpu = cpu_of(chromium) - cpu
+        parts = {k: v - parts.get(k, 0.0) for k, v in cpu_by_kind(chromium).items()}
         down = relay_down(link) - down
         photon = page.eval("window.rcomp.stats().find((w) => w.title === 'rcomp input test')"
                            ".inputToPhotonMs")
         return {"fps": frames / took, "photon": photon if photon is not None else float("nan"),
-                "bytes": down or got, "cpu_ms": cpu * 1000 / max(1, frames)}
+                "bytes": down or got, "cpu_ms": cpu * 1000 / max(1, frames),
+                "parts": {k: v * 1000 / max(1, frames) for k, v in parts.items()}}
     finally:
         page.close()
         link.terminate()
@@ -191,6 +222,8 @@ def compare(name, app, run_args, args, target):
         print("%-10s %-8s presented %5.1f fps, input to photon %5.1f ms, %7.0f KiB down, "
               "CPU %5.1f ms a frame" % (name, who, r["fps"], r["photon"], r["bytes"] / 1024,
                                         r["cpu_ms"]))
+    print("%-10s page's CPU a frame by process: %s" % (name, ", ".join(
+        "%s %.1f ms" % kv for kv in sorted(page["parts"].items(), key=lambda kv: -kv[1]))))
     ratio = page["bytes"] / view["bytes"] if view["bytes"] else float("nan")
     print("%-10s page/rcomp-view: photon %+.1f ms, bytes %.2fx   (%s)" % (
         name, page["photon"] - view["photon"], ratio, target))

@@ -6,6 +6,8 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "channel.h"
 #include "wire.h"
@@ -19,6 +21,18 @@ static void begin(const char *name, unsigned code, const char *sender, int fixed
 	printf("  %s: {code: 0x%04x, sender: '%s', fixed: %d, fields: [", name, code, sender,
 		fixed);
 	first = 1;
+}
+
+/* The page's decoded message carries its own name as .message: no field
+ * may take that key (a field called type once hid pointer_constraint's
+ * name, when the page kept it as .type). */
+static void key(const char *name)
+{
+	if (strcmp(name, "message") == 0) {
+		fprintf(stderr, "gen-messages: a field called \"message\" would hide the message's "
+				"name in the page; call it something else\n");
+		exit(1);
+	}
 }
 
 static void sep(void)
@@ -39,6 +53,7 @@ static void limit(const char *key, long long v)
 
 static void field(const char *type, const char *name, long long min, long long max, long long mask)
 {
+	key(name);
 	sep();
 	printf("    {type: '%s', name: '%s'", type, name);
 	limit("min", min);
@@ -50,6 +65,8 @@ static void field(const char *type, const char *name, long long min, long long m
 static void count(const char *type, const char *name, long long min, long long max,
 	const char *array, const char *ctype, int size)
 {
+	key(name);
+	key(array);
 	sep();
 	printf("    {type: '%s', name: '%s', min: %lld, max: %lld, count: {array: '%s', "
 	       "text: %s, size: %d}}",
@@ -59,6 +76,8 @@ static void count(const char *type, const char *name, long long min, long long m
 static void rest(const char *array, const char *ctype, const char *len, long long min,
 	long long max)
 {
+	key(array);
+	key(len);
 	sep();
 	printf("    {rest: '%s', text: %s, len: '%s', min: %lld, max: %lld}", array,
 		ctype[0] == 'c' ? "true" : "false", len, min, max);

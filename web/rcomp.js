@@ -2,7 +2,7 @@
 // as rcomp-view speaks it (protocol/PROTOCOL.md), each remote toplevel a
 // window in the page. The messages' layout comes from messages.js, which
 // the build generates from protocol/messages.h.
-import { BYE, CAPS, CONSTRAINT, FRAME, GRAB, HELLO, MAGIC, RECORD, REQUEST, SELECTION,
+import { BYE, CAPS, CONSTRAINT, FRAME, GRAB, HELLO, MAGIC, RECORD, REQUEST, SELECTION, STATES,
   TEXT_INPUT, TRANSFER, VERSION_MAJOR, VERSION_MINOR, VIEWERS } from './messages.js';
 import { Reader, decoder, encode, encoder, inRecords, mimeList, parseMimeList } from './wire.js';
 import { keyCode, layoutNames, modifiers } from './keys.js';
@@ -48,6 +48,7 @@ class Session {
     this.clip = { ours: null, theirs: null, id: 1, reads: new Map(), writes: new Map() };
     this.cursor = 'default';
     this.constraint = null;
+    this.keyboardLocked = false;
     this.textInput = new Map();
     this.ime = document.getElementById('rcomp-ime');
   }
@@ -220,7 +221,7 @@ class Session {
 
   handle(m) {
     const w = m.window !== undefined ? this.windows.get(m.window) : undefined;
-    switch (m.type) {
+    switch (m.message) {
       case 'welcome':
         this.welcomed = true;
         this.everWelcomed = true;
@@ -441,9 +442,15 @@ class Session {
       case REQUEST.maximize: w.setMaximized(true); break;
       case REQUEST.unmaximize: w.setMaximized(false); break;
       case REQUEST.fullscreen:
+        // The window fills the page; the page fills the screen, with the
+        // keyboard locked to it (Escape held leaves), where the browser
+        // allows: within a few seconds of the user's last click or key,
+        // as when the app went fullscreen for a key the user pressed.
         w.setFullscreen(true);
-        document.documentElement.requestFullscreen?.().then(() => navigator.keyboard?.lock?.())
-          .catch(() => {});
+        document.documentElement.requestFullscreen?.()
+          .then(() => navigator.keyboard?.lock?.())
+          .then(() => { this.keyboardLocked = Boolean(document.fullscreenElement); })
+          .catch((e) => console.log('fullscreen in the page only: ' + e.message));
         break;
       case REQUEST.unfullscreen:
         w.setFullscreen(false);
@@ -490,6 +497,7 @@ class Session {
         w.stream.close();
         w.stream = null;
       }
+      w.dropVideoFrame();
       w.lossless(m);
       this.presented(w, m.seq);
       return;
@@ -498,12 +506,19 @@ class Session {
     if (!w.stream) {
       if (!(m.flags & FRAME.reset)) throw new Error('video that does not start with reset');
       w.stream = new VideoStream((frame, seq) => {
-        if (this.windows.get(w.id) === w && w.stream) {
-          w.video(frame, w.videoSize[0], w.videoSize[1]);
-          w.codec = 'H.264 ' + w.stream.codec;
-          this.presented(w, seq);
+        if (this.windows.get(w.id) !== w || !w.stream) {
+          frame.close();
+          return;
         }
-        frame.close();
+        // Drawn at the page's next paint, newest wins: a picture decoded
+        // while another waits replaces it, as a Wayland viewer presents
+        // on its frame callback. The ack that follows covers both.
+        w.dropVideoFrame();
+        w.nextFrame = { frame, seq, size: w.videoSize, codec: w.stream.codec };
+        if (!w.paintQueued) {
+          w.paintQueued = true;
+          requestAnimationFrame(() => this.paintVideo(w));
+        }
       }, (e) => {
         this.error('video: ' + e.message);
         this.ws.close();
@@ -511,6 +526,19 @@ class Session {
     }
     w.videoSize = [m.width, m.height];
     w.stream.decode(m.payload, m.seq, (m.flags & FRAME.reset) !== 0);
+  }
+
+  paintVideo(w) {
+    w.paintQueued = false;
+    const next = w.nextFrame;
+    if (!next) return;
+    w.nextFrame = null;
+    if (this.windows.get(w.id) === w && w.stream) {
+      w.video(next.frame, next.size[0], next.size[1]);
+      w.codec = 'H.264 ' + next.codec;
+      this.presented(w, next.seq);
+    }
+    next.frame.close();
   }
 
   presented(w, seq) {
@@ -586,6 +614,16 @@ class Session {
       });
     }
     document.addEventListener('pointerlockchange', () => this.lockChanged());
+    // The user left the browser's fullscreen (Escape held, or the
+    // browser's own way): the app's window leaves it too.
+    document.addEventListener('fullscreenchange', () => {
+      if (document.fullscreenElement) return;
+      this.keyboardLocked = false;
+      navigator.keyboard?.unlock?.();
+      for (const w of this.windows.values()) {
+        if (w.states & STATES.fullscreen) w.setFullscreen(false);
+      }
+    });
     document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
     window.addEventListener('focus', () => this.clipboardCheck());
     document.addEventListener('visibilitychange', () => this.clipboardCheck());
@@ -677,8 +715,11 @@ class Session {
       e.preventDefault();
       this.clipboardCheck();
       this.ime?.focus({ preventScroll: true });
-      if (this.constraint && this.constraint.window === w && document.pointerLockElement !== c) {
-        c.requestPointerLock?.();
+      if (this.constraint && this.constraint.window === w && this.constraint.type === CONSTRAINT.lock &&
+        document.pointerLockElement !== c) {
+        // A browser locks only on a gesture; it may still refuse.
+        Promise.resolve(c.requestPointerLock?.())
+          .catch((e) => console.log('pointer lock refused: ' + e.message));
       }
       const [x, y] = pos(e);
       if (e.pointerType === 'touch') {
@@ -761,6 +802,8 @@ class Session {
 
   // The app asked to lock the pointer: the page locks it at the next click
   // in that window (a browser locks only on a user's gesture) and says so.
+  // A browser cannot confine the pointer to a region: for a confinement
+  // the pointer stays free and the app is never told it is confined.
   setConstraint(w, m) {
     if (m.type === CONSTRAINT.none) {
       if (this.constraint && this.constraint.window === w) {
@@ -934,7 +977,8 @@ class Session {
       window: w.id, title: w.el.dataset.title, appId: w.el.dataset.appId, popup: Boolean(w.popup),
       parent: w.parent, width: w.width, height: w.height, presented: w.presented,
       codec: w.codec || '', inputToPhotonMs: median(w.photon), photonSamples: w.photon.length,
-      copyRects: w.copies, hud: w.hud.style.display === 'block' ? w.hud.textContent : null,
+      copyRects: w.copies, skipped: w.skipped,
+      hud: w.hud.style.display === 'block' ? w.hud.textContent : null,
       appFps: w.stats ? w.stats.app_fps : null, sentFps: w.stats ? w.stats.sent_fps : null,
       rttMs: w.stats ? w.stats.rtt_us / 1000 : null,
       focused: this.focused === w, minimized: Boolean(w.minimized),
@@ -958,6 +1002,9 @@ window.rcomp = {
     clipboard: session.lastRemoteClipboard ?? null, firstFrameMs: session.firstFrameMs || null,
     sound: session.sound ? session.sound.stats() : null,
     pointerLocked: Boolean(document.pointerLockElement), watching: Boolean(session.watching),
+    pointerConstraint: session.constraint
+      ? (session.constraint.type === CONSTRAINT.lock ? 'lock' : 'confine') : null,
+    fullscreen: Boolean(document.fullscreenElement), keyboardLocked: Boolean(session.keyboardLocked),
   }),
 };
 session.start();

@@ -44,7 +44,7 @@ export class Sound {
 
   message(m) {
     if (!this.decoder || this.decoder.state !== 'configured') return;
-    if (m.type === 'audio_end') {
+    if (m.message === 'audio_end') {
       this.node?.port.postMessage({ end: true });
       this.expected = null;
       return;

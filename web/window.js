@@ -28,6 +28,9 @@ export class RemoteWindow {
     this.pendingMark = 0;
     this.photon = [];
     this.copies = 0; // copy_rects applied
+    this.nextFrame = null; // a decoded video picture waiting for the next paint
+    this.paintQueued = false;
+    this.skipped = 0; // decoded pictures a newer one replaced before a paint
     this.stats = null;
 
     const el = document.createElement('div');
@@ -328,6 +331,14 @@ export class RemoteWindow {
     this.copies++;
   }
 
+  // A decoded picture not yet painted, superseded.
+  dropVideoFrame() {
+    if (!this.nextFrame) return;
+    this.nextFrame.frame.close();
+    this.nextFrame = null;
+    this.skipped++;
+  }
+
   video(frame, width, height) {
     if (width !== this.width || height !== this.height) this.resizeTo(width, height);
     this.pixels = null; // lossy now: the next lossless frame resets
@@ -342,6 +353,7 @@ export class RemoteWindow {
     this.el.remove();
     if (this.listButton) this.listButton.remove();
     if (this.stream) this.stream.close();
+    this.dropVideoFrame();
   }
 }
 

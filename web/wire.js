@@ -71,7 +71,7 @@ function get(view, at, type) {
 function decode(m, body) {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   if (body.length < m.fixed) throw new Error(m.name + ': body shorter than its fixed part');
-  const msg = { type: m.name };
+  const msg = { message: m.name }; // no field is called message (gen-messages checks)
   const counts = [];
   let at = 0;
   for (const f of m.fields) {

@@ -29,8 +29,9 @@ static void begin(const char *name, unsigned code, const char *sender, int fixed
 static void key(const char *name)
 {
 	if (strcmp(name, "message") == 0) {
-		fprintf(stderr, "gen-messages: a field called \"message\" would hide the message's "
-				"name in the page; call it something else\n");
+		fprintf(stderr,
+			"gen-messages: a field called \"message\" would hide the message's "
+			"name in the page; call it something else\n");
 		exit(1);
 	}
 }

@@ -383,6 +383,48 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
 
 
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page(desktop, page):
+    """At 240 fps a 1920x1080 stream goes at half size each way (as
+    test_display's 1080p test shows): the page draws the 960x540 picture
+    at its size into a canvas the browser shows at the window's size (as
+    rcomp-view lets the desktop scale it), so the moving pattern reaches
+    the window's far corner, not only the quarter a picture drawn 1:1
+    into a full-size canvas covers; once still, the window is exact at
+    full size."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    _, url = web_session(desktop, (ANIM_CLIENT, "8", "1920", "1080"),
+                         ["-v", "--stats", "--fps", "240", "--codec", "video", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    wait_for("video at half size", lambda: "video at 1/2 size each way to keep 240 fps"
+             in remote_log(desktop), timeout=30)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.picture && w.picture[0] === 960)")
+    corner = ("(() => { const c = [...document.querySelectorAll('.rcomp-window')].find((e) => "
+              "e.dataset.title === 'rcomp anim test').querySelector('canvas'); "
+              "const r = c.getBoundingClientRect(); "
+              "if (r.width !== 1920 || r.height !== 1080) return 'shown at ' + r.width; "
+              "const d = c.getContext('2d').getImageData(c.width * 3 / 4, c.height * 3 / 4, "
+              "c.width / 4, c.height / 4).data; "
+              "let h = 0; for (let i = 0; i < d.length; i += 4) "
+              "h = (h * 31 + d[i] + d[i + 1] * 7 + d[i + 2] * 13) >>> 0; return h; })()")
+    first = page.eval(corner)
+    assert isinstance(first, int), first
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test').presented > "
+              "%d" % (page.stats()[0]["presented"] + 10))
+    assert page.eval(corner) != first, "the window's far corner did not move with the video"
+    wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec === 'lossless')", timeout=30)
+    page.still("rcomp anim test")
+    w, h, rgba = page.canvas("rcomp anim test")
+    dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
+    assert (w, h) == (dw, dh) == (1920, 1080)
+    differ = differences(rgba, rgb, w, h)
+    assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
+
+
 def remote_env(desktop):
     return dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
 

@@ -510,14 +510,16 @@ class Session {
           frame.close();
           return;
         }
-        // Drawn at the page's next paint, newest wins: a picture decoded
-        // while another waits replaces it, as a Wayland viewer presents
-        // on its frame callback. The ack that follows covers both.
+        // Drawn as it comes, as rcomp-view commits it: the browser shows
+        // the newest at its next frame. Newest wins where pictures wait:
+        // those decoded in one burst (a starved page) are drawn once, and
+        // a hidden page draws and acks nothing until it is shown again,
+        // as a hidden Wayland window gets no frame callbacks.
         w.dropVideoFrame();
         w.nextFrame = { frame, seq, size: w.videoSize, codec: w.stream.codec };
-        if (!w.paintQueued) {
+        if (!w.paintQueued && !document.hidden) {
           w.paintQueued = true;
-          requestAnimationFrame(() => this.paintVideo(w));
+          setTimeout(() => this.paintVideo(w), 0);
         }
       }, (e) => {
         this.error('video: ' + e.message);
@@ -529,9 +531,9 @@ class Session {
   }
 
   paintVideo(w) {
-    w.paintQueued = false;
     const next = w.nextFrame;
-    if (!next) return;
+    w.paintQueued = false;
+    if (!next || document.hidden) return;
     w.nextFrame = null;
     if (this.windows.get(w.id) === w && w.stream) {
       w.video(next.frame, next.size[0], next.size[1]);
@@ -626,7 +628,10 @@ class Session {
     });
     document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
     window.addEventListener('focus', () => this.clipboardCheck());
-    document.addEventListener('visibilitychange', () => this.clipboardCheck());
+    document.addEventListener('visibilitychange', () => {
+      this.clipboardCheck();
+      for (const w of this.windows.values()) this.paintVideo(w);
+    });
     document.addEventListener('copy', () => setTimeout(() => this.clipboardCheck(), 0));
     document.addEventListener('keydown', (e) => {
       if (e.ctrlKey && e.altKey && e.shiftKey && e.code === 'KeyH') this.toggleHud();
@@ -977,7 +982,7 @@ class Session {
       window: w.id, title: w.el.dataset.title, appId: w.el.dataset.appId, popup: Boolean(w.popup),
       parent: w.parent, width: w.width, height: w.height, presented: w.presented,
       codec: w.codec || '', inputToPhotonMs: median(w.photon), photonSamples: w.photon.length,
-      copyRects: w.copies, skipped: w.skipped,
+      copyRects: w.copies, skipped: w.skipped, picture: w.picture,
       hud: w.hud.style.display === 'block' ? w.hud.textContent : null,
       appFps: w.stats ? w.stats.app_fps : null, sentFps: w.stats ? w.stats.sent_fps : null,
       rttMs: w.stats ? w.stats.rtt_us / 1000 : null,

@@ -31,6 +31,7 @@ export class RemoteWindow {
     this.nextFrame = null; // a decoded video picture waiting for the next paint
     this.paintQueued = false;
     this.skipped = 0; // decoded pictures a newer one replaced before a paint
+    this.picture = null; // the last video picture's size
     this.stats = null;
 
     const el = document.createElement('div');
@@ -232,8 +233,7 @@ export class RemoteWindow {
     const [oldW, oldH] = this.logicalSize();
     this.width = width;
     this.height = height;
-    this.canvas.width = width;
-    this.canvas.height = height;
+    this.backing(width, height);
     this.fitCanvas();
     this.image = null;
     this.pixels = null;
@@ -258,6 +258,14 @@ export class RemoteWindow {
     this.canvas.style.height = this.height / this.scale + 'px';
   }
 
+  // The canvas's own pixels: the window's, or a smaller video picture's,
+  // which the browser scales to the window's size (its CSS size) as a
+  // desktop scales a surface's viewport. A change clears the canvas.
+  backing(width, height) {
+    if (this.canvas.width !== width) this.canvas.width = width;
+    if (this.canvas.height !== height) this.canvas.height = height;
+  }
+
   lossless(m) {
     if ((m.flags & FRAME.reset) || m.width !== this.width || m.height !== this.height) {
       if (!(m.flags & FRAME.reset)) throw new Error('a frame of a new size without reset');
@@ -266,6 +274,7 @@ export class RemoteWindow {
     }
     if (!this.pixels) {
       // A reset: the copy starts black and transparent, as the server's does.
+      this.backing(m.width, m.height);
       this.pixels = new Uint8Array(m.width * m.height * 4);
       this.image = this.ctx.createImageData(m.width, m.height);
       this.ctx.putImageData(this.image, 0, 0);
@@ -342,7 +351,20 @@ export class RemoteWindow {
   video(frame, width, height) {
     if (width !== this.width || height !== this.height) this.resizeTo(width, height);
     this.pixels = null; // lossy now: the next lossless frame resets
-    this.ctx.drawImage(frame, 0, 0, width, height, 0, 0, width, height);
+    // A picture sent smaller than the window (the server keeps the app's
+    // frame rate so) is drawn at its own size and the browser scales it
+    // up, with no scaling in the page; one of the window's size, padded
+    // to even, is drawn without the padding.
+    const pw = frame.displayWidth;
+    const ph = frame.displayHeight;
+    this.picture = [pw, ph];
+    if (pw < (width & ~1) || ph < (height & ~1)) {
+      this.backing(pw, ph);
+      this.ctx.drawImage(frame, 0, 0);
+    } else {
+      this.backing(width, height);
+      this.ctx.drawImage(frame, 0, 0, width, height, 0, 0, width, height);
+    }
   }
 
   showHud(on) {

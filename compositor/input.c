@@ -15,6 +15,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "input.h"
+#include "keymap-names.h"
 #include "log.h"
 #include "monotonic.h"
 
@@ -104,50 +105,29 @@ void input_window_gone(struct rc_server *server, struct rc_window *window)
 	}
 }
 
-/* A keymap by its names (format 2): "layout\nvariant\noptions". Names
- * are file names to xkbcommon, so only the characters names are made of
- * pass, never a path. */
-#define MAX_NAMES 255
-
+/* A keymap by its names (format 2), checked by keymap-names.c. */
 static struct xkb_keymap *compile_names(struct rc_server *server, const struct wire_keymap *msg)
 {
-	char text[MAX_NAMES + 1];
-	if (msg->size > MAX_NAMES) {
-		log_error("the viewer's keymap names are too long; keeping the previous keymap");
+	struct keymap_names n;
+	char err[128];
+	if (!keymap_names_parse(&n, (const uint8_t *)msg->data, msg->size, err, sizeof(err))) {
+		log_error("the viewer's keymap: %s; keeping the previous keymap", err);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < msg->size; i++) {
-		char c = msg->data[i];
-		if (!(c == '\n' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || (c != '\0' && strchr("_-+,:()", c)))) {
-			log_error("the viewer's keymap names have a byte 0x%02x no name has; "
-				  "keeping "
-				  "the previous keymap",
-				(unsigned char)c);
-			return NULL;
-		}
-	}
-	memcpy(text, msg->data, msg->size);
-	text[msg->size] = '\0';
-	/* Lines that are not there are empty: the text's own end. */
-	char *rest = text, *fields[3];
-	for (int i = 0; i < 3; i++) {
-		fields[i] = rest ? strsep(&rest, "\n") : &text[msg->size];
-	}
 	struct xkb_rule_names names = {
-		.layout = fields[0][0] ? fields[0] : NULL,
-		.variant = fields[1][0] ? fields[1] : NULL,
-		.options = fields[2][0] ? fields[2] : NULL,
+		.layout = n.layout[0] ? n.layout : NULL,
+		.variant = n.variant[0] ? n.variant : NULL,
+		.options = n.options[0] ? n.options : NULL,
 	};
 	struct xkb_keymap *keymap =
 		xkb_keymap_new_from_names(server->input.xkb, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (keymap) {
-		log_info("keymap: layout \"%s\" variant \"%s\" options \"%s\"", fields[0],
-			fields[1], fields[2]);
+		log_info("keymap: layout \"%s\" variant \"%s\" options \"%s\"", n.layout, n.variant,
+			n.options);
 	} else {
 		log_error("no keymap for layout \"%s\" variant \"%s\" options \"%s\"; keeping "
 			  "the previous one",
-			fields[0], fields[1], fields[2]);
+			n.layout, n.variant, n.options);
 	}
 	return keymap;
 }

@@ -359,6 +359,19 @@ def test_dragging_the_title_bar_an_app_draws_moves_its_window_in_the_page(deskto
     assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
 
 
+def exact_once_still(page, dump, size):
+    """anim-client's window back to lossless in the page, and exact against
+    the app's last picture (rcomp-run's --dump-dir)."""
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec === 'lossless')")
+    page.still("rcomp anim test")
+    w, h, rgba = page.canvas("rcomp anim test")
+    dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
+    assert (w, h) == (dw, dh) == size
+    differ = differences(rgba, rgb, w, h)
+    assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
+
+
 @pytest.mark.skipif(not VIDEO, reason="built without video")
 def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desktop, page):
     dump = os.path.join(desktop.tmp, "dump")
@@ -373,14 +386,7 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
     wait_for("the lossless refresh",
              lambda: "back to lossless (motion stopped)" in remote_log(desktop))
-    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
-              "w.codec === 'lossless')")
-    page.still("rcomp anim test")
-    w, h, rgba = page.canvas("rcomp anim test")
-    dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
-    assert (w, h) == (dw, dh) == (480, 360)
-    differ = differences(rgba, rgb, w, h)
-    assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
+    exact_once_still(page, dump, (480, 360))
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")
@@ -415,14 +421,7 @@ def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page
               "%d" % (page.stats()[0]["presented"] + 10))
     assert page.eval(corner) != first, "the window's far corner did not move with the video"
     wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
-    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
-              "w.codec === 'lossless')", timeout=30)
-    page.still("rcomp anim test")
-    w, h, rgba = page.canvas("rcomp anim test")
-    dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
-    assert (w, h) == (dw, dh) == (1920, 1080)
-    differ = differences(rgba, rgb, w, h)
-    assert differ == 0, "%d of %d pixels differ from the app's" % (differ, w * h)
+    exact_once_still(page, dump, (1920, 1080))
 
 
 def remote_env(desktop):

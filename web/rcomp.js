@@ -1009,7 +1009,7 @@ window.rcomp = {
     pointerLocked: Boolean(document.pointerLockElement), watching: Boolean(session.watching),
     pointerConstraint: session.constraint
       ? (session.constraint.type === CONSTRAINT.lock ? 'lock' : 'confine') : null,
-    fullscreen: Boolean(document.fullscreenElement), keyboardLocked: Boolean(session.keyboardLocked),
+    fullscreen: Boolean(document.fullscreenElement), keyboardLocked: session.keyboardLocked,
   }),
 };
 session.start();

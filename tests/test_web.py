@@ -376,7 +376,10 @@ def exact_once_still(page, dump, size):
 def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desktop, page):
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    _, url = web_session(desktop, (ANIM_CLIENT, "3"),
+    # The app's seconds of motion run from its start, not from the page's:
+    # enough of them that a page a loaded machine starts late still sees
+    # video.
+    _, url = web_session(desktop, (ANIM_CLIENT, "6"),
                          ["-v", "--codec", "video", "--dump-dir", dump])
     page.open(url + "#token=" + TOKEN)
     # 480x360 is encoded in full chroma: High 4:4:4 (profile 244), which
@@ -400,10 +403,11 @@ def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page
     full size."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    _, url = web_session(desktop, (ANIM_CLIENT, "8", "1920", "1080"),
+    _, url = web_session(desktop, (ANIM_CLIENT, "5", "1920", "1080"),
                          ["-v", "--stats", "--fps", "240", "--codec", "video", "--dump-dir", dump])
     page.open(url + "#token=" + TOKEN)
-    wait_for("video at half size", lambda: "video at 1/2 size each way to keep 240 fps"
+    # The rate it keeps is the app's, which a loaded machine holds below 240.
+    wait_for("video at half size", lambda: "video at 1/2 size each way to keep "
              in remote_log(desktop), timeout=30)
     page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
               "w.picture && w.picture[0] === 960)")
@@ -417,9 +421,9 @@ def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page
               "h = (h * 31 + d[i] + d[i + 1] * 7 + d[i + 2] * 13) >>> 0; return h; })()")
     first = page.eval(corner)
     assert isinstance(first, int), first
-    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test').presented > "
-              "%d" % (page.stats()[0]["presented"] + 10))
-    assert page.eval(corner) != first, "the window's far corner did not move with the video"
+    # A loaded encoder may skip the corner's blocks for a few frames: wait
+    # for it to change, which a picture drawn 1:1 never makes it do.
+    page.wait("%s !== %d" % (corner, first), timeout=10)
     wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
     exact_once_still(page, dump, (1920, 1080))
 

@@ -18,7 +18,9 @@ B are unix socket paths, or tcp:HOST:PORT (a browser's link to its page).
 SIGUSR1 breaks the link the way a network does: every connection's A side is
 cut (the viewer sees its connection end) while the B side stays open and
 silent (the server learns nothing), and new connections are closed at once.
-SIGUSR2 mends it: new connections work again. --rate-at changes the rate
+SIGUSR2 mends it: new connections work again. SIGWINCH stalls the link
+for --stall-ms, both ways, as a radio link that fades for a moment: what is
+in flight or read until then arrives when the stall ends. --rate-at changes the rate
 of every connection, both ways, that many seconds after the relay started
 (repeat it for several changes), as when a link falls from 50 to 5 Mbit/s.
 --jitter-ms delays each chunk by a further random 0 to MS (never before the
@@ -97,6 +99,7 @@ class Direction:
                     if not self.queue:
                         break
                     due, data = self.queue[0]
+                due = max(due, Direction.held_until)
                 now = time.monotonic()
                 if due > now:
                     time.sleep(due - now)
@@ -128,11 +131,12 @@ class Direction:
     loss = 0.0
     stall = 0.0
     last_due = 0.0
+    held_until = 0.0  # a stall of the whole link (SIGWINCH) ends then
 
     def due(self):
         """When a chunk read now leaves: the delay, the jitter and a
         retransmission's stall, never before the chunk ahead of it."""
-        at = time.monotonic() + self.delay
+        at = max(time.monotonic() + self.delay, Direction.held_until)
         if self.jitter:
             at += random.uniform(0, self.jitter)
         if self.loss and random.random() < self.loss:
@@ -232,6 +236,11 @@ def main():
     signal.signal(signal.SIGHUP, write_stats)
     signal.signal(signal.SIGUSR1, link_down)
     signal.signal(signal.SIGUSR2, lambda *_: down.clear())
+
+    def stall(*_):
+        Direction.held_until = time.monotonic() + Direction.stall
+
+    signal.signal(signal.SIGWINCH, stall)
 
     def serve():
         while not done.is_set():

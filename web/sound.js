@@ -1,8 +1,7 @@
 // The apps' sound in the page: each audio message is one Opus packet,
 // decoded by WebCodecs' AudioDecoder, and played by an AudioWorklet
-// (playout.js) that keeps a bounded delay: it starts once it holds its
-// target, fades out rather than clicks when the stream runs dry, fades in
-// when it comes back, and plays a little faster while too much waits.
+// (playout.js) with rcomp-view's playout rules: a bounded delay that
+// follows the link's jitter, a stand-in where the link stalls, no clicks.
 import { AUDIO } from './messages.js';
 
 export class Sound {
@@ -71,13 +70,26 @@ export class Sound {
     this.node?.port.postMessage({ planes }, planes.map((p) => p.buffer));
   }
 
+  // The link is gone: what the decoder still holds is played (the end of
+  // a sound the session sent before it ended), then nothing.
   stop() {
-    this.node?.port.postMessage({ end: true });
-    if (this.decoder && this.decoder.state !== 'closed') this.decoder.close();
+    const d = this.decoder;
     this.decoder = null;
+    if (!d || d.state === 'closed') return;
+    d.flush().catch(() => {}).finally(() => {
+      if (d.state !== 'closed') d.close();
+      this.node?.port.postMessage({ end: true });
+    });
   }
 
+  // What the playout counts, and the sound's delay in the page: what
+  // waits in the playout plus the context's own path to the speakers.
   stats() {
-    return { ...this.counts, context: this.context ? this.context.state : 'none' };
+    const c = this.context;
+    const path = c ? ((c.baseLatency || 0) + (c.outputLatency || 0)) * 1000 : 0;
+    return {
+      ...this.counts, context: c ? c.state : 'none',
+      latencyMs: Math.round((this.counts.waitMs || 0) + path),
+    };
   }
 }

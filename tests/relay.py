@@ -11,7 +11,8 @@ on a real link.
     python3 relay.py --listen A.sock --connect B.sock [--delay-ms 25]
                      [--rate-mbit 10] [--buffer-kb 256] [--stats FILE]
                      [--rate-at SECONDS:MBIT ...] [--jitter-ms 10]
-                     [--loss PERCENT [--stall-ms MS]] [--seed N]
+                     [--loss PERCENT [--stall-ms MS]] [--outage-ms MS]
+                     [--seed N]
 
 Each accepted connection on A is paired with a new connection to B. A and
 B are unix socket paths, or tcp:HOST:PORT (a browser's link to its page).
@@ -19,8 +20,8 @@ SIGUSR1 breaks the link the way a network does: every connection's A side is
 cut (the viewer sees its connection end) while the B side stays open and
 silent (the server learns nothing), and new connections are closed at once.
 SIGUSR2 mends it: new connections work again. SIGWINCH stalls the link
-for --stall-ms, both ways, as a radio link that fades for a moment: what is
-in flight or read until then arrives when the stall ends. --rate-at changes the rate
+for --outage-ms (default 100), both ways, as a radio link that fades for a
+moment: what is in flight or read until then arrives when it ends. --rate-at changes the rate
 of every connection, both ways, that many seconds after the relay started
 (repeat it for several changes), as when a link falls from 50 to 5 Mbit/s.
 --jitter-ms delays each chunk by a further random 0 to MS (never before the
@@ -131,7 +132,7 @@ class Direction:
     loss = 0.0
     stall = 0.0
     last_due = 0.0
-    held_until = 0.0  # a stall of the whole link (SIGWINCH) ends then
+    held_until = 0.0  # an outage of the whole link (SIGWINCH) ends then
 
     def due(self):
         """When a chunk read now leaves: the delay, the jitter and a
@@ -181,6 +182,8 @@ def main():
     ap.add_argument("--loss", type=float, default=0.0, metavar="PERCENT",
                     help="this share of chunks waits a retransmission (--stall-ms)")
     ap.add_argument("--stall-ms", type=float, help="default: the round trip plus 10 ms")
+    ap.add_argument("--outage-ms", type=float, default=100.0,
+                    help="how long the link stalls at SIGWINCH")
     ap.add_argument("--seed", type=int, help="for a repeatable run")
     args = ap.parse_args()
     if args.seed is not None:
@@ -237,10 +240,10 @@ def main():
     signal.signal(signal.SIGUSR1, link_down)
     signal.signal(signal.SIGUSR2, lambda *_: down.clear())
 
-    def stall(*_):
-        Direction.held_until = time.monotonic() + Direction.stall
+    def outage(*_):
+        Direction.held_until = time.monotonic() + args.outage_ms / 1000.0
 
-    signal.signal(signal.SIGWINCH, stall)
+    signal.signal(signal.SIGWINCH, outage)
 
     def serve():
         while not done.is_set():

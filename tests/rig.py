@@ -264,13 +264,12 @@ class Rig:
         return self.start(name, pinned(cores, argv) if cores else argv, self.local_env)
 
     def start_relay(self, connect, delay_ms=0, rate_mbit=0, buffer_kb=256, name="relay",
-                    rate_at=(), jitter_ms=0, loss=0, seed=None, listen=None, stall_ms=None):
+                    rate_at=(), jitter_ms=0, loss=0, seed=None, listen=None):
         """A simulated link (tests/relay.py) in front of a server socket;
         returns the relay process, with .socket to connect to. rate_at:
         (seconds after start, Mbit/s) changes of the rate; jitter_ms and
-        loss (percent of chunks held up a retransmission) and stall_ms (how
-        long that, or a stall of the whole link at SIGWINCH, lasts) as
-        relay.py says;
+        loss (percent of chunks held up a retransmission) as relay.py says
+        (SIGWINCH stalls the whole link for 100 ms);
         listen: where it listens (a unix socket of the rig's, or tcp:HOST:PORT
         with connect one too)."""
         listen = listen or os.path.join(self.tmp, name + ".sock")
@@ -286,8 +285,6 @@ class Rig:
             argv += ["--loss", str(loss)]
         if seed is not None:
             argv += ["--seed", str(seed)]
-        if stall_ms is not None:
-            argv += ["--stall-ms", str(stall_ms)]
         p = self.start(name, argv, self.local_env)
         if listen.startswith("tcp:"):
             host, port = listen[4:].rsplit(":", 1)

@@ -551,7 +551,7 @@ def test_a_stall_in_the_link_is_bridged_in_the_browser_without_a_gap_and_its_del
         port = int(url.rsplit(":", 1)[1].strip("/"))
         near = free_port()
         relay = desktop.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near,
-                                    delay_ms=25, jitter_ms=10, stall_ms=100)
+                                    delay_ms=25, jitter_ms=10)
         page.open("http://127.0.0.1:%d/#token=%s" % (near, TOKEN))
         page.wait("window.rcomp.session().sound && "
                   "window.rcomp.session().sound.state === 'playing'")

@@ -3,7 +3,7 @@ link: frames presented a second, input to photon, bytes on the wire and
 CPU per frame; and the page's load to its first window. Prints numbers;
 it passes or fails nothing.
 
-    python3 tools/bench_web.py [--only egl,glmark,1080p,load] [--seconds 8]
+    python3 tools/bench_web.py [--only egl,glmark,1080p,load,sound] [--seconds 8]
                                [--rtt-ms 20] [--mbit 50]
 
 Each case runs one rcomp-run (with --listen-web) hosting the app beside the
@@ -33,6 +33,13 @@ compositor, which scales a picture sent smaller than its window), with
 the pictures a newer one replaced before they were drawn.
 - load: a fresh page to its first window presented, over loopback, five
   times (target: under 1 s).
+- sound: the apps' sound in each viewer: how late it is heard at the same
+  round trip (a 1 kHz burst every second, its onset in the session's sink
+  and in the laptop's, as bench_sound.py's latency), and, with 10 ms of
+  jitter and 1% of the stream held up a retransmission besides (as
+  bench_sound.py's clicks), in 10 s of a steady 440 Hz tone the gaps and
+  splices and the time stood in for; then 10 s more, the link stalling
+  for 100 ms every 2.5 s.
 """
 import argparse
 import json
@@ -40,6 +47,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,6 +55,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, Browser, Rig,  # noqa: E402
                  VirtualPointer, free_port, wait_for)
 from bench_game import cpu_seconds, glmark, median  # noqa: E402
+from bench_sound import TimedRecorder  # noqa: E402
+from rig import LocalSound, sound_defects, tone_command  # noqa: E402
 
 TOKEN = "bench-web-token-0123456789abcdef"
 
@@ -263,9 +273,121 @@ def load(args):
         rig.close()
 
 
+def sound_session(rig, app):
+    """rcomp-run playing app's sound to viewers and browsers; (its unix
+    socket, its web port, its own sink's server)."""
+    server, sock, port = session(rig, ["sh", "-c", "'%s'" % app], [])
+    sink = os.path.join(rig.session_dir, "0.sound", "native")
+    wait_for("the session's sound server", lambda: os.path.exists(sink), timeout=30)
+    return sock, port, "unix:" + sink
+
+
+def sound_viewer(rig, who, sock, port, sound, name, link):
+    """One viewer of the session's sound through a relay.py link; returns
+    (stop, stats, relay): stats() says what its playout did so far."""
+    if who == "rcomp-view":
+        relay = rig.start_relay(sock, name=name + "-link", **link)
+        viewer = rig.start(name, [RCOMP_VIEW, "--stats", "--socket", relay.socket],
+                           sound.env("speaker"))
+
+        def stats():
+            lines = re.findall(r"(\d+) concealed \(\d+ from FEC\), (\d+) underruns",
+                               rig.read_log(name))
+            # 10 ms frames stood in for, over the lines so far.
+            return {"stood_in_ms": 10 * sum(int(c) for c, _ in lines)}
+
+        def stop():
+            viewer.terminate()
+            viewer.wait(10)
+            relay.terminate()
+            relay.wait(10)
+        return stop, stats, relay
+    near = free_port()
+    relay = rig.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near,
+                            name=name + "-link", **link)
+    page = Browser(rig, env=sound.env("speaker"))
+    page.open("http://127.0.0.1:%d/#token=%s" % (near, TOKEN))
+    page.wait("window.rcomp.session().sound && window.rcomp.session().sound.packets > 0", 30)
+
+    def stats():
+        s = page.eval("window.rcomp.session().sound")
+        return {"stood_in_ms": s.get("concealedMs", 0), "wait_ms": s.get("waitMs"),
+                "path_ms": s.get("latencyMs", 0) - (s.get("waitMs") or 0)}
+
+    def stop():
+        page.close()
+        relay.terminate()
+        relay.wait(10)
+    return stop, stats, relay
+
+
+def sound_case(args):
+    for who in ("rcomp-view", "page"):
+        # How late: a burst a second, its onset in both sinks.
+        rig = Rig()
+        try:
+            sound = LocalSound(rig)
+            sock, port, own = sound_session(rig, tone_command(1000, burst_ms=100))
+            stop, stats, _ = sound_viewer(rig, who, sock, port, sound, "lat",
+                                          {"delay_ms": args.rtt_ms / 2})
+            time.sleep(6)
+            remote = TimedRecorder(own, "rcomp")
+            local = TimedRecorder(sound.server, "speaker")
+            time.sleep(args.seconds + 2)
+            remote.stop()
+            local.stop()
+            theirs = local.onsets()
+            delays = []
+            for t in remote.onsets():
+                later = [u - t for u in theirs if 0 <= u - t < 0.9]
+                if later:
+                    delays.append(min(later) * 1000)
+            extra = stats()
+            stop()
+        finally:
+            rig.close()
+        # Whole: a steady tone, then the same with the link stalling.
+        rig = Rig()
+        try:
+            sound = LocalSound(rig)
+            sock, port, _ = sound_session(rig, tone_command(440))
+            stop, stats, relay = sound_viewer(rig, who, sock, port, sound, "clicks", {
+                "delay_ms": args.rtt_ms / 2, "jitter_ms": 10, "loss": 1, "seed": 3})
+            time.sleep(8)
+            before = stats()
+            gaps, splices = sound_defects(sound.record("speaker", 10.0), 440)
+            middle = stats()
+            stalls = []
+
+            def stall():
+                while len(stalls) < 4:
+                    time.sleep(2.5)
+                    relay.send_signal(signal.SIGWINCH)
+                    stalls.append(1)
+            t = threading.Thread(target=stall)
+            t.start()
+            sgaps, ssplices = sound_defects(sound.record("speaker", 10.0), 440)
+            t.join()
+            after = stats()
+            stop()
+        finally:
+            rig.close()
+        print("sound      %-10s heard %s after the session's sink%s" % (
+            who, "%.0f ms (median of %d)" % (median(delays), len(delays)) if delays
+            else "never", "" if who == "rcomp-view" else
+            "; of it waiting in the playout %s ms, the browser's own path %.0f ms" % (
+                "%.0f" % extra["wait_ms"] if extra.get("wait_ms") is not None else "?",
+                extra["path_ms"])))
+        print("sound      %-10s 10 s of tone: %d gaps, %d splices, %.0f ms stood in; "
+              "with 4 stalls of 100 ms: %d gaps, %d splices, %.0f ms stood in" % (
+                  who, gaps, splices, middle["stood_in_ms"] - before["stood_in_ms"],
+                  sgaps, ssplices, after["stood_in_ms"] - middle["stood_in_ms"]))
+        sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="egl,glmark,1080p,load")
+    ap.add_argument("--only", default="egl,glmark,1080p,load,sound")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--rtt-ms", type=float, default=20)
     ap.add_argument("--mbit", type=float, default=50)
@@ -284,6 +406,8 @@ def main():
                 ["--codec", "video"], args, "reported")
     if "load" in only:
         load(args)
+    if "sound" in only:
+        sound_case(args)
 
 
 if __name__ == "__main__":

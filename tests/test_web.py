@@ -159,6 +159,27 @@ def test_a_layout_named_in_the_address_is_the_sessions_keymap(desktop, page):
     wait_for("the key by the T typing z", lambda: "keysym z" in remote_log(desktop))
 
 
+
+def test_the_mouses_back_and_forward_buttons_reach_the_app_and_the_page_stays(desktop, page):
+    """Buttons a game or an app uses: the browser would go back or forward
+    in its history on their release (held as long as a click, 150 ms), and
+    leave the session."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.eval("history.pushState(null, '', location.href + '&stay=1')")
+    # (input-client takes the back button as its resize grip, and a
+    # window being resized hears no release.)
+    for button, heard in (("back", "button main 275 pressed"),
+                          ("forward", "button main 276 released")):
+        page.mouse("move", x + 200, y + 30)
+        page.mouse("down", button=button)
+        time.sleep(0.15)
+        page.mouse("up", button=button)
+        wait_for("the %s button in the app" % button, lambda: heard in remote_log(desktop))
+        time.sleep(0.3)
+        assert page.eval("location.hash.endsWith('&stay=1') && "
+                         "window.rcomp.session().connected"), "the page went %s" % button
+
+
 def test_the_wheel_in_the_browser_scrolls_the_app(desktop, page):
     x, y, _, _ = open_input_client(desktop, page)
     page.mouse("move", x + 20, y + 30)
@@ -359,6 +380,23 @@ def test_dragging_the_title_bar_an_app_draws_moves_its_window_in_the_page(deskto
     # GTK starts the move once the pointer passed its drag threshold.
     assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
 
+
+
+def test_a_resize_the_app_asks_for_follows_the_drag_and_gives_the_app_the_new_size(
+        desktop, page):
+    """An app's own resize grip (input-client's back button) asks for an
+    interactive resize from a corner with the press the page holds; the
+    page resizes the window from that corner as the drag goes on, and the
+    app is configured to the size the drag made."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 390, y + 290)
+    page.mouse("down", button="back")
+    wait_for("the app to ask", lambda: "resize-asked" in remote_log(desktop))
+    page.wait("window.rcomp.stats()[0].resizing")
+    page.mouse("move", x + 390 + 120, y + 290 + 80, steps=8)
+    page.mouse("up", button="back")
+    wait_for("the new size", lambda: "configure 520 380" in remote_log(desktop))
+    assert not page.stats()[0]["resizing"]
 
 def exact_once_still(page, dump, size):
     """anim-client's window back to lossless in the page, and exact against

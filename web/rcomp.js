@@ -692,6 +692,7 @@ class Session {
       return [Math.round((e.clientX - r.left) * sx * 256), Math.round((e.clientY - r.top) * sy * 256)];
     };
     c.addEventListener('contextmenu', (e) => e.preventDefault());
+
     c.addEventListener('pointermove', (e) => {
       if (this.p.viewOnly) return;
       const events = e.getCoalescedEvents ? e.getCoalescedEvents() : [e];
@@ -744,6 +745,9 @@ class Session {
       this.pressed = { window: w, event: e };
     });
     const up = (e) => {
+      // A mouse's back and forward buttons are the app's, not the
+      // browser's history, which goes back on their release unless told.
+      if (e.button > 2) e.preventDefault();
       if (this.p.viewOnly) return;
       if (e.pointerType === 'touch') {
         this.sendInput(e.type === 'pointercancel' ? 'touch_cancel' : 'touch_up',
@@ -986,7 +990,7 @@ class Session {
       hud: w.hud.style.display === 'block' ? w.hud.textContent : null,
       appFps: w.stats ? w.stats.app_fps : null, sentFps: w.stats ? w.stats.sent_fps : null,
       rttMs: w.stats ? w.stats.rtt_us / 1000 : null,
-      focused: this.focused === w, minimized: Boolean(w.minimized),
+      focused: this.focused === w, minimized: Boolean(w.minimized), resizing: Boolean(w.anchor),
       x: w.x, y: w.y,
     }));
   }

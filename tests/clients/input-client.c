@@ -5,6 +5,10 @@
  * left click on the main surface toggles its colour. argv[1] optionally sets
  * its title and app_id.
  *
+ * A press of the back button (BTN_SIDE) on the main surface asks for an
+ * interactive resize from the bottom-right corner, as a resize grip an app
+ * draws does, and prints "resize-asked"; configures print "configure W H".
+ *
  * A right click opens a 120x80 blue popup with a grab, its top-left corner at
  * the pointer; a right click in a popup opens a nested 100x60 orange one.
  * A middle click (or Escape) closes the topmost popup from the app's side. Popups print
@@ -57,6 +61,7 @@ struct app {
 	struct wl_seat *seat;
 	struct wl_display *display;
 	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *toplevel;
 	struct wl_surface *main, *sub;
 	struct wl_surface *pointer_surface;
 	struct wl_pointer *pointer;
@@ -289,6 +294,12 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 		state ? "pressed" : "released");
 	if (state && button == 0x111 /* BTN_RIGHT */) {
 		open_popup(app, serial);
+		return;
+	}
+	if (state && button == 0x113 /* BTN_SIDE */ && app->pointer_surface == app->main) {
+		xdg_toplevel_resize(app->toplevel, app->seat, serial,
+			XDG_TOPLEVEL_RESIZE_EDGE_BOTTOM_RIGHT);
+		printf("resize-asked\n");
 		return;
 	}
 	if (state && button == 0x112 /* BTN_MIDDLE */ && app->npopups > 0) {
@@ -785,6 +796,7 @@ int main(int argc, char **argv)
 	app.xdg_surface = xdg_surface;
 	xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, &app);
 	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
+	app.toplevel = toplevel;
 	xdg_toplevel_add_listener(toplevel, &toplevel_listener, &app);
 	/* argv[1], if given, names the window (title and app_id). */
 	xdg_toplevel_set_title(toplevel, argc > 1 ? argv[1] : "rcomp input test");

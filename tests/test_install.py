@@ -48,9 +48,20 @@ def test_meson_install_puts_programs_man_pages_and_completion_in_the_standard_pl
 @pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 def test_meson_install_puts_the_browser_viewer_where_rcomp_run_serves_it_from(installed):
     web = os.path.join(installed, "share/rcomp/web")
-    for name in ("index.html", "rcomp.js", "lz4.js", "messages.js", "wire.js", "keys.js",
-                 "window.js", "video.js", "sound.js", "playout.js"):
-        assert os.path.isfile(os.path.join(web, name)), name
+    # Every module the page loads, from its script on: what each imports,
+    # and the sound worklet it adds by its URL.
+    wanted, seen = ["index.html"], set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = os.path.join(web, name)
+        assert os.path.isfile(path), "%s (the page loads it) is not installed" % name
+        with open(path) as f:
+            text = f.read()
+        wanted += re.findall(r"""(?:src=|from |new URL\()['"]\.?/?([\w-]+\.js)['"]""", text)
+    assert {"rcomp.js", "messages.js", "playout.js", "input.js"} <= seen, seen
     with open(os.path.join(web, "messages.js")) as f:
         assert "hello: {code: 0x0101" in f.read()
     out = subprocess.run(["strings", os.path.join(installed, "bin/rcomp-run")],

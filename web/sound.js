@@ -9,8 +9,7 @@ export class Sound {
     return typeof AudioDecoder !== 'undefined' && typeof AudioWorkletNode !== 'undefined';
   }
 
-  constructor(send) {
-    this.send = send;
+  constructor() {
     this.counts = { packets: 0, lost: 0, underruns: 0, bufferedMs: 0, playedMs: 0, state: 'off' };
     this.expected = null;
     const resume = () => this.context?.resume();

@@ -1,0 +1,112 @@
+// One WebSocket to rcomp-run, speaking the wire protocol as rcomp-view's
+// connection does (protocol/PROTOCOL.md): the hello, the server's first
+// message on its own, then records of six classes, each class a stream of
+// messages; a link_ack for each LINK_ACK_EVERY bytes of records read; and
+// what one turn of the page sends in one WebSocket message. Bytes from the
+// socket are untrusted: a record or message that breaks the format ends
+// the connection with the reason.
+import { RECORD } from './messages.js';
+import { Reader, encode, inRecords } from './wire.js';
+
+const LINK_ACK_EVERY = 1024; // record bytes read between two link_acks
+const CLASSES = 6;
+
+export class Connection {
+  // hello: the hello's fields. on: opened(), message(m), failed(error),
+  // closed(), read(bytes) (how many came).
+  constructor(hello, on) {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${scheme}//${location.host}/`, 'rcomp');
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    this.on = on;
+    this.out = [];
+    this.first = new Reader();
+    this.started = false; // the server's first message was read
+    this.classes = Array.from({ length: CLASSES }, () => new Reader());
+    this.pending = new Uint8Array(0); // record bytes not yet a whole record
+    this.received = 0;
+    this.acked = 0;
+    ws.onopen = () => {
+      ws.send(encode('hello', hello));
+      on.opened();
+    };
+    ws.onmessage = (e) => {
+      try {
+        this.read(new Uint8Array(e.data));
+      } catch (err) {
+        on.failed(err);
+        ws.close();
+      }
+    };
+    ws.onclose = () => on.closed();
+  }
+
+  get open() {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  close() {
+    this.ws.close();
+  }
+
+  read(bytes) {
+    this.on.read(bytes.length);
+    if (!this.started) {
+      this.first.push(bytes);
+      const m = this.first.next();
+      if (!m) return;
+      this.started = true;
+      const rest = this.first.rest();
+      this.on.message(m);
+      if (rest.length) this.records(rest);
+      return;
+    }
+    this.records(bytes);
+  }
+
+  records(bytes) {
+    const b = new Uint8Array(this.pending.length + bytes.length);
+    b.set(this.pending);
+    b.set(bytes, this.pending.length);
+    let o = 0;
+    while (b.length - o >= RECORD.header) {
+      const cls = b[o];
+      const len = b[o + 2] | (b[o + 3] << 8);
+      if (cls >= CLASSES || b[o + 1] !== 0 || len < 1 || len > RECORD.max) throw new Error('bad record');
+      if (b.length - o < RECORD.header + len) break;
+      const reader = this.classes[cls];
+      reader.push(b.subarray(o + RECORD.header, o + RECORD.header + len));
+      o += RECORD.header + len;
+      this.received += RECORD.header + len;
+      for (let m = reader.next(); m; m = reader.next()) this.on.message(m);
+    }
+    this.pending = b.slice(o);
+    if (this.received - this.acked >= LINK_ACK_EVERY) {
+      this.acked = this.received;
+      this.send('link_ack', { received: this.received }, RECORD.link);
+    }
+  }
+
+  // Messages sent in one turn of the page go in one WebSocket message, as
+  // rcomp-view writes what one event makes at once: a press and its
+  // input_mark reach rcomp-run in one read, before the app can answer.
+  send(name, values, cls = RECORD.control) {
+    if (!this.open || !this.started) return;
+    this.out.push(inRecords(cls, encode(name, values)));
+    if (this.out.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  flush() {
+    const parts = this.out;
+    this.out = [];
+    if (!parts.length || !this.open) return;
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      all.set(p, o);
+      o += p.length;
+    }
+    this.ws.send(all);
+  }
+}

@@ -1,0 +1,45 @@
+// The HUD: each window's figures over its picture, as rcomp-view's --hud
+// shows them (the codec, the app's and the sent frame rates, the bytes,
+// the round trip, input to photon), toggled by the bar's button or
+// Ctrl+Alt+Shift+H. The server sends window_stats while a viewer wants them.
+
+export function median(a) {
+  if (!a.length) return null;
+  const s = [...a].sort((x, y) => x - y);
+  return s[s.length >> 1];
+}
+
+export class Hud {
+  // session: windows, send(name, values).
+  constructor(session, on) {
+    this.session = session;
+    this.on = on;
+  }
+
+  listen() {
+    document.addEventListener('keydown', (e) => {
+      if (e.ctrlKey && e.altKey && e.shiftKey && e.code === 'KeyH') this.toggle();
+    });
+    document.getElementById('rcomp-hud-toggle')?.addEventListener('click', () => this.toggle());
+  }
+
+  // A new connection: the server forgot what this viewer wanted.
+  welcomed() {
+    if (this.on) this.session.send('stats_wanted', { on: 1 });
+  }
+
+  toggle() {
+    this.on = !this.on;
+    this.session.send('stats_wanted', { on: this.on ? 1 : 0 });
+    for (const w of this.session.windows.values()) w.showHud(this.on);
+  }
+
+  windowStats(w, m) {
+    w.stats = m;
+    const photon = median(w.photon);
+    w.hud.textContent = `${w.codec || '-'}${m.threads ? ' ' + m.threads + ' thr' : ''}  ` +
+      `app ${m.app_fps} sent ${m.sent_fps} fps  ${(m.bytes / 1024).toFixed(0)} KiB/s  ` +
+      `rtt ${(m.rtt_us / 1000).toFixed(1)} ms` +
+      (photon !== null ? `  input→photon ${photon.toFixed(1)} ms` : '');
+  }
+}

@@ -1,0 +1,304 @@
+// The user's input to the apps, as rcomp-view's input room sends it: keys
+// by physical code and the modifiers, the pointer, the wheel by steps or
+// smooth, touch, text from input methods (a hidden textarea's composition
+// events, to the app's text input), pointer lock with relative motion, and
+// the keyboard lock of fullscreen. Each press is marked, so that the frame
+// that answers it measures input to photon.
+import { CONSTRAINT, GRAB, STATES, TEXT_INPUT } from './messages.js';
+import { encoder } from './wire.js';
+import { keyCode, modifiers } from './keys.js';
+
+const MARKS = 16; // input marks remembered, as rcomp-view does
+const BUTTONS = [0x110, 0x112, 0x111, 0x113, 0x114]; // BTN_LEFT, MIDDLE, RIGHT, SIDE, EXTRA
+
+export class Input {
+  // session: focused, windows, viewOnly, sendInput(name, values).
+  constructor(session) {
+    this.session = session;
+    this.marks = new Array(MARKS).fill(0);
+    this.mark = 0;
+    this.mods = '';
+    this.keysDown = new Set();
+    this.constraint = null; // {window, type}: what the app asked of the pointer
+    this.keyboardLocked = false;
+    this.textInput = new Map(); // by window: the app's text input state
+    this.pressed = null; // {window, event}: the press an app may take for a move
+    this.ime = document.getElementById('rcomp-ime');
+  }
+
+  send(name, values) {
+    this.session.sendInput(name, values);
+  }
+
+  listen() {
+    document.addEventListener('keydown', (e) => this.key(e, 1), true);
+    document.addEventListener('keyup', (e) => this.key(e, 0), true);
+    window.addEventListener('blur', () => this.end());
+    if (this.ime) {
+      this.ime.addEventListener('compositionstart', () => { this.composing = true; });
+      this.ime.addEventListener('compositionupdate', (e) => this.preedit(e.data || ''));
+      this.ime.addEventListener('compositionend', (e) => {
+        this.composing = false;
+        this.commit(e.data || '');
+      });
+      // Text that came without keys (an on-screen keyboard, a paste of
+      // text into an input method): to the app's text input, if it has one.
+      this.ime.addEventListener('input', (e) => {
+        if (!e.isComposing && e.inputType === 'insertText' && e.data && !this.typedByKey) {
+          this.commit(e.data);
+        }
+        this.typedByKey = false;
+        this.ime.value = '';
+      });
+    }
+    document.addEventListener('pointerlockchange', () => this.lockChanged());
+    // The user left the browser's fullscreen (Escape held, or the
+    // browser's own way): the app's window leaves it too.
+    document.addEventListener('fullscreenchange', () => {
+      if (document.fullscreenElement) return;
+      this.keyboardLocked = false;
+      navigator.keyboard?.unlock?.();
+      for (const w of this.session.windows.values()) {
+        if (w.states & STATES.fullscreen) w.setFullscreen(false);
+      }
+    });
+  }
+
+  // The keyboard moved from one window to another.
+  focusMoved(old, w) {
+    if (old) {
+      this.send('keyboard_leave', { window: old.id });
+      this.keysDown.clear();
+    }
+    this.send('keyboard_enter', { window: w.id, keys: new Uint8Array(0) });
+    this.mods = '';
+    if (this.ime && document.activeElement !== this.ime) this.ime.focus({ preventScroll: true });
+  }
+
+  key(e, state) {
+    if (e.target && e.target.closest && e.target.closest('#rcomp-token')) return;
+    const w = this.session.focused;
+    if (!w || this.session.viewOnly) return;
+    if (e.isComposing || e.keyCode === 229) return; // the input method's
+    const code = keyCode(e.code);
+    if (!code) return;
+    // Everything goes to the app, browser shortcuts included where the
+    // browser lets a page keep them (all of them under keyboard lock).
+    e.preventDefault();
+    e.stopPropagation();
+    if (state && e.repeat) return; // the app repeats, as on Wayland
+    if (state && this.keysDown.has(code)) return;
+    if (state) this.keysDown.add(code);
+    else if (!this.keysDown.delete(code)) return;
+    this.typedByKey = state === 1;
+    this.send('key', { key: code, state });
+    if (state) this.markInput(w);
+    this.sendModifiers(e);
+  }
+
+  sendModifiers(e) {
+    const m = modifiers(e);
+    const k = `${m.depressed}/${m.locked}`;
+    if (k === this.mods) return;
+    this.mods = k;
+    this.send('modifiers', m);
+  }
+
+  markInput(w) {
+    this.mark = (this.mark + 1) >>> 0 || 1;
+    this.marks[this.mark % MARKS] = performance.now();
+    this.send('input_mark', { window: w.id, mark: this.mark });
+  }
+
+  // When the input the server marked was sent, or 0 if long forgotten.
+  markedAt(mark) {
+    return this.marks[mark % MARKS];
+  }
+
+  // Keys still down go up when the page loses the keyboard.
+  end() {
+    if (this.session.focused && this.keysDown.size) {
+      for (const k of this.keysDown) this.send('key', { key: k, state: 0 });
+    }
+    this.keysDown.clear();
+    this.mods = '';
+  }
+
+  // The pointer, the wheel and touch on a window's canvas.
+  attach(w) {
+    const c = w.canvas;
+    const pos = (e) => {
+      const r = c.getBoundingClientRect();
+      const sx = r.width ? (w.width / w.scale) / r.width : 1;
+      const sy = r.height ? (w.height / w.scale) / r.height : 1;
+      return [Math.round((e.clientX - r.left) * sx * 256), Math.round((e.clientY - r.top) * sy * 256)];
+    };
+    c.addEventListener('contextmenu', (e) => e.preventDefault());
+    c.addEventListener('pointermove', (e) => {
+      if (this.session.viewOnly) return;
+      const events = e.getCoalescedEvents ? e.getCoalescedEvents() : [e];
+      if (document.pointerLockElement === c) {
+        for (const ev of events.length ? events : [e]) {
+          const dx = Math.round(ev.movementX * 256);
+          const dy = Math.round(ev.movementY * 256);
+          this.send('relative_motion', {
+            time_us: ev.timeStamp * 1000, dx, dy, dx_unaccel: dx, dy_unaccel: dy,
+          });
+        }
+        this.send('pointer_frame', {});
+        return;
+      }
+      const [x, y] = pos(e);
+      if (e.pointerType === 'touch') {
+        this.send('touch_motion', { id: e.pointerId, x, y });
+        this.send('touch_frame', {});
+        return;
+      }
+      this.send('pointer_motion', { window: w.id, x, y });
+      this.send('pointer_frame', {});
+    });
+    c.addEventListener('pointerdown', (e) => {
+      if (this.session.viewOnly) return;
+      e.preventDefault();
+      this.session.clipboard.check();
+      this.ime?.focus({ preventScroll: true });
+      if (this.constraint && this.constraint.window === w && this.constraint.type === CONSTRAINT.lock &&
+        document.pointerLockElement !== c) {
+        // A browser locks only on a gesture; it may still refuse.
+        Promise.resolve(c.requestPointerLock?.())
+          .catch((err) => console.log('pointer lock refused: ' + err.message));
+      }
+      const [x, y] = pos(e);
+      if (e.pointerType === 'touch') {
+        c.setPointerCapture(e.pointerId);
+        this.send('touch_down', { window: w.id, id: e.pointerId, x, y });
+        this.send('touch_frame', {});
+        this.markInput(w);
+        return;
+      }
+      if (document.pointerLockElement !== c) {
+        c.setPointerCapture(e.pointerId);
+        this.send('pointer_motion', { window: w.id, x, y });
+      }
+      this.send('pointer_button', { button: BUTTONS[e.button] || 0x110, state: 1 });
+      this.send('pointer_frame', {});
+      this.markInput(w);
+      this.pressed = { window: w, event: e };
+    });
+    const up = (e) => {
+      // A mouse's back and forward buttons are the app's, not the
+      // browser's history, which goes back on their release unless told.
+      if (e.button > 2) e.preventDefault();
+      if (this.session.viewOnly) return;
+      if (e.pointerType === 'touch') {
+        this.send(e.type === 'pointercancel' ? 'touch_cancel' : 'touch_up',
+          e.type === 'pointercancel' ? {} : { id: e.pointerId });
+        this.send('touch_frame', {});
+        return;
+      }
+      if (e.type === 'pointercancel' && !this.pressed) return;
+      this.send('pointer_button', { button: BUTTONS[e.button] || 0x110, state: 0 });
+      this.send('pointer_frame', {});
+      this.pressed = null;
+    };
+    c.addEventListener('pointerup', up);
+    c.addEventListener('pointercancel', up);
+    c.addEventListener('pointerleave', (e) => {
+      if (e.pointerType !== 'touch' && !e.buttons && document.pointerLockElement !== c) {
+        this.send('pointer_leave', { window: w.id });
+      }
+    });
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      if (this.session.viewOnly) return;
+      const axes = [[0, e.deltaY, e.wheelDeltaY], [1, e.deltaX, e.wheelDeltaX]];
+      for (const [axis, delta, wheelDelta] of axes) {
+        if (!delta) continue;
+        let value;
+        let discrete = 0;
+        let source = 2; // continuous: a touchpad's or a smooth wheel's pixels
+        if (e.deltaMode === 1 || e.deltaMode === 2) {
+          discrete = Math.sign(delta) * Math.max(1, Math.round(Math.abs(delta) / 3));
+          value = discrete * 15;
+          source = 0;
+        } else if (wheelDelta && wheelDelta % 120 === 0) {
+          discrete = -wheelDelta / 120; // a wheel's steps
+          value = discrete * 15;
+          source = 0;
+        } else {
+          value = delta;
+        }
+        this.send('pointer_axis', { axis, value: Math.round(value * 256), discrete, source });
+      }
+      this.send('pointer_frame', {});
+    }, { passive: false });
+  }
+
+  // A client-decorated app asked to be moved or resized with the press
+  // the page still holds: the page does it, as a desktop would.
+  grab(w, m) {
+    if (!this.pressed || this.pressed.window !== w || m.kind === GRAB.menu) return;
+    w.grab(m.kind, m.edges, this.pressed.event);
+  }
+
+  // The app went fullscreen: the page fills the screen, with the keyboard
+  // locked to it (Escape held leaves), where the browser allows: within a
+  // few seconds of the user's last click or key, as when the app went
+  // fullscreen for a key the user pressed.
+  fullscreen() {
+    document.documentElement.requestFullscreen?.()
+      .then(() => navigator.keyboard?.lock?.())
+      .then(() => { this.keyboardLocked = Boolean(document.fullscreenElement); })
+      .catch((e) => console.log('fullscreen in the page only: ' + e.message));
+  }
+
+  // The app asked to lock the pointer: the page locks it at the next click
+  // in that window (a browser locks only on a user's gesture) and says so.
+  // A browser cannot confine the pointer to a region: for a confinement
+  // the pointer stays free and the app is never told it is confined.
+  setConstraint(w, m) {
+    if (m.type === CONSTRAINT.none) {
+      if (this.constraint && this.constraint.window === w) {
+        this.constraint = null;
+        if (document.pointerLockElement) document.exitPointerLock();
+      }
+      return;
+    }
+    this.constraint = { window: w, type: m.type };
+  }
+
+  lockChanged() {
+    const locked = document.pointerLockElement;
+    const c = this.constraint;
+    if (!c) return;
+    const active = locked === c.window.canvas ? 1 : 0;
+    this.send('pointer_constraint_state', { window: c.window.id, active });
+  }
+
+  // What the app's text input wants (text_input).
+  textInputState(m) {
+    this.textInput.set(m.window, m);
+  }
+
+  // Text from the browser's input method, to the app's text input.
+  preedit(text) {
+    const w = this.session.focused;
+    const ti = w && this.textInput.get(w.id);
+    if (!ti || !(ti.flags & TEXT_INPUT.enabled)) return;
+    const bytes = encoder.encode(text).length;
+    this.send('text_input_event', {
+      window: w.id, flags: TEXT_INPUT.preedit, preedit_cursor_begin: bytes,
+      preedit_cursor_end: bytes, delete_before: 0, delete_after: 0, preedit: text, commit: '',
+    });
+  }
+
+  commit(text) {
+    const w = this.session.focused;
+    const ti = w && this.textInput.get(w.id);
+    if (!ti || !(ti.flags & TEXT_INPUT.enabled) || this.session.viewOnly) return;
+    this.send('text_input_event', {
+      window: w.id, flags: 0, preedit_cursor_begin: 0, preedit_cursor_end: 0,
+      delete_before: 0, delete_after: 0, preedit: '', commit: text,
+    });
+  }
+}

@@ -65,7 +65,7 @@ static const char *size_name(int divisor, char *buf, size_t size)
 static void change(struct rc_fit *fit, uint32_t window, int divisor, uint64_t now, const char *verb,
 	const char *why)
 {
-	char name[16];
+	char name[24]; /* "1/%d size" for any int */
 	log_info("window %u: video %s %s%s%s", window, verb, size_name(divisor, name, sizeof(name)),
 		divisor > 1 ? " each way" : "", why);
 	fit->divisor = divisor;

@@ -1,5 +1,6 @@
-"""Runs foot through rcomp on a headless sway and saves a screenshot.
-Used by tools/demo.sh; run that instead."""
+"""Runs foot through rcomp on a headless sway and saves a screenshot; then
+shows the same session in Debian's chromium, headless, as a second viewer
+beside it, and saves the page's. Used by tools/demo.sh; run that instead."""
 import os
 import subprocess
 import sys
@@ -7,22 +8,50 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import Failure, RCOMP_VIEW, Rig, wait_for  # noqa: E402
+from rig import WEB, WEB_DIR, Failure, RCOMP_RUN, RCOMP_VIEW, Rig, free_port, wait_for  # noqa: E402
 
 OUT = os.path.abspath(os.path.join(HERE, "..", "out"))
+
+
+def browser(rig, port, token, shot):
+    """The session in chromium, headless, beside rcomp-view: the page's
+    screenshot once it has drawn (its own clock runs 4 s)."""
+    url = "http://127.0.0.1:%d/#token=%s&share=1" % (port, token)
+    print("the same session in a browser: chromium %s" % url.replace(token, "TOKEN"))
+    r = subprocess.run(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--window-size=1280,800", "--virtual-time-budget=4000",
+                        "--screenshot=" + shot, url],
+                       capture_output=True, text=True, timeout=60, env=rig.local_env)
+    if r.returncode != 0 or not os.path.exists(shot):
+        raise Failure("chromium took no screenshot: " + r.stderr[-2000:])
+    print("screenshot of the page saved to %s" % shot)
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     shot = os.path.join(OUT, "rcomp-demo-foot.png")
+    page_shot = os.path.join(OUT, "rcomp-demo-browser.png")
     rig = Rig(width=1280, height=800)
     try:
         print("local desktop: headless sway (%s)" % rig.wayland_display)
-        env = dict(rig.local_env, PS1="remote$ ")
-        argv = [RCOMP_VIEW, "--local", "--", "foot", "--title", "foot via rcomp",
-                "bash", "--norc", "--noprofile", "-i"]
-        print("running:", " ".join(argv[1:]))
-        viewer = rig.start("rcomp-view", argv, env)
+        # rcomp-run, as on the remote machine, serving rcomp-view on a
+        # socket and browsers on a loopback port, with one token for both.
+        sock = os.path.join(rig.remote_rt, "demo.sock")
+        token = "demo-" + os.urandom(12).hex()
+        token_file = os.path.join(rig.tmp, "demo.token")
+        with open(token_file, "w") as f:
+            f.write(token + "\n")
+        os.chmod(token_file, 0o600)
+        port = free_port()
+        web = ["--listen-web", "127.0.0.1:%d" % port, "--token-file", token_file] if WEB else []
+        app = ["foot", "--title", "foot via rcomp", "bash", "--norc", "--noprofile", "-i"]
+        print("running: rcomp-run %s-- %s" % ("--listen-web 127.0.0.1:%d " % port if WEB else "",
+                                              " ".join(app)))
+        rig.start("rcomp-run", [RCOMP_RUN, "--socket", sock, *web, "--", *app],
+                  dict(rig.remote_env, PS1="remote$ ", RCOMP_WEB_DIR=WEB_DIR))
+        wait_for("rcomp-run", lambda: os.path.exists(sock))
+        print("running: rcomp-view --socket %s" % sock)
+        viewer = rig.start("rcomp-view", [RCOMP_VIEW, "--socket", sock], rig.local_env)
         window = wait_for("foot's window on the local desktop",
                           lambda: rig.window(app_id="foot"), timeout=30)
         wait_for("keyboard focus", lambda: (rig.window(app_id="foot") or {}).get("focused"))
@@ -41,6 +70,10 @@ def main():
         print("screenshot of the local window saved to %s" % shot)
         if viewer.poll() is not None:
             raise Failure("rcomp-view exited early: " + rig.read_log("rcomp-view"))
+        if WEB:
+            browser(rig, port, token, page_shot)
+        else:
+            print("built without libwebsockets: no browser viewer to show")
         return 0
     except Failure as e:
         print("demo failed:", e)

@@ -38,7 +38,7 @@ def differences(rgba, rgb, w, h):
     return sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
 
 
-def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=()):
+def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=(), name="rcomp-run"):
     """rcomp-run serving browsers on a loopback port; returns the server
     and the page's address (the token not yet in it)."""
     port = free_port()
@@ -47,9 +47,9 @@ def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=()):
         f.write(TOKEN + "\n")
     os.chmod(token_file, 0o600)
     server = desktop.start_server(list(app), ["--listen-web", "127.0.0.1:%d" % port,
-                                              "--token-file", token_file, *options])
+                                              "--token-file", token_file, *options], name=name)
     wait_for("rcomp-run to serve browsers",
-             lambda: "listening for browsers" in desktop.read_log("rcomp-run"))
+             lambda: "listening for browsers" in desktop.read_log(name))
     return server, "http://127.0.0.1:%d/" % port
 
 
@@ -554,25 +554,37 @@ def record_while(sound, seconds, at, action):
 def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(desktop):
     """As rcomp-view's test: a 2 s tone that starts and ends on a zero
     crossing, after which the app exits and the session ends. The page
-    plays all of it: no splice at its ends, none between."""
+    plays all of it, and nothing made up after it: no splice at its ends,
+    none between. A loaded machine stalls the browser's own playback now
+    and then (seen: two splices 10 ms apart and the tone 40 ms longer,
+    with a build running beside), so a tone that is not whole is played
+    once more, and the second must be."""
     sound = rig.LocalSound(desktop, rewinds=False)
-    page = Browser(desktop, env=sound.env("speaker"))
-    go = os.path.join(desktop.tmp, "go")
-    try:
-        _, url = web_session(desktop, ("sh", "-c", "while [ ! -e %s ]; do sleep 0.02; done; %s"
-                                       % (go, rig.tone_command(440, seconds=2))))
-        page.open(url + "#token=" + TOKEN)
-        page.wait("window.rcomp.session().sound && "
-                  "window.rcomp.session().sound.context === 'running'")
-        pcm = record_while(sound, 5.0, 0.5, lambda: open(go, "w").close())
+    heard = []
+    for attempt in range(2):
+        page = Browser(desktop, env=sound.env("speaker"))
+        go = os.path.join(desktop.tmp, "go%d" % attempt)
+        try:
+            server, url = web_session(desktop, ("sh", "-c", "while [ ! -e %s ]; do sleep 0.02; "
+                                                "done; %s" % (go, rig.tone_command(440, seconds=2))),
+                                      name="rcomp-run%d" % attempt)
+            page.open(url + "#token=" + TOKEN)
+            page.wait("window.rcomp.session().sound && "
+                      "window.rcomp.session().sound.context === 'running'")
+            pcm = record_while(sound, 5.0, 0.5, lambda: open(go, "w").close())
+            server.wait(timeout=20)
+        finally:
+            page.close()
         length, splices = rig.tone_span(pcm, 440)
         rig.log("the tone was heard for %.1f ms; splices at %s ms" % (length, splices))
         ends = [t for t in splices if t < 1 or t > length - 1]
         between = [t for t in splices if t not in ends]
-        assert length >= (1990 if rig.SANITIZED else 1995) and ends == [] and \
-            len(between) <= 1, "%.1f ms, ends %s, between %s" % (length, ends, between)
-    finally:
-        page.close()
+        heard.append("%.1f ms, ends %s, between %s" % (length, ends, between))
+        whole = ((1990 if rig.SANITIZED else 1995) <= length <= 2010 and ends == [] and
+                 len(between) <= 1)
+        if whole:
+            break
+    assert whole, "the tone was not whole: " + "; then ".join(heard)
 
 
 @pytest.mark.quiet

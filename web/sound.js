@@ -43,7 +43,13 @@ export class Sound {
   message(m) {
     if (!this.decoder || this.decoder.state !== 'configured') return;
     if (m.message === 'audio_end') {
-      this.node?.port.postMessage({ end: true });
+      // The run's end goes to the playout after its last samples: the
+      // decoder may still hold them, and a playout told of the end first
+      // would take them for a new run and stand in after it.
+      const d = this.decoder;
+      d.flush().then(() => {
+        if (this.decoder === d) this.node?.port.postMessage({ end: true });
+      }).catch(() => {});
       this.expected = null;
       return;
     }

@@ -34,6 +34,28 @@ const CORR = 192; // samples compared at each lag
 const HISTORY = 1024; // samples played, kept for the search (>= MAX_LAG + CORR)
 const RING = 1 << 15; // samples held at most (0.68 s at 48 kHz, past LIMIT)
 
+// Where, from first to last, signal's n samples from there best match
+// ref's first n: the offset of the highest normalized correlation.
+function bestMatch(ref, signal, first, last, n) {
+  let best = first;
+  let bestScore = -Infinity;
+  for (let d = first; d <= last; d++) {
+    let dot = 0;
+    let e = 0;
+    for (let k = 0; k < n; k++) {
+      const v = signal[d + k];
+      dot += ref[k] * v;
+      e += v * v;
+    }
+    const score = e ? dot / Math.sqrt(e) : 0;
+    if (score > bestScore) {
+      bestScore = score;
+      best = d;
+    }
+  }
+  return best;
+}
+
 export class Playout {
   constructor(rate, channels = 2) {
     this.sr = rate;
@@ -128,24 +150,7 @@ export class Playout {
       const at = (this.hpos - 1 - k) % HISTORY;
       for (let c = 0; c < this.channels; c++) x[k] += this.hist[c][at];
     }
-    let e0 = 0;
-    for (let k = 0; k < CORR; k++) e0 += x[k] * x[k];
-    let best = MIN_LAG;
-    let bestScore = -Infinity;
-    for (let lag = MIN_LAG; lag <= MAX_LAG && lag + CORR <= avail; lag++) {
-      let dot = 0;
-      let e1 = 0;
-      for (let k = 0; k < CORR; k++) {
-        const v = x[k + lag];
-        dot += x[k] * v;
-        e1 += v * v;
-      }
-      const score = e0 && e1 ? dot / Math.sqrt(e0 * e1) : 0;
-      if (score > bestScore) {
-        bestScore = score;
-        best = lag;
-      }
-    }
+    const best = bestMatch(x, x, MIN_LAG, Math.min(MAX_LAG, avail - CORR), CORR);
     return Math.min(best, avail);
   }
 
@@ -172,22 +177,7 @@ export class Playout {
       const r = this.ring[c];
       for (let k = 0; k < stream.length; k++) stream[k] += r[(from + k) % RING];
     }
-    let best = 0;
-    let bestScore = -Infinity;
-    for (let d = 0; d <= span; d++) {
-      let dot = 0;
-      let e = 0;
-      for (let k = 0; k < XFADE; k++) {
-        const v = stream[d + k];
-        dot += ahead[k] * v;
-        e += v * v;
-      }
-      const score = e ? dot / Math.sqrt(e) : 0;
-      if (score > bestScore) {
-        bestScore = score;
-        best = d;
-      }
-    }
+    const best = bestMatch(ahead, stream, 0, span, XFADE);
     return from + best;
   }
 

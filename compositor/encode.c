@@ -345,13 +345,26 @@ static void choose_size(struct rc_encoder *enc, int fps, bool sharpness_first)
 	if (!enc->video_shown) {
 		return;
 	}
+	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
+	int threads = enc->video ? video_encoder_threads(enc->video) : 1;
+	int threads_larger = threads;
+	if (divisor > 1 && enc->link.cores) {
+		/* As stream_start() would take them, among as many streams. */
+		int larger = divisor / 2;
+		int streams = enc->video_streams > 0 ? enc->video_streams : 1;
+		threads_larger =
+			cores_for_picture((int64_t)(enc->width / larger) * (enc->height / larger),
+				enc->link.cores->total / streams);
+	}
 	struct rc_fit_cost cost = {
 		.width = enc->width,
 		.height = enc->height,
 		.fps = fps,
-		.divisor = enc->video_divisor > 1 ? enc->video_divisor : 1,
+		.divisor = divisor,
 		.encode_us = enc->encode_us,
 		.frames = enc->divisor_frames,
+		.threads = threads,
+		.threads_larger = threads_larger,
 		.sharpness_first = sharpness_first,
 	};
 	fit_choose(&enc->fit, enc->id, &cost, monotonic_usec());

@@ -7,7 +7,9 @@
  * first (the default), a window that does not keep its rate goes at half
  * its size each way, a quarter of the pixels, and down again where the
  * picture stays large; it tries a larger size again once the smaller one
- * keeps the rate and the larger one's cost would fit. A try that fails
+ * keeps the rate and the larger one's cost would fit (on the threads it
+ * would get: on many cores a larger picture gets more). A stream's first
+ * second is not judged. A try that fails
  * goes back and doubles the wait before the next (2 s, 4 s, ... 64 s), so
  * a window does not flap between sizes. Pictures also wait for a full
  * link (frames in flight wait for the viewer's acks, which come at its
@@ -30,6 +32,7 @@ struct rc_fit {
 	char why[160]; /* why it is at its size, for --stats */
 	/* The measuring window. */
 	uint64_t window_us;
+	uint64_t since_us; /* the counts began (the stream at this size, or its run of motion) */
 	uint32_t ticks, busy; /* with a picture to send; of them, found the encoder busy */
 	int bad; /* windows in a row that did not keep the rate */
 	double app_fps; /* pictures to send a second, in the last window */
@@ -48,6 +51,8 @@ struct rc_fit_cost {
 	int divisor; /* the stream's now (it may not have taken the fit's yet) */
 	uint64_t encode_us; /* a frame's, smoothed; 0: none yet */
 	uint32_t frames; /* encoded at this divisor */
+	int threads; /* the stream's encoder's */
+	int threads_larger; /* what a stream at the next larger size would take */
 	bool sharpness_first;
 };
 

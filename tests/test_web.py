@@ -18,6 +18,12 @@ from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, SCROL
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 
+# The page's sound (decoding, playout) is the browser's and JavaScript, the
+# same in both builds; the sanitizers' run of rcomp-run's sound path is
+# test_sound.py's. In the sanitized build these tests would measure only
+# how much slower rcomp-run is, and cost the suite a minute.
+page_sound = pytest.mark.skipif(rig.SANITIZED, reason="the page's sound: the normal build's")
+
 TOKEN = "browser-test-token-0123456789"
 
 
@@ -521,6 +527,7 @@ def test_the_page_reconnects_after_the_link_breaks_and_keeps_its_windows(desktop
 
 
 @pytest.mark.quiet
+@page_sound
 def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(desktop):
     sound = rig.LocalSound(desktop)
     page = Browser(desktop, env=sound.env("speaker"))
@@ -551,6 +558,7 @@ def record_while(sound, seconds, at, action):
 
 
 @pytest.mark.quiet
+@page_sound
 def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(desktop):
     """As rcomp-view's test: a 2 s tone that starts and ends on a zero
     crossing, after which the app exits and the session ends. The page
@@ -588,6 +596,7 @@ def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(
 
 
 @pytest.mark.quiet
+@page_sound
 def test_a_stall_in_the_link_is_bridged_in_the_browser_without_a_gap_and_its_delay_played_away(
         desktop):
     """A link with 50 ms round trip and 10 ms of jitter stalls for 100 ms,

@@ -351,10 +351,9 @@ static void choose_size(struct rc_encoder *enc, int fps, bool sharpness_first)
 	if (divisor > 1 && enc->link.cores) {
 		/* As stream_start() would take them, among as many streams. */
 		int larger = divisor / 2;
-		int streams = enc->video_streams > 0 ? enc->video_streams : 1;
-		threads_larger =
-			cores_for_picture((int64_t)(enc->width / larger) * (enc->height / larger),
-				enc->link.cores->total / streams);
+		threads_larger = cores_share(enc->link.cores,
+			(int64_t)(enc->width / larger) * (enc->height / larger),
+			enc->video_streams);
 	}
 	struct rc_fit_cost cost = {
 		.width = enc->width,

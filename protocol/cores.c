@@ -43,7 +43,12 @@ int cores_take(struct cores_budget *budget, int64_t pixels, int *streams)
 	if (streams) {
 		*streams = n;
 	}
-	return cores_for_picture(pixels, budget->total / n);
+	return cores_share(budget, pixels, n);
+}
+
+int cores_share(const struct cores_budget *budget, int64_t pixels, int streams)
+{
+	return cores_for_picture(pixels, budget->total / (streams > 0 ? streams : 1));
 }
 
 void cores_give(struct cores_budget *budget)

@@ -35,6 +35,9 @@ int cores_for_picture(int64_t pixels, int most);
  * share the budget now. Until cores_give, the stream counts. Any thread.
  */
 int cores_take(struct cores_budget *budget, int64_t pixels, int *streams);
+/* What cores_take gives a picture of pixels pixels among streams streams
+ * (at least 1), without taking it. */
+int cores_share(const struct cores_budget *budget, int64_t pixels, int streams);
 void cores_give(struct cores_budget *budget);
 
 #endif

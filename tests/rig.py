@@ -682,6 +682,15 @@ def sound_defects(pcm, frequency, skip_ms=200):
     return gaps, splices
 
 
+def tone_ends(pcm, frequency):
+    """A tone's length in a recording (ms) and its splices, as tone_span
+    finds them, split into those at its ends (a cut start or end is a jump
+    at its first or last sample) and those between."""
+    length, splices = tone_span(pcm, frequency)
+    ends = [t for t in splices if t < 1 or t > length - 1]
+    return length, ends, [t for t in splices if t not in ends]
+
+
 def tone_span(pcm, frequency):
     """Where a tone lies in a recording of it, and its clicks: (its length
     in ms, from its first to its last sample above a tenth of its peak;

@@ -59,6 +59,16 @@ def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=(), name="rcomp-
     return server, "http://127.0.0.1:%d/" % port
 
 
+def through_relay(desktop, url, **link):
+    """A relay.py link in front of a session's page (web_session's url):
+    the relay, and the page's address through it."""
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    near = free_port()
+    relay = desktop.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near,
+                                **link)
+    return relay, "http://127.0.0.1:%d/" % near
+
+
 def test_a_window_in_the_browser_is_pixel_exact_against_what_rcomp_view_shows(desktop, page):
     server, url = web_session(desktop)
     desktop.start_viewer(server)
@@ -163,7 +173,6 @@ def test_a_layout_named_in_the_address_is_the_sessions_keymap(desktop, page):
     wait_for("the German keymap", lambda: 'keymap: layout "de"' in remote_log(desktop))
     page.key("KeyY")
     wait_for("the key by the T typing z", lambda: "keysym z" in remote_log(desktop))
-
 
 
 def test_the_mouses_back_and_forward_buttons_reach_the_app_and_the_page_stays(desktop, page):
@@ -387,7 +396,6 @@ def test_dragging_the_title_bar_an_app_draws_moves_its_window_in_the_page(deskto
     assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
 
 
-
 def test_a_resize_the_app_asks_for_follows_the_drag_and_gives_the_app_the_new_size(
         desktop, page):
     """An app's own resize grip (input-client's back button) asks for an
@@ -403,6 +411,7 @@ def test_a_resize_the_app_asks_for_follows_the_drag_and_gives_the_app_the_new_si
     page.mouse("up", button="back")
     wait_for("the new size", lambda: "configure 520 380" in remote_log(desktop))
     assert not page.stats()[0]["resizing"]
+
 
 def exact_once_still(page, dump, size):
     """anim-client's window back to lossless in the page, and exact against
@@ -502,10 +511,8 @@ def test_text_copied_in_the_browser_pastes_remotely(desktop, page):
 
 def test_the_page_reconnects_after_the_link_breaks_and_keeps_its_windows(desktop, page):
     _, url = web_session(desktop, (INPUT_CLIENT,))
-    port = int(url.rsplit(":", 1)[1].strip("/"))
-    near = free_port()
-    relay = desktop.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near)
-    page.open("http://127.0.0.1:%d/#token=%s" % (near, TOKEN))
+    relay, near = through_relay(desktop, url)
+    page.open(near + "#token=" + TOKEN)
     page.window("rcomp input test")
     # The window is moved, and marked, to see it is the same one after.
     page.eval("(() => { const el = document.querySelector('.rcomp-window'); "
@@ -583,10 +590,7 @@ def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(
             server.wait(timeout=20)
         finally:
             page.close()
-        length, splices = rig.tone_span(pcm, 440)
-        rig.log("the tone was heard for %.1f ms; splices at %s ms" % (length, splices))
-        ends = [t for t in splices if t < 1 or t > length - 1]
-        between = [t for t in splices if t not in ends]
+        length, ends, between = rig.tone_ends(pcm, 440)
         heard.append("%.1f ms, ends %s, between %s" % (length, ends, between))
         whole = ((1990 if rig.SANITIZED else 1995) <= length <= 2010 and ends == [] and
                  len(between) <= 1)
@@ -607,11 +611,8 @@ def test_a_stall_in_the_link_is_bridged_in_the_browser_without_a_gap_and_its_del
     page = Browser(desktop, env=sound.env("speaker"))
     try:
         _, url = web_session(desktop, ("sh", "-c", rig.tone_command(440)))
-        port = int(url.rsplit(":", 1)[1].strip("/"))
-        near = free_port()
-        relay = desktop.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near,
-                                    delay_ms=25, jitter_ms=10)
-        page.open("http://127.0.0.1:%d/#token=%s" % (near, TOKEN))
+        relay, near = through_relay(desktop, url, delay_ms=25, jitter_ms=10)
+        page.open(near + "#token=" + TOKEN)
         page.wait("window.rcomp.session().sound && "
                   "window.rcomp.session().sound.state === 'playing'")
         rig.wait_heard(sound, "speaker", 440)

@@ -105,6 +105,18 @@ class TimedRecorder:
         return None
 
 
+def onset_delays(remote, local):
+    """ms from each sound's onset in remote's recording to its onset in
+    local's (TimedRecorders over the same seconds)."""
+    delays = []
+    theirs = local.onsets()
+    for t in remote.onsets():
+        later = [u - t for u in theirs if 0 <= u - t < 0.9]
+        if later:
+            delays.append(min(later) * 1000)
+    return delays
+
+
 def session(rig, tag, app, rtt_ms, viewer_args=(), **link):
     sock = os.path.join(rig.remote_rt, tag + ".sock")
     server = rig.start("rc-" + tag, [RCOMP_RUN, "--stats", "--socket", sock, "--", "sh", "-c",
@@ -134,14 +146,8 @@ def latency(rig, rtt_ms, seconds=8):
     time.sleep(seconds)
     remote.stop()
     local.stop()
-    delays = []
-    theirs = local.onsets()
-    for t in remote.onsets():
-        later = [u - t for u in theirs if 0 <= u - t < 0.9]
-        if later:
-            delays.append(min(later) * 1000)
     server.terminate()
-    return delays
+    return onset_delays(remote, local)
 
 
 def cpu_seconds(pid):

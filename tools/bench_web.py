@@ -52,11 +52,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, Browser, Rig,  # noqa: E402
-                 VirtualPointer, free_port, wait_for)
+from rig import (BTN_LEFT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, Browser, LocalSound,  # noqa: E402
+                 Rig, VirtualPointer, free_port, sound_defects, tone_command, wait_for)
 from bench_game import cpu_seconds, glmark, median  # noqa: E402
-from bench_sound import TimedRecorder  # noqa: E402
-from rig import LocalSound, sound_defects, tone_command  # noqa: E402
+from bench_sound import TimedRecorder, onset_delays, session_sound  # noqa: E402
 
 TOKEN = "bench-web-token-0123456789abcdef"
 
@@ -277,9 +276,10 @@ def sound_session(rig, app):
     """rcomp-run playing app's sound to viewers and browsers; (its unix
     socket, its web port, its own sink's server)."""
     server, sock, port = session(rig, ["sh", "-c", "'%s'" % app], [])
-    sink = os.path.join(rig.session_dir, "0.sound", "native")
-    wait_for("the session's sound server", lambda: os.path.exists(sink), timeout=30)
-    return sock, port, "unix:" + sink
+    own = session_sound(rig)
+    wait_for("the session's sound server", lambda: os.path.exists(own[len("unix:"):]),
+             timeout=30)
+    return sock, port, own
 
 
 def sound_viewer(rig, who, sock, port, sound, name, link):
@@ -336,12 +336,7 @@ def sound_case(args):
             time.sleep(args.seconds + 2)
             remote.stop()
             local.stop()
-            theirs = local.onsets()
-            delays = []
-            for t in remote.onsets():
-                later = [u - t for u in theirs if 0 <= u - t < 0.9]
-                if later:
-                    delays.append(min(later) * 1000)
+            delays = onset_delays(remote, local)
             extra = stats()
             stop()
         finally:

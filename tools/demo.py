@@ -8,7 +8,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import WEB, WEB_DIR, Failure, RCOMP_RUN, RCOMP_VIEW, Rig, free_port, wait_for  # noqa: E402
+from rig import WEB, Failure, Rig, free_port, wait_for  # noqa: E402
 
 OUT = os.path.abspath(os.path.join(HERE, "..", "out"))
 
@@ -36,7 +36,6 @@ def main():
         print("local desktop: headless sway (%s)" % rig.wayland_display)
         # rcomp-run, as on the remote machine, serving rcomp-view on a
         # socket and browsers on a loopback port, with one token for both.
-        sock = os.path.join(rig.remote_rt, "demo.sock")
         token = "demo-" + os.urandom(12).hex()
         token_file = os.path.join(rig.tmp, "demo.token")
         with open(token_file, "w") as f:
@@ -47,11 +46,10 @@ def main():
         app = ["foot", "--title", "foot via rcomp", "bash", "--norc", "--noprofile", "-i"]
         print("running: rcomp-run %s-- %s" % ("--listen-web 127.0.0.1:%d " % port if WEB else "",
                                               " ".join(app)))
-        rig.start("rcomp-run", [RCOMP_RUN, "--socket", sock, *web, "--", *app],
-                  dict(rig.remote_env, PS1="remote$ ", RCOMP_WEB_DIR=WEB_DIR))
-        wait_for("rcomp-run", lambda: os.path.exists(sock))
-        print("running: rcomp-view --socket %s" % sock)
-        viewer = rig.start("rcomp-view", [RCOMP_VIEW, "--socket", sock], rig.local_env)
+        rig.remote_env["PS1"] = "remote$ "
+        server = rig.start_server(app, web)
+        print("running: rcomp-view --socket %s" % server.socket)
+        viewer = rig.start_viewer(server)
         window = wait_for("foot's window on the local desktop",
                           lambda: rig.window(app_id="foot"), timeout=30)
         wait_for("keyboard focus", lambda: (rig.window(app_id="foot") or {}).get("focused"))

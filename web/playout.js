@@ -6,14 +6,15 @@
 // second needed and, after calm seconds, shrinks by half of what those
 // seconds never used (the least that waited in them); sound is thrown
 // away only past a limit. (rcomp-view's margin shrinks by a quarter after
-// four calm seconds whatever they used: over a link that stalls every
-// few seconds that shrank it back into stand-ins, again and again.) A browser's AudioDecoder has no loss concealment, so the
-// stand-in is made here: the last pitch period played (found by
-// autocorrelation) repeated, held for 30 ms, then faded out over 170 ms,
-// as waveform substitution does; rcomp-view's Opus concealment also stops
-// at 200 ms. Where the stream comes back, and where
-// sound is thrown away, the two are crossfaded at the offset whose phase
-// matches best, so neither a stand-in nor a cut makes a jump.
+// four calm seconds whatever they used: over a link that stalls every few
+// seconds that shrank it back into stand-ins, again and again.)
+// A browser's AudioDecoder has no loss concealment, so the stand-in is made
+// here: the last pitch period played (found by autocorrelation) repeated,
+// held for 30 ms, then faded out over 170 ms, as waveform substitution
+// does; rcomp-view's Opus concealment also stops at 200 ms. Where the
+// stream comes back, and where sound is thrown away, the two are
+// crossfaded at the offset whose phase matches best, so neither a
+// stand-in nor a cut makes a jump.
 // Playout is the logic alone (tests/web/test-playout.mjs drives it in
 // node); the processor at the end plays it in the page.
 
@@ -77,10 +78,8 @@ export class Playout {
     this.xf = null; // a crossfade: {from: 'conceal'|'stream', at, left}
     this.window = { frames: 0, waited: 0, n: 0, deficit: 0, low: Infinity };
     this.lows = []; // the least waiting in each calm window since the last stand-in
-    this.counts = {
-      underruns: 0, concealments: 0, concealedMs: 0, droppedMs: 0, playedMs: 0,
-      waitMs: 0, marginMs: 0, pace: 1,
-    };
+    this.counts = { underruns: 0, concealments: 0, concealedMs: 0, droppedMs: 0, playedMs: 0 };
+    this.waited = 0; // s: the mean wait of the last whole window
   }
 
   held() {
@@ -158,7 +157,7 @@ export class Playout {
     this.lag = Math.max(1, this.pitch());
     this.seg = this.hist.map((h) => {
       const s = new Float32Array(this.lag);
-      for (let k = 0; k < this.lag; k++) s[k] = h[(this.hpos - this.lag + k + HISTORY * 4) % HISTORY];
+      for (let k = 0; k < this.lag; k++) s[k] = h[(this.hpos - this.lag + k) % HISTORY];
       return s;
     });
     this.cj = 0;
@@ -296,11 +295,8 @@ export class Playout {
       const unused = Math.min(...this.lows) - FLOOR;
       if (this.lows.length === MEMORY && unused > 0) this.margin -= Math.min(this.margin, unused / 2);
     }
-    const mean = w.waited / w.n;
-    this.pace = 1 + Math.max(-RATE_MAX, Math.min(RATE_MAX, (mean - TARGET - this.margin) / 2));
-    this.counts.waitMs = mean * 1000;
-    this.counts.marginMs = this.margin * 1000;
-    this.counts.pace = this.pace;
+    this.waited = w.waited / w.n;
+    this.pace = 1 + Math.max(-RATE_MAX, Math.min(RATE_MAX, (this.waited - TARGET - this.margin) / 2));
     this.window = { frames: 0, waited: 0, n: 0, deficit: 0, low: Infinity };
   }
 
@@ -310,9 +306,8 @@ export class Playout {
       underruns: this.counts.underruns, concealments: this.counts.concealments,
       concealedMs: r(this.counts.concealedMs), droppedMs: r(this.counts.droppedMs),
       playedMs: Math.round(this.counts.playedMs), bufferedMs: r((this.held() / this.sr) * 1000),
-      waitMs: r(this.counts.waitMs), marginMs: r(this.counts.marginMs),
-      pace: Math.round(this.counts.pace * 10000) / 10000,
-      state: this.mode === 'waiting' ? 'waiting' : this.mode,
+      waitMs: r(this.waited * 1000), marginMs: r(this.margin * 1000),
+      pace: Math.round(this.pace * 10000) / 10000, state: this.mode,
     };
   }
 }

@@ -42,7 +42,6 @@ class Session {
     this.focused = null;
     this.bytes = 0;
     this.retries = 0;
-    this.cursor = 'default';
     this.p = params();
     this.viewOnly = this.p.viewOnly;
     this.input = new Input(this);
@@ -487,9 +486,8 @@ class Session {
   }
 
   setCursor(m) {
-    if (m.width === 0 || m.height === 0) {
-      this.cursor = 'none';
-    } else {
+    let cursor = 'none';
+    if (m.width > 0 && m.height > 0) {
       const c = document.createElement('canvas');
       c.width = m.width;
       c.height = m.height;
@@ -516,9 +514,9 @@ class Session {
         hx = Math.round(hx / m.scale);
         hy = Math.round(hy / m.scale);
       }
-      this.cursor = `url(${url}) ${Math.max(0, hx)} ${Math.max(0, hy)}, default`;
+      cursor = `url(${url}) ${Math.max(0, hx)} ${Math.max(0, hy)}, default`;
     }
-    this.desk.style.setProperty('--rcomp-cursor', this.cursor);
+    this.desk.style.setProperty('--rcomp-cursor', cursor);
   }
 
   status(text) {

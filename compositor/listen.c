@@ -42,7 +42,7 @@ struct rc_pending {
 	 * so no connection that did not may take its place. */
 	bool keyed;
 	int move_slot; /* UDP: the viewer slot whose move key it proved; -1: none */
-	char host[48]; /* from the network: the address it comes from */
+	char host[WEB_HOST_MAX]; /* from the network: the address it comes from */
 	char peer[80];
 	struct wl_event_source *source, *timeout;
 	size_t len;
@@ -499,7 +499,8 @@ static int handle_accept_udp(int fd, uint32_t mask, void *data)
 	return 0;
 }
 
-/* WebSockets from browsers: their hello carries the token, as over TCP. */
+/* WebSockets from browsers: their upgrade proved a token (web.c), as a
+ * QUIC handshake does, and their hello carries it again, as over TCP. */
 static int handle_accept_web(int fd, uint32_t mask, void *data)
 {
 	struct rc_server *server = data;
@@ -507,7 +508,7 @@ static int handle_accept_web(int fd, uint32_t mask, void *data)
 	int conn, port;
 	while ((conn = web_accept(server->listen.web, host, &port)) >= 0) {
 		snprintf(peer, sizeof(peer), "a browser at %s port %d", host, port);
-		pending_start(server, conn, true, false, -1, host, peer);
+		pending_start(server, conn, true, true, -1, host, peer);
 	}
 	return 0;
 }
@@ -519,8 +520,15 @@ static bool listen_web(struct rc_server *server)
 	const char *root = getenv("RCOMP_WEB_DIR");
 	char err[512];
 	errno = 0;
-	listen->web = web_listen(options->web_addr, root && *root ? root : RCOMP_WEB_DIR,
-		options->web_cert, options->web_key, err, sizeof(err));
+	struct web_config config = {
+		.spec = options->web_addr,
+		.root = root && *root ? root : RCOMP_WEB_DIR,
+		.cert = options->web_cert,
+		.key = options->web_key,
+		.token = {listen->token, listen->watch_token},
+		.token_len = {listen->token_len, listen->watch_token_len},
+	};
+	listen->web = web_listen(&config, err, sizeof(err));
 	if (!listen->web && errno == EADDRINUSE) {
 		log_error("cannot listen for browsers on %s: the port is in use; choose another "
 			  "with --listen-web ADDR:PORT",

@@ -30,4 +30,11 @@ bool tcp_read_token(const char *path, char *token, size_t *len);
  * it and a NUL); false (logged) without random bytes. */
 bool tcp_random_token(char *token, size_t *len, const char *prefix);
 
+/* The port of a connected socket's peer (0 if it has none). */
+int tcp_peer_port(int fd);
+/* The local user that owns the other end of a TCP connection over
+ * loopback (sock_diag), or -1 where that cannot be known (the peer is
+ * elsewhere, or the kernel will not say). */
+long tcp_peer_uid(int fd);
+
 #endif

@@ -5,8 +5,7 @@
 
 #include "web.h"
 
-struct web *web_listen(const char *spec, const char *root, const char *cert, const char *key,
-	char *err, size_t err_size)
+struct web *web_listen(const struct web_config *config, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "this rcomp-run was built without libwebsockets");
 	errno = ENOSYS;

@@ -1,5 +1,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <libwebsockets.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -9,22 +11,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buffer.h"
 #include "log.h"
+#include "monotonic.h"
 #include "tcp.h"
+#include "web-admit.h"
 #include "web.h"
+#include "wire.h"
 
 /* Sockets made for WebSockets and not yet taken by the program: listen.c
  * bounds the handshakes, this the queue in front of it. */
 #define MAX_WAITING 16
 /* WebSockets open at once, before or after their hello. */
 #define MAX_BRIDGES 64
-/* Connections of any kind the thread serves at once (HTTP included). */
+/* Connections from browsers at once (HTTP and WebSocket), in all and from
+ * one address (web-admit.c's key); the thread's table holds more, for the
+ * sockets of the WebSockets' bridges and those being closed for room. */
 #define MAX_CONNECTIONS 256
+#define MAX_PER_ADDRESS 32
+#define TABLE_SIZE 640
+/* Reasons for refusals, each logged on its own. */
+#define MAX_REASONS 16
+/* Names a certificate may give this server. */
+#define MAX_NAMES 16
 /* The most either way holds in flight: one chunk, until it is written. */
 #define CHUNK 65536
 
@@ -48,10 +63,19 @@ struct web {
 	pthread_mutex_t lock;
 	struct waiting waiting[MAX_WAITING];
 	int nwaiting;
+	char proofs[2][ADMIT_PROOF_HEX + 1]; /* the tokens' proofs */
+	int nproofs;
+	char *names[MAX_NAMES]; /* the certificate's */
+	int nnames;
 	/* the web thread's alone */
+	struct admit admit;
+	lws_sorted_usec_list_t sweep;
 	int bridges;
-	time_t refused_at;
-	int refused;
+	struct refusals {
+		const char *why;
+		int count; /* since its last line */
+		uint64_t at_ms; /* its last line */
+	} refusals[MAX_REASONS];
 };
 
 /* One WebSocket and its socket: lives until both have closed. */
@@ -60,6 +84,7 @@ struct bridge {
 	struct lws *ws, *raw;
 	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
 	size_t to_ws_len, to_sock_len;
+	bool counted; /* in web->bridges: one the program reads */
 };
 
 static void bridge_release(struct bridge *b)
@@ -108,18 +133,56 @@ static bool flush(struct lws *wsi, uint8_t *buf, size_t *len, enum lws_write_pro
 	return true;
 }
 
+/* A connection refused or closed at the door: for each reason, one line
+ * a second at most, with how many went for it since its last line. why
+ * is a string literal: its address names the reason. */
 static void refusal(struct web *web, struct lws *wsi, const char *why)
 {
 	char peer[WEB_HOST_MAX] = "?";
 	lws_get_peer_simple(wsi, peer, sizeof(peer));
-	time_t now = time(NULL);
-	web->refused++;
-	if (now != web->refused_at) {
-		log_info("refused a WebSocket from %s: %s (%d refused this second)", peer, why,
-			web->refused);
-		web->refused_at = now;
-		web->refused = 0;
+	uint64_t now = monotonic_usec() / 1000;
+	struct refusals *r = NULL;
+	for (int i = 0; i < MAX_REASONS && !r; i++) {
+		if (web->refusals[i].why == why || !web->refusals[i].why) {
+			r = &web->refusals[i];
+		}
 	}
+	if (!r) {
+		r = &web->refusals[MAX_REASONS - 1];
+	}
+	r->why = why;
+	r->count++;
+	if (!r->at_ms || now - r->at_ms >= 1000) {
+		char more[48] = "";
+		if (r->count > 1) {
+			snprintf(more, sizeof(more), " (%d like it since the last such line)",
+				r->count - 1);
+		}
+		log_info("refused a connection at the browsers' door from %s (counted as %s): %s%s",
+			peer, admit_key_of(&web->admit, lws_get_network_wsi(wsi)), why, more);
+		r->at_ms = now;
+		r->count = 0;
+	}
+}
+
+/* The counts refusal() held back, once their second is over. */
+static void refusals_flush(struct web *web, uint64_t now)
+{
+	for (int i = 0; i < MAX_REASONS && web->refusals[i].why; i++) {
+		struct refusals *r = &web->refusals[i];
+		if (r->count && now - r->at_ms >= 1000) {
+			log_info("refused %d more connections at the browsers' door: %s", r->count,
+				r->why);
+			r->count = 0;
+			r->at_ms = now;
+		}
+	}
+}
+
+/* Closes another connection soon (not from within its own callbacks). */
+static void close_soon(const void *wsi)
+{
+	lws_set_timeout((struct lws *)wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 /* Whether the browser's Origin header names the page this door serves:
@@ -132,29 +195,13 @@ static bool origin_ok(const char *origin, const char *host, bool tls)
 		strcmp(origin + n, host) == 0;
 }
 
-/* The browser's address as the program logs and bounds it. */
-static void peer_of(struct lws *wsi, char host[WEB_HOST_MAX], int *port)
+static uint64_t now_ms(void)
 {
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	*port = 0;
-	snprintf(host, WEB_HOST_MAX, "?");
-	if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&addr, &len) != 0) {
-		return;
-	}
-	if (addr.ss_family == AF_INET) {
-		struct sockaddr_in *a = (struct sockaddr_in *)&addr;
-		inet_ntop(AF_INET, &a->sin_addr, host, WEB_HOST_MAX);
-		*port = ntohs(a->sin_port);
-	} else if (addr.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&addr;
-		inet_ntop(AF_INET6, &a->sin6_addr, host, WEB_HOST_MAX);
-		*port = ntohs(a->sin6_port);
-	}
+	return monotonic_usec() / 1000;
 }
 
 /* A new WebSocket: its socket pair, one end kept here, the other queued
- * for the program. */
+ * for the program with the browser's address as the door counts it. */
 static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
 {
 	int sv[2];
@@ -168,7 +215,9 @@ static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
 	if (room) {
 		struct waiting *w = &web->waiting[web->nwaiting++];
 		w->fd = sv[1];
-		peer_of(wsi, w->host, &w->port);
+		snprintf(w->host, sizeof(w->host), "%s",
+			admit_key_of(&web->admit, lws_get_network_wsi(wsi)));
+		w->port = tcp_peer_port(lws_get_socket_fd(wsi));
 	}
 	pthread_mutex_unlock(&web->lock);
 	if (!room) {
@@ -180,6 +229,7 @@ static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
 	}
 	b->web = web;
 	b->ws = wsi;
+	b->counted = true;
 	lws_adopt_desc_t desc = {
 		.vh = web->vhost,
 		.type = LWS_ADOPT_SOCKET,
@@ -198,30 +248,141 @@ static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
 	return b->raw != NULL;
 }
 
+/* A WebSocket that showed a wrong proof, or came while its address must
+ * wait: it is told why in a goodbye, as the program tells a viewer, and
+ * closed once that is written. */
+static bool bridge_refuse(struct lws *wsi, struct bridge **slot, enum wire_goodbye_reason reason,
+	const char *text)
+{
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = reason, .text = text, .text_len = (uint32_t)strlen(text)},
+	};
+	struct buffer out;
+	buffer_init(&out, 4096);
+	struct bridge *b = calloc(1, sizeof(*b));
+	bool ok = b && wire_encode(&out, &msg) &&
+		take(&b->to_ws, &b->to_ws_len, buffer_head(&out), buffer_size(&out));
+	buffer_finish(&out);
+	if (!ok) {
+		if (b) {
+			free(b->to_ws);
+		}
+		free(b);
+		return false;
+	}
+	b->web = lws_context_user(lws_get_context(wsi));
+	b->ws = wsi;
+	*slot = b;
+	lws_callback_on_writable(wsi);
+	return true;
+}
+
+/* Whether the request's Host names this server (web-admit.c says which
+ * do), copied into host. */
+static bool host_ok(struct web *web, struct lws *wsi, char *host, size_t size)
+{
+	int n = lws_hdr_copy(wsi, host, (int)size, WSI_TOKEN_HOST);
+	return n > 0 &&
+		admit_host_ok(host, (size_t)n, (const char *const *)web->names, web->nnames);
+}
+
+/* Whether a WebSocket is for the page: the Host is ours, the Origin the
+ * page's own, and the subprotocol the page's with the token's proof.
+ * verdict says what its hello will meet. */
+enum verdict {
+	VERDICT_PROVEN,
+	VERDICT_WRONG, /* a proof of no token of this session */
+	VERDICT_WAIT, /* its address gave too many wrong proofs: not checked */
+};
+
+struct ws_session {
+	struct bridge *bridge;
+	enum verdict verdict;
+};
+
+static bool websocket_ok(struct web *web, struct lws *wsi, enum verdict *verdict)
+{
+	char origin[256] = "", host[256] = "", offer[600] = "";
+	if (!host_ok(web, wsi, host, sizeof(host))) {
+		refusal(web, wsi, "its Host names no address or name of this server");
+		return false;
+	}
+	if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) < 0 ||
+		!origin_ok(origin, host, web->tls)) {
+		refusal(web, wsi, "its page is not this server's (Origin and Host differ)");
+		return false;
+	}
+	int n = lws_hdr_copy(wsi, offer, sizeof(offer), WSI_TOKEN_PROTOCOL);
+	char proof[ADMIT_PROOF_HEX + 1];
+	switch (n < 0 ? ADMIT_OFFER_NONE : admit_parse_offer(offer, (size_t)n, proof)) {
+	case ADMIT_OFFER_NONE:
+		refusal(web, wsi, "a WebSocket for another subprotocol than rcomp's");
+		return false;
+	case ADMIT_OFFER_UNKEYED:
+		refusal(web, wsi, "a WebSocket without the token's proof (a page of an older rcomp?)");
+		return false;
+	case ADMIT_OFFER_KEYED:
+		break;
+	}
+	if (web->bridges >= MAX_BRIDGES) {
+		refusal(web, wsi, "too many WebSockets");
+		return false;
+	}
+	struct lws *net = lws_get_network_wsi(wsi);
+	uint64_t now = now_ms();
+	if (!admit_may_try(&web->admit, net, now)) {
+		refusal(web, wsi, "its address gave too many wrong tokens: it must wait");
+		*verdict = VERDICT_WAIT;
+		admit_set(&web->admit, net, ADMIT_REFUSED, now);
+		return true;
+	}
+	bool proven = false;
+	for (int i = 0; i < web->nproofs; i++) {
+		proven |= admit_proof_equal(proof, web->proofs[i]);
+	}
+	if (!proven) {
+		refusal(web, wsi, "wrong token");
+		admit_wrong(&web->admit, net, now);
+		*verdict = VERDICT_WRONG;
+		admit_set(&web->admit, net, ADMIT_REFUSED, now);
+		return true;
+	}
+	*verdict = VERDICT_PROVEN;
+	admit_set(&web->admit, net, ADMIT_KEYED, now);
+	return true;
+}
+
 static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len)
 {
 	struct web *web = lws_context_user(lws_get_context(wsi));
-	struct bridge **slot = user, *b = slot ? *slot : NULL;
+	struct ws_session *session = user;
+	struct bridge *b = session ? session->bridge : NULL;
 	switch (reason) {
-	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-		char origin[256] = "", host[256] = "";
-		if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) < 0 ||
-			lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) < 0 ||
-			!origin_ok(origin, host, web->tls)) {
-			refusal(web, wsi, "its page is not this server's (Origin and Host differ)");
-			return 1;
-		}
-		if (web->bridges >= MAX_BRIDGES) {
-			refusal(web, wsi, "too many WebSockets");
-			return 1;
-		}
-		return 0;
-	}
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		return websocket_ok(web, wsi, &session->verdict) ? 0 : 1;
 	case LWS_CALLBACK_ESTABLISHED:
-		*slot = NULL;
-		return bridge_open(web, wsi, slot) ? 0 : -1;
+		session->bridge = NULL;
+		switch (session->verdict) {
+		case VERDICT_PROVEN:
+			return bridge_open(web, wsi, &session->bridge) ? 0 : -1;
+		case VERDICT_WRONG:
+			return bridge_refuse(wsi, &session->bridge, WIRE_BYE_UNAUTHORIZED,
+				       "wrong token")
+				? 0
+				: -1;
+		case VERDICT_WAIT:
+			return bridge_refuse(wsi, &session->bridge, WIRE_BYE_BUSY,
+				       "too many wrong tokens from this address: trying again")
+				? 0
+				: -1;
+		}
+		return -1;
 	case LWS_CALLBACK_RECEIVE:
+		if (b && !b->counted) {
+			return 0; /* refused: what it says is not read */
+		}
 		if (!b || !b->raw) {
 			return -1;
 		}
@@ -230,6 +391,9 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 				(unsigned char *)"binary only", 11);
 			return -1;
 		}
+		/* Its hello has begun: the program's deadline for it is the
+		 * one that counts now. */
+		admit_set(&web->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
 		if (!take(&b->to_sock, &b->to_sock_len, in, len)) {
 			return -1;
 		}
@@ -244,16 +408,17 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 			return -1;
 		}
 		if (!b->raw) {
-			/* The program closed: what it sent is out; now the close. */
+			/* The program closed, or the door refused: what was sent
+			 * is out; now the close. */
 			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
 			return -1;
 		}
 		return 0;
 	case LWS_CALLBACK_CLOSED:
 		if (b) {
-			web->bridges--;
+			web->bridges -= b->counted;
 			b->ws = NULL;
-			*slot = NULL;
+			session->bridge = NULL;
 			if (b->raw) {
 				lws_callback_on_writable(b->raw);
 			}
@@ -268,8 +433,15 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len)
 {
+	struct web *web = lws_context_user(lws_get_context(wsi));
 	struct bridge *b = lws_get_opaque_user_data(wsi);
 	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		/* A WebSocket that names the bridges' own protocol. */
+		refusal(web, wsi, "a WebSocket for another subprotocol than rcomp's");
+		return 1;
+	case LWS_CALLBACK_RAW_ADOPT:
+		return b ? 0 : -1;
 	case LWS_CALLBACK_RAW_RX:
 		if (!b || !b->ws) {
 			return -1;
@@ -303,6 +475,104 @@ static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, vo
 	default:
 		return 0;
 	}
+}
+
+/* A new connection from a browser: counted under its address, and room
+ * made for it by closing the oldest that proved nothing. */
+static bool arrive(struct web *web, struct lws *wsi)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	int fd = lws_get_socket_fd(wsi);
+	if (getpeername(fd, (struct sockaddr *)&addr, &len) != 0) {
+		return false;
+	}
+	char key[ADMIT_KEY_MAX];
+	admit_key((struct sockaddr *)&addr, len, tcp_peer_uid(fd), key);
+	const void *evict;
+	switch (admit_add(&web->admit, wsi, key, now_ms(), &evict)) {
+	case ADMIT_IN:
+		return true;
+	case ADMIT_IN_MADE_ROOM:
+		refusal(web, (struct lws *)evict, "closed to make room for a newer connection");
+		close_soon(evict);
+		return true;
+	case ADMIT_OUT_ADDRESS:
+		refusal(web, wsi, "its address holds as many connections as one may, all proven");
+		return false;
+	case ADMIT_OUT_FULL:
+		refusal(web, wsi, "the door holds as many connections as it may, all proven");
+		return false;
+	}
+	return false;
+}
+
+/* A whole HTTP request: GET or HEAD, to this server by name. */
+static bool request_ok(struct web *web, struct lws *wsi)
+{
+	char *uri, host[256];
+	int uri_len;
+	int method = lws_http_get_uri_and_method(wsi, &uri, &uri_len);
+	if (method != LWSHUMETH_GET && method != LWSHUMETH_HEAD) {
+		refusal(web, wsi, "a request other than GET or HEAD");
+		return false;
+	}
+	if (!host_ok(web, wsi, host, sizeof(host))) {
+		refusal(web, wsi, "its Host names no address or name of this server");
+		return false;
+	}
+	admit_set(&web->admit, lws_get_network_wsi(wsi), ADMIT_HTTP, now_ms());
+	return true;
+}
+
+/* The vhost's first protocol: every connection starts here, HTTP stays. */
+static int callback_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len)
+{
+	struct web *web = lws_context_user(lws_get_context(wsi));
+	switch (reason) {
+	case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+		return arrive(web, wsi) ? 0 : -1;
+	case LWS_CALLBACK_WSI_DESTROY:
+		admit_remove(&web->admit, wsi);
+		return 0;
+	case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+		return request_ok(web, wsi) ? 0 : 1;
+	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+		if (strcasecmp(in, "websocket") != 0) {
+			refusal(web, wsi, "an upgrade to another protocol than WebSocket");
+			return -1;
+		}
+		return 0;
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		/* A WebSocket whose subprotocol list names none of ours (or
+		 * none at all, as new WebSocket(url) sends). */
+		refusal(web, wsi, "a WebSocket for another subprotocol than rcomp's");
+		return 1;
+	case LWS_CALLBACK_RAW_ADOPT:
+		/* lws turns a CONNECT into a raw socket of this protocol's. */
+		refusal(web, wsi, "a CONNECT request");
+		return -1;
+	case LWS_CALLBACK_RAW_RX:
+		return -1;
+	default:
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}
+
+/* Closes what is past its deadline, every quarter second. */
+static void sweep(lws_sorted_usec_list_t *sul)
+{
+	struct web *web = lws_container_of(sul, struct web, sweep);
+	const void *expired[64];
+	int n = admit_expired(&web->admit, now_ms(), expired, 64);
+	for (int i = 0; i < n; i++) {
+		refusal(web, (struct lws *)expired[i], "nothing came in time (a request's headers, "
+						     "or a WebSocket's hello)");
+		close_soon(expired[i]);
+	}
+	refusals_flush(web, now_ms());
+	lws_sul_schedule(web->context, 0, &web->sweep, sweep, 250 * LWS_US_PER_MS);
 }
 
 static void *serve(void *data)
@@ -384,9 +654,45 @@ static int bind_error(const char *addr, int port)
 	return e;
 }
 
-struct web *web_listen(const char *spec, const char *root, const char *cert, const char *key,
-	char *err, size_t err_size)
+/* The DNS names in the certificate at path (its subject alternative names,
+ * else its common name): Host headers that name this server. */
+static void read_names(struct web *web, const char *path)
 {
+	gnutls_datum_t pem = {0};
+	gnutls_x509_crt_t crt = NULL;
+	if (gnutls_load_file(path, &pem) < 0 || gnutls_x509_crt_init(&crt) < 0 ||
+		gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM) < 0) {
+		goto out;
+	}
+	char name[256];
+	for (unsigned seq = 0; web->nnames < MAX_NAMES; seq++) {
+		size_t size = sizeof(name) - 1;
+		int type = gnutls_x509_crt_get_subject_alt_name(crt, seq, name, &size, NULL);
+		if (type < 0) {
+			break;
+		}
+		if (type == GNUTLS_SAN_DNSNAME) {
+			name[size] = '\0';
+			web->names[web->nnames++] = strdup(name);
+		}
+	}
+	size_t size = sizeof(name);
+	if (web->nnames == 0 &&
+		gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, name, &size) ==
+			0) {
+		web->names[web->nnames++] = strdup(name);
+	}
+out:
+	if (crt) {
+		gnutls_x509_crt_deinit(crt);
+	}
+	gnutls_free(pem.data);
+}
+
+struct web *web_listen(const struct web_config *config, char *err, size_t err_size)
+{
+	const char *spec = config->spec, *root = config->root, *cert = config->cert,
+		   *key = config->key;
 	char addr[256];
 	int port;
 	if (!parse_spec(spec, addr, sizeof(addr), &port)) {
@@ -438,15 +744,27 @@ struct web *web_listen(const char *spec, const char *root, const char *cert, con
 	web->tls = tls;
 	web->event = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&web->lock, NULL);
+	for (int i = 0; i < 2; i++) {
+		if (config->token_len[i] &&
+			!admit_proof(config->token[i], config->token_len[i], web->proofs[web->nproofs++])) {
+			snprintf(err, err_size, "cannot compute the token's proof");
+			web_close(web);
+			return NULL;
+		}
+	}
+	if (tls) {
+		read_names(web, cert);
+	}
+	admit_init(&web->admit, MAX_CONNECTIONS, MAX_PER_ADDRESS);
 	snprintf(web->root, sizeof(web->root), "%s", root);
 	web->mount.mountpoint = "/";
 	web->mount.mountpoint_len = 1;
 	web->mount.origin = web->root;
 	web->mount.def = "index.html";
 	web->mount.origin_protocol = LWSMPRO_FILE;
-	web->protocols[0] = (struct lws_protocols){"http", lws_callback_http_dummy, 0, 0};
+	web->protocols[0] = (struct lws_protocols){"http", callback_http, 0, 0};
 	web->protocols[1] =
-		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct bridge *), CHUNK};
+		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_session), CHUNK};
 	web->protocols[2] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, CHUNK};
 
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
@@ -458,8 +776,11 @@ struct web *web_listen(const char *spec, const char *root, const char *cert, con
 	info.user = web;
 	info.gid = (gid_t)-1;
 	info.uid = (uid_t)-1;
-	info.fd_limit_per_thread = MAX_CONNECTIONS;
+	info.fd_limit_per_thread = TABLE_SIZE;
+	info.max_http_header_pool = MAX_CONNECTIONS;
 	info.timeout_secs = 10;
+	/* One protocol to guard: HTTP/1.1, never h2 by ALPN. */
+	info.alpn = "http/1.1";
 	if (!strchr(addr, ':')) {
 		info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
 	}
@@ -477,6 +798,7 @@ struct web *web_listen(const char *spec, const char *root, const char *cert, con
 		web_close(web);
 		return NULL;
 	}
+	lws_sul_schedule(web->context, 0, &web->sweep, sweep, 250 * LWS_US_PER_MS);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -508,6 +830,9 @@ void web_close(struct web *web)
 	}
 	if (web->event >= 0) {
 		close(web->event);
+	}
+	for (int i = 0; i < web->nnames; i++) {
+		free(web->names[i]);
 	}
 	pthread_mutex_destroy(&web->lock);
 	free(web);

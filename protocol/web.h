@@ -15,16 +15,25 @@
 
 struct web;
 
-/* Longest host a viewer's address is given as. */
-#define WEB_HOST_MAX 64
+/* Longest host a viewer's address is given as (web-admit.c's key). */
+#define WEB_HOST_MAX 80
+
+struct web_config {
+	const char *spec; /* ADDR:PORT */
+	const char *root; /* the page's files */
+	const char *cert, *key; /* PEM files for TLS, or both NULL */
+	/* The session's token and the watch token (length 0: none): a
+	 * WebSocket is opened only for a page that proves it holds one. */
+	const char *token[2];
+	size_t token_len[2];
+};
 
 /* Serves root (the page's files) and WebSockets on spec, ADDR:PORT. Plain
  * HTTP only on a loopback address (reached through ssh -L, where the page
  * is a secure context); elsewhere cert and key (PEM files) are needed, for
  * TLS. NULL with err where it cannot (errno EADDRINUSE where the port is
  * taken). */
-struct web *web_listen(const char *spec, const char *root, const char *cert, const char *key,
-	char *err, size_t err_size);
+struct web *web_listen(const struct web_config *config, char *err, size_t err_size);
 void web_close(struct web *web);
 
 /* Readable while a new viewer's socket waits for web_accept. */

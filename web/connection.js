@@ -11,12 +11,27 @@ import { Reader, encode, inRecords } from './wire.js';
 const LINK_ACK_EVERY = 1024; // record bytes read between two link_acks
 const CLASSES = 6;
 
+// The proof that the page holds the token, shown at the WebSocket's
+// upgrade (protocol/web-admit.h): HMAC-SHA256 of a fixed text keyed by
+// the token, in hex, so that rcomp-run opens a WebSocket only for a page
+// that has the token, and the token itself never travels in a header.
+const PROOF_TEXT = 'rcomp browser upgrade';
+const PROOF_PREFIX = 'rcomp-key.';
+
+export async function proofOf(token) {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', enc.encode(token),
+    { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, enc.encode(PROOF_TEXT)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 export class Connection {
-  // hello: the hello's fields. on: opened(), message(m), failed(error),
-  // closed(), read(bytes) (how many came).
-  constructor(hello, on) {
+  // hello: the hello's fields; proof: proofOf(the token). on: opened(),
+  // message(m), failed(error), closed(), read(bytes) (how many came).
+  constructor(hello, proof, on) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${scheme}//${location.host}/`, 'rcomp');
+    const ws = new WebSocket(`${scheme}//${location.host}/`, ['rcomp', PROOF_PREFIX + proof]);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.on = on;

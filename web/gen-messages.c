@@ -144,8 +144,8 @@ int main(void)
 		WIRE_TEXT_INPUT_ENABLED, WIRE_TEXT_INPUT_PREEDIT, WIRE_MAX_TEXT_INPUT);
 	printf("export const AUDIO = {rate: %d, channels: %d};\n", WIRE_AUDIO_RATE,
 		WIRE_AUDIO_CHANNELS);
-	printf("export const BYE = {unauthorized: %d, takenOver: %d};\n", WIRE_BYE_UNAUTHORIZED,
-		WIRE_BYE_TAKEN_OVER);
+	printf("export const BYE = {busy: %d, unauthorized: %d, takenOver: %d};\n", WIRE_BYE_BUSY,
+		WIRE_BYE_UNAUTHORIZED, WIRE_BYE_TAKEN_OVER);
 	printf("export const MESSAGES = {\n");
 	WIRE_MESSAGES(X)
 	printf("};\n");

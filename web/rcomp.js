@@ -7,7 +7,7 @@
 // messages.js, which the build generates from protocol/messages.h.
 import { BYE, CAPS, CONSTRAINT, FRAME, HELLO, MAGIC, REQUEST, VERSION_MAJOR, VERSION_MINOR,
   VIEWERS } from './messages.js';
-import { Connection } from './connection.js';
+import { Connection, proofOf } from './connection.js';
 import { Input } from './input.js';
 import { Clipboard } from './clipboard.js';
 import { Hud, median } from './hud.js';
@@ -86,8 +86,12 @@ class Session {
     form.querySelector('input').focus();
   }
 
-  connect() {
+  async connect() {
     const p = this.p;
+    if (this.proofFor !== p.token) {
+      this.proof = await proofOf(p.token);
+      this.proofFor = p.token;
+    }
     let flags = 0;
     if (p.share) flags |= HELLO.share;
     if (p.viewOnly) flags |= HELLO.viewOnly | HELLO.share;
@@ -100,7 +104,7 @@ class Session {
     for (const w of this.windows.values()) w.stale = true;
     const conn = new Connection({
       magic: MAGIC, major: VERSION_MAJOR, minor: VERSION_MINOR, caps, flags, token: p.token,
-    }, {
+    }, this.proof, {
       opened: () => this.status('connecting'),
       read: (n) => { this.bytes += n; },
       message: (m) => {
@@ -124,12 +128,14 @@ class Session {
     this.input.end();
     if (this.sound) this.sound.stop();
     if (this.ended) return;
-    if (this.retries === 0 && !this.everWelcomed) {
+    const why = this.busy || 'the link broke';
+    if (this.retries === 0 && !this.everWelcomed && !this.busy) {
       this.error('cannot reach rcomp-run at ' + location.host);
     }
+    this.busy = null;
     const wait = RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
     this.retries++;
-    this.status(`the link broke; connecting again in ${(wait / 1000).toFixed(1)} s`);
+    this.status(`${why}; connecting again in ${(wait / 1000).toFixed(1)} s`);
     setTimeout(() => this.connect(), wait);
   }
 
@@ -161,6 +167,12 @@ class Session {
         this.welcome();
         break;
       case 'goodbye':
+        if (m.reason === BYE.busy) {
+          // Busy is for now (a door under a flood, a full session): the
+          // link's close tries again, later each time.
+          this.busy = m.text || 'the session is busy';
+          break;
+        }
         this.ended = true;
         this.error(m.text || (m.reason === BYE.unauthorized ? 'wrong token'
           : 'the session said goodbye'));

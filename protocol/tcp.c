@@ -153,7 +153,8 @@ long tcp_peer_uid(int fd)
 		loopback = (ntohl(((struct sockaddr_in *)&peer)->sin_addr.s_addr) >> 24) == 127;
 	} else {
 		const struct in6_addr *a = &((struct sockaddr_in6 *)&peer)->sin6_addr;
-		loopback = IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+		loopback = IN6_IS_ADDR_LOOPBACK(a) ||
+			(IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 	}
 	if (!loopback) {
 		return -1;

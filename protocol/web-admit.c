@@ -47,8 +47,8 @@ enum admit_offer admit_parse_offer(const char *list, size_t len, char proof[ADMI
 		const char *item = list + start;
 		if (n == strlen(ADMIT_PROTOCOL) && memcmp(item, ADMIT_PROTOCOL, n) == 0 && !named) {
 			named = true;
-		} else if (n == prefix_len + ADMIT_PROOF_HEX && memcmp(item, prefix, prefix_len) == 0 &&
-			!keyed) {
+		} else if (n == prefix_len + ADMIT_PROOF_HEX &&
+			memcmp(item, prefix, prefix_len) == 0 && !keyed) {
 			for (size_t k = 0; k < ADMIT_PROOF_HEX; k++) {
 				if (!is_hex(item[prefix_len + k])) {
 					return ADMIT_OFFER_NONE;
@@ -344,8 +344,8 @@ static void set(struct admit *admit, struct admit_conn *c, enum admit_state stat
 	c->deadline_ms = deadline(state, now_ms);
 }
 
-enum admit_verdict admit_add(struct admit *admit, const void *id, const char *key,
-	uint64_t now_ms, const void **evict)
+enum admit_verdict admit_add(struct admit *admit, const void *id, const char *key, uint64_t now_ms,
+	const void **evict)
 {
 	*evict = NULL;
 	int a = address(admit, key, now_ms);

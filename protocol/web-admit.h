@@ -53,8 +53,7 @@ enum admit_offer {
 /* Reads a Sec-WebSocket-Protocol list (len bytes, not terminated). Each
  * item is "rcomp" or a proof, each at most once; proof gets the proof's
  * hex digits with a terminating zero. */
-enum admit_offer admit_parse_offer(const char *list, size_t len,
-	char proof[ADMIT_PROOF_HEX + 1]);
+enum admit_offer admit_parse_offer(const char *list, size_t len, char proof[ADMIT_PROOF_HEX + 1]);
 
 /* The proof of token (len bytes) the page computes: HMAC-SHA256 of
  * ADMIT_PROOF_TEXT keyed by the token, in lowercase hex. False only if the
@@ -118,8 +117,8 @@ void admit_init(struct admit *admit, int max_conns, int max_per_addr);
 /* A new connection id from key, at now_ms. At its address's share, the
  * address's oldest unproven connection makes way; with the table full,
  * the oldest unproven one of the address holding the most. */
-enum admit_verdict admit_add(struct admit *admit, const void *id, const char *key,
-	uint64_t now_ms, const void **evict);
+enum admit_verdict admit_add(struct admit *admit, const void *id, const char *key, uint64_t now_ms,
+	const void **evict);
 /* The connection is gone (unknown ids are ignored: the door's own sockets). */
 void admit_remove(struct admit *admit, const void *id);
 /* Its state now, with the deadline that state gives from now_ms. False

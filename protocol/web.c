@@ -320,7 +320,8 @@ static bool websocket_ok(struct web *web, struct lws *wsi, enum verdict *verdict
 		refusal(web, wsi, "a WebSocket for another subprotocol than rcomp's");
 		return false;
 	case ADMIT_OFFER_UNKEYED:
-		refusal(web, wsi, "a WebSocket without the token's proof (a page of an older rcomp?)");
+		refusal(web, wsi,
+			"a WebSocket without the token's proof (a page of an older rcomp?)");
 		return false;
 	case ADMIT_OFFER_KEYED:
 		break;
@@ -567,8 +568,9 @@ static void sweep(lws_sorted_usec_list_t *sul)
 	const void *expired[64];
 	int n = admit_expired(&web->admit, now_ms(), expired, 64);
 	for (int i = 0; i < n; i++) {
-		refusal(web, (struct lws *)expired[i], "nothing came in time (a request's headers, "
-						     "or a WebSocket's hello)");
+		refusal(web, (struct lws *)expired[i],
+			"nothing came in time (a request's headers, "
+			"or a WebSocket's hello)");
 		close_soon(expired[i]);
 	}
 	refusals_flush(web, now_ms());
@@ -678,8 +680,8 @@ static void read_names(struct web *web, const char *path)
 	}
 	size_t size = sizeof(name);
 	if (web->nnames == 0 &&
-		gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, name, &size) ==
-			0) {
+		gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, name,
+			&size) == 0) {
 		web->names[web->nnames++] = strdup(name);
 	}
 out:
@@ -746,7 +748,8 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 	pthread_mutex_init(&web->lock, NULL);
 	for (int i = 0; i < 2; i++) {
 		if (config->token_len[i] &&
-			!admit_proof(config->token[i], config->token_len[i], web->proofs[web->nproofs++])) {
+			!admit_proof(config->token[i], config->token_len[i],
+				web->proofs[web->nproofs++])) {
 			snprintf(err, err_size, "cannot compute the token's proof");
 			web_close(web);
 			return NULL;

@@ -4,7 +4,7 @@
 # fails the run and leaves its input in build-fuzz/artifacts/; so does an
 # input that makes a harness use more than FUZZ_RSS_MB (default 512) MiB.
 #
-#   tools/fuzz.sh [SECONDS] [HARNESS...]      harnesses: wire frame video lanes door names
+#   tools/fuzz.sh [SECONDS] [HARNESS...]      harnesses: wire frame video lanes door names upgrade
 #
 # For a long campaign, give hours and keep the corpus it grows:
 #   FUZZ_KEEP_CORPUS=1 tools/fuzz.sh 14400 frame
@@ -14,7 +14,7 @@ seconds=${1:-60}
 shift || true
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-	harnesses=(wire frame video lanes door names)
+	harnesses=(wire frame video lanes door names upgrade)
 fi
 
 if [ ! -d build-fuzz ]; then

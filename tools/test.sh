@@ -88,7 +88,7 @@ else
 fi
 
 # A bounded fuzz pass over each decoder (tools/fuzz.sh runs longer ones).
-for h in wire frame video lanes door names; do
+for h in wire frame video lanes door names upgrade; do
 	if tools/fuzz.sh "${FUZZ_SECONDS:-60}" "$h"; then
 		step ok
 	else

@@ -147,6 +147,33 @@ static void door_seeds(const char *dir)
 }
 #endif
 
+/* Upgrades for the upgrade harness (fuzz-upgrade.c): the page's offer and
+ * Hosts of each kind, split by a zero byte. */
+static void upgrade_seeds(const char *dir)
+{
+	static const char *const seeds[][3] = {
+		{"page",
+			"rcomp, "
+			"rcomp-key."
+			"5f4e733631a99690009d9db6190a5d399d38ac231fcfb32457a07c399abe79ef",
+			"127.0.0.1:8080"},
+		{"unkeyed", "rcomp", "localhost:9000"},
+		{"ipv6",
+			"rcomp-key."
+			"5f4e733631a99690009d9db6190a5d399d38ac231fcfb32457a07c399abe79ef,rcomp",
+			"[::1]:8080"},
+		{"foreign", "chat, superchat", "evil.example:8080"},
+	};
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct buffer buf;
+		buffer_init(&buf, 4096);
+		buffer_append(&buf, seeds[i][1], strlen(seeds[i][1]) + 1);
+		buffer_append(&buf, seeds[i][2], strlen(seeds[i][2]));
+		save(dir, "upgrade", seeds[i][0], &buf, NULL, 0);
+		buffer_finish(&buf);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -376,6 +403,7 @@ int main(int argc, char **argv)
 		video_encoder_destroy(enc);
 	}
 	buffer_finish(&buf);
+	upgrade_seeds(dir);
 #ifdef RCOMP_HAVE_UDP
 	lanes_seeds(dir);
 	door_seeds(dir);

@@ -49,13 +49,19 @@ struct rc_pending {
 	uint8_t data[WIRE_HEADER_SIZE + 20 + WIRE_MAX_TOKEN];
 };
 
+/* The shortest token --token-file may give: 24 characters, 96 bits even as
+ * hex, which no guesser reaches at the rate the doors answer. */
+#define MIN_TOKEN 24
+
 static bool read_token_file(struct rc_listen *listen, const char *path)
 {
 	if (!tcp_read_token(path, listen->token, &listen->token_len)) {
 		return false;
 	}
-	if (listen->token_len < 16) {
-		log_error("the token in %s is shorter than 16 characters", path);
+	if (listen->token_len < MIN_TOKEN) {
+		log_error("the token in %s is shorter than %d characters: anyone who reaches the "
+			  "port could guess it; make one with: openssl rand -hex 16 > %s",
+			path, MIN_TOKEN, path);
 		return false;
 	}
 	return true;

@@ -1133,8 +1133,8 @@ class Browser:
     def command(self, op, **args):
         return self._ask(dict(args, op=op), 60, "browser " + op)
 
-    def open(self, url):
-        return self.command("open", url=url)["loadMs"]
+    def open(self, url, timeout=30):
+        return self.command("open", url=url, timeout=timeout)["loadMs"]
 
     def wait(self, js, timeout=30):
         """The value of js in the page once it is truthy."""

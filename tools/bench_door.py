@@ -1,6 +1,6 @@
 """The door and what a viewer may hold: numbers, it passes or fails nothing.
 
-    python3 tools/bench_door.py [--only flood,memory] [--tries 20]
+    python3 tools/bench_door.py [--only flood,memory,web] [--tries 20]
 
 - flood: the owner's attach over UDP (rcomp-view --udp to a session on
   loopback, until rcomp-run has it attached), first with nothing else
@@ -15,6 +15,17 @@
   socket and never read a byte; and the same with 200 windows of 256x256.
   Printed: RSS before, 5 s after they joined and what each added, and 15 s
   after (past the stall timeout, which drops them).
+- web: the browsers' door (--listen-web on loopback). The owner's page
+  load plus attach (Debian's chromium, the real page with the token in
+  its address, from the load to the app's window showing its first
+  picture), 10 tries 3 s apart, calm and then during each flood from one
+  address (tests/webdoor.py, the same user as the owner: the hardest
+  case): 260 upgrades without the page's subprotocol held, 300 idle
+  connections and 300 half-sent requests (25 new a second), 260
+  CONNECTs, each held up to 35 s; and 400 WebSockets a second with the
+  page's subprotocol and no hello, during which the owner's own
+  WebSocket also says its hello 100 ms after its upgrade. Printed: each
+  try's seconds and how many of 10 got in within 2 s.
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
@@ -27,8 +38,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import (ANIM_CLIENT, HELLO_SHARE, HELLO_VIEW_ONLY, RCOMP_RUN, RCOMP_VIEW,  # noqa: E402
-                 TEST_CLIENTS, Rig, free_port, hello, rss_kib, wait_for)
+from rig import (ANIM_CLIENT, HELLO_SHARE, HELLO_VIEW_ONLY, MODEL_CLIENT, RCOMP_RUN,  # noqa: E402
+                 RCOMP_VIEW, TEST_CLIENTS, WEB, Browser, Failure, Rig, free_port, hello,
+                 rss_kib, wait_for)
+import webdoor  # noqa: E402
 
 QUIC_FLOOD = os.path.join(TEST_CLIENTS, "quic-flood")
 
@@ -127,9 +140,88 @@ def memory_case(label, app):
     print("  at the end, with the reading viewer alone again: %.0f MB" % (base_after / 1024))
 
 
+WEB_FLOODS = [
+    # label, kind, held, new ones a second
+    ("260 upgrades without the page's subprotocol", "upgrades", 260, 200),
+    ("300 idle connections", "idle", 300, 25),
+    ("300 half-sent requests", "half", 300, 25),
+    ("260 CONNECTs", "connect", 260, 200),
+    ("400 pre-hello WebSockets a second", "prehello", 2000, 400),
+]
+
+
+def page_try(page, url, token, n):
+    """Seconds from the page's load to the app's window, or None (10 s)."""
+    started = time.monotonic()
+    try:
+        page.open(url + "?try=%d#token=%s&share=1" % (n, token), timeout=10)
+        page.window("model main", timeout=max(1, 10 - (time.monotonic() - started)))
+    except Failure:
+        return None
+    return time.monotonic() - started
+
+
+def web_case(tries):
+    rig = Rig()
+    page = None
+    results = []
+    try:
+        port = free_port()
+        token = os.urandom(16).hex()
+        path = os.path.join(rig.tmp, "token")
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(token + "\n")
+        rig.start_server([MODEL_CLIENT, "windows"], ["--listen-web", "127.0.0.1:%d" % port,
+                                                      "--token-file", path])
+        wait_for("rcomp-run", lambda: "listening for browsers" in rig.read_log("rcomp-run"),
+                 timeout=20)
+        url = "http://127.0.0.1:%d/" % port
+        page = Browser(rig)
+        n = 0
+        for label, kind, held, rate in [("calm", None, 0, 0)] + WEB_FLOODS:
+            flood = webdoor.Flood(port, kind, held=held, rate=rate) if kind else None
+            if flood:
+                time.sleep(min(held / rate, 12) + 1)
+            times, hello_times = [], []
+            for _ in range(tries):
+                n += 1
+                times.append(page_try(page, url, token, n))
+                if kind == "prehello":
+                    t0 = time.monotonic()
+                    msg_type, _, sock = webdoor.attach(port, token, hello_delay=0.1, timeout=10)
+                    hello_times.append(time.monotonic() - t0 if msg_type == webdoor.WELCOME
+                                       else None)
+                    if sock:
+                        sock.close()
+                time.sleep(3)
+            if flood:
+                flood.stop()
+            results.append((label, times, hello_times, flood.summary() if flood else ""))
+            time.sleep(1)
+    finally:
+        if page:
+            page.close()
+        rig.close()
+
+    def line(ts):
+        return " ".join("%.2f" % t if t is not None else "none" for t in ts)
+
+    print("the owner's page load plus attach through --listen-web (10 s at most a try):")
+    for label, times, hello_times, summary in results:
+        within = sum(1 for t in times if t is not None and t <= 2)
+        print("  %-45s %2d of %d within 2 s: %s" % (label, within, len(times), line(times)))
+        if hello_times:
+            within = sum(1 for t in hello_times if t is not None and t <= 2)
+            print("  %-45s %2d of %d within 2 s: %s" % (
+                "  its WebSocket, hello 100 ms after", within, len(hello_times),
+                line(hello_times)))
+        if summary:
+            print("  %-45s %s" % ("", summary))
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", default="flood,memory")
+    parser.add_argument("--only", default="flood,memory,web")
     parser.add_argument("--tries", type=int, default=20)
     args = parser.parse_args()
     only = args.only.split(",")
@@ -139,6 +231,8 @@ def main():
         memory_case("one 4096x4096 window", [ANIM_CLIENT, "100000", "4096", "4096"])
         many = "for i in $(seq 200); do %s 100000 256 256 & done; wait" % ANIM_CLIENT
         memory_case("200 windows of 256x256", ["sh", "-c", many])
+    if "web" in only and WEB:
+        web_case(min(args.tries, 10))
 
 
 if __name__ == "__main__":

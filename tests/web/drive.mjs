@@ -1,7 +1,7 @@
 // A browser the tests drive: Debian's chromium (headless) through
 // puppeteer-core, one page, commanded by one line of JSON per command on
 // stdin and answering one line of JSON each on stdout (rig.py's Browser):
-//   {"op": "open", "url": U}                 load the page; {loadMs}
+//   {"op": "open", "url": U, "timeout": S}   load the page (30 s); {loadMs}
 //   {"op": "wait", "js": EXPR, "timeout": S}  until EXPR (in the page) is
 //                                            truthy; {value}
 //   {"op": "eval", "js": EXPR}                {value}
@@ -42,7 +42,7 @@ async function run(c) {
       await browser.defaultBrowserContext().overridePermissions(origin,
         ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
       const started = Date.now();
-      await page.goto(c.url);
+      await page.goto(c.url, { timeout: (c.timeout || 30) * 1000 });
       return { loadMs: Date.now() - started };
     }
     case 'wait': {

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -13,6 +12,7 @@ import time
 import pytest
 
 import rig
+import webdoor
 from rig import (ANIM_CLIENT, BLUE, INPUT_CLIENT, MODEL_CLIENT, RCOMP_RUN, SCROLL_CLIENT, VIDEO,
                  WEB, Browser, descendant, free_port, read_ppm, step, wait_for)
 
@@ -101,19 +101,11 @@ def test_a_wrong_token_shows_an_error_and_opens_no_window(desktop, page):
 
 
 def upgrade(port, origin):
-    """The status line a WebSocket upgrade from a page at origin gets."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                   "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                   "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: rcomp\r\n"
-                   "Origin: %s\r\n\r\n" % (port, origin)).encode())
-        reply = b""
-        while b"\r\n" not in reply:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            reply += chunk
-        return reply.split(b"\r\n")[0].decode()
+    """The status line a WebSocket upgrade from a page at origin gets (the
+    page's subprotocol, with the token's proof)."""
+    status, sock, _ = webdoor.upgrade(port, origin=origin, protocols=webdoor.offer(TOKEN))
+    sock.close()
+    return status
 
 
 def test_a_websocket_from_a_page_of_another_origin_is_refused(desktop):

@@ -13,7 +13,7 @@ import pytest
 
 import rig
 import webdoor
-from rig import MODEL_CLIENT, WEB, Browser, wait_for
+from rig import WEB, Browser, wait_for
 from test_web import TOKEN, web_session
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")

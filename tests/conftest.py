@@ -25,6 +25,14 @@ def desktop(request):
 
 
 @pytest.fixture
+def page(desktop):
+    """A headless chromium with one page, which the test drives."""
+    b = rig.Browser(desktop)
+    yield b
+    b.close()
+
+
+@pytest.fixture
 def rcomp_run(desktop):
     """Starts rcomp-run with an app: rcomp_run([app, args], [options])."""
     return desktop.start_server

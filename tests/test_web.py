@@ -27,14 +27,6 @@ page_sound = pytest.mark.skipif(rig.SANITIZED, reason="the page's sound: the nor
 TOKEN = "browser-test-token-0123456789"
 
 
-@pytest.fixture
-def page(desktop):
-    """A headless chromium with one page, which the test drives."""
-    b = Browser(desktop)
-    yield b
-    b.close()
-
-
 def remote_log(desktop):
     return desktop.read_log("rcomp-run")
 

@@ -13,17 +13,10 @@ import pytest
 
 import rig
 import webdoor
-from rig import WEB, Browser, wait_for
+from rig import WEB, wait_for
 from test_web import TOKEN, web_session
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
-
-
-@pytest.fixture
-def page(desktop):
-    b = Browser(desktop)
-    yield b
-    b.close()
 
 
 def port_of(url):

@@ -503,13 +503,42 @@ void encoder_follow(struct rc_encoder *enc)
 	enc->in_video = false;
 }
 
+/* The part of enc's copy its picture has filled since its last reset: the
+ * rest (unfilled) is zero, and may never have been touched. */
+static void filled(const struct rc_encoder *enc, pixman_region32_t *out)
+{
+	pixman_region32_init_rect(out, 0, 0, (unsigned)enc->width, (unsigned)enc->height);
+	pixman_region32_subtract(out, out, (pixman_region32_t *)&enc->unfilled);
+}
+
 bool encoder_can_share(const struct rc_encoder *a, const struct rc_encoder *b)
 {
-	return !encoder_busy(a) && !encoder_busy(b) && a->sent && b->sent && !a->in_video &&
-		!b->in_video && !a->video_shown && !b->video_shown && !a->need_reset &&
-		!b->need_reset && !a->reset_asked && !b->reset_asked && a->width == b->width &&
-		a->height == b->height &&
-		memcmp(a->sent, b->sent, (size_t)a->width * (size_t)a->height * 4) == 0;
+	if (encoder_busy(a) || encoder_busy(b) || !a->sent || !b->sent || a->in_video ||
+		b->in_video || a->video_shown || b->video_shown || a->need_reset || b->need_reset ||
+		a->reset_asked || b->reset_asked || a->width != b->width ||
+		a->height != b->height ||
+		!pixman_region32_equal((pixman_region32_t *)&a->unfilled,
+			(pixman_region32_t *)&b->unfilled)) {
+		return false;
+	}
+	/* Both are zero where unfilled: compare the rest only. Reading the
+	 * untouched rest would make it resident (on some kernels a read of a
+	 * fresh page takes a page), a whole window for a viewer that never
+	 * reads. */
+	pixman_region32_t same;
+	filled(a, &same);
+	int n;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&same, &n);
+	bool equal = true;
+	for (int i = 0; i < n && equal; i++) {
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2 && equal; y++) {
+			size_t at = (size_t)y * (size_t)a->width + (size_t)boxes[i].x1;
+			equal = memcmp(a->sent + at, b->sent + at,
+					(size_t)(boxes[i].x2 - boxes[i].x1) * 4) == 0;
+		}
+	}
+	pixman_region32_fini(&same);
+	return equal;
 }
 
 void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
@@ -521,10 +550,10 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 		encoder_reset(enc);
 		return;
 	}
-	size_t size = (size_t)lead->width * (size_t)lead->height * 4;
-	if (!enc->sent || enc->width != lead->width || enc->height != lead->height) {
+	bool fresh = !enc->sent || enc->width != lead->width || enc->height != lead->height;
+	if (fresh) {
 		free(enc->sent);
-		enc->sent = malloc(size);
+		enc->sent = calloc((size_t)lead->width * (size_t)lead->height, 4);
 		if (!enc->sent) {
 			enc->width = enc->height = 0;
 			encoder_reset(enc);
@@ -533,8 +562,33 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 		enc->width = lead->width;
 		enc->height = lead->height;
 	}
-	memcpy(enc->sent, lead->sent, size);
-	enc->sent_clean = false;
+	/* The lead's copy is zero where its picture is still unfilled (a reset
+	 * cleared it, and no band has reached there since). Copy only what is
+	 * filled: a fresh copy leaves the rest untouched, so a viewer that
+	 * never reads, beside others in step, holds the rows it was sent and
+	 * not a whole window (64 MiB at 4096x4096). */
+	pixman_region32_t done;
+	filled(lead, &done);
+	int n;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&done, &n);
+	for (int i = 0; i < n; i++) {
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+			size_t at = (size_t)y * (size_t)lead->width + (size_t)boxes[i].x1;
+			memcpy(enc->sent + at, lead->sent + at,
+				(size_t)(boxes[i].x2 - boxes[i].x1) * 4);
+		}
+	}
+	if (!fresh) {
+		boxes = pixman_region32_rectangles((pixman_region32_t *)&lead->unfilled, &n);
+		for (int i = 0; i < n; i++) {
+			for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+				size_t at = (size_t)y * (size_t)lead->width + (size_t)boxes[i].x1;
+				memset(enc->sent + at, 0, (size_t)(boxes[i].x2 - boxes[i].x1) * 4);
+			}
+		}
+	}
+	enc->sent_clean = fresh && !pixman_region32_not_empty(&done);
+	pixman_region32_fini(&done);
 	pixman_region32_copy(&enc->unfilled, &lead->unfilled);
 	enc->band_y = lead->band_y;
 	scroll_forget(&enc->scroll);

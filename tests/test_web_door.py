@@ -107,16 +107,23 @@ FLOODS = {
     # kind: (held, rate a second). Idle and half-sent ones come faster than
     # the bench's 25 a second, to fill the old 256-connection table within
     # its 10 s timeout in a few seconds.
-    "upgrades": (260, 200),
-    "connect": (260, 200),
+    "upgrades": (260, 100),
+    "connect": (260, 100),
     "idle": (300, 60),
     "half": (300, 60),
     "prehello": (800, 400),
 }
 
 
+# A flood is a load (hundreds of connections a second, chromium beside
+# them) that would make other tests' timing fail on a small machine: these
+# run alone, after the rest. In the sanitizers' build one kind, the one
+# that makes room by closing, is enough.
+@pytest.mark.quiet
 @pytest.mark.parametrize("kind", sorted(FLOODS))
 def test_the_owner_attaches_while_one_address_floods_the_door(desktop, page, kind):
+    if rig.SANITIZED and kind != "idle":
+        pytest.skip("the sanitizers' build floods with idle connections only")
     _, url = web_session(desktop)
     held, rate = FLOODS[kind]
     flood = webdoor.Flood(port_of(url), kind, held=held, rate=rate)

@@ -59,7 +59,8 @@ run_suite() {
 	logs+=("$dir/pytest.xml")
 	# The tests that count glitches in sound, on an otherwise idle machine:
 	# beside two others (chromium, x264, llvmpipe) on two cores, the local
-	# sink itself stutters, and that is not what they measure.
+	# sink itself stutters, and that is not what they measure; and the
+	# browsers' door's floods, whose load would fail others' timing.
 	echo "== integration tests in $dir, one at a time"
 	RCOMP_BUILD=$PWD/$dir $PYTHON -m pytest tests -q -p no:xdist -m quiet \
 		--junitxml="$dir/pytest-quiet.xml" || status=1

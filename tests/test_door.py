@@ -78,6 +78,8 @@ FLOODS = {
 }
 
 
+# A flood, and a measure of time: alone, as the browsers' door's floods.
+@pytest.mark.quiet
 @needs_udp
 @pytest.mark.parametrize("kind", FLOODS)
 def test_the_owner_attaches_over_udp_during_a_flood_of_handshakes_that_never_finish(desktop,

@@ -511,14 +511,21 @@ static void filled(const struct rc_encoder *enc, pixman_region32_t *out)
 	pixman_region32_subtract(out, out, (pixman_region32_t *)&enc->unfilled);
 }
 
+/* pixman_region32_equal compares extents too, and an emptied region keeps
+ * wherever its extents collapsed: two empty regions may differ by it. */
+static bool same_region(const pixman_region32_t *a, const pixman_region32_t *b)
+{
+	pixman_region32_t *x = (pixman_region32_t *)a, *y = (pixman_region32_t *)b;
+	bool empty_x = !pixman_region32_not_empty(x), empty_y = !pixman_region32_not_empty(y);
+	return empty_x || empty_y ? empty_x && empty_y : pixman_region32_equal(x, y);
+}
+
 bool encoder_can_share(const struct rc_encoder *a, const struct rc_encoder *b)
 {
 	if (encoder_busy(a) || encoder_busy(b) || !a->sent || !b->sent || a->in_video ||
 		b->in_video || a->video_shown || b->video_shown || a->need_reset || b->need_reset ||
 		a->reset_asked || b->reset_asked || a->width != b->width ||
-		a->height != b->height ||
-		!pixman_region32_equal((pixman_region32_t *)&a->unfilled,
-			(pixman_region32_t *)&b->unfilled)) {
+		a->height != b->height || !same_region(&a->unfilled, &b->unfilled)) {
 		return false;
 	}
 	/* Both are zero where unfilled: compare the rest only. Reading the

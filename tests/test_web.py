@@ -430,6 +430,8 @@ def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desk
     exact_once_still(page, dump, (480, 360))
 
 
+# The frame-rate fit measures this machine's time: alone, as test_display's.
+@pytest.mark.quiet
 @pytest.mark.skipif(not VIDEO, reason="built without video")
 def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page(desktop, page):
     """At 240 fps a 1920x1080 stream goes at half size each way (as

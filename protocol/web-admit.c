@@ -226,15 +226,6 @@ static bool unproven(enum admit_state state)
 	return state == ADMIT_NEW || state == ADMIT_HTTP;
 }
 
-static int refs(const struct admit *admit, int addr)
-{
-	int n = 0;
-	for (int i = 0; i < ADMIT_SLOTS; i++) {
-		n += admit->slots[i].id && admit->slots[i].addr == addr;
-	}
-	return n;
-}
-
 static void refill(struct admit_addr *a, uint64_t now_ms)
 {
 	if (now_ms > a->tries_ms) {
@@ -262,7 +253,7 @@ static int address(struct admit *admit, const char *key, uint64_t now_ms)
 	} else {
 		for (int i = 0; i < ADMIT_ADDRS; i++) {
 			struct admit_addr *a = &admit->addrs[i];
-			if (a->conns > 0 || refs(admit, i) > 0) {
+			if (a->refs > 0) {
 				continue;
 			}
 			refill(a, now_ms);
@@ -279,6 +270,7 @@ static int address(struct admit *admit, const char *key, uint64_t now_ms)
 		struct admit_addr *a = &admit->addrs[found];
 		snprintf(a->key, sizeof(a->key), "%s", key);
 		a->conns = 0;
+		a->refs = 0;
 		a->tries = ADMIT_TRIES_BURST;
 		a->tries_ms = now_ms;
 	}
@@ -387,6 +379,7 @@ enum admit_verdict admit_add(struct admit *admit, const void *id, const char *ke
 	};
 	admit->nconns++;
 	admit->addrs[a].conns++;
+	admit->addrs[a].refs++;
 	return victim ? ADMIT_IN_MADE_ROOM : ADMIT_IN;
 }
 
@@ -400,6 +393,7 @@ void admit_remove(struct admit *admit, const void *id)
 		admit->nconns--;
 		admit->addrs[c->addr].conns--;
 	}
+	admit->addrs[c->addr].refs--;
 	c->id = NULL;
 }
 

@@ -94,6 +94,7 @@ struct admit_conn {
 struct admit_addr {
 	char key[ADMIT_KEY_MAX];
 	int conns;
+	int refs; /* slots that name it, those being closed included */
 	double tries; /* wrong proofs it may still give */
 	uint64_t tries_ms; /* when tries was last brought up to date */
 };

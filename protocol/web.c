@@ -85,6 +85,7 @@ struct bridge {
 	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
 	size_t to_ws_len, to_sock_len;
 	bool counted; /* in web->bridges: one the program reads */
+	bool heard; /* the page's first bytes came */
 };
 
 static void bridge_release(struct bridge *b)
@@ -394,7 +395,10 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 		}
 		/* Its hello has begun: the program's deadline for it is the
 		 * one that counts now. */
-		admit_set(&web->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
+		if (!b->heard) {
+			b->heard = true;
+			admit_set(&web->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
+		}
 		if (!take(&b->to_sock, &b->to_sock_len, in, len)) {
 			return -1;
 		}

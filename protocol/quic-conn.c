@@ -425,12 +425,11 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 		c->move_slot = -1;
 		c->fd = c->user_fd = -1;
 		int pair[2];
-		c->sbuf = malloc(SEND_MAX);
 		c->lanes = lanes_new();
 		buffer_init(&c->staged, STAGED_MAX);
 		buffer_init(&c->stream_in, RECV_WINDOW);
 		buffer_init(&c->to_program, TO_PROGRAM_MAX);
-		if (!c->sbuf || !c->lanes ||
+		if (!c->lanes ||
 			socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) <
 				0) {
 			quic_set_err(err, err_size, "no room for a connection: %s",
@@ -446,7 +445,18 @@ struct conn *quic_conn_alloc(struct quic_endpoint *ep, char *err, size_t err_siz
 	return NULL;
 }
 
-/* Copies n bytes into the stream's ring. */
+/* Whether the stream's ring has room for n more bytes. The ring is made
+ * when the program first writes, so a handshake that never completes holds
+ * none of it. */
+static bool ring_room(struct conn *c, size_t n)
+{
+	if (!c->sbuf && !(c->sbuf = malloc(SEND_MAX))) {
+		return false; /* tried again at the program's next bytes */
+	}
+	return SEND_MAX - (c->s_read - c->s_acked) >= n;
+}
+
+/* Copies n bytes into the stream's ring, which has room for them. */
 static void ring_put(struct conn *c, const uint8_t *p, size_t n)
 {
 	size_t at = (size_t)(c->s_read % SEND_MAX);
@@ -485,7 +495,7 @@ static bool route(struct conn *c)
 				return false;
 			}
 		} else {
-			if (SEND_MAX - (c->s_read - c->s_acked) < unit) {
+			if (!ring_room(c, unit)) {
 				return false;
 			}
 			ring_put(c, p, unit);
@@ -558,8 +568,7 @@ static void send_packet(struct conn *c, const ngtcp2_path *path, const uint8_t *
  * flight, where the ring has room. */
 static void beat(struct conn *c, uint64_t now)
 {
-	if (!c->first_out || lanes_idle(c->lanes) ||
-		SEND_MAX - (c->s_read - c->s_acked) < sizeof(heartbeat)) {
+	if (!c->first_out || lanes_idle(c->lanes) || !ring_room(c, sizeof(heartbeat))) {
 		return;
 	}
 	ngtcp2_conn_stat cs;

@@ -90,7 +90,7 @@ fi
 
 # A bounded fuzz pass over each decoder (tools/fuzz.sh runs longer ones).
 for h in wire frame video lanes door names upgrade; do
-	if tools/fuzz.sh "${FUZZ_SECONDS:-60}" "$h"; then
+	if tools/fuzz.sh "${FUZZ_SECONDS:-30}" "$h"; then
 		step ok
 	else
 		step failed

@@ -16,6 +16,7 @@
 #include "scale.h"
 #include "shm.h"
 #include "sound.h"
+#include "tap.h"
 #include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -378,6 +379,7 @@ void present(struct rv_window *window)
 		window->mark_decoded = 0;
 	}
 	ask_feedback(window, window->drawn_us, input_sent);
+	tap_picture(window->id, buf->data, buf->width, buf->height);
 	wl_surface_commit(window->surface);
 	buf->busy = true;
 	window->has_content = true;

@@ -437,6 +437,11 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 	enc->video_shown = enc->in_video;
 	enc->bitrate_shown = enc->bitrate;
 	enc->video_name = enc->video ? video_encoder_name(enc->video) : NULL;
+	enc->preset_shown = enc->video ? video_encoder_preset(enc->video) : NULL;
+	enc->qp_shown = enc->video ? video_encoder_qp(enc->video) : 0;
+	if (enc->video) {
+		video_encoder_picture(enc->video, &enc->picture_shown[0], &enc->picture_shown[1]);
+	}
 	enc->threads_shown = enc->video ? video_encoder_threads(enc->video) : 0;
 	enc->encode_us_shown = enc->encode_us;
 	enc->streams_shown = enc->video_streams;
@@ -465,6 +470,10 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 	enc->video_shown = lead->in_video;
 	enc->bitrate_shown = lead->bitrate;
 	enc->video_name = lead->video ? video_encoder_name(lead->video) : NULL;
+	enc->preset_shown = lead->video ? video_encoder_preset(lead->video) : NULL;
+	enc->qp_shown = lead->video ? video_encoder_qp(lead->video) : 0;
+	enc->picture_shown[0] = lead->picture_shown[0];
+	enc->picture_shown[1] = lead->picture_shown[1];
 	enc->threads_shown = lead->video ? video_encoder_threads(lead->video) : 0;
 	enc->encode_us_shown = lead->encode_us;
 	enc->streams_shown = lead->video_streams;
@@ -616,11 +625,12 @@ void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)
 		int cores = enc->link.cores ? enc->link.cores->total : 1;
 		int n = snprintf(out, size,
 			"video %s %.2f Mbit/s on %d thread%s (%d core%s, %d stream%s), "
-			"%.1f ms a frame",
+			"%.1f ms a frame, %s at QP %.0f",
 			enc->video_name, (double)enc->bitrate_shown / 1e6, enc->threads_shown,
 			enc->threads_shown == 1 ? "" : "s", cores, cores == 1 ? "" : "s",
 			enc->streams_shown, enc->streams_shown == 1 ? "" : "s",
-			(double)enc->encode_us_shown / 1000);
+			(double)enc->encode_us_shown / 1000,
+			enc->preset_shown ? enc->preset_shown : "?", enc->qp_shown);
 		if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SMALLER) {
 			snprintf(out + n, size - (size_t)n, " at 1/%d size for the frame rate (%s)",
 				enc->video_divisor, enc->fit.why);

@@ -72,6 +72,9 @@ struct rc_encoder {
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;
 	const char *video_name;
+	const char *preset_shown; /* libx264's, or "hardware" */
+	double qp_shown; /* of its recent pictures; 0: none yet */
+	int32_t picture_shown[2]; /* the video's picture: the window's size, or smaller */
 	int threads_shown, streams_shown;
 	uint64_t encode_us_shown; /* a video frame's, smoothed */
 	/* For --stats, per second. */

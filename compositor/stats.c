@@ -122,6 +122,40 @@ static void print_stats(struct rc_server *server)
 }
 
 /* The same numbers to a viewer that shows them (its HUD). */
+/* The preset's number on the wire. */
+static uint8_t wire_preset(const char *preset)
+{
+	for (int i = 0; preset && i < WIRE_PRESET_HARDWARE; i++) {
+		if (strcmp(preset, wire_preset_names[i]) == 0) {
+			return (uint8_t)i;
+		}
+	}
+	return WIRE_PRESET_HARDWARE;
+}
+
+/* A video window's encoding, for a viewer of minor 7 or later. */
+static void send_video_stats(struct rc_connection *conn, uint32_t window,
+	const struct rc_encoder *enc)
+{
+	int32_t width = enc->picture_shown[0], height = enc->picture_shown[1];
+	double qp = enc->qp_shown < WIRE_MAX_QP ? enc->qp_shown : WIRE_MAX_QP;
+	struct wire_msg msg = {
+		.type = WIRE_VIDEO_STATS,
+		.video_stats =
+			{
+				.window = window,
+				.bitrate = enc->bitrate_shown < WIRE_MAX_BITRATE
+					? (uint32_t)enc->bitrate_shown
+					: WIRE_MAX_BITRATE,
+				.width = (uint16_t)(width < WIRE_MAX_DIM ? width : WIRE_MAX_DIM),
+				.height = (uint16_t)(height < WIRE_MAX_DIM ? height : WIRE_MAX_DIM),
+				.preset = wire_preset(enc->preset_shown),
+				.qp = (uint8_t)(qp > 0 ? qp + 0.5 : 0),
+			},
+	};
+	connection_send(conn, &msg);
+}
+
 static void send_stats(struct rc_server *server, struct rc_viewer *viewer)
 {
 	struct rc_window *window;
@@ -156,6 +190,9 @@ static void send_stats(struct rc_server *server, struct rc_viewer *viewer)
 				},
 		};
 		connection_send(viewer->conn, &msg);
+		if (msg.window_stats.video && viewer->conn->minor >= 7) {
+			send_video_stats(viewer->conn, window->id, enc);
+		}
 	}
 }
 

@@ -95,6 +95,7 @@
 	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24) \
 	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8) \
 	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8) \
+	X(VIDEO_STATS, video_stats, 0x021f, SERVER, 16) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
@@ -406,6 +407,15 @@
 	RANGE(u8, compression, WIRE_COMPRESS_NONE, WIRE_COMPRESS_ZSTD) \
 	RANGE(u8, motion, 0, 2) /* 1: video smaller, for the rate; 2: too slow for it */ \
 	FIELD(u8, threads) /* encoding its video; 0: not video, or not said */
+
+#define WIRE_VIDEO_STATS_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, bitrate, 0, WIRE_MAX_BITRATE) /* bit/s its video is encoded at now */ \
+	RANGE(u16, width, 0, WIRE_MAX_DIM) /* the picture encoded (smaller: scaled down) */ \
+	RANGE(u16, height, 0, WIRE_MAX_DIM) \
+	RANGE(u8, preset, 0, WIRE_PRESET_HARDWARE) /* libx264's, enum wire_preset */ \
+	RANGE(u8, qp, 0, WIRE_MAX_QP) /* of its recent pictures; lower is sharper */ \
+	RANGE(u16, reserved, 0, 0)
 
 #define WIRE_FRAME_MARK_FIELDS \
 	FIELD(u32, window) \

@@ -37,6 +37,7 @@ struct video_encoder {
 	bool vaapi;
 	enum AVPixelFormat chroma; /* libx264's: YUV444P or YUV420P */
 	uint32_t *small; /* a smaller picture: the window scaled down, in BGRA */
+	double qp; /* the quantizer of its recent pictures, smoothed; 0: none yet */
 };
 
 /* Pictures larger than this are 4:2:0. 4:4:4 suits windows of sharp colour
@@ -266,6 +267,31 @@ void video_encoder_destroy(struct video_encoder *enc)
 	free(enc);
 }
 
+/* The quantizer libavcodec reports with each picture (its side data's
+ * quality, in lambda units), smoothed over about eight pictures. */
+static void note_quality(struct video_encoder *enc, const AVPacket *pkt)
+{
+	size_t size = 0;
+	const uint8_t *stats = av_packet_get_side_data(pkt, AV_PKT_DATA_QUALITY_STATS, &size);
+	if (!stats || size < 4) {
+		return;
+	}
+	uint32_t lambda = (uint32_t)stats[0] | (uint32_t)stats[1] << 8 | (uint32_t)stats[2] << 16 |
+		(uint32_t)stats[3] << 24;
+	double qp = (double)lambda / FF_QP2LAMBDA;
+	enc->qp = enc->qp > 0 ? enc->qp + (qp - enc->qp) / 8 : qp;
+}
+
+double video_encoder_qp(const struct video_encoder *enc)
+{
+	return enc->qp;
+}
+
+const char *video_encoder_preset(const struct video_encoder *enc)
+{
+	return enc->vaapi ? "hardware" : "ultrafast";
+}
+
 const char *video_encoder_name(const struct video_encoder *enc)
 {
 	return enc->vaapi ? "h264_vaapi" : "libx264";
@@ -367,6 +393,7 @@ bool video_encoder_encode(struct video_encoder *enc, const uint32_t *pixels, int
 		if (ret < 0) {
 			return false;
 		}
+		note_quality(enc, enc->packet);
 		bool ok = buffer_append(out, enc->packet->data, (size_t)enc->packet->size);
 		av_packet_unref(enc->packet);
 		if (!ok) {

@@ -90,6 +90,10 @@ static const struct type_info *find_type(uint32_t type)
 	return NULL;
 }
 
+const char *const wire_preset_names[WIRE_PRESET_HARDWARE + 1] = {"ultrafast", "superfast",
+	"veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+	"hardware"};
+
 const char *wire_type_name(uint32_t type)
 {
 	const struct type_info *info = find_type(type);

@@ -14,7 +14,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 6
+#define WIRE_VERSION_MINOR 7
 
 #define WIRE_HEADER_SIZE 8
 
@@ -33,6 +33,28 @@
 #define WIRE_MAX_ADDRESS 64 /* an IP address as text */
 #define WIRE_MAX_VIEWERS 16 /* of one session at once */
 #define WIRE_MAX_FPS 100000 /* window_stats: commits per second */
+#define WIRE_MAX_BITRATE 1000000000u /* video_stats: bit/s */
+/* video_stats: libx264's quantizer (past 51, H.264's coarsest step, it
+ * zeroes more coefficients) */
+#define WIRE_MAX_QP 69
+
+/* video_stats: the encoder's speed setting, libx264's presets fastest
+ * first, or a hardware encoder. */
+enum wire_preset {
+	WIRE_PRESET_ULTRAFAST,
+	WIRE_PRESET_SUPERFAST,
+	WIRE_PRESET_VERYFAST,
+	WIRE_PRESET_FASTER,
+	WIRE_PRESET_FAST,
+	WIRE_PRESET_MEDIUM,
+	WIRE_PRESET_SLOW,
+	WIRE_PRESET_SLOWER,
+	WIRE_PRESET_VERYSLOW,
+	WIRE_PRESET_PLACEBO,
+	WIRE_PRESET_HARDWARE,
+};
+/* Their names, as libx264 spells them ("hardware" last). */
+extern const char *const wire_preset_names[WIRE_PRESET_HARDWARE + 1];
 #define WIRE_MAX_TEXT_INPUT 4000 /* surrounding, preedit or commit text */
 #define WIRE_MAX_REFRESH_MHZ 1000000
 #define WIRE_MAX_SCALE 16

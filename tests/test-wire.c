@@ -249,6 +249,10 @@ static struct wire_msg sample(enum wire_type type)
 		m.window_stats = (struct wire_window_stats){3, WIRE_MAX_FPS, 60, 0xfffffff0, 12345,
 			1, WIRE_COMPRESS_ZSTD, 0};
 		break;
+	case WIRE_VIDEO_STATS:
+		m.video_stats = (struct wire_video_stats){3, WIRE_MAX_BITRATE, WIRE_MAX_DIM, 540,
+			WIRE_PRESET_HARDWARE, WIRE_MAX_QP, 0};
+		break;
 	case WIRE_POINTER_CONSTRAINT_STATE:
 		m.pointer_constraint_state = (struct wire_pointer_constraint_state){3, 1};
 		break;

@@ -714,6 +714,27 @@ def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
     page.wait("window.rcomp.stats()[0].hud === null")
 
 
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desktop, page):
+    """Quality said live: for a window in video the HUD shows what the
+    encoder does (video_stats), and rcomp-run's --stats says the same."""
+    _, url = web_session(desktop, (ANIM_CLIENT, "30"), ["--stats", "--codec", "video"])
+    page.open(url + "#token=" + TOKEN)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec.startsWith('H.264'))")
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    hud = page.wait("window.rcomp.stats()[0].hud && window.rcomp.stats()[0].hud.includes('QP')"
+                    " && window.rcomp.stats()[0].hud", 20)
+    m = re.search(r"(\w+) QP (\d+) ([\d.]+) Mbit/s (\d+)x(\d+)", hud)
+    assert m, hud
+    assert m.group(1) == "ultrafast" and 0 < int(m.group(2)) <= 69, hud
+    assert float(m.group(3)) > 0 and (int(m.group(4)), int(m.group(5))) == (480, 360), hud
+    line = wait_for("a stats line with the quantizer", lambda: re.search(
+        r"stats window \d+ \(rcomp-anim-test\): .*video libx264 .*, ultrafast at QP (\d+)",
+        remote_log(desktop)))
+    assert 0 < int(line.group(1)) <= 69, line.group(0)
+
+
 def test_keymap_names_that_are_not_names_are_refused_and_the_keymap_stays(desktop, page):
     x, y, _, _ = open_input_client(desktop, page, "&layout=../../etc/passwd")
     wait_for("the refusal", lambda: "keymap names have a byte 0x2e no name has"

@@ -63,7 +63,8 @@ def clip_apps(width, height):
     return {
         "glmark2": ["glmark2-es2-wayland", "--size", "%dx%d" % (width, height), "--fullscreen",
                     "-b", "jellyfish:duration=600"],
-        "neverball": ["neverball"],
+        "neverball": [shutil.which("neverball", path=os.environ.get("PATH", "") + ":/usr/games")
+                      or "neverball"],
     }
 
 
@@ -108,9 +109,14 @@ def record_clip(name, width, height):
         rec.send_signal(signal.SIGINT)
         rec.wait(timeout=30)
         tmp = path + ".part"
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", mkv, "-fps_mode", "passthrough",
-                        "-frames:v", str(CLIP_FRAMES), "-vf", "scale=%d:%d" % (width, height),
-                        "-pix_fmt", "bgr0", "-f", "rawvideo", tmp], check=True)
+        # (The muxer complains of the recording's repeated timestamps,
+        # which passthrough keeps; every frame is kept once.)
+        conv = subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", mkv, "-fps_mode",
+                               "passthrough", "-frames:v", str(CLIP_FRAMES), "-vf",
+                               "scale=%d:%d" % (width, height), "-pix_fmt", "bgr0", "-f",
+                               "rawvideo", tmp], capture_output=True, text=True)
+        if conv.returncode != 0:
+            sys.exit("ffmpeg could not convert the recording:\n" + conv.stderr[-2000:])
         got = os.path.getsize(tmp) // (width * height * 4)
         if got < CLIP_FRAMES // 2:
             sys.exit("only %d frames of %s were recorded" % (got, name))

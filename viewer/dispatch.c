@@ -308,6 +308,11 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 			window_grab(window, &msg->window_grab);
 		}
 		break;
+	case WIRE_VIDEO_STATS:
+		if ((window = known_window(viewer, msg, msg->video_stats.window))) {
+			hud_video_stats(window, &msg->video_stats);
+		}
+		break;
 	case WIRE_WINDOW_STATS:
 		if ((window = known_window(viewer, msg, msg->window_stats.window))) {
 			hud_window_stats(window, &msg->window_stats);

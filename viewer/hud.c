@@ -16,7 +16,7 @@
 
 #define HUD_MARGIN 8 /* from the window's corner, logical pixels */
 #define HUD_PAD 4 /* around the text, logical pixels */
-#define HUD_LINES 5
+#define HUD_LINES 6
 #define HUD_LINE_MAX 64
 
 static bool font_ready(struct rv_viewer *viewer, int scale)
@@ -134,36 +134,45 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 	snprintf(lines[1], HUD_LINE_MAX, "%s %s%s%s  %.2f MB/s", s->video ? "video" : "lossless",
 		s->video ? "H.264" : codec_compression_name(s->compression), threads,
 		s->video && s->motion < 3 ? motion[s->motion] : "", (double)s->bytes / 1e6);
+	/* The encoder's side of the picture: its speed setting, its quantizer
+	 * (lower is sharper), its bit rate and the size it encodes at. */
+	int n = 2;
+	const struct wire_video_stats *v = &window->hud_video;
+	if (s->video && window->hud_video_known) {
+		snprintf(lines[n++], HUD_LINE_MAX, "%s QP %u  %.1f Mbit/s  %ux%u",
+			wire_preset_names[v->preset], v->qp, (double)v->bitrate / 1e6, v->width,
+			v->height);
+	}
 	/* The link's round trip: QUIC's, with the loss it has seen once it
 	 * can say, or what the channel's pacing measured; before either, the
 	 * frames' (which adds decoding and the desktop's frame). */
 	if (conn->quic) {
 		double loss = quic_loss(conn->quic);
-		int n = snprintf(lines[2], HUD_LINE_MAX, "UDP rtt %.1f ms",
+		int len = snprintf(lines[n], HUD_LINE_MAX, "UDP rtt %.1f ms",
 			quic_rtt_ms(conn->quic));
-		if (loss >= 0 && n > 0 && n < HUD_LINE_MAX) {
-			snprintf(lines[2] + n, HUD_LINE_MAX - (size_t)n, ", %.1f%% lost",
+		if (loss >= 0 && len > 0 && len < HUD_LINE_MAX) {
+			snprintf(lines[n] + len, HUD_LINE_MAX - (size_t)len, ", %.1f%% lost",
 				loss * 100);
 		}
 	} else {
 		uint64_t rtt_us =
 			conn->channel.pace.min_rtt_us ? conn->channel.pace.min_rtt_us : s->rtt_us;
-		snprintf(lines[2], HUD_LINE_MAX, "rtt %.1f ms", (double)rtt_us / 1000);
+		snprintf(lines[n], HUD_LINE_MAX, "rtt %.1f ms", (double)rtt_us / 1000);
 	}
 	if (window->hud_photon_ms >= 0) {
-		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",
+		snprintf(lines[n + 1], HUD_LINE_MAX, "input\xe2\x86\x92photon %.1f ms",
 			window->hud_photon_ms);
 	} else {
-		snprintf(lines[3], HUD_LINE_MAX, "input\xe2\x86\x92photon -");
+		snprintf(lines[n + 1], HUD_LINE_MAX, "input\xe2\x86\x92photon -");
 	}
 	if (conn->viewers > 1 || conn->watching) {
-		snprintf(lines[4], HUD_LINE_MAX, "%u viewer%s, %s", conn->viewers,
+		snprintf(lines[n + 2], HUD_LINE_MAX, "%u viewer%s, %s", conn->viewers,
 			conn->viewers == 1 ? "" : "s",
 			conn->watching ? "watching"
 				       : (conn->has_input ? "input here" : "input elsewhere"));
-		return 5;
+		return n + 3;
 	}
-	return 4;
+	return n + 2;
 }
 
 static void place(struct rv_window *window, int32_t width, int32_t height)
@@ -301,6 +310,12 @@ void hud_link_up(struct rv_viewer *viewer)
 	if (viewer->hud_shown) {
 		want_stats(viewer, true);
 	}
+}
+
+void hud_video_stats(struct rv_window *window, const struct wire_video_stats *msg)
+{
+	window->hud_video = *msg;
+	window->hud_video_known = true;
 }
 
 void hud_window_stats(struct rv_window *window, const struct wire_window_stats *msg)

@@ -22,6 +22,8 @@ bool hud_key(struct rv_viewer *viewer, uint32_t key, bool pressed);
 /* A new link is welcomed: ask for the numbers again if they show. */
 void hud_link_up(struct rv_viewer *viewer);
 void hud_window_stats(struct rv_window *window, const struct wire_window_stats *msg);
+/* A video window's encoding (servers of minor 7 or later send it). */
+void hud_video_stats(struct rv_window *window, const struct wire_video_stats *msg);
 /* The window's size may have changed: the HUD keeps its corner. */
 void hud_window_resized(struct rv_window *window);
 /* A frame was presented, and how long after its input if it answered one. */

@@ -170,6 +170,8 @@ struct rv_window {
 	int32_t hud_width, hud_height; /* logical */
 	struct wire_window_stats hud_stats;
 	bool hud_known; /* hud_stats came */
+	struct wire_video_stats hud_video;
+	bool hud_video_known; /* hud_video came */
 	uint32_t hud_presented;
 	uint64_t hud_photon_us, hud_since_us;
 	uint32_t hud_photons;

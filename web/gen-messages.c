@@ -104,6 +104,11 @@ int main(void)
 	printf("export const VERSION_MAJOR = %d;\n", WIRE_VERSION_MAJOR);
 	printf("export const VERSION_MINOR = %d;\n", WIRE_VERSION_MINOR);
 	printf("export const HEADER_SIZE = %d;\n", WIRE_HEADER_SIZE);
+	printf("export const PRESETS = [");
+	for (int i = 0; i <= WIRE_PRESET_HARDWARE; i++) {
+		printf("%s'%s'", i ? ", " : "", wire_preset_names[i]);
+	}
+	printf("];\n");
 	printf("export const RECT_SIZE = %d;\n", WIRE_RECT_SIZE);
 	printf("export const MAX_BODY = %lld;\n", (long long)WIRE_MAX_BODY);
 	printf("export const CAPS = {lz4: %u, zstd: %u, h264: %u, serverDecorations: %u, "

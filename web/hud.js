@@ -1,7 +1,11 @@
 // The HUD: each window's figures over its picture, as rcomp-view's --hud
 // shows them (the codec, the app's and the sent frame rates, the bytes,
 // the round trip, input to photon), toggled by the bar's button or
-// Ctrl+Alt+Shift+H. The server sends window_stats while a viewer wants them.
+// Ctrl+Alt+Shift+H. The server sends window_stats while a viewer wants them,
+// and video_stats (the encoder's preset, quantizer, bit rate and picture)
+// for each window in video.
+
+import { PRESETS } from './messages.js';
 
 export function median(a) {
   if (!a.length) return null;
@@ -37,9 +41,18 @@ export class Hud {
   windowStats(w, m) {
     w.stats = m;
     const photon = median(w.photon);
+    const v = m.video ? w.videoStats : null;
     w.hud.textContent = `${w.codec || '-'}${m.threads ? ' ' + m.threads + ' thr' : ''}  ` +
+      (v ? `${PRESETS[v.preset] || '?'} QP ${v.qp} ${(v.bitrate / 1e6).toFixed(1)} Mbit/s ` +
+        `${v.width}x${v.height}  ` : '') +
       `app ${m.app_fps} sent ${m.sent_fps} fps  ${(m.bytes / 1024).toFixed(0)} KiB/s  ` +
       `rtt ${(m.rtt_us / 1000).toFixed(1)} ms` +
       (photon !== null ? `  input→photon ${photon.toFixed(1)} ms` : '');
+  }
+
+  // Sent just after window_stats, whose text it joins the next second.
+  videoStats(w, m) {
+    w.videoStats = m;
+    if (w.stats) this.windowStats(w, w.stats);
   }
 }

@@ -224,6 +224,9 @@ class Session {
       case 'window_stats':
         if (w) this.hud.windowStats(w, m);
         break;
+      case 'video_stats':
+        if (w) this.hud.videoStats(w, m);
+        break;
       case 'session_viewers':
         this.viewers = m;
         // Admitted with the watch token: it sends no input at all.

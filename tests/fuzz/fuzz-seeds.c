@@ -320,6 +320,13 @@ int main(int argc, char **argv)
 	m.window_stats.rtt_us = 20000;
 	m.window_stats.compression = WIRE_COMPRESS_LZ4;
 	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_VIDEO_STATS};
+	m.video_stats.window = 1;
+	m.video_stats.bitrate = 8000000;
+	m.video_stats.width = 960;
+	m.video_stats.height = 540;
+	m.video_stats.qp = 31;
+	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_WINDOW_GRAB};
 	m.window_grab.window = 1;
 	m.window_grab.kind = WIRE_GRAB_RESIZE;

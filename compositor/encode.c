@@ -10,6 +10,13 @@
  * than VIDEO_GAIN times what a video frame would at the bit rate video
  * would get now, on a link where bytes are not cheap (bytes_are_cheap: a
  * local link with room for lossless, where video would only cost CPU).
+ * A frame counts once for each LATE_US the link takes to carry it (at its
+ * delivery rate): where lossless cannot keep pace, motion is seen at once.
+ * A frame that brings the count to MOTION_FRAMES and would itself take
+ * LATE_US or more is not sent: its picture goes as the stream's first, so
+ * no picture waits behind a lossless one that takes seconds. (A large
+ * change that then stops, a page turned on a slow link, is seen first as
+ * video and, REFRESH_AFTER_US later, sharp: sooner than lossless alone.)
  * On such a link, motion frame after frame is made fast (see encode_frame):
  * compressed fast, with the scroll search mostly skipped.
  * First pictures, resizes and every other reset frame are
@@ -44,6 +51,7 @@
 #include "workers.h"
 
 #define MOTION_FRAMES 4
+#define LATE_US (100 * 1000)
 #define MOTION_FRACTION 0.1
 #define VIDEO_GAIN 2
 #define LOCAL_RTT_US 1000 /* a link whose round trip is under this is local */
@@ -213,6 +221,21 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
  * LOCAL_RTT_US) that carries lossless at the frame rate in a quarter of its
  * measured rate, video would only spend CPU at both ends (x264 here, the
  * decoder there) that an app on the same cores would rather have. */
+/* How many frames of motion a lossless frame of bytes counts for: one for
+ * each LATE_US the link takes to carry it at its delivery rate (the
+ * frames' or, if higher, the channel's), at least one; MOTION_FRAMES at
+ * most. */
+static int motion_weight(const struct rc_encoder *enc, size_t bytes)
+{
+	uint64_t rate = enc->link.rate > enc->link.link_rate ? enc->link.rate : enc->link.link_rate;
+	if (rate == 0) {
+		return 1;
+	}
+	uint64_t us = (uint64_t)bytes * 1000000 / rate;
+	uint64_t n = us / LATE_US;
+	return n < 1 ? 1 : (n > MOTION_FRAMES ? MOTION_FRAMES : (int)n);
+}
+
 static bool bytes_are_cheap(const struct rc_encoder *enc, size_t bytes)
 {
 	const struct rc_encode_link *link = &enc->link;
@@ -290,6 +313,8 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		tools->compressor.fast = fast;
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
 		bool filling = pixman_region32_not_empty(&enc->unfilled);
+		size_t out_before = buffer_size(&enc->out);
+		bool produced_before = enc->produced;
 		size_t bytes = lossless_send(enc, tools, image, damage, &changed, &share);
 		tools->compressor.fast = false;
 		/* Motion is what lossless carries dearly: much of the window,
@@ -302,8 +327,30 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 			(double)changed / share >= MOTION_FRACTION * enc->width * enc->height;
 		bool cheap = bytes_are_cheap(enc, whole);
 		bool moving = motion && (double)whole > VIDEO_GAIN * video && !cheap;
+		int weight = moving ? motion_weight(enc, whole) : 0;
+		if (moving && weight > 1 && enc->motion_frames + weight >= MOTION_FRAMES &&
+			mode == RC_CODEC_AUTO && enc->link.video && !enc->video_failed &&
+			(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS) {
+			/* Lossless cannot keep pace: this picture goes as video,
+			 * now. What lossless_send made is dropped; the viewer's copy
+			 * it updated is rebuilt by the refresh that ends video. */
+			buffer_truncate(&enc->out, out_before);
+			enc->produced = produced_before;
+			if (stream_start(enc)) {
+				log_debug("window %u: video at once: a lossless picture of %zu bytes "
+					  "would take %d00 ms or more",
+					enc->id, whole, weight);
+				stream_send(enc, tools, image, damage);
+				return;
+			}
+			/* No stream: the lossless picture, whole, after all. */
+			enc->need_reset = true;
+			pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
+				(unsigned)enc->height);
+			return;
+		}
 		if (bytes || reset) {
-			enc->motion_frames = moving ? enc->motion_frames + 1 : 0;
+			enc->motion_frames = moving ? enc->motion_frames + weight : 0;
 			enc->cheap_motion_frames =
 				motion && cheap ? (next ? enc->cheap_motion_frames + 1 : 1) : 0;
 			enc->lossless_at_us = now;

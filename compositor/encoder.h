@@ -121,6 +121,9 @@ struct rc_encoder {
 	uint64_t last_change_us;
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;
+	bool bitrate_startup; /* doubling until the link is full (stream.c) */
+	int64_t bitrate_full; /* the capacity when it last grew by a quarter */
+	uint32_t bitrate_rounds; /* steps since then; in steady state, all steps */
 	/* What a video frame costs: the stream's picture is the window's size
 	 * divided by this (the fit's, taken at the next frame); the time a
 	 * frame takes to encode, smoothed; frames encoded at this divisor. */

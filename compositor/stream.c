@@ -27,9 +27,27 @@ void stream_drop(struct rc_encoder *enc)
 	}
 }
 
-/* The video bit rate follows the link: it grows while round trips stay near
- * their minimum (no queue), and drops to below the delivery rate when a
- * queue builds. It never asks for more than the picture needs. */
+/* The video bit rate follows the link's capacity, as BBR paces a flow: the
+ * capacity is the link's delivery rate (the frames' or, if higher, the
+ * channel's; both keep a sample the sender limited only when it is the
+ * highest, so what an app sent slowly does not pass for the link), and a
+ * stream never asks for more than the picture needs (clamp_bitrate).
+ * - Startup: a new stream starts at 0.8 of the capacity known, which
+ *   after lossless traffic may still be less than the link carries, and
+ *   doubles each STARTUP_STEP_US (or two round trips, if longer) until the
+ *   capacity stops growing by a quarter for three steps (the link is
+ *   full: 0.9 of it from then on), a queue builds, or the picture needs
+ *   no more.
+ * - Then, each 250 ms: a queue (frame round trips past 1.5 times their
+ *   least, plus 10 ms) takes it to 0.8 of the delivery rate; otherwise it
+ *   grows by 15%, up to 0.9 of the capacity, and one step in PROBE_EVERY
+ *   up to 1.25 of it, so that a link that got faster is seen. Past the
+ *   capacity the flow would only skip frames (flow.c), which costs more
+ *   than the bits it would add to each. */
+#define STARTUP_STEP_US (100 * 1000)
+#define STEADY_STEP_US (250 * 1000)
+#define PROBE_EVERY 8
+
 /* Within MIN_BITRATE and what the picture needs at its frame rate: the
  * stream's picture, which is smaller than the window's when the window goes
  * at a divisor of its size for the frame rate. */
@@ -44,24 +62,61 @@ static int64_t clamp_bitrate(const struct rc_encoder *enc, int64_t rate)
 	return rate < MIN_BITRATE ? MIN_BITRATE : rate;
 }
 
+/* The link's rate in bit/s: the higher of the two estimates; 0: none yet. */
+static int64_t link_capacity(const struct rc_encode_link *link)
+{
+	uint64_t rate = link->rate > link->link_rate ? link->rate : link->link_rate;
+	return (int64_t)rate * 8;
+}
+
 static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 {
 	const struct rc_encode_link *link = &enc->link;
 	int64_t rate = (int64_t)link->rate * 8;
+	int64_t capacity = link_capacity(link);
+	uint64_t step = STEADY_STEP_US;
+	if (enc->bitrate_startup) {
+		step = 2 * link->min_rtt_us > STARTUP_STEP_US ? 2 * link->min_rtt_us
+							      : STARTUP_STEP_US;
+	}
 	if (enc->bitrate == 0) {
-		enc->bitrate = rate > 0 ? rate * 8 / 10 : INITIAL_BITRATE;
+		enc->bitrate = capacity > 0 ? capacity * 8 / 10 : INITIAL_BITRATE;
 		enc->bitrate_stamp_us = now;
-	} else if (now - enc->bitrate_stamp_us >= 250000) {
+		enc->bitrate_startup = true;
+		enc->bitrate_full = capacity;
+		enc->bitrate_rounds = 0;
+	} else if (now - enc->bitrate_stamp_us >= step) {
 		enc->bitrate_stamp_us = now;
+		enc->bitrate_rounds++;
 		double min_rtt = (double)link->min_rtt_us / 1000.0;
 		bool queueing = link->rtt_ms > min_rtt * 1.5 + 10.0;
 		if (queueing && rate > 0) {
 			enc->bitrate = rate * 8 / 10;
+			enc->bitrate_startup = false;
+		} else if (enc->bitrate_startup) {
+			if (capacity >= enc->bitrate_full * 5 / 4) {
+				enc->bitrate_full = capacity;
+				enc->bitrate_rounds = 0;
+			}
+			if (enc->bitrate_rounds >= 3 && capacity > 0) {
+				enc->bitrate = capacity * 9 / 10; /* the link is full */
+				enc->bitrate_startup = false;
+				enc->bitrate_rounds = 0;
+			} else {
+				enc->bitrate *= 2;
+			}
 		} else if (!queueing) {
-			enc->bitrate = enc->bitrate * 115 / 100;
+			int64_t grown = enc->bitrate * 115 / 100;
+			int64_t cap = enc->bitrate_rounds % PROBE_EVERY == 0 ? capacity * 5 / 4
+									     : capacity * 9 / 10;
+			enc->bitrate = capacity > 0 && grown > cap ? cap : grown;
 		}
 	}
-	enc->bitrate = clamp_bitrate(enc, enc->bitrate);
+	int64_t clamped = clamp_bitrate(enc, enc->bitrate);
+	if (clamped < enc->bitrate) {
+		enc->bitrate_startup = false; /* the picture needs no more */
+	}
+	enc->bitrate = clamped;
 	return enc->bitrate;
 }
 
@@ -70,7 +125,7 @@ static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
  * the frame rate. */
 double stream_frame_bytes(const struct rc_encoder *enc)
 {
-	int64_t rate = (int64_t)enc->link.rate * 8 * 8 / 10;
+	int64_t rate = link_capacity(&enc->link) * 8 / 10;
 	rate = clamp_bitrate(enc, rate > 0 ? rate : INITIAL_BITRATE);
 	return (double)rate / 8.0 / enc->link.fps; /* fps > 0: see encoder_send */
 }

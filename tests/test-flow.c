@@ -95,6 +95,30 @@ static void test_link_limited(void)
 	CHECK(rate > 8 * MBIT && rate < 12 * MBIT);
 }
 
+/* The first frames of a session: a large picture, and another sent while
+ * the first is still on its way, as a window's first lossless pictures go
+ * through a 3 Mbit/s link; the viewer presents the newer only, whose ack
+ * covers both. That ack must not count the first's bytes over the
+ * second's own interval (it measured 8.4 Mbit/s so). */
+static void test_first_frames(void)
+{
+	struct sim s;
+	sim_init(&s, 3 * MBIT, 20000);
+	flow_sent(&s.flow, 1, ++s.seq, 300 * 1024, s.now);
+	link_send(&s.link, s.seq, 300 * 1024, s.now);
+	s.now += 700000;
+	flow_sent(&s.flow, 1, ++s.seq, 400 * 1024, s.now);
+	link_send(&s.link, s.seq, 400 * 1024, s.now);
+	s.link.acks[0] = s.link.acks[1]; /* the first is never presented alone */
+	s.link.nacks = 1;
+	s.now += 10 * 1000000;
+	link_deliver(&s.link, &s.flow, s.now);
+	uint64_t rate = flow_rate(&s.flow);
+	printf("3 Mbit/s link, two large first frames: estimate %.2f Mbit/s\n",
+		(double)rate / MBIT);
+	CHECK(rate > 2 * MBIT && rate <= 3 * MBIT + MBIT / 10);
+}
+
 static void test_app_limited_keeps_rate(void)
 {
 	struct sim s;
@@ -151,6 +175,7 @@ static void test_filled_flow_probes(void)
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
+		{"first_frames", test_first_frames},
 		{"link_limited", test_link_limited},
 		{"app_limited", test_app_limited_keeps_rate},
 		{"slower", test_slower_link_followed},

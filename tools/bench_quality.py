@@ -12,8 +12,8 @@ jellyfish scene, and Neverball's title screen, each at 1920x1080 and
 800x600. tests/clients/clip-client plays a clip as a game would, one
 frame each frame callback at rcomp-run's clock (--fps 60), each frame's
 index drawn into its top-left corner as squares a lossy coder keeps
-(tests/clients/mark.h); it shows the first frame still for 2 s, then
-moves. rcomp-run hosts it behind tests/relay.py at the round trip and
+(tests/clients/mark.h); it shows the first frame still until the viewer
+has shown it and 2 s more, then moves. rcomp-run hosts it behind tests/relay.py at the round trip and
 rate asked for; rcomp-view shows it on a 120 Hz headless sway and writes
 every picture it hands the desktop to its tap (RCOMP_VIEW_TAP, a FIFO),
 which tests/clients/quality-probe reads, matches to the clip's frame by
@@ -144,12 +144,13 @@ def percentile(values, p):
     return s[min(len(s) - 1, int(p / 100 * len(s)))]
 
 
-def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None):
+def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None):
     rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=120)
     try:
         sock = os.path.join(rig.remote_rt, "clip.sock")
+        go = os.path.join(rig.tmp, "go")
         run_argv = [RCOMP_RUN, "--stats", "--fps", "60", "--socket", sock, "--", CLIP_CLIENT,
-                    clip, str(width), str(height), str(STILL), str(seconds)]
+                    clip, str(width), str(height), str(STILL), str(seconds), go]
         rig.start("rc-clip", pinned(cores, run_argv) if cores else run_argv, rig.remote_env)
         wait_for("rcomp-run", lambda: os.path.exists(sock))
         relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, rate_mbit=mbit, buffer_kb=1024)
@@ -161,13 +162,28 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None):
         view_argv = [RCOMP_VIEW, "--stats", "--socket", relay.socket]
         viewer = rig.start("rv-clip", pinned(cores, view_argv) if cores else view_argv,
                            dict(rig.local_env, RCOMP_VIEW_TAP=fifo))
+        # Motion once the first picture is shown, whole, however long the
+        # link took to carry it.
+        wait_for("the first picture", lambda: re.search(
+            r"stats window \d+: received \d+ fps, presented [1-9]", rig.read_log("rv-clip")),
+            timeout=120)
+        time.sleep(STILL)
+        open(go, "w").close()
         done = wait_for("the clip's end", lambda: re.search(
-            r"done after (\d+) frames", rig.read_log("rc-clip")), timeout=STILL + seconds + 60)
+            r"done after (\d+) frames", rig.read_log("rc-clip")), timeout=seconds + 60)
         time.sleep(1.5)  # the last pictures over the link
         viewer.terminate()
         viewer.wait(timeout=10)
         probe.wait(timeout=300)
         run_log = rig.read_log("rc-clip")
+        if logs:
+            os.makedirs(logs, exist_ok=True)
+            stem = os.path.join(logs, "%s-%dx%d-%gmbit" % (os.path.basename(clip).split("-")[0],
+                                                          width, height, mbit))
+            for name in ("rc-clip", "rv-clip"):
+                with open("%s.%s.log" % (stem, name), "w") as f:
+                    f.write(rig.read_log(name))
+            shutil.copy(shown_path, stem + ".shown.txt")
         motion = int(re.search(r"motion (\d+)", run_log).group(1))
         drawn = int(done.group(1))
         with open(shown_path) as f:
@@ -230,6 +246,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=6)
     ap.add_argument("--cores", type=int, default=0)
     ap.add_argument("--record", action="store_true", help="record the clips again")
+    ap.add_argument("--logs", help="keep each run's logs and per-picture numbers here")
     args = ap.parse_args()
     if args.cores and args.cores > len(os.sched_getaffinity(0)):
         sys.exit("--cores %d: this machine gives this process %d cores"
@@ -246,7 +263,7 @@ def main():
                 record_clip(name, width, height)
             for mbit in [float(v) for v in args.mbit.split(",")]:
                 r = measure(clip, width, height, mbit, args.rtt, args.seconds,
-                            args.cores or None)
+                            args.cores or None, args.logs)
                 print("%s %s, %g Mbit/s, %g ms%s, rcomp-view: PSNR-Y mean %.2f dB (5th pct "
                       "%.2f, median %.2f), SSIM mean %.4f (5th pct %.4f); shown %.1f fps of "
                       "%.1f drawn, %d unread; longest hold %.0f ms; to motion %.0f ms, to "

@@ -4,11 +4,13 @@
  * It shows the clip's first frame, still, for STILL seconds, prints
  * "motion T" (T: CLOCK_MONOTONIC microseconds) and then draws frame 1, 2,
  * ... of the clip (round again after the last) on each frame callback for
- * SECONDS, then exits. The clip is raw XRGB8888 (ffmpeg's bgr0) pictures
+ * SECONDS, then exits; with GO, motion waits also for that file to exist
+ * (the bench makes it once the viewer shows the first picture, whatever
+ * the link took to carry it). The clip is raw XRGB8888 (ffmpeg's bgr0) pictures
  * of WIDTH x HEIGHT, one after another; tools/bench_quality.py records it
  * and compares what a viewer showed with the same frames.
  *
- *   clip-client CLIP WIDTH HEIGHT [STILL [SECONDS]]
+ *   clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO]]]
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -42,7 +44,9 @@ struct app {
 	const uint32_t *clip;
 	long frames; /* in the clip */
 	double still, seconds;
+	const char *go; /* motion waits for this file too */
 	struct timespec start;
+	double motion_at; /* elapsed, when motion began */
 	long drawn; /* pictures drawn since motion began */
 	bool configured, still_drawn, moving, running;
 };
@@ -101,14 +105,16 @@ static const struct wl_callback_listener frame_listener = {.done = frame_done};
 static void redraw(struct app *app)
 {
 	double now = elapsed(app);
-	if (app->moving && now >= app->still + app->seconds) {
+	if (app->moving && now >= app->motion_at + app->seconds) {
 		printf("done after %ld frames\n", app->drawn);
 		fflush(stdout);
 		app->running = false;
 		return;
 	}
-	if (!app->moving && app->still_drawn && now >= app->still) {
+	if (!app->moving && app->still_drawn && now >= app->still &&
+		(!app->go || access(app->go, F_OK) == 0)) {
 		app->moving = true;
+		app->motion_at = now;
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		printf("motion %lld\n", (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000);
@@ -231,12 +237,13 @@ static const uint32_t *map_clip(const char *path, int width, int height, long *f
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: clip-client CLIP WIDTH HEIGHT [STILL [SECONDS]]\n");
+		fprintf(stderr, "usage: clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO]]]\n");
 		return 2;
 	}
 	struct app app = {.width = atoi(argv[2]), .height = atoi(argv[3]), .running = true};
 	app.still = argc > 4 ? atof(argv[4]) : 2.0;
 	app.seconds = argc > 5 ? atof(argv[5]) : 10.0;
+	app.go = argc > 6 ? argv[6] : NULL;
 	if (app.width < MARK_BITS * MARK_SIZE || app.height < MARK_SIZE || app.width > 4096 ||
 		app.height > 4096) {
 		fprintf(stderr, "clip-client: bad size\n");

@@ -267,6 +267,11 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->video_divisor = enc->link.divisor;
 		enc->need_reset = enc->need_reset || enc->in_video;
 	}
+	if (enc->link.preset != enc->video_preset) {
+		/* A preset for the cores at hand (fit.h): the same. */
+		enc->video_preset = enc->link.preset;
+		enc->need_reset = enc->need_reset || enc->in_video;
+	}
 	uint64_t now = monotonic_usec();
 	uint64_t changed;
 	double share;
@@ -337,7 +342,8 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 			buffer_truncate(&enc->out, out_before);
 			enc->produced = produced_before;
 			if (stream_start(enc)) {
-				log_debug("window %u: video at once: a lossless picture of %zu bytes "
+				log_debug("window %u: video at once: a lossless picture of %zu "
+					  "bytes "
 					  "would take %d00 ms or more",
 					enc->id, whole, weight);
 				stream_send(enc, tools, image, damage);
@@ -407,6 +413,8 @@ static void choose_size(struct rc_encoder *enc, int fps, bool sharpness_first)
 		.height = enc->height,
 		.fps = fps,
 		.divisor = divisor,
+		.preset = enc->video_preset,
+		.presets = !enc->video || video_encoder_has_presets(enc->video),
 		.encode_us = enc->encode_us,
 		.frames = enc->divisor_frames,
 		.threads = threads,
@@ -441,6 +449,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.link_rate = pace_rate(&conn->channel.pace),
 		.fps = fps,
 		.divisor = enc->fit.divisor,
+		.preset = enc->fit.preset,
 		.frame_max = connection_frame_max(conn),
 		.cores = &ctx->cores,
 	};
@@ -527,6 +536,7 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 	enc->link.compression = lead->link.compression;
 	enc->link.cores = lead->link.cores;
 	enc->video_divisor = lead->video_divisor;
+	enc->video_preset = lead->video_preset;
 	enc->fit = lead->fit;
 	enc->encode_us = lead->encode_us;
 	pixman_region32_union(damage, damage, &lead->damage);
@@ -663,6 +673,7 @@ void encoder_take_state(struct rc_encoder *enc, const struct rc_encoder *lead)
 	enc->lossless_at_us = lead->lossless_at_us;
 	enc->last_change_us = lead->last_change_us;
 	enc->video_divisor = lead->video_divisor;
+	enc->video_preset = lead->video_preset;
 	enc->fit = lead->fit;
 }
 

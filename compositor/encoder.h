@@ -46,6 +46,7 @@ struct rc_encode_link {
 	uint64_t link_min_rtt_us, link_rate;
 	int fps;
 	int divisor; /* the video's picture is the window's divided by this (fit.h) */
+	int preset; /* libx264's, as the fit chose it (fit.h) */
 	uint64_t frame_max; /* raw bytes one frame may carry (connection_frame_max) */
 	struct cores_budget *cores; /* the session's, shared by its streams */
 };
@@ -128,6 +129,7 @@ struct rc_encoder {
 	 * divided by this (the fit's, taken at the next frame); the time a
 	 * frame takes to encode, smoothed; frames encoded at this divisor. */
 	int video_divisor;
+	int video_preset; /* libx264's, the stream's (enum wire_preset) */
 	uint64_t encode_us;
 	uint32_t divisor_frames;
 };

@@ -157,16 +157,17 @@ bool stream_start(struct rc_encoder *enc)
 		enc->cores_held = enc->link.cores;
 	}
 	enc->video = video_encoder_create(enc->width, enc->height, divisor, enc->link.fps, threads,
-		video_bitrate(enc, now), err, sizeof(err));
+		video_bitrate(enc, now), enc->video_preset, err, sizeof(err));
 	if (!enc->video) {
 		stream_drop(enc);
 		log_error("window %u stays lossless: %s", enc->id, err);
 		enc->video_failed = true;
 		return false;
 	}
-	log_debug("window %u: video with %s on %d threads (%d cores, %d streams now)", enc->id,
-		video_encoder_name(enc->video), video_encoder_threads(enc->video),
-		enc->link.cores ? enc->link.cores->total : 1, enc->video_streams);
+	log_debug("window %u: video with %s %s on %d threads (%d cores, %d streams now)", enc->id,
+		video_encoder_name(enc->video), video_encoder_preset(enc->video),
+		video_encoder_threads(enc->video), enc->link.cores ? enc->link.cores->total : 1,
+		enc->video_streams);
 	enc->divisor_frames = 0;
 	enc->encode_us = 0;
 	enc->in_video = true;

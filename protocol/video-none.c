@@ -10,7 +10,7 @@ bool video_available(void)
 }
 
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int threads, int64_t bitrate, char *err, size_t err_size)
+	int threads, int64_t bitrate, int preset, char *err, size_t err_size)
 {
 	snprintf(err, err_size, "rcomp was built without video (meson -Dvideo=enabled)");
 	return NULL;
@@ -23,6 +23,21 @@ void video_encoder_destroy(struct video_encoder *enc)
 const char *video_encoder_name(const struct video_encoder *enc)
 {
 	return "none";
+}
+
+const char *video_encoder_preset(const struct video_encoder *enc)
+{
+	return "none";
+}
+
+bool video_encoder_has_presets(const struct video_encoder *enc)
+{
+	return false;
+}
+
+double video_encoder_qp(const struct video_encoder *enc)
+{
+	return 0;
 }
 
 int video_encoder_threads(const struct video_encoder *enc)

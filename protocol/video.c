@@ -38,6 +38,7 @@ struct video_encoder {
 	enum AVPixelFormat chroma; /* libx264's: YUV444P or YUV420P */
 	uint32_t *small; /* a smaller picture: the window scaled down, in BGRA */
 	double qp; /* the quantizer of its recent pictures, smoothed; 0: none yet */
+	int preset; /* libx264's, enum wire_preset */
 };
 
 /* Pictures larger than this are 4:2:0. 4:4:4 suits windows of sharp colour
@@ -170,7 +171,7 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 	enc->ctx->thread_count = threads;
 	enc->ctx->thread_type = FF_THREAD_SLICE;
 	set_rate(enc->ctx, enc->bitrate, fps);
-	av_opt_set(enc->ctx->priv_data, "preset", "ultrafast", 0);
+	av_opt_set(enc->ctx->priv_data, "preset", wire_preset_names[enc->preset], 0);
 	av_opt_set(enc->ctx->priv_data, "tune", "zerolatency", 0);
 	int ret = avcodec_open2(enc->ctx, codec, NULL);
 	if (ret < 0) {
@@ -181,7 +182,7 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 }
 
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int threads, int64_t bitrate, char *err, size_t err_size)
+	int threads, int64_t bitrate, int preset, char *err, size_t err_size)
 {
 	/* libavcodec logs to stderr on its own; keep only its errors. */
 	if (log_get_level() < LOG_DEBUG) {
@@ -193,6 +194,7 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int di
 		return NULL;
 	}
 	divisor = divisor < 1 ? 1 : divisor;
+	enc->preset = preset >= 0 && preset < WIRE_PRESET_HARDWARE ? preset : WIRE_PRESET_ULTRAFAST;
 	enc->width = width;
 	enc->height = height;
 	/* At its own size an odd window is padded to even; a smaller picture
@@ -289,7 +291,12 @@ double video_encoder_qp(const struct video_encoder *enc)
 
 const char *video_encoder_preset(const struct video_encoder *enc)
 {
-	return enc->vaapi ? "hardware" : "ultrafast";
+	return wire_preset_names[enc->vaapi ? WIRE_PRESET_HARDWARE : enc->preset];
+}
+
+bool video_encoder_has_presets(const struct video_encoder *enc)
+{
+	return !enc->vaapi;
 }
 
 const char *video_encoder_name(const struct video_encoder *enc)

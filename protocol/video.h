@@ -23,15 +23,18 @@ bool video_available(void);
  * by divisor (1: the window's own size; 2: half of it each way, a quarter
  * of the pixels to convert and encode), rounded up and padded to even.
  * threads: libx264's, as slices of each picture encoded at once (no frame
- * threads: they would hold frames back); 1 or more. */
+ * threads: they would hold frames back); 1 or more. preset: libx264's, an
+ * enum wire_preset short of WIRE_PRESET_HARDWARE (a hardware encoder has
+ * none). */
 struct video_encoder *video_encoder_create(int32_t width, int32_t height, int divisor, int fps,
-	int threads, int64_t bitrate, char *err, size_t err_size);
+	int threads, int64_t bitrate, int preset, char *err, size_t err_size);
 void video_encoder_destroy(struct video_encoder *enc);
 const char *video_encoder_name(const struct video_encoder *enc);
 /* libx264's preset ("hardware" for VAAPI), and the quantizer of its recent
  * pictures (libx264's QP, 0 to 69: lower is sharper; past 51, H.264's
  * coarsest step, it zeroes more; 0 before the first). */
 const char *video_encoder_preset(const struct video_encoder *enc);
+bool video_encoder_has_presets(const struct video_encoder *enc);
 double video_encoder_qp(const struct video_encoder *enc);
 /* The threads it encodes on (1 for hardware), and its picture's size. */
 int video_encoder_threads(const struct video_encoder *enc);

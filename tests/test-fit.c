@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "fit.h"
+#include "wire.h"
 
 struct sim {
 	struct rc_fit fit;
@@ -30,6 +31,10 @@ struct sim {
 	uint64_t started_us;
 	int changes;
 	uint64_t ticks;
+	/* What a frame truly costs at each preset against ultrafast (the fit
+	 * assumes a little more); and the preset changes seen. */
+	double preset_cost[FIT_PRESET_MOST + 1];
+	int preset_changes;
 };
 
 #define THREADS_COST 1.5
@@ -52,6 +57,9 @@ static void sim_init(struct sim *s, int32_t w, int32_t h, int fps, int app_fps, 
 	s->app_fps = app_fps;
 	s->full_us = full_us;
 	s->busy_at_full = busy_at_full;
+	s->preset_cost[0] = 1.0;
+	s->preset_cost[1] = 1.3;
+	s->preset_cost[2] = 1.8;
 }
 
 /* Runs for ms of simulated time: each tick with a picture (the app drew
@@ -83,14 +91,19 @@ static void sim_run(struct sim *s, int ms)
 			if (fit_choose(&s->fit, 1, &s->cost, s->now)) {
 				s->changes++;
 			}
-			if (s->cost.divisor != s->fit.divisor) {
+			if (s->cost.preset != s->fit.preset) {
+				s->preset_changes++;
+			}
+			if (s->cost.divisor != s->fit.divisor || s->cost.preset != s->fit.preset) {
 				s->cost.divisor = s->fit.divisor;
+				s->cost.preset = s->fit.preset;
 				s->cost.frames = 0;
 				s->cost.encode_us = 0;
 				s->started_us = s->now;
 			}
 			d = s->fit.divisor;
-			uint64_t took = s->full_us / (uint64_t)(d * d);
+			uint64_t took = (uint64_t)((double)s->full_us / (d * d) *
+				s->preset_cost[s->fit.preset]);
 			if (s->cores) {
 				int t = threads_at(s, d);
 				took = (uint64_t)((double)took / t * (t > 1 ? THREADS_COST : 1));
@@ -265,6 +278,68 @@ static void test_more_threads_at_full_size(void)
 	CHECK(s.fit.divisor == 2);
 }
 
+/* Cores to spare go to the picture: an 800x600 window whose frames take
+ * 3 ms at ultrafast moves to superfast, then veryfast, one step at a time
+ * (each a trial), and stays there. */
+static void test_presets_use_free_cores(void)
+{
+	struct sim s;
+	sim_init(&s, 800, 600, 60, 60, 3000, 0);
+	s.cost.presets = true;
+	sim_run(&s, 2500);
+	CHECK(s.fit.preset == WIRE_PRESET_SUPERFAST);
+	sim_run(&s, 3000);
+	printf("3 ms at ultrafast: %s after %d changes\n", wire_preset_names[s.fit.preset],
+		s.preset_changes);
+	CHECK(s.fit.preset == WIRE_PRESET_VERYFAST && s.fit.divisor == 1);
+	int changes = s.preset_changes;
+	sim_run(&s, 60000);
+	CHECK(s.fit.preset == WIRE_PRESET_VERYFAST && s.preset_changes == changes);
+	/* 1080p at 9 ms: superfast would take over half the interval. */
+	sim_init(&s, 1920, 1080, 60, 60, 9000, 0);
+	s.cost.presets = true;
+	sim_run(&s, 20000);
+	CHECK(s.fit.preset == WIRE_PRESET_ULTRAFAST && s.changes == 0);
+	/* A hardware encoder has no presets. */
+	sim_init(&s, 800, 600, 60, 60, 3000, 0);
+	sim_run(&s, 20000);
+	CHECK(s.fit.preset == WIRE_PRESET_ULTRAFAST && s.preset_changes == 0);
+}
+
+/* When the cores are wanted again (pictures wait), the preset steps back
+ * to ultrafast before the size drops. */
+static void test_presets_give_way_first(void)
+{
+	struct sim s;
+	sim_init(&s, 1920, 1080, 60, 60, 4000, 0);
+	s.cost.presets = true;
+	sim_run(&s, 8000);
+	CHECK(s.fit.preset == WIRE_PRESET_VERYFAST && s.fit.divisor == 1);
+	s.busy_at_full = 0.4;
+	int preset_at_drop = -1;
+	for (int i = 0; i < 100 && s.fit.divisor == 1; i++) {
+		sim_run(&s, 100);
+		preset_at_drop = s.fit.preset;
+	}
+	printf("load: %s when the size dropped to 1/%d\n", wire_preset_names[preset_at_drop],
+		s.fit.divisor);
+	CHECK(s.fit.divisor == 2 && preset_at_drop == WIRE_PRESET_ULTRAFAST);
+}
+
+/* A slower preset that costs more than its measure predicts (its frames
+ * miss the rate) is tried again ever later: no restart every few seconds. */
+static void test_presets_no_flapping(void)
+{
+	struct sim s;
+	sim_init(&s, 800, 600, 60, 60, 4000, 0);
+	s.cost.presets = true;
+	s.preset_cost[1] = 3.5; /* 14 ms: over the 12.5 ms a frame may take */
+	sim_run(&s, 60000);
+	printf("a minute of a preset that fails: %d changes, at %s\n", s.preset_changes,
+		wire_preset_names[s.fit.preset]);
+	CHECK(s.preset_changes >= 2 && s.preset_changes <= 12);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct check_case cases[] = {
@@ -277,6 +352,9 @@ int main(int argc, char **argv)
 		{"link_sets_the_rate", test_link_sets_the_rate},
 		{"startup", test_startup_not_judged},
 		{"more_threads", test_more_threads_at_full_size},
+		{"presets_use_free_cores", test_presets_use_free_cores},
+		{"presets_give_way_first", test_presets_give_way_first},
+		{"presets_no_flapping", test_presets_no_flapping},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -63,8 +63,8 @@ static void *fenced(size_t n, void **map, size_t *map_size)
 static double roundtrip_at(int w, int h, int divisor)
 {
 	char err[256];
-	struct video_encoder *enc =
-		video_encoder_create(w, h, divisor, 60, 2, 8000000, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(w, h, divisor, 60, 2, 8000000,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	struct video_decoder *dec = video_decoder_create(w, h, 1, err, sizeof(err));
 	CHECK(enc && dec);
 	if (!enc || !dec) {
@@ -176,8 +176,8 @@ static void test_garbage(void)
 		CHECK(!decoded);
 	}
 	/* A valid stream of another size is refused. */
-	struct video_encoder *enc =
-		video_encoder_create(96, 96, 1, 60, 1, 2000000, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(96, 96, 1, 60, 1, 2000000,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	CHECK(enc != NULL);
 	uint32_t *src = calloc(96 * 96, 4);
 	struct buffer au;
@@ -366,7 +366,8 @@ static void test_native(void)
 {
 	const int w = 640, h = 480;
 	char err[256];
-	struct video_encoder *enc = video_encoder_create(w, h, 2, 60, 2, 8000000, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(w, h, 2, 60, 2, 8000000,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	struct video_decoder *dec = video_decoder_create(w, h, 2, err, sizeof(err));
 	CHECK(enc && dec);
 	if (!enc || !dec) {
@@ -432,7 +433,8 @@ static void test_sliced(void)
 {
 	const int w = 640, h = 480;
 	char err[256];
-	struct video_encoder *enc = video_encoder_create(w, h, 1, 60, 4, 8000000, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(w, h, 1, 60, 4, 8000000,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	struct video_decoder *one = video_decoder_create(w, h, 1, err, sizeof(err));
 	struct video_decoder *four = video_decoder_create(w, h, 4, err, sizeof(err));
 	CHECK(enc && one && four);
@@ -614,8 +616,8 @@ static void mark_through(int64_t rate, int divisor, int *read, int *wrong)
 	char err[256];
 	uint32_t *src = malloc((size_t)w * h * 4), *out = malloc((size_t)w * h * 4);
 	uint32_t seed = 12345 + (uint32_t)divisor;
-	struct video_encoder *enc =
-		video_encoder_create(w, h, divisor, 60, 2, rate, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(w, h, divisor, 60, 2, rate,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	struct video_decoder *dec = video_decoder_create(w, h, 1, err, sizeof(err));
 	CHECK(enc && dec && src && out);
 	if (!enc || !dec || !src || !out) {

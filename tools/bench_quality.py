@@ -201,7 +201,9 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None):
     psnrs = [p[2] for p in measured]
     ssims = [p[3] for p in measured]
     times = [pics[i][0] for i in range(len(pics)) if pics[i][0] <= end]
-    holds = [(b - a) / 1000 for a, b in zip(times, times[1:]) if b > motion]
+    # How long each picture stayed up while the app moved (the still
+    # picture counts from motion's start).
+    holds = [(b - max(a, motion)) / 1000 for a, b in zip(times, times[1:]) if b > motion]
     moving = next((p[0] for p in during if p[1] > 0), None)
     # Steady: the half second before each picture, against the second half.
     steady_at = None

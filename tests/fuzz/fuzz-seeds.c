@@ -396,8 +396,8 @@ int main(int argc, char **argv)
 
 	/* The start of an H.264 stream of a 64x48 window. */
 	char err[256];
-	struct video_encoder *enc =
-		video_encoder_create(64, 48, 1, 60, 1, 1000000, err, sizeof(err));
+	struct video_encoder *enc = video_encoder_create(64, 48, 1, 60, 1, 1000000,
+		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	if (enc) {
 		bool produced;
 		video_encoder_encode(enc, next, 64, 1000000, &buf, &produced);

@@ -39,18 +39,21 @@ glmark2-es2-wayland, neverball, wf-recorder and ffmpeg to record the clips
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
+import base64
 import os
 import re
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from rig import RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, Rig, pinned, wait_for  # noqa: E402
+from rig import (RCOMP_RUN, RCOMP_VIEW, TEST_CLIENTS, Browser, Rig, free_port,  # noqa: E402
+                 pinned, wait_for)
 
 CLIP_CLIENT = os.path.join(TEST_CLIENTS, "clip-client")
 PROBE = os.path.join(TEST_CLIENTS, "quality-probe")
@@ -144,54 +147,102 @@ def percentile(values, p):
     return s[min(len(s) - 1, int(p / 100 * len(s)))]
 
 
-def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None):
+TOKEN = "bench-quality-token-0123456789abcdef"
+TAP_MAGIC_LUMA = 0x4c415452  # viewer/tap.h
+
+
+def page_pictures(page, path):
+    """What the page painted (web/tap.js), as a tap stream of luma for
+    quality-probe; their times in CLOCK_MONOTONIC microseconds."""
+    offset = time.time() - time.monotonic()
+    with open(path, "wb") as f:
+        for i in range(page.eval("window.rcomp.tap.count()")):
+            p = page.eval("window.rcomp.tap.take(%d)" % i)
+            us = int((p["ms"] / 1000 - offset) * 1e6)
+            f.write(struct.pack("<IIiiQ", TAP_MAGIC_LUMA, p["window"], p["width"], p["height"],
+                                us))
+            f.write(base64.b64decode(p["luma"]))
+
+
+def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, viewer="view"):
+    """One run of the clip through rcomp to rcomp-view ("view") or the
+    browser page ("page"); the numbers of its motion."""
     rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=120)
+    page = None
     try:
         sock = os.path.join(rig.remote_rt, "clip.sock")
         go = os.path.join(rig.tmp, "go")
-        run_argv = [RCOMP_RUN, "--stats", "--fps", "60", "--socket", sock, "--", CLIP_CLIENT,
-                    clip, str(width), str(height), str(STILL), str(seconds), go]
+        web = []
+        if viewer == "page":
+            port = free_port()
+            token_file = os.path.join(rig.tmp, "web.token")
+            with open(token_file, "w") as f:
+                f.write(TOKEN + "\n")
+            os.chmod(token_file, 0o600)
+            web = ["--listen-web", "127.0.0.1:%d" % port, "--token-file", token_file]
+        run_argv = [RCOMP_RUN, "--stats", "--fps", "60", "--socket", sock, *web, "--",
+                    CLIP_CLIENT, clip, str(width), str(height), str(STILL), str(seconds), go]
         rig.start("rc-clip", pinned(cores, run_argv) if cores else run_argv, rig.remote_env)
         wait_for("rcomp-run", lambda: os.path.exists(sock))
-        relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, rate_mbit=mbit, buffer_kb=1024)
-        fifo = os.path.join(rig.tmp, "tap")
-        os.mkfifo(fifo)
         shown_path = os.path.join(rig.tmp, "shown.txt")
-        probe = subprocess.Popen([PROBE, clip, str(width), str(height), fifo],
-                                 stdout=open(shown_path, "w"))
-        view_argv = [RCOMP_VIEW, "--stats", "--socket", relay.socket]
-        viewer = rig.start("rv-clip", pinned(cores, view_argv) if cores else view_argv,
-                           dict(rig.local_env, RCOMP_VIEW_TAP=fifo))
-        # Motion once the first picture is shown, whole, however long the
-        # link took to carry it.
-        wait_for("the first picture", lambda: re.search(
-            r"stats window \d+: received \d+ fps, presented [1-9]", rig.read_log("rv-clip")),
-            timeout=120)
+        if viewer == "page":
+            wait_for("rcomp-run to serve browsers",
+                     lambda: "listening for browsers" in rig.read_log("rc-clip"))
+            near = free_port()
+            rig.start_relay("tcp:127.0.0.1:%d" % port, listen="tcp:127.0.0.1:%d" % near,
+                            delay_ms=rtt_ms / 2, rate_mbit=mbit, buffer_kb=1024)
+            page = Browser(rig)
+            page.open("http://127.0.0.1:%d/#token=%s&tap=1" % (near, TOKEN))
+            page.wait("window.rcomp.stats().length && window.rcomp.stats()[0].presented > 0",
+                      timeout=120)
+        else:
+            relay = rig.start_relay(sock, delay_ms=rtt_ms / 2, rate_mbit=mbit, buffer_kb=1024)
+            fifo = os.path.join(rig.tmp, "tap")
+            os.mkfifo(fifo)
+            probe = subprocess.Popen([PROBE, clip, str(width), str(height), fifo],
+                                     stdout=open(shown_path, "w"))
+            view_argv = [RCOMP_VIEW, "--stats", "--socket", relay.socket]
+            viewer_proc = rig.start("rv-clip", pinned(cores, view_argv) if cores else view_argv,
+                                    dict(rig.local_env, RCOMP_VIEW_TAP=fifo))
+            # Motion once the first picture is shown, whole, however long the
+            # link took to carry it.
+            wait_for("the first picture", lambda: re.search(
+                r"stats window \d+: received \d+ fps, presented [1-9]", rig.read_log("rv-clip")),
+                timeout=120)
         time.sleep(STILL)
         open(go, "w").close()
         done = wait_for("the clip's end", lambda: re.search(
             r"done after (\d+) frames", rig.read_log("rc-clip")), timeout=seconds + 60)
         time.sleep(1.5)  # the last pictures over the link
-        viewer.terminate()
-        viewer.wait(timeout=10)
-        probe.wait(timeout=300)
+        if viewer == "page":
+            pictures = os.path.join(rig.tmp, "page.tap")
+            page_pictures(page, pictures)
+            with open(shown_path, "w") as out:
+                subprocess.run([PROBE, clip, str(width), str(height), pictures], stdout=out,
+                               check=True, timeout=600)
+        else:
+            viewer_proc.terminate()
+            viewer_proc.wait(timeout=10)
+            probe.wait(timeout=600)
         run_log = rig.read_log("rc-clip")
+        with open(shown_path) as f:
+            rows = [line.split() for line in f if line.startswith("shown ")]
+        if not rows:
+            sys.exit("no picture reached the probe; the viewer said:\n" +
+                     rig.read_log("rv-clip" if viewer == "view" else "chromium")[-3000:])
         if logs:
             os.makedirs(logs, exist_ok=True)
-            stem = os.path.join(logs, "%s-%dx%d-%gmbit" % (os.path.basename(clip).split("-")[0],
-                                                          width, height, mbit))
-            for name in ("rc-clip", "rv-clip"):
+            stem = os.path.join(logs, "%s-%dx%d-%gmbit-%s" % (
+                os.path.basename(clip).split("-")[0], width, height, mbit, viewer))
+            for name in ("rc-clip", "rv-clip" if viewer == "view" else "chromium"):
                 with open("%s.%s.log" % (stem, name), "w") as f:
                     f.write(rig.read_log(name))
             shutil.copy(shown_path, stem + ".shown.txt")
         motion = int(re.search(r"motion (\d+)", run_log).group(1))
         drawn = int(done.group(1))
-        with open(shown_path) as f:
-            rows = [line.split() for line in f if line.startswith("shown ")]
-        if not rows:
-            sys.exit("no picture reached the probe; rcomp-view said:\n" +
-                     rig.read_log("rv-clip")[-3000:])
     finally:
+        if page:
+            page.close()
         rig.close()
     end = motion + int(seconds * 1e6)
     pics = [(int(r[1]), int(r[2]), float(r[3]) if r[3] != "-" else None,
@@ -249,6 +300,8 @@ def main():
     ap.add_argument("--cores", type=int, default=0)
     ap.add_argument("--record", action="store_true", help="record the clips again")
     ap.add_argument("--logs", help="keep each run's logs and per-picture numbers here")
+    ap.add_argument("--viewers", default="view,page",
+                    help="rcomp-view (view), the browser page (page), or both")
     args = ap.parse_args()
     if args.cores and args.cores > len(os.sched_getaffinity(0)):
         sys.exit("--cores %d: this machine gives this process %d cores"
@@ -263,14 +316,16 @@ def main():
             clip = clip_path(name, width, height)
             if args.record or not os.path.exists(clip):
                 record_clip(name, width, height)
-            for mbit in [float(v) for v in args.mbit.split(",")]:
+            for mbit, viewer in [(float(v), w) for v in args.mbit.split(",")
+                                 for w in args.viewers.split(",")]:
                 r = measure(clip, width, height, mbit, args.rtt, args.seconds,
-                            args.cores or None, args.logs)
-                print("%s %s, %g Mbit/s, %g ms%s, rcomp-view: PSNR-Y mean %.2f dB (5th pct "
+                            args.cores or None, args.logs, viewer)
+                print("%s %s, %g Mbit/s, %g ms%s, %s: PSNR-Y mean %.2f dB (5th pct "
                       "%.2f, median %.2f), SSIM mean %.4f (5th pct %.4f); shown %.1f fps of "
                       "%.1f drawn, %d unread; longest hold %.0f ms; to motion %.0f ms, to "
                       "steady %.0f ms; %.2f MB; shown at %s; %s" % (
-                          name, size, mbit, args.rtt, pin, r["psnr"], r["psnr5"], r["psnr50"],
+                          name, size, mbit, args.rtt, pin,
+                          "rcomp-view" if viewer == "view" else "browser page", r["psnr"], r["psnr5"], r["psnr50"],
                           r["ssim"], r["ssim5"], r["fps"], r["drawn"], r["unread"], r["hold"],
                           r["to_motion"], r["to_steady"], r["mb"], r["sizes"], r["codec"]),
                       flush=True)

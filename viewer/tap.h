@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 #define TAP_MAGIC 0x50415452u /* "RTAP" */
+/* The same with width x height bytes of luma in place of the pixels, as
+ * tools/bench_quality.py writes what the browser page painted. */
+#define TAP_MAGIC_LUMA 0x4c415452u /* "RTAL" */
 
 struct tap_header {
 	uint32_t magic;

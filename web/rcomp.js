@@ -15,6 +15,7 @@ import { layoutNames } from './keys.js';
 import { RemoteWindow, placePopup } from './window.js';
 import { VideoStream } from './video.js';
 import { Sound } from './sound.js';
+import { Tap } from './tap.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -29,6 +30,7 @@ function params() {
     options: p.get('options') || '',
     hud: p.get('hud') === '1',
     sound: p.get('sound') !== '0',
+    tap: p.get('tap') === '1',
   };
 }
 
@@ -488,6 +490,7 @@ class Session {
 
   presented(w, seq) {
     w.presented++;
+    if (this.tap) this.tap.painted(w);
     if (!this.firstFrameMs) this.firstFrameMs = performance.now(); // from the page's start
     if (w.pendingMark) {
       const sent = this.input.markedAt(w.pendingMark);
@@ -565,8 +568,10 @@ class Session {
 }
 
 const session = new Session(document.getElementById('rcomp-desk'), document.getElementById('rcomp-list'));
+if (session.p.tap) session.tap = new Tap();
 window.rcomp = {
   stats: () => session.stats(),
+  tap: session.tap || null,
   session: () => ({
     bytes: session.bytes, connected: Boolean(session.conn?.open),
     welcomed: session.welcomed, retries: session.retries, viewers: session.viewers || null,

@@ -1,6 +1,7 @@
 /*
  * What a viewer showed, against what the app drew. Reads the pictures
- * rcomp-view wrote to its tap (RCOMP_VIEW_TAP, viewer/tap.c); each carries the index clip-client drew into it (mark.h), so it
+ * rcomp-view wrote to its tap (RCOMP_VIEW_TAP, viewer/tap.c), or their
+ * luma as the bench took it from the browser page (TAP_MAGIC_LUMA); each carries the index clip-client drew into it (mark.h), so it
  * is compared with that frame of the clip: PSNR of the luma (full-range
  * BT.601) and SSIM (8x8 windows every 4 pixels, as x264's), both over the
  * picture below the mark's rows. A picture shown smaller than the clip
@@ -169,8 +170,9 @@ int main(int argc, char **argv)
 	size_t px_size = 0;
 	struct tap_header h;
 	while (count < MAX_PICTURES && read_all(tap, &h, sizeof(h))) {
-		if (h.magic != TAP_MAGIC || h.width < 1 || h.height < 1 || h.width > 8192 ||
-			h.height > 8192) {
+		bool luma = h.magic == TAP_MAGIC_LUMA;
+		if ((h.magic != TAP_MAGIC && !luma) || h.width < 1 || h.height < 1 ||
+			h.width > 8192 || h.height > 8192) {
 			fprintf(stderr, "quality-probe: not a tap stream\n");
 			return 1;
 		}
@@ -180,7 +182,8 @@ int main(int argc, char **argv)
 			shown = realloc(shown, n);
 			px_size = n;
 		}
-		if (!px || !shown || !read_all(tap, px, n * 4)) {
+		if (!px || !shown ||
+			!read_all(tap, luma ? (void *)shown : (void *)px, luma ? n : n * 4)) {
 			break;
 		}
 		struct picture *p = &pics[count];
@@ -191,7 +194,9 @@ int main(int argc, char **argv)
 		if (!p->luma) {
 			break;
 		}
-		to_luma(px, shown, n);
+		if (!luma) {
+			to_luma(px, shown, n);
+		}
 		double scale = (double)h.width / width;
 		p->index = mark_read(shown, h.width, h.width, h.height, scale);
 		if ((size_t)h.width == (size_t)width && (size_t)h.height == (size_t)height) {

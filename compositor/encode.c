@@ -447,6 +447,8 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.rtt_ms = enc->rtt_ms,
 		.link_min_rtt_us = conn->channel.pace.min_rtt_us,
 		.link_rate = pace_rate(&conn->channel.pace),
+		.link_queued = channel_queued_class(&conn->channel, CHANNEL_FOCUS) +
+			channel_queued_class(&conn->channel, CHANNEL_FRAMES),
 		.fps = fps,
 		.divisor = enc->fit.divisor,
 		.preset = enc->fit.preset,

@@ -44,6 +44,9 @@ struct rc_encode_link {
 	/* The link's own (link acks, not frames): its minimum round trip and
 	 * delivery rate in bytes per second; 0: unknown. */
 	uint64_t link_min_rtt_us, link_rate;
+	/* Frame bytes waiting to be written: the link carries less than the
+	 * frames made (pacing keeps the queue here, not in the network). */
+	uint64_t link_queued;
 	int fps;
 	int divisor; /* the video's picture is the window's divided by this (fit.h) */
 	int preset; /* libx264's, as the fit chose it (fit.h) */

@@ -38,8 +38,10 @@ void stream_drop(struct rc_encoder *enc)
  *   capacity stops growing by a quarter for three steps (the link is
  *   full: 0.9 of it from then on), a queue builds, or the picture needs
  *   no more.
- * - Then, each 250 ms: a queue (frame round trips past 1.5 times their
- *   least, plus 10 ms) takes it to 0.8 of the delivery rate; otherwise it
+ * - Then, each 250 ms: a queue (more than two frames' bytes waiting to be
+ *   written, or frame round trips past 1.5 times their least plus 10 ms
+ *   while the stream asks more than the capacity) takes it to 0.8 of the
+ *   delivery rate; otherwise it
  *   grows by 15%, up to 1.25 times the capacity: enough past it that a
  *   link that got faster is seen, not so far that the flow (flow.c) skips
  *   every other frame (with no bound it reached 6.8 Mbit/s on a 3 Mbit/s
@@ -91,8 +93,19 @@ static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 	} else if (now - enc->bitrate_stamp_us >= step) {
 		enc->bitrate_stamp_us = now;
 		enc->bitrate_rounds++;
+		/* A queue: frames wait here to be written (the link is paced,
+		 * so this is where one builds), more than two of them; or the
+		 * frames' round trip grew while the stream asks more than the
+		 * link's capacity (the flow then holds frames back before they
+		 * queue). The round trip alone is no sign of one: it includes
+		 * the viewer's decoding and its desktop's frame, and on a busy
+		 * viewer it grew past the bound while the link had room (the bit
+		 * rate fell from 7.0 to 3.7 Mbit/s on an 8 Mbit/s link). */
+		double frame_bytes = (double)enc->bitrate / 8 / (link->fps > 0 ? link->fps : 60);
 		double min_rtt = (double)link->min_rtt_us / 1000.0;
-		bool queueing = link->rtt_ms > min_rtt * 1.5 + 10.0;
+		bool late = link->rtt_ms > min_rtt * 1.5 + 10.0;
+		bool queueing = (double)link->link_queued > 2 * frame_bytes ||
+			(late && capacity > 0 && enc->bitrate > capacity * 11 / 10);
 		if (queueing && rate > 0) {
 			enc->bitrate = rate * 8 / 10;
 			enc->bitrate_startup = false;

@@ -41,12 +41,11 @@ void stream_drop(struct rc_encoder *enc)
  * - Then, each 250 ms: a queue (more than two frames' bytes waiting to be
  *   written, or frame round trips past 1.5 times their least plus 10 ms
  *   while the stream asks more than the capacity) takes it to 0.8 of the
- *   delivery rate; otherwise it
- *   grows by 15%, up to 1.25 times the capacity: enough past it that a
- *   link that got faster is seen, not so far that the flow (flow.c) skips
- *   every other frame (with no bound it reached 6.8 Mbit/s on a 3 Mbit/s
- *   link, the flow keeping the queue away, and half the frames were
- *   skipped). It is never brought down to the capacity: while the stream
+ *   delivery rate; otherwise it grows by 15%, up to 1.25 times the
+ *   capacity: enough past it that a link that got faster is seen, not so
+ *   far that the flow (flow.c) skips every other frame (with no bound it
+ *   reached 6.8 Mbit/s on a 3 Mbit/s link, the flow keeping the queue
+ *   away, and half the frames were skipped). It is never brought down to the capacity: while the stream
  *   is what limits the link, the capacity measured is the stream's own
  *   rate, and a bound below it would spiral down (seen: 6.1 to 4.1 Mbit/s
  *   in 2 s on an 8 Mbit/s link). */

@@ -727,8 +727,11 @@ def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desk
                     " && window.rcomp.stats()[0].hud", 20)
     m = re.search(r"(\w+) QP (\d+) ([\d.]+) Mbit/s (\d+)x(\d+)", hud)
     assert m, hud
-    assert m.group(1) == "ultrafast" and 0 < int(m.group(2)) <= 69, hud
-    assert float(m.group(3)) > 0 and (int(m.group(4)), int(m.group(5))) == (480, 360), hud
+    # The preset and the size are the fit's for this machine's cores: a
+    # slow one (a sanitizer build) sends the window at half size.
+    assert m.group(1) in ("ultrafast", "superfast", "veryfast") and 0 < int(m.group(2)) <= 69, hud
+    assert float(m.group(3)) > 0 and (int(m.group(4)), int(m.group(5))) in ((480, 360),
+                                                                            (240, 180)), hud
     line = wait_for("a stats line with the quantizer", lambda: re.search(
         r"stats window \d+ \(rcomp-anim-test\): .*video libx264 .*, ultrafast at QP (\d+)",
         remote_log(desktop)))

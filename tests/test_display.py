@@ -351,6 +351,10 @@ def test_a_window_in_motion_on_a_local_link_stays_lossless(desktop):
     assert "video with" not in desktop.read_log("rcomp-run")
 
 
+# Frames made fast are frames that follow each other within two frame
+# intervals: beside other tests in the sanitizers' build they come further
+# apart than that.
+@pytest.mark.quiet
 def test_fast_motion_on_a_local_link_leaves_the_screen_exact(desktop):
     """Frame after frame of motion over a unix socket is made fast (fast
     compression, the scroll search mostly skipped), and the viewer's copy

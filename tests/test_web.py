@@ -443,14 +443,16 @@ def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page
     full size."""
     dump = os.path.join(desktop.tmp, "dump")
     os.makedirs(dump)
-    _, url = web_session(desktop, (ANIM_CLIENT, "5", "1920", "1080"),
+    # 10 s of motion: the sanitizers' build sends few 1080p pictures a
+    # second, and the page must see half-size ones before the app stops.
+    _, url = web_session(desktop, (ANIM_CLIENT, "10", "1920", "1080"),
                          ["-v", "--stats", "--fps", "240", "--codec", "video", "--dump-dir", dump])
     page.open(url + "#token=" + TOKEN)
     # The rate it keeps is the app's, which a loaded machine holds below 240.
     wait_for("video at half size", lambda: "video at 1/2 size each way to keep "
              in remote_log(desktop), timeout=30)
     page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
-              "w.picture && w.picture[0] === 960)")
+              "w.picture && w.picture[0] === 960)", timeout=60)
     corner = ("(() => { const c = [...document.querySelectorAll('.rcomp-window')].find((e) => "
               "e.dataset.title === 'rcomp anim test').querySelector('canvas'); "
               "const r = c.getBoundingClientRect(); "

@@ -216,18 +216,13 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
 	return total ? (double)region_area(damage) / (double)total : 0;
 }
 
-/* Where bytes are cheap, lossless is the cheaper codec: on a local link (a
- * unix socket, loopback, a fast LAN: the link's minimum round trip under
- * LOCAL_RTT_US) that carries lossless at the frame rate in a quarter of its
- * measured rate, video would only spend CPU at both ends (x264 here, the
- * decoder there) that an app on the same cores would rather have. */
 /* How many frames of motion a lossless frame of bytes counts for: one for
  * each LATE_US the link takes to carry it at its delivery rate (the
  * frames' or, if higher, the channel's), at least one; MOTION_FRAMES at
  * most. */
 static int motion_weight(const struct rc_encoder *enc, size_t bytes)
 {
-	uint64_t rate = enc->link.rate > enc->link.link_rate ? enc->link.rate : enc->link.link_rate;
+	uint64_t rate = encode_link_capacity(&enc->link);
 	if (rate == 0) {
 		return 1;
 	}
@@ -236,6 +231,11 @@ static int motion_weight(const struct rc_encoder *enc, size_t bytes)
 	return n < 1 ? 1 : (n > MOTION_FRAMES ? MOTION_FRAMES : (int)n);
 }
 
+/* Where bytes are cheap, lossless is the cheaper codec: on a local link (a
+ * unix socket, loopback, a fast LAN: the link's minimum round trip under
+ * LOCAL_RTT_US) that carries lossless at the frame rate in a quarter of its
+ * measured rate, video would only spend CPU at both ends (x264 here, the
+ * decoder there) that an app on the same cores would rather have. */
 static bool bytes_are_cheap(const struct rc_encoder *enc, size_t bytes)
 {
 	const struct rc_encode_link *link = &enc->link;
@@ -495,7 +495,7 @@ void encoder_deliver(struct rc_encoder *enc, struct rc_connection *conn, pixman_
 	enc->video_shown = enc->in_video;
 	enc->bitrate_shown = enc->bitrate;
 	enc->video_name = enc->video ? video_encoder_name(enc->video) : NULL;
-	enc->preset_shown = enc->video ? video_encoder_preset(enc->video) : NULL;
+	enc->preset_shown = enc->video ? video_encoder_preset(enc->video) : 0;
 	enc->qp_shown = enc->video ? video_encoder_qp(enc->video) : 0;
 	if (enc->video) {
 		video_encoder_picture(enc->video, &enc->picture_shown[0], &enc->picture_shown[1]);
@@ -528,7 +528,7 @@ void encoder_deliver_copy(struct rc_encoder *enc, const struct rc_encoder *lead,
 	enc->video_shown = lead->in_video;
 	enc->bitrate_shown = lead->bitrate;
 	enc->video_name = lead->video ? video_encoder_name(lead->video) : NULL;
-	enc->preset_shown = lead->video ? video_encoder_preset(lead->video) : NULL;
+	enc->preset_shown = lead->video ? video_encoder_preset(lead->video) : 0;
 	enc->qp_shown = lead->video ? video_encoder_qp(lead->video) : 0;
 	enc->picture_shown[0] = lead->picture_shown[0];
 	enc->picture_shown[1] = lead->picture_shown[1];
@@ -689,8 +689,8 @@ void encoder_describe(const struct rc_encoder *enc, char *out, size_t size)
 			enc->video_name, (double)enc->bitrate_shown / 1e6, enc->threads_shown,
 			enc->threads_shown == 1 ? "" : "s", cores, cores == 1 ? "" : "s",
 			enc->streams_shown, enc->streams_shown == 1 ? "" : "s",
-			(double)enc->encode_us_shown / 1000,
-			enc->preset_shown ? enc->preset_shown : "?", enc->qp_shown);
+			(double)enc->encode_us_shown / 1000, wire_preset_names[enc->preset_shown],
+			enc->qp_shown);
 		if (n > 0 && (size_t)n < size && encoder_motion(enc) == RC_MOTION_SMALLER) {
 			snprintf(out + n, size - (size_t)n, " at 1/%d size for the frame rate (%s)",
 				enc->video_divisor, enc->fit.why);

@@ -59,6 +59,14 @@ struct rc_encode_link {
  * while it runs (job_busy), and to the event loop's thread otherwise; the
  * others are the event loop's only.
  */
+/* The link's capacity in bytes per second: the frames' delivery rate or,
+ * if higher, the channel's (both keep a sample the sender limited only when
+ * it is the highest); 0: not known yet. */
+static inline uint64_t encode_link_capacity(const struct rc_encode_link *link)
+{
+	return link->rate > link->link_rate ? link->rate : link->link_rate;
+}
+
 struct rc_encoder {
 	uint32_t id; /* the window's */
 	struct rc_job job;
@@ -76,7 +84,7 @@ struct rc_encoder {
 	bool video_shown; /* as of the last job, for wants_tick and stats */
 	int64_t bitrate_shown;
 	const char *video_name;
-	const char *preset_shown; /* libx264's, or "hardware" */
+	int preset_shown; /* enum wire_preset: libx264's, or hardware */
 	double qp_shown; /* of its recent pictures; 0: none yet */
 	int32_t picture_shown[2]; /* the video's picture: the window's size, or smaller */
 	int threads_shown, streams_shown;

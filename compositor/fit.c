@@ -80,6 +80,12 @@ static const char *size_name(int divisor, char *buf, size_t size)
 	return buf;
 }
 
+/* A trial that failed: the next waits twice as long. */
+static void back_off(struct rc_fit *fit)
+{
+	fit->retry_us = fit->retry_us * 2 < RETRY_MOST_US ? fit->retry_us * 2 : RETRY_MOST_US;
+}
+
 static void change_preset(struct rc_fit *fit, uint32_t window, int preset, uint64_t now,
 	const char *why)
 {
@@ -166,9 +172,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 		if (fit->preset > 0) {
 			/* A faster preset first, at the same size. */
 			if (fit->trial) {
-				fit->retry_us = fit->retry_us * 2 < RETRY_MOST_US
-					? fit->retry_us * 2
-					: RETRY_MOST_US;
+				back_off(fit);
 			}
 			fit->trial = false;
 			fit->waited_before = 0;
@@ -199,8 +203,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 		}
 		if (fit->trial) {
 			/* The larger size was tried too soon: wait longer. */
-			fit->retry_us = fit->retry_us * 2 < RETRY_MOST_US ? fit->retry_us * 2
-									  : RETRY_MOST_US;
+			back_off(fit);
 		}
 		fit->trial = false;
 		fit->waited_before = too_slow ? 0 : (double)busy / (ticks ? ticks : 1);

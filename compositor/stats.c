@@ -121,18 +121,6 @@ static void print_stats(struct rc_server *server)
 	}
 }
 
-/* The same numbers to a viewer that shows them (its HUD). */
-/* The preset's number on the wire. */
-static uint8_t wire_preset(const char *preset)
-{
-	for (int i = 0; preset && i < WIRE_PRESET_HARDWARE; i++) {
-		if (strcmp(preset, wire_preset_names[i]) == 0) {
-			return (uint8_t)i;
-		}
-	}
-	return WIRE_PRESET_HARDWARE;
-}
-
 /* A video window's encoding, for a viewer of minor 7 or later. */
 static void send_video_stats(struct rc_connection *conn, uint32_t window,
 	const struct rc_encoder *enc)
@@ -149,13 +137,14 @@ static void send_video_stats(struct rc_connection *conn, uint32_t window,
 					: WIRE_MAX_BITRATE,
 				.width = (uint16_t)(width < WIRE_MAX_DIM ? width : WIRE_MAX_DIM),
 				.height = (uint16_t)(height < WIRE_MAX_DIM ? height : WIRE_MAX_DIM),
-				.preset = wire_preset(enc->preset_shown),
+				.preset = (uint8_t)enc->preset_shown,
 				.qp = (uint8_t)(qp > 0 ? qp + 0.5 : 0),
 			},
 	};
 	connection_send(conn, &msg);
 }
 
+/* The same numbers to a viewer that shows them (its HUD). */
 static void send_stats(struct rc_server *server, struct rc_viewer *viewer)
 {
 	struct rc_window *window;

@@ -66,18 +66,11 @@ static int64_t clamp_bitrate(const struct rc_encoder *enc, int64_t rate)
 	return rate < MIN_BITRATE ? MIN_BITRATE : rate;
 }
 
-/* The link's rate in bit/s: the higher of the two estimates; 0: none yet. */
-static int64_t link_capacity(const struct rc_encode_link *link)
-{
-	uint64_t rate = link->rate > link->link_rate ? link->rate : link->link_rate;
-	return (int64_t)rate * 8;
-}
-
 static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
 {
 	const struct rc_encode_link *link = &enc->link;
 	int64_t rate = (int64_t)link->rate * 8;
-	int64_t capacity = link_capacity(link);
+	int64_t capacity = (int64_t)encode_link_capacity(link) * 8; /* bit/s */
 	uint64_t step = STEADY_STEP_US;
 	if (enc->bitrate_startup) {
 		step = 2 * link->min_rtt_us > STARTUP_STEP_US ? 2 * link->min_rtt_us
@@ -141,7 +134,7 @@ static int64_t video_bitrate(struct rc_encoder *enc, uint64_t now)
  * the frame rate. */
 double stream_frame_bytes(const struct rc_encoder *enc)
 {
-	int64_t rate = link_capacity(&enc->link) * 8 / 10;
+	int64_t rate = (int64_t)encode_link_capacity(&enc->link) * 8 * 8 / 10;
 	rate = clamp_bitrate(enc, rate > 0 ? rate : INITIAL_BITRATE);
 	return (double)rate / 8.0 / enc->link.fps; /* fps > 0: see encoder_send */
 }
@@ -181,7 +174,7 @@ bool stream_start(struct rc_encoder *enc)
 		return false;
 	}
 	log_debug("window %u: video with %s %s on %d threads (%d cores, %d streams now)", enc->id,
-		video_encoder_name(enc->video), video_encoder_preset(enc->video),
+		video_encoder_name(enc->video), wire_preset_names[video_encoder_preset(enc->video)],
 		video_encoder_threads(enc->video), enc->link.cores ? enc->link.cores->total : 1,
 		enc->video_streams);
 	enc->divisor_frames = 0;

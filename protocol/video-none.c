@@ -25,9 +25,9 @@ const char *video_encoder_name(const struct video_encoder *enc)
 	return "none";
 }
 
-const char *video_encoder_preset(const struct video_encoder *enc)
+int video_encoder_preset(const struct video_encoder *enc)
 {
-	return "none";
+	return WIRE_PRESET_ULTRAFAST;
 }
 
 bool video_encoder_has_presets(const struct video_encoder *enc)

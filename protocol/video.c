@@ -289,9 +289,9 @@ double video_encoder_qp(const struct video_encoder *enc)
 	return enc->qp;
 }
 
-const char *video_encoder_preset(const struct video_encoder *enc)
+int video_encoder_preset(const struct video_encoder *enc)
 {
-	return wire_preset_names[enc->vaapi ? WIRE_PRESET_HARDWARE : enc->preset];
+	return enc->vaapi ? WIRE_PRESET_HARDWARE : enc->preset;
 }
 
 bool video_encoder_has_presets(const struct video_encoder *enc)

@@ -30,10 +30,11 @@ struct video_encoder *video_encoder_create(int32_t width, int32_t height, int di
 	int threads, int64_t bitrate, int preset, char *err, size_t err_size);
 void video_encoder_destroy(struct video_encoder *enc);
 const char *video_encoder_name(const struct video_encoder *enc);
-/* libx264's preset ("hardware" for VAAPI), and the quantizer of its recent
- * pictures (libx264's QP, 0 to 69: lower is sharper; past 51, H.264's
- * coarsest step, it zeroes more; 0 before the first). */
-const char *video_encoder_preset(const struct video_encoder *enc);
+/* libx264's preset (enum wire_preset; WIRE_PRESET_HARDWARE for VAAPI), and
+ * the quantizer of its recent pictures (libx264's QP, 0 to 69: lower is
+ * sharper; past 51, H.264's coarsest step, it zeroes more; 0 before the
+ * first). */
+int video_encoder_preset(const struct video_encoder *enc);
 bool video_encoder_has_presets(const struct video_encoder *enc);
 double video_encoder_qp(const struct video_encoder *enc);
 /* The threads it encodes on (1 for hardware), and its picture's size. */

@@ -96,6 +96,9 @@ static void handle_surface_commit(struct wl_listener *listener, void *data)
 	if (window->scale != 1) {
 		wlr_region_scale(&damage, &damage, (float)window->scale);
 	}
+	if (pixman_region32_not_empty(&damage)) {
+		window->pictures++;
+	}
 	pixman_region32_union(&window->damage, &window->damage, &damage);
 	pixman_region32_fini(&damage);
 	/* The app's answer to the viewer's newest input, if it waited for one. */

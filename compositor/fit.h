@@ -1,9 +1,12 @@
 /*
  * The size a window's video goes at to keep its app's frame rate. Chosen
- * on the event loop from what the window achieves: of the ticks that had
- * a picture to send, the share that found the encoder still busy with the
- * last one (its frame then waited, merged into the next), measured over
- * half-second windows; and from what a frame takes to encode. Frame rate
+ * on the event loop from what the window achieves: of the ticks at which
+ * the app had drawn a new picture, the share that found the encoder still
+ * busy with the last one or the link full (its frame then waited, merged
+ * into the next), measured over half-second windows; and from what a frame
+ * takes to encode, against the interval of the app's own rate (its new
+ * pictures a second; a picture that waits through several ticks counts
+ * once, or a slow encode would make the app seem faster). Frame rate
  * first (the default), a window that does not keep its rate goes at half
  * its size each way, a quarter of the pixels, and down again where the
  * picture stays large; it tries a larger size again once the smaller one
@@ -43,7 +46,7 @@ struct rc_fit {
 	/* The measuring window. */
 	uint64_t window_us;
 	uint64_t since_us; /* the counts began (the stream at this size, or its run of motion) */
-	uint32_t ticks, busy; /* with a picture to send; of them, found the encoder busy */
+	uint32_t ticks, busy; /* with a new picture; of them, found the encoder busy */
 	int bad; /* windows in a row that did not keep the rate */
 	double app_fps; /* pictures to send a second, in the last window */
 	uint64_t changed_us; /* the divisor changed */
@@ -73,7 +76,8 @@ struct rc_fit_cost {
 #define FIT_PRESET_MOST 2
 
 void fit_init(struct rc_fit *fit);
-/* A tick had a picture to send; busy: the encoder was at work on the last. */
+/* A tick had a new picture to send; busy: the encoder was at work on the
+ * last, or the link was full. */
 void fit_tick(struct rc_fit *fit, bool busy, uint64_t now);
 /* The window left video: its counts start afresh (its size stays). */
 void fit_idle(struct rc_fit *fit, uint64_t now);

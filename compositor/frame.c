@@ -405,7 +405,12 @@ void frame_tick(struct rc_clock *clock)
 	bool encoding = any_busy(window);
 	bool busy = watched && (encoding || work);
 	window->frame_waits = busy && encoding;
-	if (busy) {
+	/* The app drew since the last tick. A picture that waits is not
+	 * counted again at the ticks it waits through: the fit judges the
+	 * app's pictures, and its rate is theirs. */
+	bool drew = window->pictures != window->pictures_ticked;
+	window->pictures_ticked = window->pictures;
+	if (busy && drew) {
 		window_for_each_view(view, window, i)
 		{
 			/* A new picture to send, not a tick a stream merely

@@ -163,6 +163,9 @@ struct rc_window {
 	bool input_mark_armed;
 	uint32_t stat_commits;
 	uint64_t drawn_us; /* first commit since the last frame; 0: none */
+	/* Commits that damaged it, and that count at the last tick: a tick
+	 * that finds them equal has no new picture (frame.c). */
+	uint32_t pictures, pictures_ticked;
 	/* A tick found an encoder busy: the next frames go as soon as all are
 	 * done, not a whole tick later. */
 	bool frame_waits;

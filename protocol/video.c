@@ -21,6 +21,9 @@
 
 #define MIN_BITRATE 100000
 #define MAX_BITRATE 200000000
+/* Frames between refreshes of the whole picture, the stream's safety net
+ * (its IDRs with VAAPI, its intra refresh's sweep with libx264). */
+#define REFRESH_FRAMES 600
 
 struct video_encoder {
 	AVCodecContext *ctx;
@@ -120,7 +123,7 @@ static bool open_vaapi(struct video_encoder *enc, int32_t w, int32_t h, int fps)
 	enc->ctx->framerate = (AVRational){fps, 1};
 	enc->ctx->pix_fmt = AV_PIX_FMT_VAAPI;
 	enc->ctx->max_b_frames = 0;
-	enc->ctx->gop_size = 600;
+	enc->ctx->gop_size = REFRESH_FRAMES;
 	enc->ctx->hw_frames_ctx = frames_ref;
 	set_rate(enc->ctx, enc->bitrate, fps);
 	if (avcodec_open2(enc->ctx, codec, NULL) < 0) {
@@ -164,8 +167,14 @@ static bool open_x264(struct video_encoder *enc, int32_t w, int32_t h, int fps, 
 	enc->ctx->pix_fmt = enc->chroma;
 	enc->ctx->max_b_frames = 0;
 	/* The stream is reliable and in order: one IDR at the start suffices,
-	 * with a periodic one as a safety net. */
-	enc->ctx->gop_size = 600;
+	 * with a periodic refresh as a safety net. The refresh is libx264's
+	 * intra refresh, a column of intra blocks that sweeps the picture in
+	 * REFRESH_FRAMES, not an IDR: under a VBV of two frames an IDR is
+	 * never large, but it is coarse (measured on a game clip at 800x600,
+	 * 3 Mbit/s: PSNR-Y fell from 35.1 to 30.5 dB at each IDR and took 10
+	 * frames to come back; with intra refresh the least was 34.4). */
+	enc->ctx->gop_size = REFRESH_FRAMES;
+	av_opt_set(enc->ctx->priv_data, "intra-refresh", "1", 0);
 	/* Sliced threads: each picture cut in as many slices, encoded at once;
 	 * frame threads would hold threads - 1 pictures back. */
 	enc->ctx->thread_count = threads;

@@ -10,6 +10,7 @@
 #include "cores.h"
 #include "decode.h"
 #include "log.h"
+#include "monotonic.h"
 #include "present.h"
 #include "video.h"
 
@@ -44,6 +45,7 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 	if (msg->flags & WIRE_FRAME_RESET) {
 		log_debug("window %u: frame %u starts a video stream", window->id, msg->seq);
 		video_decoder_destroy(window->decoder);
+		scaling_reset(&window->scaling);
 		/* A thread per slice the picture can have: threads past the
 		 * encoder's slices would wait (libx264 cuts as many as it has
 		 * threads, which follow the same rule). */
@@ -71,14 +73,19 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 	window->received_seq = msg->seq;
 	if (decoded) {
 		/* A picture sent smaller than the window stays at its size, and
-		 * the desktop scales it (the viewport); the window's own size,
-		 * padded to even, is shown without the padding. */
+		 * the desktop scales it (the viewport), unless the desktop falls
+		 * behind doing so (scaling.h); the window's own size, padded to
+		 * even, is shown without the padding. */
 		int pw, ph;
 		video_decoder_picture(window->decoder, &pw, &ph);
 		bool smaller = pw < (window->width & ~1) || ph < (window->height & ~1);
-		int32_t w = smaller ? pw : window->width, h = smaller ? ph : window->height;
+		uint64_t now = monotonic_usec();
+		scaling_picture(&window->scaling, smaller, now);
+		scaling_judge(&window->scaling, window->id, window->reported_refresh_mhz, now);
+		bool desktop = smaller && !window->scaling.self;
+		int32_t w = desktop ? pw : window->width, h = desktop ? ph : window->height;
 		struct rv_buffer *buf = present_video_buffer(window, w, h);
-		window->picture_scaled = smaller && buf;
+		window->picture_scaled = desktop && buf;
 		if (buf &&
 			video_decoder_output(window->decoder, buf->data, buf->width, buf->width,
 				buf->height)) {

@@ -65,9 +65,11 @@ static void print_stats(struct rv_viewer *viewer)
 			video_decoder_picture(window->decoder, &pw, &ph);
 			int n = snprintf(codec, sizeof(codec), "video decoded on %d thread%s",
 				threads, threads == 1 ? "" : "s");
-			if (window->picture_scaled && n > 0 && (size_t)n < sizeof(codec)) {
+			bool smaller = pw < (window->width & ~1) || ph < (window->height & ~1);
+			if (smaller && n > 0 && (size_t)n < sizeof(codec)) {
 				snprintf(codec + n, sizeof(codec) - (size_t)n,
-					", %dx%d scaled by the desktop", pw, ph);
+					", %dx%d scaled by %s", pw, ph,
+					window->picture_scaled ? "the desktop" : "the viewer");
 			}
 		}
 		log_info("stats window %u: received %u fps, presented %u fps (the desktop's frame "

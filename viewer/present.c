@@ -133,6 +133,7 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 	wl_callback_destroy(callback);
 	window->frame_callback = NULL;
 	window->stat_callbacks++;
+	scaling_callback(&window->scaling);
 	if (window->committed_unseen && !window->viewer->presentation_works) {
 		shown(window, window->committed_drawn_us, window->committed_input_sent_us,
 			monotonic_usec());

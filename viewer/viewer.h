@@ -17,6 +17,7 @@
 #include "codec.h"
 #include "idmap.h"
 #include "mime.h"
+#include "scaling.h"
 #include "transfer.h"
 #include "wire.h"
 
@@ -113,6 +114,7 @@ struct rv_window {
 	 * the desktop scales it through the viewport; 0: the image's size. */
 	int32_t buffer_width, buffer_height;
 	bool picture_scaled; /* the last picture so: for --stats */
+	struct rv_scaling scaling; /* who scales a smaller picture */
 	bool copy_pending; /* a copy_rect moved the image: show it with its frame */
 	bool has_content; /* a buffer is attached */
 	int32_t surface_scale; /* the buffer_scale last committed */

@@ -268,8 +268,10 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->need_reset = enc->need_reset || enc->in_video;
 	}
 	if (enc->link.preset != enc->video_preset) {
-		/* A preset for the cores at hand (fit.h): the same. */
+		/* A preset for the cores at hand (fit.h): the same, at the
+		 * bit rate the stream had reached (the link is the same). */
 		enc->video_preset = enc->link.preset;
+		enc->keep_bitrate = enc->in_video && !enc->need_reset;
 		enc->need_reset = enc->need_reset || enc->in_video;
 	}
 	uint64_t now = monotonic_usec();

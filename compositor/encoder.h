@@ -134,6 +134,7 @@ struct rc_encoder {
 	int64_t bitrate;
 	uint64_t bitrate_stamp_us;
 	bool bitrate_startup; /* doubling until the link is full (stream.c) */
+	bool keep_bitrate; /* the next stream is this one at another preset: same link */
 	int64_t bitrate_full; /* the capacity when it last grew by a quarter */
 	uint32_t bitrate_rounds; /* steps since then; in steady state, all steps */
 	/* What a video frame costs: the stream's picture is the window's size

@@ -219,6 +219,30 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 		fit->slow = false;
 		fit->noted = false;
 	}
+	/* The window's first stream: once its first frames have said what a
+	 * frame takes at ultrafast, it goes at once to the slowest preset
+	 * predicted to take under GROW_SHARE of the interval (a trial, as any
+	 * step), not a step every few seconds: the picture is sharp within
+	 * half a second of motion's start, not after 4 to 6. */
+	if (cost->presets && !fit->first_chosen && settled && !too_slow) {
+		fit->first_chosen = true;
+		int best = fit->preset;
+		double base_us = (double)cost->encode_us / preset_cost[fit->preset];
+		while (best < FIT_PRESET_MOST &&
+			base_us * preset_cost[best + 1] < GROW_SHARE * interval_us) {
+			best++;
+		}
+		if (best > fit->preset) {
+			char reason[112];
+			snprintf(reason, sizeof(reason),
+				": its first frames took %.1f ms at %s, %.1f ms allowed",
+				(double)cost->encode_us / 1000, wire_preset_names[fit->preset],
+				interval_us / 1000);
+			fit->trial = true;
+			change_preset(fit, window, best, now, reason);
+			return true;
+		}
+	}
 	if (fit->trial && now - fit->changed_us >= PROVEN_US) {
 		fit->trial = false;
 		fit->retry_us = RETRY_FIRST_US;

@@ -29,8 +29,10 @@
  * game clip, +4 to +5 dB PSNR-Y at the same bit rate for 1.2 to 2 times
  * the CPU) moves to it, as a trial with the same waits as a larger size;
  * one that misses its rate steps back to a faster preset before it goes
- * smaller, and a larger size starts again at ultrafast. Hardware encoders
- * have no presets.
+ * smaller, and a larger size starts again at ultrafast. The window's first
+ * stream goes, as soon as its first frames are measured, straight to the
+ * slowest preset predicted to fit, a trial like any step. Hardware
+ * encoders have no presets.
  */
 #ifndef RCOMP_FIT_H
 #define RCOMP_FIT_H
@@ -55,6 +57,7 @@ struct rc_fit {
 	bool noted; /* that it cannot keep the rate at its size was logged */
 	double waited_before; /* share of pictures that waited before a drop for them; 0: none */
 	uint64_t hold_until_us; /* no drop for waiting pictures before this */
+	bool first_chosen; /* the first stream's preset was chosen from its first frames */
 };
 
 /* What the encoder says of its stream at this size. */

@@ -157,7 +157,10 @@ bool stream_start(struct rc_encoder *enc)
 {
 	char err[256];
 	uint64_t now = monotonic_usec();
-	enc->bitrate = 0;
+	if (!enc->keep_bitrate) {
+		enc->bitrate = 0;
+	}
+	enc->keep_bitrate = false;
 	int divisor = enc->video_divisor > 1 ? enc->video_divisor : 1;
 	int64_t pixels = (int64_t)(enc->width / divisor) * (enc->height / divisor);
 	int threads = 1;

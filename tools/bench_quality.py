@@ -13,7 +13,9 @@ jellyfish scene, and Neverball's title screen, each at 1920x1080 and
 frame each frame callback at rcomp-run's clock (--fps 60), each frame's
 index drawn into its top-left corner as squares a lossy coder keeps
 (tests/clients/mark.h); it shows the first frame still until the viewer
-has shown it and 2 s more, then moves. rcomp-run hosts it behind tests/relay.py at the round trip and
+has shown it and 2 s more (and, with --typing S, has typed for S
+seconds, ten small glyphs a second, as a terminal before a game), then
+moves. rcomp-run hosts it behind tests/relay.py at the round trip and
 rate asked for; rcomp-view shows it on a 120 Hz headless sway and writes
 every picture it hands the desktop to its tap (RCOMP_VIEW_TAP, a FIFO),
 which tests/clients/quality-probe reads, matches to the clip's frame by
@@ -164,7 +166,8 @@ def page_pictures(page, path):
             f.write(base64.b64decode(p["luma"]))
 
 
-def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, viewer="view"):
+def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, viewer="view",
+            typing=0):
     """One run of the clip through rcomp to rcomp-view ("view") or the
     browser page ("page"); the numbers of its motion."""
     rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=120)
@@ -181,7 +184,8 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, v
             os.chmod(token_file, 0o600)
             web = ["--listen-web", "127.0.0.1:%d" % port, "--token-file", token_file]
         run_argv = [RCOMP_RUN, "--stats", "--fps", "60", "--socket", sock, *web, "--",
-                    CLIP_CLIENT, clip, str(width), str(height), str(STILL), str(seconds), go]
+                    CLIP_CLIENT, clip, str(width), str(height), str(STILL), str(seconds), go,
+                    str(typing)]
         rig.start("rc-clip", pinned(cores, run_argv) if cores else run_argv, rig.remote_env)
         wait_for("rcomp-run", lambda: os.path.exists(sock))
         shown_path = os.path.join(rig.tmp, "shown.txt")
@@ -212,7 +216,7 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, v
         time.sleep(STILL)
         open(go, "w").close()
         done = wait_for("the clip's end", lambda: re.search(
-            r"done after (\d+) frames", rig.read_log("rc-clip")), timeout=seconds + 60)
+            r"done after (\d+) frames", rig.read_log("rc-clip")), timeout=typing + seconds + 60)
         time.sleep(1.5)  # the last pictures over the link
         if viewer == "page":
             pictures = os.path.join(rig.tmp, "page.tap")
@@ -285,7 +289,7 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, v
         "hold": max(holds) if holds else float("nan"),
         "to_motion": (moving - motion) / 1000 if moving else float("nan"),
         "to_steady": (steady_at - motion) / 1000 if steady_at else float("nan"),
-        "mb": sum(mbs[int(STILL):int(STILL + seconds)]),
+        "mb": sum(mbs[int(STILL + typing):int(STILL + typing + seconds)]),
         "codec": codec[-1] if codec else "?", "sizes": ",".join(sizes),
     }
 
@@ -298,6 +302,8 @@ def main():
     ap.add_argument("--rtt", type=float, default=20)
     ap.add_argument("--seconds", type=float, default=6)
     ap.add_argument("--cores", type=int, default=0)
+    ap.add_argument("--typing", type=float, default=0,
+                    help="seconds the app types, as a terminal does, before motion")
     ap.add_argument("--record", action="store_true", help="record the clips again")
     ap.add_argument("--logs", help="keep each run's logs and per-picture numbers here")
     ap.add_argument("--viewers", default="view,page",
@@ -310,6 +316,8 @@ def main():
         if not os.access(tool, os.X_OK):
             sys.exit("%s is not built (meson setup build && ninja -C build)" % tool)
     pin = " [%d core%s]" % (args.cores, "" if args.cores == 1 else "s") if args.cores else ""
+    if args.typing:
+        pin += ", after %g s of typing" % args.typing
     for name in args.clips.split(","):
         for size in args.sizes.split(","):
             width, height = (int(v) for v in size.split("x"))
@@ -319,7 +327,7 @@ def main():
             for mbit, viewer in [(float(v), w) for v in args.mbit.split(",")
                                  for w in args.viewers.split(",")]:
                 r = measure(clip, width, height, mbit, args.rtt, args.seconds,
-                            args.cores or None, args.logs, viewer)
+                            args.cores or None, args.logs, viewer, args.typing)
                 print("%s %s, %g Mbit/s, %g ms%s, %s: PSNR-Y mean %.2f dB (5th pct "
                       "%.2f, median %.2f), SSIM mean %.4f (5th pct %.4f); shown %.1f fps of "
                       "%.1f drawn, %d unread; longest hold %.0f ms; to motion %.0f ms, to "

@@ -6,11 +6,14 @@
  * ... of the clip (round again after the last) on each frame callback for
  * SECONDS, then exits; with GO, motion waits also for that file to exist
  * (the bench makes it once the viewer shows the first picture, whatever
- * the link took to carry it). The clip is raw XRGB8888 (ffmpeg's bgr0) pictures
+ * the link took to carry it). With TYPING, it first types for that many
+ * seconds, as a terminal does over the same link before a game starts:
+ * ten glyphs a second (8x16 pixels each, lines of them below the mark),
+ * each a small damage of its own. The clip is raw XRGB8888 (ffmpeg's bgr0) pictures
  * of WIDTH x HEIGHT, one after another; tools/bench_quality.py records it
  * and compares what a viewer showed with the same frames.
  *
- *   clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO]]]
+ *   clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO [TYPING]]]]
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -45,6 +48,9 @@ struct app {
 	long frames; /* in the clip */
 	double still, seconds;
 	const char *go; /* motion waits for this file too */
+	double typing; /* seconds of typing before motion */
+	double typing_at; /* elapsed, when typing began; 0: not yet */
+	long typed; /* glyphs typed */
 	struct timespec start;
 	double motion_at; /* elapsed, when motion began */
 	long drawn; /* pictures drawn since motion began */
@@ -102,6 +108,45 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 
 static const struct wl_callback_listener frame_listener = {.done = frame_done};
 
+/* The still picture with the glyphs typed so far, the newest damaged. */
+static void type(struct app *app, double now)
+{
+	struct wl_callback *cb = wl_surface_frame(app->surface);
+	wl_callback_add_listener(cb, &frame_listener, app);
+	long due = (long)((now - app->typing_at) * 10);
+	struct buffer *buf = NULL;
+	for (int i = 0; i < NBUFFERS && due > app->typed; i++) {
+		if (!app->buffers[i].busy) {
+			buf = &app->buffers[i];
+		}
+	}
+	int per_line = (app->width - 20) / 9, lines = (app->height - MARK_SIZE - 40) / 18;
+	if (buf && per_line > 0 && lines > 0) {
+		size_t pixels = (size_t)app->width * app->height;
+		memcpy(buf->data, app->clip, pixels * 4);
+		mark_draw(buf->data, app->width, 0);
+		int gx = 0, gy = 0;
+		for (long n = 0; n <= app->typed; n++) {
+			gx = 10 + (int)(n % per_line) * 9;
+			gy = MARK_SIZE + 20 + (int)((n / per_line) % lines) * 18;
+			uint32_t bits = (uint32_t)n * 2654435761u;
+			for (int y = 0; y < 16; y++) {
+				for (int x = 0; x < 8; x++) {
+					bool on = (bits >> ((y / 2) * 4 + x / 2) & 1) && y > 1 &&
+						y < 14;
+					buf->data[(size_t)(gy + y) * app->width + gx + x] =
+						on ? 0xffe0e0e0u : 0xff101010u;
+				}
+			}
+		}
+		wl_surface_attach(app->surface, buf->buffer, 0, 0);
+		wl_surface_damage_buffer(app->surface, gx, gy, 8, 16);
+		buf->busy = true;
+		app->typed++;
+	}
+	wl_surface_commit(app->surface);
+}
+
 static void redraw(struct app *app)
 {
 	double now = elapsed(app);
@@ -111,8 +156,19 @@ static void redraw(struct app *app)
 		app->running = false;
 		return;
 	}
-	if (!app->moving && app->still_drawn && now >= app->still &&
-		(!app->go || access(app->go, F_OK) == 0)) {
+	bool ready = !app->moving && app->still_drawn && now >= app->still &&
+		(!app->go || access(app->go, F_OK) == 0);
+	if (ready && app->typing > 0 && app->typing_at == 0) {
+		app->typing_at = now;
+		printf("typing\n");
+		fflush(stdout);
+	}
+	bool typing = ready && app->typing_at > 0 && now < app->typing_at + app->typing;
+	if (typing) {
+		type(app, now);
+		return;
+	}
+	if (ready) {
 		app->moving = true;
 		app->motion_at = now;
 		struct timespec t;
@@ -237,13 +293,15 @@ static const uint32_t *map_clip(const char *path, int width, int height, long *f
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO]]]\n");
+		fprintf(stderr,
+			"usage: clip-client CLIP WIDTH HEIGHT [STILL [SECONDS [GO [TYPING]]]]\n");
 		return 2;
 	}
 	struct app app = {.width = atoi(argv[2]), .height = atoi(argv[3]), .running = true};
 	app.still = argc > 4 ? atof(argv[4]) : 2.0;
 	app.seconds = argc > 5 ? atof(argv[5]) : 10.0;
-	app.go = argc > 6 ? argv[6] : NULL;
+	app.go = argc > 6 && *argv[6] ? argv[6] : NULL;
+	app.typing = argc > 7 ? atof(argv[7]) : 0;
 	if (app.width < MARK_BITS * MARK_SIZE || app.height < MARK_SIZE || app.width > 4096 ||
 		app.height > 4096) {
 		fprintf(stderr, "clip-client: bad size\n");

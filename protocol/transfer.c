@@ -210,7 +210,8 @@ int64_t transfers_expire(struct transfers *t, uint64_t now)
 		if (tr->fd < 0) {
 			continue;
 		}
-		int64_t left = (int64_t)(tr->active_us + TRANSFER_IDLE_US - now);
+		uint64_t idle = tr->bytes > 0 ? TRANSFER_STALL_US : TRANSFER_IDLE_US;
+		int64_t left = (int64_t)(tr->active_us + idle - now);
 		if (left > 0) {
 			next = next < 0 || left < next ? left : next;
 			continue;

@@ -23,6 +23,11 @@
  * told: a peer or app that never answers cannot hold a paste or a slot.
  * X toolkits wait as long for a selection owner. */
 #define TRANSFER_IDLE_US (5 * 1000000)
+/* Once bytes have moved, the peer has shown it answers, and a longer
+ * pause is the link's: TCP through 10% loss, retransmissions backing off
+ * on a loaded machine, was seen to move nothing for 5 s in the middle of
+ * a 1 MiB paste. The QUIC link's own idle timeout is as long. */
+#define TRANSFER_STALL_US (15 * 1000000)
 
 struct transfer {
 	uint32_t id;
@@ -65,7 +70,8 @@ void transfers_refuse(struct transfers *t, uint32_t id);
 short transfers_events(const struct transfer *tr, bool may_send);
 /* The fd is ready (or failed): moves what it can. */
 void transfers_handle_fd(struct transfers *t, struct transfer *tr);
-/* Ends the transfers in which nothing moved for TRANSFER_IDLE_US before now,
+/* Ends the transfers in which nothing moved for TRANSFER_IDLE_US before now
+ * (TRANSFER_STALL_US once some bytes have),
  * telling the peer. Returns the microseconds until the next one may expire,
  * or -1 if there is no transfer. */
 int64_t transfers_expire(struct transfers *t, uint64_t now);

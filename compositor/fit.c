@@ -224,12 +224,13 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 	 * predicted to take under GROW_SHARE of the interval (a trial, as any
 	 * step), not a step every few seconds: the picture is sharp within
 	 * half a second of motion's start, not after 4 to 6. */
+	/* What a frame would take at ultrafast, and so at any preset. */
+	double ultrafast_us = (double)cost->encode_us / preset_cost[fit->preset];
 	if (cost->presets && !fit->first_chosen && settled && !too_slow) {
 		fit->first_chosen = true;
 		int best = fit->preset;
-		double base_us = (double)cost->encode_us / preset_cost[fit->preset];
 		while (best < FIT_PRESET_MOST &&
-			base_us * preset_cost[best + 1] < GROW_SHARE * interval_us) {
+			ultrafast_us * preset_cost[best + 1] < GROW_SHARE * interval_us) {
 			best++;
 		}
 		if (best > fit->preset) {
@@ -252,7 +253,6 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 	 * would take under half the interval. */
 	int threads = cost->threads > 0 ? cost->threads : 1;
 	int threads_larger = cost->threads_larger > threads ? cost->threads_larger : threads;
-	double ultrafast_us = (double)cost->encode_us / preset_cost[fit->preset];
 	double larger_us = ultrafast_us * 4 * threads / threads_larger *
 		(threads_larger > threads ? THREAD_LOSS : 1.0);
 	if (fit->divisor > 1 && judged && keeps && settled &&
@@ -271,8 +271,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 	 * interval. */
 	if (cost->presets && fit->preset < FIT_PRESET_MOST && judged && keeps && settled &&
 		now - fit->changed_us >= fit->retry_us) {
-		double next_us = (double)cost->encode_us * preset_cost[fit->preset + 1] /
-			preset_cost[fit->preset];
+		double next_us = ultrafast_us * preset_cost[fit->preset + 1];
 		if (next_us < GROW_SHARE * interval_us) {
 			char reason[112];
 			snprintf(reason, sizeof(reason),

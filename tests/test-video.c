@@ -412,18 +412,23 @@ static void test_native(void)
 	video_decoder_destroy(dec);
 }
 
-/* Coded slices in an access unit (NAL types 1 and 5). */
-static int count_slices(const uint8_t *au, size_t size)
+/* NAL units in an access unit whose type is in the mask (1 << type). */
+static int count_nals(const uint8_t *au, size_t size, unsigned types)
 {
 	int n = 0;
 	for (size_t i = 0; i + 3 < size; i++) {
 		if (au[i] == 0 && au[i + 1] == 0 && au[i + 2] == 1) {
-			unsigned type = au[i + 3] & 0x1f;
-			n += type == 1 || type == 5;
+			n += (types >> (au[i + 3] & 0x1f)) & 1;
 			i += 2;
 		}
 	}
 	return n;
+}
+
+/* Coded slices in an access unit (NAL types 1 and 5). */
+static int count_slices(const uint8_t *au, size_t size)
+{
+	return count_nals(au, size, 1u << 1 | 1u << 5);
 }
 
 /* libx264 on 4 threads cuts each picture in 4 slices, encoded at once; a
@@ -517,18 +522,10 @@ static void draw_scene(uint32_t *p, int w, int h, int t, uint32_t *seed)
 	}
 }
 
-/* IDR slices (NAL type 5) in an access unit. */
+/* An IDR slice (NAL type 5) in an access unit. */
 static bool has_idr(const uint8_t *au, size_t size)
 {
-	for (size_t i = 0; i + 3 < size; i++) {
-		if (au[i] == 0 && au[i + 1] == 0 && au[i + 2] == 1) {
-			if ((au[i + 3] & 0x1f) == 5) {
-				return true;
-			}
-			i += 2;
-		}
-	}
-	return false;
+	return count_nals(au, size, 1u << 5) > 0;
 }
 
 /* No spikes: a stream's refresh, past its 600th frame, is libx264's intra

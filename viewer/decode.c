@@ -77,8 +77,7 @@ static void apply_video(struct rv_window *window, const struct wire_frame *msg)
 		 * behind doing so (scaling.h); the window's own size, padded to
 		 * even, is shown without the padding. */
 		int pw, ph;
-		video_decoder_picture(window->decoder, &pw, &ph);
-		bool smaller = pw < (window->width & ~1) || ph < (window->height & ~1);
+		bool smaller = decode_picture_smaller(window, &pw, &ph);
 		uint64_t now = monotonic_usec();
 		scaling_picture(&window->scaling, smaller, now);
 		scaling_judge(&window->scaling, window->id, window->reported_refresh_mhz, now);
@@ -198,6 +197,12 @@ void decode_frame(struct rv_window *window, const struct wire_frame *msg)
 	} else {
 		apply_lossless(window, msg, reset);
 	}
+}
+
+bool decode_picture_smaller(const struct rv_window *window, int *pw, int *ph)
+{
+	video_decoder_picture(window->decoder, pw, ph);
+	return *pw < (window->width & ~1) || *ph < (window->height & ~1);
 }
 
 void decode_reset(struct rv_window *window)

@@ -12,6 +12,7 @@
 #include "clipboard.h"
 #include "cores.h"
 #include "connection.h"
+#include "decode.h"
 #include "dispatch.h"
 #include "log.h"
 #include "loop.h"
@@ -62,10 +63,9 @@ static void print_stats(struct rv_viewer *viewer)
 		if (window->decoder) {
 			int threads = video_decoder_threads(window->decoder);
 			int pw, ph;
-			video_decoder_picture(window->decoder, &pw, &ph);
+			bool smaller = decode_picture_smaller(window, &pw, &ph);
 			int n = snprintf(codec, sizeof(codec), "video decoded on %d thread%s",
 				threads, threads == 1 ? "" : "s");
-			bool smaller = pw < (window->width & ~1) || ph < (window->height & ~1);
 			if (smaller && n > 0 && (size_t)n < sizeof(codec)) {
 				snprintf(codec + n, sizeof(codec) - (size_t)n,
 					", %dx%d scaled by %s", pw, ph,

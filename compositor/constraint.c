@@ -337,6 +337,23 @@ void constraint_withdraw_all(struct rc_server *server)
 	}
 }
 
+bool constraint_locked(struct rc_server *server, struct wlr_surface *surface)
+{
+	if (!server->constraints || !surface) {
+		return false;
+	}
+	struct wlr_pointer_constraint_v1 *c;
+	wl_list_for_each(c, &server->constraints->constraints, link)
+	{
+		struct rc_constraint *rc = c->data;
+		if (rc && rc->active && c->surface == surface &&
+			c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg)
 {
 	struct rc_window *window = window_from_id(server, msg->window);

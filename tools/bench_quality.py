@@ -167,7 +167,7 @@ def page_pictures(page, path):
 
 
 def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, viewer="view",
-            typing=0):
+            typing=0, verbose=False):
     """One run of the clip through rcomp to rcomp-view ("view") or the
     browser page ("page"); the numbers of its motion."""
     rig = Rig(width=max(1280, width + 200), height=max(800, height + 200), refresh=120)
@@ -183,7 +183,7 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, v
                 f.write(TOKEN + "\n")
             os.chmod(token_file, 0o600)
             web = ["--listen-web", "127.0.0.1:%d" % port, "--token-file", token_file]
-        run_argv = [RCOMP_RUN, "--stats", "--fps", "60", "--socket", sock, *web, "--",
+        run_argv = [RCOMP_RUN, "--stats", *(["-v"] if verbose else []), "--fps", "60", "--socket", sock, *web, "--",
                     CLIP_CLIENT, clip, str(width), str(height), str(STILL), str(seconds), go,
                     str(typing)]
         rig.start("rc-clip", pinned(cores, run_argv) if cores else run_argv, rig.remote_env)
@@ -306,6 +306,8 @@ def main():
                     help="seconds the app types, as a terminal does, before motion")
     ap.add_argument("--record", action="store_true", help="record the clips again")
     ap.add_argument("--logs", help="keep each run's logs and per-picture numbers here")
+    ap.add_argument("--verbose", action="store_true",
+                    help="rcomp-run's debug log, with times, in the logs (costs it some CPU)")
     ap.add_argument("--viewers", default="view,page",
                     help="rcomp-view (view), the browser page (page), or both")
     args = ap.parse_args()
@@ -327,7 +329,8 @@ def main():
             for mbit, viewer in [(float(v), w) for v in args.mbit.split(",")
                                  for w in args.viewers.split(",")]:
                 r = measure(clip, width, height, mbit, args.rtt, args.seconds,
-                            args.cores or None, args.logs, viewer, args.typing)
+                            args.cores or None, args.logs, viewer, args.typing,
+                            args.verbose)
                 print("%s %s, %g Mbit/s, %g ms%s, %s: PSNR-Y mean %.2f dB (5th pct "
                       "%.2f, median %.2f), SSIM mean %.4f (5th pct %.4f); shown %.1f fps of "
                       "%.1f drawn, %d unread; longest hold %.0f ms; to motion %.0f ms, to "

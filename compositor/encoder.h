@@ -144,6 +144,7 @@ struct rc_encoder {
 	int video_preset; /* libx264's, the stream's (enum wire_preset) */
 	uint64_t encode_us;
 	uint32_t divisor_frames;
+	uint32_t first_us[8]; /* a stream's first frames' times (stream.c) */
 };
 
 /* What a window's video does to keep up (window_stats' motion field). */

@@ -36,8 +36,11 @@
 /* A larger size that kept the rate this long is proven. */
 #define PROVEN_US 4000000
 /* A drop for waiting pictures helped if the share that waits fell below
- * this part of what it was. */
+ * this part of what it was: a quarter of the pixels, or a faster preset
+ * (a frame's cost by 1.3 to 1.5, and the waits with it where the encoder
+ * made them). */
 #define HELPED 0.6
+#define HELPED_PRESET 0.8
 #define HOLD_US 30000000
 #define MAX_DIVISOR 4
 /* Pictures are not made smaller than this (a quarter of 4K each way is
@@ -103,6 +106,7 @@ static void change(struct rc_fit *fit, uint32_t window, int divisor, uint64_t no
 	log_info("window %u: video %s %s%s%s", window, verb, size_name(divisor, name, sizeof(name)),
 		divisor > 1 ? " each way" : "", why);
 	fit->divisor = divisor;
+	fit->preset_waited_before = 0; /* a preset's check is void at another size */
 	fit->noted = false;
 	fit->changed_us = now;
 	fit_idle(fit, now); /* measured afresh at the new size */
@@ -157,8 +161,29 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 			return true;
 		}
 	}
+	if (judged && fit->preset_waited_before > 0 && now - fit->changed_us >= 2 * WINDOW_US) {
+		/* The same for a faster preset. */
+		double waited = (double)busy / ticks;
+		double before = fit->preset_waited_before;
+		fit->preset_waited_before = 0;
+		if (!too_slow && waited > BUSY_SHARE && waited >= HELPED_PRESET * before &&
+			fit->preset < FIT_PRESET_MOST) {
+			char reason[160];
+			snprintf(reason, sizeof(reason),
+				": %.0f%% of pictures waited at %s, %.0f%% at %s; the link or the "
+				"viewer sets the rate, not the encoder",
+				waited * 100, wire_preset_names[fit->preset], before * 100,
+				wire_preset_names[fit->preset + 1]);
+			fit->preset_hold_until_us = now + HOLD_US;
+			fit->trial = false;
+			change_preset(fit, window, fit->preset + 1, now, reason);
+			return true;
+		}
+	}
 	bool held = now < fit->hold_until_us;
-	if (too_slow || (fit->bad >= BAD_WINDOWS && !held)) {
+	bool preset_held = now < fit->preset_hold_until_us;
+	bool waits = fit->bad >= BAD_WINDOWS;
+	if (too_slow || (waits && (!held || (fit->preset > 0 && !preset_held)))) {
 		char why[112];
 		if (too_slow) {
 			snprintf(why, sizeof(why),
@@ -169,13 +194,15 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 			snprintf(why, sizeof(why), "%u of %u pictures waited to be sent", busy,
 				ticks);
 		}
-		if (fit->preset > 0) {
+		if (fit->preset > 0 && (too_slow || !preset_held)) {
 			/* A faster preset first, at the same size. */
 			if (fit->trial) {
 				back_off(fit);
 			}
 			fit->trial = false;
 			fit->waited_before = 0;
+			fit->preset_waited_before =
+				too_slow ? 0 : (double)busy / (ticks ? ticks : 1);
 			char reason[176];
 			snprintf(reason, sizeof(reason), " to keep %.0f fps: %s", fps, why);
 			change_preset(fit, window, fit->preset - 1, now, reason);

@@ -29,7 +29,13 @@
  * game clip, +4 to +5 dB PSNR-Y at the same bit rate for 1.2 to 2 times
  * the CPU) moves to it, as a trial with the same waits as a larger size;
  * one that misses its rate steps back to a faster preset before it goes
- * smaller, and a larger size starts again at ultrafast. The window's first
+ * smaller, and a larger size starts again at ultrafast. A faster preset
+ * taken for pictures that waited is checked as a smaller size is: where
+ * the link makes them wait, a faster preset needs more of it for the same
+ * picture, not less (on a 3 Mbit/s link a stream probing past the link's
+ * rate had 5 of 30 pictures wait, and stepped from veryfast to ultrafast,
+ * 41 dB to 35), so if as many still wait it goes back and takes no
+ * faster preset for waits for HOLD (a smaller size may still help). The window's first
  * stream goes, as soon as its first frames are measured, straight to the
  * slowest preset predicted to fit, a trial like any step. Hardware
  * encoders have no presets.
@@ -57,6 +63,9 @@ struct rc_fit {
 	bool noted; /* that it cannot keep the rate at its size was logged */
 	double waited_before; /* share of pictures that waited before a drop for them; 0: none */
 	uint64_t hold_until_us; /* no drop for waiting pictures before this */
+	/* The same for a faster preset taken for waiting pictures. */
+	double preset_waited_before;
+	uint64_t preset_hold_until_us;
 	bool first_chosen; /* the first stream's preset was chosen from its first frames */
 };
 

@@ -5,6 +5,8 @@
  * (encode.c), but for encoder_motion.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cores.h"
 #include "log.h"
@@ -214,16 +216,41 @@ bool stream_start(struct rc_encoder *enc)
 }
 
 /* What a video frame takes to encode, smoothed, for choosing its size
- * and preset (fit.h, on the event loop): the mean of a stream's first 8
- * frames, then a moving average that gives each new one an eighth. (Seeded
- * with the first frame alone, the average kept a slow start for long: on
- * 2 cores a stream whose frames took 4 ms from its tenth on still
- * measured 8.3 ms at its eighth, and a slower preset was judged too slow
- * on that.) */
+ * and preset (fit.h, on the event loop). Its start is the stream's first
+ * FIRST_FRAMES frames: their mean until there are that many, then the
+ * third quickest of them; from there a moving average that gives each new
+ * one an eighth. A stream's first frames are slow for reasons that pass
+ * (its threads starting, the viewer starting to decode, the app's own
+ * start of motion on the same cores): seeded with the first frame alone
+ * the average kept a slow start for long, and even their mean did (800x600
+ * on 2 shared cores, frames 1-8: 9.8, 5.6, 4.0, 5.4, 4.7, 5.0, 10.8, 11.2
+ * ms, mean 7.1, then 3-5 ms from the tenth on; the third quickest, 5.0,
+ * is what followed). */
+#define FIRST_FRAMES 8
+_Static_assert(sizeof(((struct rc_encoder *)0)->first_us) == FIRST_FRAMES * sizeof(uint32_t),
+	"first_us holds FIRST_FRAMES");
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void measure(struct rc_encoder *enc, uint64_t took_us)
 {
-	uint64_t n = enc->divisor_frames < 7 ? enc->divisor_frames + 1 : 8;
-	enc->encode_us = (enc->encode_us * (n - 1) + took_us) / n;
+	uint32_t n = enc->divisor_frames;
+	if (n < FIRST_FRAMES) {
+		enc->first_us[n] = took_us > UINT32_MAX ? UINT32_MAX : (uint32_t)took_us;
+		enc->encode_us = (enc->encode_us * n + took_us) / (n + 1);
+		if (n + 1 == FIRST_FRAMES) {
+			uint32_t sorted[FIRST_FRAMES];
+			memcpy(sorted, enc->first_us, sizeof(sorted));
+			qsort(sorted, FIRST_FRAMES, sizeof(sorted[0]), cmp_u32);
+			enc->encode_us = sorted[2];
+		}
+	} else {
+		enc->encode_us = (enc->encode_us * 7 + took_us) / 8;
+	}
 	enc->divisor_frames++;
 }
 

@@ -76,8 +76,14 @@ static void sim_run(struct sim *s, int ms)
 		if (s->now >= next_draw) {
 			next_draw += app_us;
 			int d = s->fit.divisor;
-			double busy_share =
-				s->busy_fixed ? s->busy_at_full : s->busy_at_full / (d * d);
+			/* The load's waits grow with what a frame costs: its
+			 * pixels, and with presets what the preset costs
+			 * (busy_at_full is at the slowest). */
+			double busy_share = s->busy_fixed ? s->busy_at_full
+							  : s->busy_at_full / (d * d) *
+					(s->cost.presets ? s->preset_cost[s->fit.preset] /
+								s->preset_cost[FIT_PRESET_MOST]
+							 : 1.0);
 			s->ticks++;
 			/* Spread evenly: a share of 0.25 is every fourth. */
 			bool busy = (uint64_t)((double)s->ticks * busy_share) !=
@@ -342,6 +348,27 @@ static void test_presets_give_way_first(void)
 	CHECK(s.fit.divisor == 2 && preset_at_drop == WIRE_PRESET_ULTRAFAST);
 }
 
+/* Pictures that wait for the link (a share at any size and preset): a
+ * faster preset is tried once, does not help, and the preset goes back to
+ * where the encoder's time put it and stays for the hold; the size is
+ * tried as before. */
+static void test_presets_stay_when_the_link_makes_pictures_wait(void)
+{
+	struct sim s;
+	sim_init(&s, 800, 600, 60, 60, 3000, 0);
+	s.cost.presets = true;
+	sim_run(&s, 3000);
+	CHECK(s.fit.preset == WIRE_PRESET_VERYFAST);
+	s.busy_fixed = true;
+	s.busy_at_full = 0.2;
+	int before = s.preset_changes;
+	sim_run(&s, 25000);
+	printf("the link makes a fifth of the pictures wait: %s at 1/%d, %d preset changes\n",
+		wire_preset_names[s.fit.preset], s.fit.divisor, s.preset_changes - before);
+	CHECK(s.fit.preset == WIRE_PRESET_VERYFAST && s.fit.divisor == 1 &&
+		s.preset_changes - before <= 2);
+}
+
 /* A slower preset that costs more than its measure predicts (its frames
  * miss the rate) is tried again ever later: no restart every few seconds. */
 static void test_presets_no_flapping(void)
@@ -372,6 +399,7 @@ int main(int argc, char **argv)
 		{"presets_give_way_first", test_presets_give_way_first},
 		{"presets_no_flapping", test_presets_no_flapping},
 		{"presets_first_step", test_presets_first_step},
+		{"presets_link_waits", test_presets_stay_when_the_link_makes_pictures_wait},
 	};
 	return check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -26,8 +26,11 @@ Each line gives, over the motion: the mean and 5th percentile of PSNR-Y
 and of SSIM of the pictures shown, the pictures shown a second, the
 longest any one picture stayed up, the time from motion's start to the
 first moving picture shown and to steady quality (the first moment from
-which the median PSNR-Y of the half second before stays within 1 dB of
-the median of the motion's second half), the MB the window's frames
+which, over the half second before, the median of each picture's PSNR-Y
+less that of the same clip frame shown in the motion's second half stays
+within 1 dB: the clip loops every 3 s, so in 6 s of motion the second
+half shows the same frames, and the content's own ups and downs, 35 to
+41 dB within Neverball's clip, cancel out), the MB the window's frames
 took, and how rcomp-run coded them at the end.
 
 Writing each picture to the tap costs rcomp-view a copy (about 1 ms at
@@ -260,18 +263,26 @@ def measure(clip, width, height, mbit, rtt_ms, seconds, cores=None, logs=None, v
     # picture counts from motion's start).
     holds = [(b - max(a, motion)) / 1000 for a, b in zip(times, times[1:]) if b > motion]
     moving = next((p[0] for p in during if p[1] > 0), None)
-    # Steady: the half second before each picture, against the second half.
+    # Steady: the half second before each picture, against the same clip
+    # frames in the motion's second half (the clip loops every
+    # CLIP_FRAMES, so a content's own ups and downs cancel).
     steady_at = None
     if measured:
-        late = statistics.median([p[2] for p in measured if p[0] >= motion + (end - motion) / 2]
-                                 or psnrs)
+        half = motion + (end - motion) / 2
+        by_index = {}
+        for p in measured:
+            if p[0] >= half:
+                by_index.setdefault(p[1], []).append(p[2])
+        ref = {k: statistics.median(v) for k, v in by_index.items()}
+        late = statistics.median([p[2] for p in measured if p[0] >= half] or psnrs)
         rolling = []
         first = 0
-        for p in measured:
+        for i, p in enumerate(measured):
             while measured[first][0] < p[0] - 500000:
                 first += 1
-            rolling.append((p[0], statistics.median([q[2] for q in measured[first:len(rolling) + 1]])))
-        off = [t for t, m in rolling if abs(m - late) > 1]
+            window = [q[2] - ref.get(q[1], late) for q in measured[first:i + 1]]
+            rolling.append((p[0], statistics.median(window)))
+        off = [t for t, m in rolling if abs(m) > 1]
         # Steady from the end of the last half second that was off.
         steady_at = max(off[-1], motion) if off else motion
     mbs = [float(x) for x in re.findall(r"stats window \d+ \([^)]*\): app \d+ fps, sent \d+ "

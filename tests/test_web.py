@@ -735,7 +735,8 @@ def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desk
     assert float(m.group(3)) > 0 and (int(m.group(4)), int(m.group(5))) in ((480, 360),
                                                                             (240, 180)), hud
     line = wait_for("a stats line with the quantizer", lambda: re.search(
-        r"stats window \d+ \(rcomp-anim-test\): .*video libx264 .*, ultrafast at QP (\d+)",
+        r"stats window \d+ \(rcomp-anim-test\): .*video libx264 .*, "
+        r"(?:ultrafast|superfast|veryfast) at QP (\d+)",
         remote_log(desktop)))
     assert 0 < int(line.group(1)) <= 69, line.group(0)
 

@@ -143,14 +143,19 @@ static void leave(struct rc_view *view, struct rc_view *to_lead)
  * the codec and its rate for both): one may get the other's frames. Half,
  * not a quarter: two viewers on one loaded host measured 24 and 47 ms and
  * never joined, while a slow link's frames take several times a local
- * one's (a 1 Mbit/s link: over 100 ms against under 20). */
+ * one's (a 1 Mbit/s link: over 100 ms against under 20). A newcomer has
+ * no round trip: against a lead's of over 20 ms it never was alike, and
+ * on a loaded host it streamed on its own for good. */
 static bool alike(const struct rc_view *a, const struct rc_view *b)
 {
 	const struct rc_connection *ca = a->viewer->conn, *cb = b->viewer->conn;
 	double ra = a->encoder.rtt_ms, rb = b->encoder.rtt_ms;
+	/* A viewer whose frames have no round trip yet (it just attached)
+	 * differs from none: it joins, and leaves if its link is slower. */
+	bool unknown = ra == 0 || rb == 0;
 	return ca->video == cb->video && ca->copy_rect == cb->copy_rect &&
 		ca->replace == cb->replace && ca->compression == cb->compression &&
-		fabs(ra - rb) <= 10 + 0.5 * (ra > rb ? ra : rb);
+		(unknown || fabs(ra - rb) <= 10 + 0.5 * (ra > rb ? ra : rb));
 }
 
 /*

@@ -337,21 +337,17 @@ void constraint_withdraw_all(struct rc_server *server)
 	}
 }
 
-bool constraint_locked(struct rc_server *server, struct wlr_surface *surface)
+bool constraint_pointer_locked(struct rc_server *server)
 {
+	struct wlr_surface *surface = server->seat->pointer_state.focused_surface;
 	if (!server->constraints || !surface) {
 		return false;
 	}
-	struct wlr_pointer_constraint_v1 *c;
-	wl_list_for_each(c, &server->constraints->constraints, link)
-	{
-		struct rc_constraint *rc = c->data;
-		if (rc && rc->active && c->surface == surface &&
-			c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) {
-			return true;
-		}
-	}
-	return false;
+	struct wlr_pointer_constraint_v1 *c =
+		wlr_pointer_constraints_v1_constraint_for_surface(server->constraints, surface,
+			server->seat);
+	struct rc_constraint *rc = c ? c->data : NULL;
+	return rc && rc->active && c->type == WLR_POINTER_CONSTRAINT_V1_LOCKED;
 }
 
 void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg)

@@ -17,9 +17,10 @@ void constraint_init(struct rc_server *server);
 void constraint_announce_all(struct rc_server *server);
 /* Tells the viewer that gives up input to lift them all. */
 void constraint_withdraw_all(struct rc_server *server);
-/* Whether the app holds an active lock on surface: it then hears relative
- * motion only, never where the pointer is (pointer-constraints). */
-bool constraint_locked(struct rc_server *server, struct wlr_surface *surface);
+/* Whether the surface with the pointer holds an active lock: the pointer
+ * then stays where the lock began, and the app hears relative motion only
+ * (pointer-constraints). */
+bool constraint_pointer_locked(struct rc_server *server);
 /* The viewer applied or lifted a window's constraint locally. */
 void constraint_state(struct rc_server *server, const struct wire_pointer_constraint_state *msg);
 /* The local compositor now inhibits its shortcuts for a window, or not. */

@@ -488,7 +488,12 @@ static void route(struct rc_viewer *viewer, const struct wire_msg *msg)
 		}
 		break;
 	case WIRE_POINTER_MOTION:
-		if ((window = mapped_window(server, msg->pointer_motion.window))) {
+		/* A locked pointer stays where the lock began: a late absolute
+		 * motion (the viewer's lock was still being taken, or the local
+		 * desktop moved its cursor) would move Xwayland's pointer under
+		 * a game that reads the lock's relative motion. */
+		if ((window = mapped_window(server, msg->pointer_motion.window)) &&
+			!constraint_pointer_locked(server)) {
 			input_pointer_motion(server, window, &msg->pointer_motion);
 		}
 		break;

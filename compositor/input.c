@@ -14,7 +14,6 @@
 #include <wlr/types/wlr_seat.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "constraint.h"
 #include "input.h"
 #include "keymap-names.h"
 #include "log.h"
@@ -313,12 +312,6 @@ void input_pointer_motion(struct rc_server *server, struct rc_window *window,
 	input->grab_dy = wy - suby;
 	if (server->seat->pointer_state.focused_surface != surface) {
 		wlr_seat_pointer_notify_enter(server->seat, surface, subx, suby);
-	} else if (constraint_locked(server, surface)) {
-		/* A locked pointer stays where the lock began: a late absolute
-		 * motion (the viewer's lock was still being taken, or the local
-		 * desktop moved its cursor) would move Xwayland's pointer under
-		 * a game that reads the lock's relative motion. */
-		return;
 	}
 	wlr_seat_pointer_notify_motion(server->seat, now, subx, suby);
 }

@@ -7,6 +7,9 @@
  * A click anywhere toggles a red block (for input-to-photon measurements).
  * With SLOW_AFTER and SLOW_FPS, from SLOW_AFTER seconds on it draws at most
  * SLOW_FPS frames a second (a game whose scene got lighter).
+ * With ANIM_UNTIL=PATH in its environment it also stops as soon as PATH
+ * exists (SECONDS then is only the most it moves): a test stops the motion
+ * once it has seen what it waits for, however late its viewer came.
  *
  *   anim-client SECONDS [WIDTH HEIGHT [SLOW_AFTER SLOW_FPS]]
  */
@@ -41,6 +44,7 @@ struct app {
 	double seconds;
 	double slow_after, slow_fps; /* 0: always at the frame callbacks' rate */
 	double drawn_at; /* elapsed, at the last picture */
+	const char *until; /* ANIM_UNTIL: stop once this exists; NULL: none */
 	struct timespec start;
 	int frame;
 	bool configured, still, running, red;
@@ -144,7 +148,7 @@ static void redraw(struct app *app)
 		}
 	}
 	double now = elapsed(app);
-	bool moving = now < app->seconds;
+	bool moving = now < app->seconds && !(app->until && access(app->until, F_OK) == 0);
 	bool early = moving && app->slow_fps > 0 && now >= app->slow_after &&
 		now - app->drawn_at < 1.0 / app->slow_fps;
 	if (!buf || early) {
@@ -302,6 +306,7 @@ int main(int argc, char **argv)
 {
 	struct app app = {.width = 480, .height = 360, .running = true};
 	app.seconds = argc > 1 ? atof(argv[1]) : 2.0;
+	app.until = getenv("ANIM_UNTIL");
 	if (argc > 3) {
 		app.width = atoi(argv[2]);
 		app.height = atoi(argv[3]);

@@ -20,7 +20,11 @@
  * On such a link, motion frame after frame is made fast (see encode_frame):
  * compressed fast, with the scroll search mostly skipped.
  * First pictures, resizes and every other reset frame are
- * lossless and do not count, so a new window is never sent as video; a
+ * lossless and do not count, nor do the bands that fill them out (a band
+ * is what the link carries in about 100 ms, lossless.c), so a new window is
+ * never sent as video, unless it changes again much of what its bands
+ * have carried while they still fill it (a game's first picture on a slow
+ * link: motion waits behind one band, not the whole picture); a
  * scrolling terminal changes only its new lines and typing little, so both
  * stay lossless. A window leaves video after STILL_FRAMES frames that change
  * less than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US;
@@ -303,8 +307,24 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		stream_send(enc, tools, image, damage);
 		return;
 	}
-	if (damaged && mode != RC_CODEC_LOSSLESS && enc->link.video && !enc->video_failed &&
-		(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
+	/* While bands still fill a whole picture, much of the part the
+	 * viewer has changing again is motion; the bands that fill it
+	 * are not. */
+	bool filling = pixman_region32_not_empty(&enc->unfilled);
+	uint64_t again = 0, have = 0;
+	if (filling && !enc->need_reset) {
+		pixman_region32_t had;
+		pixman_region32_init(&had);
+		pixman_region32_subtract(&had, damage, &enc->unfilled);
+		again = region_area(&had);
+		pixman_region32_fini(&had);
+		have = (uint64_t)enc->width * (uint64_t)enc->height - region_area(&enc->unfilled);
+	}
+	/* What only fills out a picture (after a refresh, say) stays
+	 * lossless, also where video is forced. */
+	bool refilling = filling && !enc->need_reset && again == 0;
+	if (damaged && !refilling && mode != RC_CODEC_LOSSLESS && enc->link.video &&
+		!enc->video_failed && (int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
 		(mode == RC_CODEC_VIDEO ||
 			(enc->motion_frames >= MOTION_FRAMES && !enc->need_reset))) {
 		if (stream_start(enc)) {
@@ -324,19 +344,19 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		bool fast = enc->cheap_motion_frames >= MOTION_FRAMES && next && !reset;
 		tools->compressor.fast = fast;
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
-		bool filling = pixman_region32_not_empty(&enc->unfilled);
 		size_t out_before = buffer_size(&enc->out);
 		bool produced_before = enc->produced;
 		size_t bytes = lossless_send(enc, tools, image, damage, &changed, &share);
 		tools->compressor.fast = false;
 		/* Motion is what lossless carries dearly: much of the window,
 		 * frame after frame, at more than video would cost. A band
-		 * stands for the damage it is part of; the bands that fill a
-		 * whole picture are no motion. */
+		 * stands for the damage it is part of. */
 		double video = stream_frame_bytes(enc);
 		size_t whole = share > 0 ? (size_t)((double)bytes / share) : bytes;
-		bool motion = bytes && !reset && !filling &&
-			(double)changed / share >= MOTION_FRACTION * enc->width * enc->height;
+		double area = (double)enc->width * enc->height;
+		bool motion = bytes && !reset &&
+			(filling ? again > 0 && (double)again >= MOTION_FRACTION * (double)have
+				 : (double)changed / share >= MOTION_FRACTION * area);
 		bool cheap = bytes_are_cheap(enc, whole);
 		bool moving = motion && (double)whole > VIDEO_GAIN * video && !cheap;
 		int weight = moving ? motion_weight(enc, whole) : 0;

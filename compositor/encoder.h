@@ -109,10 +109,18 @@ struct rc_encoder {
 	uint32_t *sent; /* the copy the viewer holds */
 	bool sent_clean; /* all zeros, as calloc made it */
 	/* Where the next band starts, when damage is more than a frame may
-	 * carry (take_band); and what of a whole picture no band carried yet,
-	 * which is no motion. */
+	 * carry (take_band); and what of a whole picture no band carried yet:
+	 * the bands that fill it are no motion, a change again of what the
+	 * viewer has of it is. */
 	int32_t band_y;
 	pixman_region32_t unfilled;
+	/* Compressed bytes per raw byte of the last lossless frames (0: none
+	 * yet), which sizes a band from the link's capacity (take_band). */
+	double lossless_ratio;
+	/* The reset that ends video goes whole (up to the link's frame_max):
+	 * the viewer zeroes its copy at a reset, and would show black below a
+	 * band where it showed the last video picture. */
+	bool refresh_whole;
 	struct rc_scroll scroll; /* row hashes of sent, to find scrolls */
 	bool replace_won; /* new pixels compressed smaller than the XOR last time */
 	uint32_t large_frames;

@@ -155,12 +155,40 @@ uint64_t region_area(pixman_region32_t *region)
 	return area;
 }
 
+/* A band is what the link carries in about BAND_US, so that motion which
+ * starts while a large picture fills waits behind one band, not behind
+ * seconds of them in one frame (a 1080p first picture is 2 MB or more of
+ * lz4: 6 s at 3 Mbit/s). Its raw bytes come from the link's capacity and
+ * the window's last compression ratio (all raw until one is known), at
+ * least BAND_MIN_RAW (a frame's own cost, a header and a round of the
+ * compressor, stays small beside it), at most the link's frame_max. Until
+ * the link is measured a band is BAND_FIRST_RAW: a second at 2 Mbit/s if
+ * nothing compresses, and a round trip on a LAN, whose measure then lets
+ * the rest go at once. */
+#define BAND_US (100 * 1000)
+#define BAND_MIN_RAW (16 * 1024)
+#define BAND_FIRST_RAW (256 * 1024)
+
+static uint64_t band_bytes(const struct rc_encoder *enc)
+{
+	uint64_t max = enc->link.frame_max;
+	uint64_t rate = encode_link_capacity(&enc->link);
+	if (rate == 0) {
+		return BAND_FIRST_RAW < max ? BAND_FIRST_RAW : max;
+	}
+	double ratio = enc->lossless_ratio > 0 ? enc->lossless_ratio : 1;
+	double raw = (double)rate * BAND_US / 1e6 / ratio;
+	raw = raw > BAND_MIN_RAW ? raw : BAND_MIN_RAW;
+	return raw < (double)max ? (uint64_t)raw : max;
+}
+
 /*
- * A frame carries at most link.frame_max raw bytes (the link's say, see
- * connection_frame_max): more damage than that goes as a band of rows, and
- * the rest waits in the damage for the next frames, which take the bands
- * below in turn (from the newest image, as all damage does), so a slow or
- * stalled viewer holds at most a band of a huge window, not the window.
+ * A frame carries at most a band's raw bytes (band_bytes; on a local link,
+ * the link's frame_max, see connection_frame_max): more damage than that
+ * goes as a band of rows, and the rest waits in the damage for the next
+ * frames, which take the bands below in turn (from the newest image, as
+ * all damage does), so a slow or stalled viewer holds at most a band of a
+ * huge window, not the window.
  * Moves what lies outside this frame's band from damage to rest; returns
  * the share of the damaged pixels the band holds (1: all).
  */
@@ -168,7 +196,9 @@ static double take_band(struct rc_encoder *enc, pixman_region32_t *damage, pixma
 {
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	uint64_t row = (uint64_t)(extents.x2 - extents.x1) * 4;
-	int32_t rows = row ? (int32_t)(enc->link.frame_max / row) : 0;
+	uint64_t most = enc->refresh_whole ? enc->link.frame_max : band_bytes(enc);
+	enc->refresh_whole = false;
+	int32_t rows = row ? (int32_t)(most / row) : 0;
 	rows = rows > 0 ? rows : 1;
 	if ((int64_t)(extents.y2 - extents.y1) <= rows) {
 		enc->band_y = 0;
@@ -302,5 +332,12 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 		dump(enc, enc->link.dump_dir);
 	}
 	*changed = raw_size / 4;
-	return buffer_size(out) - before;
+	size_t bytes = buffer_size(out) - before;
+	if (raw_size > 0) {
+		/* For the next band's size: the newest counts half. */
+		double ratio = (double)bytes / (double)raw_size;
+		enc->lossless_ratio =
+			enc->lossless_ratio > 0 ? (enc->lossless_ratio + ratio) / 2 : ratio;
+	}
+	return bytes;
 }

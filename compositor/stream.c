@@ -175,6 +175,7 @@ void stream_stop(struct rc_encoder *enc, pixman_region32_t *damage, const char *
 	enc->still_frames = 0;
 	/* The viewer's copy is lossy: refresh all of it, losslessly. */
 	enc->need_reset = true;
+	enc->refresh_whole = true;
 	pixman_region32_union_rect(damage, damage, 0, 0, (unsigned)enc->width,
 		(unsigned)enc->height);
 }

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rig import (ANIM_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, RED,
+from rig import (ANIM_CLIENT, CLIP_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, RED,
                  SCROLL_CLIENT, VIDEO, YELLOW, Failure, count_differences, descendant, log, step,
                  wait_for, wait_screen_matches)
 
@@ -373,6 +373,50 @@ def test_fast_motion_on_a_local_link_leaves_the_screen_exact(desktop):
     wait_for("the app to stop moving", lambda: "still after" in desktop.read_log("rcomp-run"))
     wait_screen_matches(desktop, "rcomp-anim-test", os.path.join(dump, "window-1.ppm"),
                         timeout=30)
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+@pytest.mark.desktop(width=1600, height=1000)
+def test_a_game_that_moves_while_its_first_picture_fills_a_slow_link_goes_to_video_after_one_band(
+        desktop):
+    """A 1280x720 picture of noise is 3.7 MB that no lossless coder
+    shrinks: 15 s at 2 Mbit/s. Once the link is measured, its first
+    picture goes in bands the link carries in about 100 ms (none of them
+    half a second), and an app that moves while they fill is motion: it
+    goes to video at once, before the bands have filled the picture
+    (where it used to wait behind the rest of the picture in one frame).
+    Before the link is measured a band is 256 KiB, a second here (it
+    was 1 MiB: 4 s)."""
+    width, height = 1280, 720
+    clip = os.path.join(desktop.tmp, "noise.bgr0")
+    with open(clip, "wb") as f:
+        f.write(os.urandom(width * height * 4 * 2))
+    go = os.path.join(desktop.tmp, "go")
+    server = desktop.start_server([CLIP_CLIENT, clip, str(width), str(height), "0", "20", go],
+                                  ["-v", "--stats"])
+    relay = desktop.start_relay(server.socket, delay_ms=10, rate_mbit=2, buffer_kb=64)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", relay.socket, "--stats"],
+                  desktop.local_env)
+    wait_for("the first band shown", lambda: re.search(
+        r"stats window \d+: received \d+ fps, presented [1-9]", desktop.read_log("rcomp-view")),
+        timeout=60)
+    open(go, "w").close()
+    wait_for("video at once", lambda: "video at once" in desktop.read_log("rcomp-run"),
+             timeout=60)
+    run_log = desktop.read_log("rcomp-run")
+    before = run_log[:run_log.index("video at once")]
+    bands = [int(b) for b in re.findall(r"lossless (\d+) bytes", before)]
+    assert len(bands) >= 2, before[-3000:]
+    assert bands[0] <= 256 * 1024 + 4096, bands
+    assert max(bands[1:]) <= 2e6 / 8 * 0.5, bands
+    assert sum(bands) < width * height * 4 * 0.9, "the whole picture went first: %s" % bands
+    # Motion is seen at its first picture: at most the band it found on
+    # its way, and the one made before its picture came, go before video.
+    moved = re.search(r"motion \d+", before)
+    assert moved, before[-3000:]
+    after = re.findall(r"lossless (\d+) bytes", before[moved.end():])
+    assert len(after) <= 2, "%d bands after motion's start: %s" % (len(after), after)
+    desktop.check_alive(server)
 
 
 @pytest.mark.skipif(not VIDEO, reason="built without video")

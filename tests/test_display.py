@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from rig import (ANIM_CLIENT, CLIP_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, RED,
-                 SCROLL_CLIENT, VIDEO, YELLOW, Failure, count_differences, descendant, log, step,
-                 wait_for, wait_screen_matches)
+from rig import (ANIM_CLIENT, CLIP_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT,
+                 RCOMP_VIEW, RED, SCROLL_CLIENT, VIDEO, YELLOW, Failure, count_differences,
+                 descendant, log, step, wait_for, wait_screen_matches)
 
 
 def dump_path(desktop, window_id=1):

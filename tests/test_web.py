@@ -634,6 +634,7 @@ def test_a_stall_in_the_link_is_bridged_in_the_browser_without_a_gap_and_its_del
         # stall is tried when the first recording is not clean; a page
         # that fades out at a stall fails both.
         tries = []
+
         def stall():
             # Each SIGWINCH holds the link for 100 ms from then (relay.py's
             # --outage-ms): signals 50 ms apart make one longer outage.

@@ -20,6 +20,8 @@
  * it keeps the rate: on 16 cores a 1080p stream that then sent 60 a
  * second had sent 21 in its first, and dropped to half size for it. */
 #define STARTUP_US 1000000
+/* The first preset is chosen over at least this much of the stream. */
+#define CHOOSING_US 500000
 /* A larger size gets more threads where there are cores for them, and
  * its frames take less than in proportion: slices on more threads cost
  * more in all (measured on 16 cores: 1080p took 4.2 ms a frame on 15
@@ -194,6 +196,7 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 			snprintf(why, sizeof(why), "%u of %u pictures waited to be sent", busy,
 				ticks);
 		}
+		fit->first_chosen = true; /* a step back ends the first choosing */
 		if (fit->preset > 0 && (too_slow || !preset_held)) {
 			/* A faster preset first, at the same size. */
 			if (fit->trial) {
@@ -250,16 +253,29 @@ bool fit_choose(struct rc_fit *fit, uint32_t window, const struct rc_fit_cost *c
 	 * frame takes at ultrafast, it goes at once to the slowest preset
 	 * predicted to take under GROW_SHARE of the interval (a trial, as any
 	 * step), not a step every few seconds: the picture is sharp within
-	 * half a second of motion's start, not after 4 to 6. */
+	 * half a second of motion's start, not after 4 to 6. The first frames
+	 * at the preset chosen say again what a frame takes, and where that
+	 * leaves room for a slower one it goes on at once too: the table is
+	 * taken at the top, and a preset's true cost is the picture's (at
+	 * 800x600 on 2 shared cores superfast took 1.15 times ultrafast where
+	 * the table says 1.5; a step to veryfast 3 s later was the picture's
+	 * last change of more than 1 dB). The choosing lasts while a preset
+	 * leaves room for a slower one, and at least CHOOSING_US: the first
+	 * frames of a stream on shared cores are slow for reasons that pass
+	 * (the viewer decoding its first pictures; at 800x600, 3.0 ms at
+	 * ultrafast in one run, 4.3 in the next, which left no room). */
 	/* What a frame would take at ultrafast, and so at any preset. */
 	double ultrafast_us = (double)cost->encode_us / preset_cost[fit->preset];
 	if (cost->presets && !fit->first_chosen && settled && !too_slow) {
-		fit->first_chosen = true;
 		int best = fit->preset;
 		while (best < FIT_PRESET_MOST &&
 			ultrafast_us * preset_cost[best + 1] < GROW_SHARE * interval_us) {
 			best++;
 		}
+		if (fit->choosing_us == 0) {
+			fit->choosing_us = now;
+		}
+		fit->first_chosen = best == fit->preset && now - fit->choosing_us >= CHOOSING_US;
 		if (best > fit->preset) {
 			char reason[112];
 			snprintf(reason, sizeof(reason),

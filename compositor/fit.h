@@ -67,6 +67,7 @@ struct rc_fit {
 	double preset_waited_before;
 	uint64_t preset_hold_until_us;
 	bool first_chosen; /* the first stream's preset was chosen from its first frames */
+	uint64_t choosing_us; /* the preset's first choosing began; 0: not yet */
 };
 
 /* What the encoder says of its stream at this size. */

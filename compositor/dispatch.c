@@ -15,8 +15,8 @@
 #include "constraint.h"
 #include "cursor.h"
 #include "decoration.h"
-#include "dnd.h"
 #include "dispatch.h"
+#include "dnd.h"
 #include "input.h"
 #include "log.h"
 #include "monotonic.h"
@@ -24,8 +24,8 @@
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
-#include "tcp.h"
 #include "textinput.h"
+#include "token.h"
 #include "video.h"
 #include "viewers.h"
 #include "window.h"
@@ -157,7 +157,7 @@ static bool make_move_key(struct rc_viewer *viewer)
 	struct quic_endpoint *quic = viewer->server->listen.quic;
 	char prefix[24];
 	snprintf(prefix, sizeof(prefix), "%s%d-", QUIC_MOVE_PREFIX, viewer->slot);
-	return quic && tcp_random_token(viewer->move_key, &viewer->move_key_len, prefix) &&
+	return quic && token_random(viewer->move_key, &viewer->move_key_len, prefix) &&
 		quic_set_move_key(quic, viewer->slot, viewer->move_key, viewer->move_key_len);
 }
 

@@ -20,15 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "app.h"
 #include "channel.h"
 #include "dispatch.h"
 #include "listen.h"
 #include "log.h"
-#include "status.h"
 #include "monotonic.h"
 #include "quic.h"
+#include "status.h"
 #include "tcp.h"
+#include "token.h"
 #include "web.h"
 
 /* A connection that has not finished its hello yet. It reads the hello
@@ -55,7 +57,7 @@ struct rc_pending {
 
 static bool read_token_file(struct rc_listen *listen, const char *path)
 {
-	if (!tcp_read_token(path, listen->token, &listen->token_len)) {
+	if (!token_read(path, listen->token, &listen->token_len)) {
 		return false;
 	}
 	if (listen->token_len < MIN_TOKEN) {
@@ -69,7 +71,7 @@ static bool read_token_file(struct rc_listen *listen, const char *path)
 
 static bool random_token(struct rc_listen *listen)
 {
-	return tcp_random_token(listen->token, &listen->token_len, "");
+	return token_random(listen->token, &listen->token_len, "");
 }
 
 /* token, written to DIR/NAME.SUFFIX with mode 0600. */
@@ -109,7 +111,7 @@ static bool make_token(struct rc_server *server)
 static bool make_watch_token(struct rc_server *server)
 {
 	struct rc_listen *listen = &server->listen;
-	return tcp_random_token(listen->watch_token, &listen->watch_token_len, QUIC_WATCH_PREFIX);
+	return token_random(listen->watch_token, &listen->watch_token_len, QUIC_WATCH_PREFIX);
 }
 
 /* The tokens made here, to DIR/NAME.token and DIR/NAME.watch-token, once
@@ -649,7 +651,7 @@ static bool listen_tcp(struct rc_server *server)
 {
 	char host[256];
 	const char *spec = server->options.tcp_addr, *port;
-	if (!tcp_split_host_port(spec, host, sizeof(host), &port)) {
+	if (!address_split(spec, host, sizeof(host), &port)) {
 		log_error("--listen-tcp takes ADDR:PORT, [ADDR]:PORT or :PORT, not %s", spec);
 		return false;
 	}
@@ -708,10 +710,10 @@ static void offer_udp(struct rc_server *server)
 	if (ssh && sscanf(ssh, "%*s %*s %64s %*s", address) != 1) {
 		address[0] = '\0';
 	}
-	if (!tcp_ip_text(address, strlen(address))) {
+	if (!address_is_ip(address, strlen(address))) {
 		address[0] = '\0'; /* the viewer's own name for the host, then */
 	}
-	tcp_join_host_port(spec, sizeof(spec), address[0] ? address : "0.0.0.0", 0);
+	address_join(spec, sizeof(spec), address[0] ? address : "0.0.0.0", 0);
 	if (!random_token(listen) || !listen_udp(server, spec)) {
 		/* The session goes on over ssh alone. */
 		log_warning("no UDP for this session: it stays on ssh");

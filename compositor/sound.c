@@ -24,7 +24,7 @@
 #include "audio.h"
 #include "connection.h"
 #include "log.h"
-#include "monotonic.h"
+#include "pulse.h"
 #include "sound.h"
 #include "sound_daemon.h"
 
@@ -42,8 +42,7 @@ struct rc_sound {
 	struct rc_server *server;
 	struct sound_daemon daemon;
 
-	pa_threaded_mainloop *loop;
-	pa_context *context;
+	struct pulse pulse;
 	pa_stream *capture, *mic;
 	uint32_t own_client;
 
@@ -83,15 +82,9 @@ static void cork(struct rc_sound *s, bool corked)
 	s->corked = corked;
 	if (!corked) {
 		/* Whatever waited while corked is old. */
-		pa_operation *op = pa_stream_flush(s->capture, NULL, NULL);
-		if (op) {
-			pa_operation_unref(op);
-		}
+		pulse_forget(pa_stream_flush(s->capture, NULL, NULL));
 	}
-	pa_operation *op = pa_stream_cork(s->capture, corked, NULL, NULL);
-	if (op) {
-		pa_operation_unref(op);
-	}
+	pulse_forget(pa_stream_cork(s->capture, corked, NULL, NULL));
 	if (corked) {
 		audio_framer_stop(&s->framer, &s->queue);
 	}
@@ -111,36 +104,20 @@ static void update(struct rc_sound *s)
 	bool run = s->want && s->playing > 0;
 	if (run || !s->want) {
 		if (s->tail) {
-			pa_threaded_mainloop_get_api(s->loop)->time_free(s->tail);
+			pa_threaded_mainloop_get_api(s->pulse.loop)->time_free(s->tail);
 			s->tail = NULL;
 		}
 		cork(s, !run);
 	} else if (!s->corked && !s->tail) {
-		s->tail = pa_context_rttime_new(s->context, pa_rtclock_now() + TAIL_US, handle_tail,
-			s);
+		s->tail = pa_context_rttime_new(s->pulse.context, pa_rtclock_now() + TAIL_US,
+			handle_tail, s);
 	}
 }
 
 static void handle_read(pa_stream *stream, size_t nbytes, void *data)
 {
 	struct rc_sound *s = data;
-	const void *pcm;
-	size_t n;
-	while (pa_stream_readable_size(stream) > 0) {
-		if (pa_stream_peek(stream, &pcm, &n) < 0 || n == 0) {
-			break;
-		}
-		if (!s->corked) {
-			if (!s->framer.running) {
-				/* Its last sample was played just now. */
-				uint64_t now = monotonic_usec();
-				audio_framer_start(&s->framer,
-					now - audio_samples_us(n / AUDIO_SAMPLE_BYTES));
-			}
-			audio_framer_push(&s->framer, pcm, n, &s->queue);
-		}
-		pa_stream_drop(stream);
-	}
+	pulse_read(stream, !s->corked, &s->framer, &s->queue);
 }
 
 static void handle_sink_input(pa_context *c, const pa_sink_input_info *info, int eol, void *data)
@@ -161,10 +138,7 @@ static void handle_sink_input(pa_context *c, const pa_sink_input_info *info, int
 static void count_playing(struct rc_sound *s)
 {
 	s->counting = 0;
-	pa_operation *op = pa_context_get_sink_input_info_list(s->context, handle_sink_input, s);
-	if (op) {
-		pa_operation_unref(op);
-	}
+	pulse_forget(pa_context_get_sink_input_info_list(s->pulse.context, handle_sink_input, s));
 }
 
 static void handle_event(pa_context *c, pa_subscription_event_type_t type, uint32_t index,
@@ -175,27 +149,12 @@ static void handle_event(pa_context *c, pa_subscription_event_type_t type, uint3
 
 static void start_capture(struct rc_sound *s)
 {
-	static const pa_sample_spec spec = {
-		.format = PA_SAMPLE_S16LE,
-		.rate = WIRE_AUDIO_RATE,
-		.channels = WIRE_AUDIO_CHANNELS,
-	};
-	s->capture = pa_stream_new(s->context, "apps", &spec, NULL);
-	if (!s->capture) {
-		return;
-	}
-	pa_stream_set_read_callback(s->capture, handle_read, s);
-	pa_buffer_attr attr = {
-		.maxlength = (uint32_t)-1,
-		.fragsize = AUDIO_FRAME_BYTES, /* 10 ms a read */
-	};
 	s->corked = true;
-	if (pa_stream_connect_record(s->capture, SINK ".monitor", &attr,
-		    PA_STREAM_ADJUST_LATENCY | PA_STREAM_START_CORKED) < 0) {
+	s->capture = pulse_record(&s->pulse, "apps", SINK ".monitor",
+		PA_STREAM_ADJUST_LATENCY | PA_STREAM_START_CORKED, handle_read, s);
+	if (!s->capture) {
 		log_error("no sound: cannot capture the session's sink: %s",
-			pa_strerror(pa_context_errno(s->context)));
-		pa_stream_unref(s->capture);
-		s->capture = NULL;
+			pa_strerror(pa_context_errno(s->pulse.context)));
 	}
 }
 
@@ -214,14 +173,11 @@ static void handle_stream_state(pa_stream *stream, void *data)
 /* The sinks exist: watch the apps' streams and capture what they play. */
 static void set_up(struct rc_sound *s)
 {
-	pa_context *c = s->context;
+	pa_context *c = s->pulse.context;
 	s->set_up = true;
 	s->own_client = pa_context_get_index(c);
 	pa_context_set_subscribe_callback(c, handle_event, s);
-	pa_operation *op = pa_context_subscribe(c, PA_SUBSCRIPTION_MASK_SINK_INPUT, NULL, NULL);
-	if (op) {
-		pa_operation_unref(op);
-	}
+	pulse_forget(pa_context_subscribe(c, PA_SUBSCRIPTION_MASK_SINK_INPUT, NULL, NULL));
 	start_capture(s);
 	if (s->capture) {
 		pa_stream_set_state_callback(s->capture, handle_stream_state, s);
@@ -235,7 +191,7 @@ static void handle_context(pa_context *c, void *data)
 	switch (pa_context_get_state(c)) {
 	case PA_CONTEXT_READY:
 		if (sound_daemon_client_makes_sinks(&s->daemon)) {
-			pa_threaded_mainloop_signal(s->loop, 0); /* make_sinks goes on */
+			pa_threaded_mainloop_signal(s->pulse.loop, 0); /* make_sinks goes on */
 		} else {
 			set_up(s);
 		}
@@ -247,7 +203,7 @@ static void handle_context(pa_context *c, void *data)
 				pa_strerror(pa_context_errno(c)));
 		}
 		s->failed = true;
-		pa_threaded_mainloop_signal(s->loop, 0);
+		pa_threaded_mainloop_signal(s->pulse.loop, 0);
 		break;
 	default:
 		break;
@@ -261,12 +217,12 @@ static void handle_done(pa_context *c, int success, void *data)
 {
 	struct rc_sound *s = data;
 	s->op_failed = !success;
-	pa_threaded_mainloop_signal(s->loop, 0);
+	pa_threaded_mainloop_signal(s->pulse.loop, 0);
 }
 
 static void handle_loaded(pa_context *c, uint32_t index, void *data)
 {
-	pa_threaded_mainloop_signal(((struct rc_sound *)data)->loop, 0);
+	pa_threaded_mainloop_signal(((struct rc_sound *)data)->pulse.loop, 0);
 }
 
 static void handle_setup_timeout(pa_mainloop_api *api, pa_time_event *e, const struct timeval *tv,
@@ -274,7 +230,7 @@ static void handle_setup_timeout(pa_mainloop_api *api, pa_time_event *e, const s
 {
 	struct rc_sound *s = data;
 	s->timed_out = true;
-	pa_threaded_mainloop_signal(s->loop, 0);
+	pa_threaded_mainloop_signal(s->pulse.loop, 0);
 }
 
 /* Lock held. False if the server failed or took too long. */
@@ -284,7 +240,7 @@ static bool finish_op(struct rc_sound *s, pa_operation *op)
 		return false;
 	}
 	while (pa_operation_get_state(op) == PA_OPERATION_RUNNING && !s->failed && !s->timed_out) {
-		pa_threaded_mainloop_wait(s->loop);
+		pa_threaded_mainloop_wait(s->pulse.loop);
 	}
 	bool done = pa_operation_get_state(op) == PA_OPERATION_DONE;
 	pa_operation_unref(op);
@@ -298,17 +254,17 @@ static bool set_default(struct rc_sound *s, bool sink, const char *name)
 	while (!s->failed && !s->timed_out) {
 		s->op_failed = false;
 		pa_operation *op = sink
-			? pa_context_set_default_sink(s->context, name, handle_done, s)
-			: pa_context_set_default_source(s->context, name, handle_done, s);
+			? pa_context_set_default_sink(s->pulse.context, name, handle_done, s)
+			: pa_context_set_default_source(s->pulse.context, name, handle_done, s);
 		if (!finish_op(s, op)) {
 			return false;
 		}
 		if (!s->op_failed) {
 			return true;
 		}
-		pa_threaded_mainloop_unlock(s->loop);
+		pa_threaded_mainloop_unlock(s->pulse.loop);
 		nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
-		pa_threaded_mainloop_lock(s->loop);
+		pa_threaded_mainloop_lock(s->pulse.loop);
 	}
 	return false;
 }
@@ -318,7 +274,7 @@ static void handle_server_info(pa_context *c, const pa_server_info *info, void *
 	struct rc_sound *s = data;
 	s->default_is_ours =
 		info && info->default_sink_name && strcmp(info->default_sink_name, SINK) == 0;
-	pa_threaded_mainloop_signal(s->loop, 0);
+	pa_threaded_mainloop_signal(s->pulse.loop, 0);
 }
 
 /* Lock held. Until the session manager has made our sink the default it
@@ -328,15 +284,16 @@ static bool await_default_sink(struct rc_sound *s)
 {
 	while (!s->failed && !s->timed_out) {
 		s->default_is_ours = false;
-		if (!finish_op(s, pa_context_get_server_info(s->context, handle_server_info, s))) {
+		if (!finish_op(s,
+			    pa_context_get_server_info(s->pulse.context, handle_server_info, s))) {
 			return false;
 		}
 		if (s->default_is_ours) {
 			return true;
 		}
-		pa_threaded_mainloop_unlock(s->loop);
+		pa_threaded_mainloop_unlock(s->pulse.loop);
 		nanosleep(&(struct timespec){.tv_nsec = 20000000}, NULL);
-		pa_threaded_mainloop_lock(s->loop);
+		pa_threaded_mainloop_lock(s->pulse.loop);
 	}
 	return false;
 }
@@ -344,12 +301,12 @@ static bool await_default_sink(struct rc_sound *s)
 static bool make_sinks(struct rc_sound *s)
 {
 	char args[160];
-	pa_threaded_mainloop_lock(s->loop);
-	pa_time_event *timeout = pa_context_rttime_new(s->context, pa_rtclock_now() + SETUP_WAIT_US,
-		handle_setup_timeout, s);
-	while (pa_context_get_state(s->context) != PA_CONTEXT_READY && !s->failed &&
+	pa_threaded_mainloop_lock(s->pulse.loop);
+	pa_time_event *timeout = pa_context_rttime_new(s->pulse.context,
+		pa_rtclock_now() + SETUP_WAIT_US, handle_setup_timeout, s);
+	while (pa_context_get_state(s->pulse.context) != PA_CONTEXT_READY && !s->failed &&
 		!s->timed_out) {
-		pa_threaded_mainloop_wait(s->loop);
+		pa_threaded_mainloop_wait(s->pulse.loop);
 	}
 	bool ok = !s->failed && !s->timed_out;
 	snprintf(args, sizeof(args),
@@ -358,25 +315,25 @@ static bool make_sinks(struct rc_sound *s)
 		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
 	ok = ok &&
 		finish_op(s,
-			pa_context_load_module(s->context, "module-null-sink", args, handle_loaded,
-				s));
+			pa_context_load_module(s->pulse.context, "module-null-sink", args,
+				handle_loaded, s));
 	snprintf(args, sizeof(args),
 		"sink_name=" MIC_SINK " rate=%d channels=%d "
 		"sink_properties=device.description=rcomp-microphone",
 		WIRE_AUDIO_RATE, WIRE_AUDIO_CHANNELS);
 	ok = ok &&
 		finish_op(s,
-			pa_context_load_module(s->context, "module-null-sink", args, handle_loaded,
-				s));
+			pa_context_load_module(s->pulse.context, "module-null-sink", args,
+				handle_loaded, s));
 	ok = ok && set_default(s, true, SINK) && set_default(s, false, MIC_SINK ".monitor") &&
 		await_default_sink(s);
 	if (timeout && !s->timed_out) {
-		pa_threaded_mainloop_get_api(s->loop)->time_free(timeout);
+		pa_threaded_mainloop_get_api(s->pulse.loop)->time_free(timeout);
 	}
 	if (ok) {
 		set_up(s);
 	}
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 	if (!ok) {
 		log_error("no sound: %s did not make the session's sinks%s; the app runs without "
 			  "sound",
@@ -449,28 +406,9 @@ static int handle_queue(int fd, uint32_t mask, void *data)
 
 static void stop(struct rc_sound *s)
 {
-	if (s->loop) {
-		pa_threaded_mainloop_stop(s->loop);
-	}
-	if (s->capture) {
-		pa_stream_disconnect(s->capture);
-		pa_stream_unref(s->capture);
-	}
-	if (s->mic) {
-		pa_stream_disconnect(s->mic);
-		pa_stream_unref(s->mic);
-	}
-	if (s->context) {
-		pa_context_set_state_callback(s->context, NULL, NULL);
-		pa_context_disconnect(s->context);
-		pa_context_unref(s->context);
-	}
-	if (s->loop) {
-		pa_threaded_mainloop_free(s->loop);
-	}
+	pa_stream *streams[] = {s->capture, s->mic};
+	pulse_close(&s->pulse, streams, 2);
 	s->capture = s->mic = NULL;
-	s->context = NULL;
-	s->loop = NULL;
 	if (s->queue_source) {
 		wl_event_source_remove(s->queue_source);
 		s->queue_source = NULL;
@@ -492,21 +430,15 @@ static bool connect_client(struct rc_server *server)
 	}
 	s->queue_source = wl_event_loop_add_fd(server->loop, s->queue.fd, WL_EVENT_READABLE,
 		handle_queue, server);
-	s->loop = pa_threaded_mainloop_new();
-	if (!s->queue_source || !s->loop) {
+	if (!s->queue_source) {
 		return false;
 	}
-	s->context = pa_context_new(pa_threaded_mainloop_get_api(s->loop), "rcomp-run");
-	if (!s->context) {
+	const char *error;
+	if (!pulse_open(&s->pulse, "rcomp-run", s->daemon.address, handle_context, s, &error)) {
+		log_error("no sound: cannot connect to the session's sound server: %s", error);
 		return false;
 	}
-	pa_context_set_state_callback(s->context, handle_context, s);
-	if (pa_context_connect(s->context, s->daemon.address, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0) {
-		log_error("no sound: cannot connect to the session's sound server: %s",
-			pa_strerror(pa_context_errno(s->context)));
-		return false;
-	}
-	return pa_threaded_mainloop_start(s->loop) == 0;
+	return true;
 }
 
 void sound_start(struct rc_server *server)
@@ -565,18 +497,18 @@ void sound_daemon_exited(struct rc_server *server, int status)
 		  "sound",
 		status);
 	s->daemon.pid = 0;
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	s->failed = true;
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }
 
 void sound_viewer_changed(struct rc_server *server, bool wants)
 {
 	struct rc_sound *s = server->sound;
-	if (!s || !s->loop) {
+	if (!s || !s->pulse.loop) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	s->want = wants;
 	if (!s->failed) {
 		update(s);
@@ -584,21 +516,16 @@ void sound_viewer_changed(struct rc_server *server, bool wants)
 	if (!wants) {
 		audio_queue_clear(&s->queue);
 	}
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }
 
 static void make_mic(struct rc_sound *s)
 {
-	static const pa_sample_spec spec = {
-		.format = PA_SAMPLE_S16LE,
-		.rate = WIRE_AUDIO_RATE,
-		.channels = WIRE_AUDIO_CHANNELS,
-	};
-	s->mic = pa_stream_new(s->context, "microphone", &spec, NULL);
+	s->mic = pa_stream_new(s->pulse.context, "microphone", &pulse_wire_spec, NULL);
 	if (!s->mic) {
 		return;
 	}
-	uint32_t bytes = (uint32_t)pa_usec_to_bytes(MIC_BUFFER_US, &spec);
+	uint32_t bytes = (uint32_t)pa_usec_to_bytes(MIC_BUFFER_US, &pulse_wire_spec);
 	pa_buffer_attr attr = {
 		.maxlength = bytes * 2,
 		.tlength = bytes,
@@ -615,7 +542,7 @@ static void make_mic(struct rc_sound *s)
 void sound_mic(struct rc_server *server, const struct wire_msg *msg)
 {
 	struct rc_sound *s = server->sound;
-	if (!s || !s->loop || msg->type != WIRE_AUDIO) {
+	if (!s || !s->pulse.loop || msg->type != WIRE_AUDIO) {
 		return; /* no sound server: the microphone has nowhere to go */
 	}
 	if (!s->mic_decoder) {
@@ -631,7 +558,7 @@ void sound_mic(struct rc_server *server, const struct wire_msg *msg)
 		return; /* a packet Opus cannot read is lost sound, not a broken peer */
 	}
 	size_t bytes = (size_t)n * AUDIO_SAMPLE_BYTES;
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	if (!s->failed && !s->mic) {
 		make_mic(s);
 	}
@@ -639,7 +566,7 @@ void sound_mic(struct rc_server *server, const struct wire_msg *msg)
 		pa_stream_writable_size(s->mic) >= bytes) {
 		pa_stream_write(s->mic, s->mic_pcm, bytes, NULL, 0, PA_SEEK_RELATIVE);
 	}
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }
 
 void sound_describe(struct rc_server *server, char *out, size_t size)

@@ -1,4 +1,4 @@
-/* Unit tests for the browsers' door's rules (protocol/web-admit.c): what
+/* Unit tests for the browsers' door's rules (net/web-admit.c): what
  * an upgrade must show, which Hosts name us, how addresses are counted,
  * and who makes way for a newcomer. */
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
-/* Unit tests of the band pool (protocol/bands.c) and the banded scaling
- * (protocol/scale.c). */
+/* Unit tests of the band pool (media/bands.c) and the banded scaling
+ * (media/scale.c). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

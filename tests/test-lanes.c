@@ -1,5 +1,5 @@
 /*
- * Unit tests of the lanes (protocol/lanes.c): records through a simulated
+ * Unit tests of the lanes (net/lanes.c): records through a simulated
  * path that loses datagrams, with QUIC's word on each datagram played back
  * to the sender as QUIC would give it.
  */

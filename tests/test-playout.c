@@ -1,5 +1,5 @@
 /*
- * Unit tests of the sound playout (protocol/playout.c): real Opus packets of
+ * Unit tests of the sound playout (media/playout.c): real Opus packets of
  * a tone in, frames out, with packets lost, late, ended and out of reach.
  */
 #include <math.h>

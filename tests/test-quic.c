@@ -1,5 +1,5 @@
 /*
- * Unit tests of the QUIC endpoints (protocol/quic.c): a real server and a
+ * Unit tests of the QUIC endpoints (net/quic.c): a real server and a
  * real client over loopback UDP, their streams read and written as the
  * programs read and write sockets.
  */

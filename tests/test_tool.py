@@ -16,7 +16,7 @@ def project_version():
 
 
 def wire_version():
-    with open(os.path.join(ROOT, "protocol", "PROTOCOL.md")) as f:
+    with open(os.path.join(ROOT, "wire", "PROTOCOL.md")) as f:
         return re.search(r"version (\d+\.\d+)", f.readline()).group(1)
 
 

@@ -2,7 +2,7 @@
  * The clipboard and the primary selection, both ways. The local selection
  * is offered to the server by its MIME types; the remote one becomes a
  * local data source. Data moves only when someone pastes, as a transfer
- * (protocol/transfer.c).
+ * (wire/transfer.c).
  */
 #include <fcntl.h>
 #include <linux/input-event-codes.h>

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "bands.h"
-#include "cores.h"
 #include "chord.h"
 #include "clipboard.h"
+#include "cores.h"
 #include "cursor.h"
 #include "dispatch.h"
 #include "hud.h"
@@ -22,7 +22,7 @@
 #include "registry.h"
 #include "settings.h"
 #include "sound.h"
-#include "tcp.h"
+#include "token.h"
 #include "transport.h"
 #include "window.h"
 
@@ -90,7 +90,7 @@ static const char usage[] =
 static bool read_token(struct rv_options *options, const char *file)
 {
 	if (file) {
-		return tcp_read_token(file, options->token, &options->token_len);
+		return token_read(file, options->token, &options->token_len);
 	}
 	const char *env = getenv("RCOMP_TOKEN");
 	if (!env) {

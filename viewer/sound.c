@@ -2,7 +2,7 @@
  * The viewer's sound (sound.h).
  *
  * libpulse's threaded main loop runs the streams. Packets go into a playout
- * (protocol/playout.c) as they arrive, and frames come out of it into the
+ * (media/playout.c) as they arrive, and frames come out of it into the
  * playback stream, under the loop's lock, both when a packet arrives and
  * when the stream asks for more (its requests are the playback clock).
  * Playback starts once START_US is buffered. When what waits in the
@@ -40,6 +40,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "playout.h"
+#include "pulse.h"
 #include "sound.h"
 
 #define START_US 20000 /* buffered before playback starts */
@@ -54,8 +55,7 @@
 #define VIDEO_FRESH_US 2000000 /* a picture this old says nothing of the link */
 
 struct rv_sound {
-	pa_threaded_mainloop *loop;
-	pa_context *context;
+	struct pulse pulse;
 	pa_stream *play, *mic;
 	bool failed; /* no local sound server: said once */
 	bool ending; /* the server's sound ended; cork when played out */
@@ -91,10 +91,7 @@ static void handle_underflow(pa_stream *stream, void *data)
 {
 	struct rv_sound *s = data;
 	if (s->ending) {
-		pa_operation *op = pa_stream_cork(stream, 1, NULL, NULL);
-		if (op) {
-			pa_operation_unref(op);
-		}
+		pulse_forget(pa_stream_cork(stream, 1, NULL, NULL));
 		s->corked = true;
 		s->ending = false;
 		s->flowing = false;
@@ -112,22 +109,18 @@ static void handle_write(pa_stream *stream, size_t nbytes, void *data)
 
 static void make_play(struct rv_sound *s)
 {
-	static const pa_sample_spec spec = {
-		.format = PA_SAMPLE_S16LE,
-		.rate = WIRE_AUDIO_RATE,
-		.channels = WIRE_AUDIO_CHANNELS,
-	};
-	s->play = pa_stream_new(s->context, "remote apps", &spec, NULL);
+	const pa_sample_spec *spec = &pulse_wire_spec;
+	s->play = pa_stream_new(s->pulse.context, "remote apps", spec, NULL);
 	if (!s->play) {
 		return;
 	}
 	pa_stream_set_underflow_callback(s->play, handle_underflow, s);
 	pa_stream_set_write_callback(s->play, handle_write, s);
 	pa_buffer_attr attr = {
-		.maxlength = (uint32_t)pa_usec_to_bytes(LIMIT_US + SYNC_MAX_US + 100000, &spec),
-		.tlength = (uint32_t)pa_usec_to_bytes(STREAM_US, &spec),
-		.prebuf = (uint32_t)pa_usec_to_bytes(START_US, &spec),
-		.minreq = (uint32_t)pa_usec_to_bytes(REQUEST_US, &spec),
+		.maxlength = (uint32_t)pa_usec_to_bytes(LIMIT_US + SYNC_MAX_US + 100000, spec),
+		.tlength = (uint32_t)pa_usec_to_bytes(STREAM_US, spec),
+		.prebuf = (uint32_t)pa_usec_to_bytes(START_US, spec),
+		.minreq = (uint32_t)pa_usec_to_bytes(REQUEST_US, spec),
 		.fragsize = (uint32_t)-1,
 	};
 	s->rate_hz = WIRE_AUDIO_RATE;
@@ -143,61 +136,28 @@ static void make_play(struct rv_sound *s)
 static void handle_mic_read(pa_stream *stream, size_t nbytes, void *data)
 {
 	struct rv_sound *s = data;
-	const void *pcm;
-	size_t n;
-	while (pa_stream_readable_size(stream) > 0) {
-		if (pa_stream_peek(stream, &pcm, &n) < 0 || n == 0) {
-			break;
-		}
-		if (s->mic_on) {
-			if (!s->framer.running) {
-				audio_framer_start(&s->framer,
-					monotonic_usec() -
-						audio_samples_us(n / AUDIO_SAMPLE_BYTES));
-			}
-			audio_framer_push(&s->framer, pcm, n, &s->queue);
-		}
-		pa_stream_drop(stream);
-	}
+	pulse_read(stream, s->mic_on, &s->framer, &s->queue);
 }
 
 static void make_mic(struct rv_sound *s)
 {
-	static const pa_sample_spec spec = {
-		.format = PA_SAMPLE_S16LE,
-		.rate = WIRE_AUDIO_RATE,
-		.channels = WIRE_AUDIO_CHANNELS,
-	};
-	s->mic = pa_stream_new(s->context, "microphone", &spec, NULL);
-	if (!s->mic) {
-		return;
-	}
-	pa_stream_set_read_callback(s->mic, handle_mic_read, s);
-	pa_buffer_attr attr = {.maxlength = (uint32_t)-1, .fragsize = AUDIO_FRAME_BYTES};
-	if (pa_stream_connect_record(s->mic, NULL, &attr, PA_STREAM_ADJUST_LATENCY) < 0) {
-		pa_stream_unref(s->mic);
-		s->mic = NULL;
-	}
+	s->mic = pulse_record(&s->pulse, "microphone", NULL, PA_STREAM_ADJUST_LATENCY,
+		handle_mic_read, s);
 }
 
 static void set_mic(struct rv_sound *s, bool on)
 {
 	s->mic_on = on;
-	if (on && !s->mic && !s->failed && pa_context_get_state(s->context) == PA_CONTEXT_READY) {
+	if (on && !s->mic && !s->failed &&
+		pa_context_get_state(s->pulse.context) == PA_CONTEXT_READY) {
 		make_mic(s);
 		return;
 	}
 	if (s->mic && pa_stream_get_state(s->mic) == PA_STREAM_READY) {
 		if (on) {
-			pa_operation *op = pa_stream_flush(s->mic, NULL, NULL);
-			if (op) {
-				pa_operation_unref(op);
-			}
+			pulse_forget(pa_stream_flush(s->mic, NULL, NULL));
 		}
-		pa_operation *op = pa_stream_cork(s->mic, !on, NULL, NULL);
-		if (op) {
-			pa_operation_unref(op);
-		}
+		pulse_forget(pa_stream_cork(s->mic, !on, NULL, NULL));
 	}
 	if (!on) {
 		audio_framer_stop(&s->framer, &s->queue);
@@ -250,28 +210,12 @@ void sound_init(struct rv_viewer *viewer)
 static bool reach_local(struct rv_viewer *viewer)
 {
 	struct rv_sound *s = viewer->sound;
-	if (s->loop || s->failed) {
-		return s->loop != NULL;
+	if (s->pulse.loop || s->failed) {
+		return s->pulse.loop != NULL;
 	}
-	s->loop = pa_threaded_mainloop_new();
-	if (!s->loop) {
-		s->failed = true;
-		return false;
-	}
-	s->context = pa_context_new(pa_threaded_mainloop_get_api(s->loop), "rcomp-view");
-	if (s->context) {
-		pa_context_set_state_callback(s->context, handle_context, viewer);
-	}
-	if (!s->context || pa_context_connect(s->context, NULL, PA_CONTEXT_NOAUTOSPAWN, NULL) < 0 ||
-		pa_threaded_mainloop_start(s->loop) < 0) {
-		log_error("no sound here: cannot reach the local sound server (%s)",
-			s->context ? pa_strerror(pa_context_errno(s->context)) : "out of memory");
-		if (s->context) {
-			pa_context_unref(s->context);
-		}
-		pa_threaded_mainloop_free(s->loop);
-		s->context = NULL;
-		s->loop = NULL;
+	const char *error;
+	if (!pulse_open(&s->pulse, "rcomp-view", NULL, handle_context, viewer, &error)) {
+		log_error("no sound here: cannot reach the local sound server (%s)", error);
 		s->failed = true;
 		return false;
 	}
@@ -284,25 +228,9 @@ void sound_finish(struct rv_viewer *viewer)
 	if (!s) {
 		return;
 	}
-	if (s->loop) {
-		pa_threaded_mainloop_stop(s->loop);
-	}
-	if (s->play) {
-		pa_stream_disconnect(s->play);
-		pa_stream_unref(s->play);
-	}
-	if (s->mic) {
-		pa_stream_disconnect(s->mic);
-		pa_stream_unref(s->mic);
-	}
-	if (s->context) {
-		pa_context_set_state_callback(s->context, NULL, NULL);
-		pa_context_disconnect(s->context);
-		pa_context_unref(s->context);
-	}
-	if (s->loop) {
-		pa_threaded_mainloop_free(s->loop);
-	}
+	pa_stream *streams[] = {s->play, s->mic};
+	pulse_close(&s->pulse, streams, 2);
+	s->play = s->mic = NULL;
 	playout_finish(&s->playout);
 	audio_framer_finish(&s->framer);
 	audio_queue_finish(&s->queue);
@@ -325,27 +253,27 @@ void sound_link_up(struct rv_viewer *viewer, uint32_t server_caps)
 	if (viewer->options.mic && !mic) {
 		log_info("the session has no sound server: the microphone stays here");
 	}
-	if (s->loop) {
+	if (s->pulse.loop) {
 		/* A session reattached may number its sound afresh. */
-		pa_threaded_mainloop_lock(s->loop);
+		pa_threaded_mainloop_lock(s->pulse.loop);
 		playout_reset(&s->playout);
-		pa_threaded_mainloop_unlock(s->loop);
+		pa_threaded_mainloop_unlock(s->pulse.loop);
 	}
 	if (!mic || !reach_local(viewer)) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	set_mic(s, true);
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }
 
 void sound_play_out(struct rv_viewer *viewer, int most_ms)
 {
 	struct rv_sound *s = viewer->sound;
-	if (!s || !s->loop) {
+	if (!s || !s->pulse.loop) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	bool playing = s->play && !s->corked;
 	if (playing && !s->ending) {
 		/* The session ended before its sound did: what came plays. */
@@ -353,27 +281,27 @@ void sound_play_out(struct rv_viewer *viewer, int most_ms)
 		s->ending = true;
 		fill(s, false);
 	}
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 	for (int waited = 0; playing && waited < most_ms; waited += 10) {
 		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
-		pa_threaded_mainloop_lock(s->loop);
+		pa_threaded_mainloop_lock(s->pulse.loop);
 		playing = !s->corked && s->ending;
-		pa_threaded_mainloop_unlock(s->loop);
+		pa_threaded_mainloop_unlock(s->pulse.loop);
 	}
 }
 
 void sound_link_down(struct rv_viewer *viewer)
 {
 	struct rv_sound *s = viewer->sound;
-	if (!s || !s->loop) {
+	if (!s || !s->pulse.loop) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	set_mic(s, false);
 	/* What is buffered plays out; the session's sound resumes on reattach. */
 	s->ending = true;
 	playout_end(&s->playout, s->playout.cursor - 1);
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 	audio_queue_clear(&s->queue);
 }
 
@@ -508,10 +436,7 @@ static void fill(struct rv_sound *s, bool arrived)
 		waiting += played;
 		latency += played;
 		if (s->corked) {
-			pa_operation *op = pa_stream_cork(s->play, 0, NULL, NULL);
-			if (op) {
-				pa_operation_unref(op);
-			}
+			pulse_forget(pa_stream_cork(s->play, 0, NULL, NULL));
 			s->corked = false;
 		}
 		if (stamp) {
@@ -537,7 +462,7 @@ void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg)
 	if (!s || !viewer->options.audio || !reach_local(viewer)) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	if (msg->type == WIRE_AUDIO_END) {
 		playout_end(&s->playout, msg->audio_end.seq);
 		s->ending = true;
@@ -546,21 +471,18 @@ void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg)
 		if (s->play && !s->corked) {
 			/* A sound shorter than the stream's start buffer plays
 			 * too. */
-			pa_operation *op = pa_stream_trigger(s->play, NULL, NULL);
-			if (op) {
-				pa_operation_unref(op);
-			}
+			pulse_forget(pa_stream_trigger(s->play, NULL, NULL));
 		}
 	} else {
 		const struct wire_audio *a = &msg->audio;
-		if (!s->play && pa_context_get_state(s->context) == PA_CONTEXT_READY) {
+		if (!s->play && pa_context_get_state(s->pulse.context) == PA_CONTEXT_READY) {
 			make_play(s);
 		}
 		s->ending = false;
 		playout_put(&s->playout, a->seq, a->time_us, a->data, (uint16_t)a->size);
 		fill(s, true);
 	}
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }
 
 void sound_poll_fd(struct rv_viewer *viewer, struct pollfd *fd)
@@ -606,10 +528,10 @@ void sound_describe(struct rv_viewer *viewer, char *out, size_t size)
 {
 	struct rv_sound *s = viewer->sound;
 	*out = '\0';
-	if (!s || !s->loop) {
+	if (!s || !s->pulse.loop) {
 		return;
 	}
-	pa_threaded_mainloop_lock(s->loop);
+	pa_threaded_mainloop_lock(s->pulse.loop);
 	if (s->packets) {
 		char sync[48] = "";
 		if (s->have_video && s->have_audio) {
@@ -625,5 +547,5 @@ void sound_describe(struct rv_viewer *viewer, char *out, size_t size)
 	}
 	s->packets = s->underruns = 0;
 	s->playout.lost = s->playout.late = s->playout.concealed = s->playout.recovered = 0;
-	pa_threaded_mainloop_unlock(s->loop);
+	pa_threaded_mainloop_unlock(s->pulse.loop);
 }

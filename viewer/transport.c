@@ -20,12 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "connection.h"
 #include "log.h"
 #include "monotonic.h"
+#include "quic.h"
 #include "session.h"
 #include "status.h"
-#include "quic.h"
 #include "tcp.h"
 #include "transport.h"
 
@@ -64,7 +65,7 @@ static int connect_tcp(const char *spec, bool quiet)
 {
 	char host[256];
 	const char *port;
-	if (!tcp_split_host_port(spec, host, sizeof(host), &port) || !host[0]) {
+	if (!address_split(spec, host, sizeof(host), &port) || !host[0]) {
 		log_error("--tcp takes HOST:PORT, not %s", spec);
 		return -1;
 	}
@@ -607,7 +608,7 @@ void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *
 	/* The address the host was reached at over ssh, or else the name ssh
 	 * was given (less its user@). */
 	char host[WIRE_MAX_ADDRESS + 1];
-	if (tcp_ip_text(offer->address, offer->address_len)) {
+	if (address_is_ip(offer->address, offer->address_len)) {
 		memcpy(host, offer->address, offer->address_len);
 		host[offer->address_len] = '\0';
 	} else {
@@ -615,7 +616,7 @@ void transport_udp_offer(struct rv_viewer *viewer, const struct wire_udp_offer *
 		const char *at = strrchr(name, '@');
 		snprintf(host, sizeof(host), "%s", at ? at + 1 : name);
 	}
-	tcp_join_host_port(conn->udp_target, sizeof(conn->udp_target), host, offer->port);
+	address_join(conn->udp_target, sizeof(conn->udp_target), host, offer->port);
 	memcpy(conn->udp_key, offer->key, offer->key_len);
 	conn->udp_key_len = offer->key_len;
 	char err[256];

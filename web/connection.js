@@ -1,5 +1,5 @@
 // One WebSocket to rcomp-run, speaking the wire protocol as rcomp-view's
-// connection does (protocol/PROTOCOL.md): the hello, the server's first
+// connection does (wire/PROTOCOL.md): the hello, the server's first
 // message on its own, then records of six classes, each class a stream of
 // messages; a link_ack for each LINK_ACK_EVERY bytes of records read; and
 // what one turn of the page sends in one WebSocket message. Bytes from the
@@ -12,7 +12,7 @@ const LINK_ACK_EVERY = 1024; // record bytes read between two link_acks
 const CLASSES = 6;
 
 // The proof that the page holds the token, shown at the WebSocket's
-// upgrade (protocol/web-admit.h): HMAC-SHA256 of a fixed text keyed by
+// upgrade (net/web-admit.h): HMAC-SHA256 of a fixed text keyed by
 // the token, in hex, so that rcomp-run opens a WebSocket only for a page
 // that has the token, and the token itself never travels in a header.
 const PROOF_TEXT = 'rcomp browser upgrade';

@@ -1,6 +1,6 @@
 // The page's sound playout, on the audio thread: the decoder's samples
 // played with a bounded delay, the link's stalls stood in for, and no
-// clicks. It keeps rcomp-view's rules (protocol/playout.h): what waits is
+// clicks. It keeps rcomp-view's rules (media/playout.h): what waits is
 // held near a target plus a margin the link's jitter has shown, by playing
 // up to 2% faster or slower; the margin grows by the longest stand-in a
 // second needed and, after calm seconds, shrinks by half of what those

@@ -4,7 +4,7 @@
 // message to the room it is for, and manages the windows (window.js) and
 // their pictures (video.js for video); input.js, clipboard.js, sound.js
 // and hud.js are the other rooms. The messages' layout comes from
-// messages.js, which the build generates from protocol/messages.h.
+// messages.js, which the build generates from wire/messages.h.
 import { BYE, CAPS, CONSTRAINT, FRAME, HELLO, MAGIC, REQUEST, VERSION_MAJOR, VERSION_MINOR,
   VIEWERS } from './messages.js';
 import { Connection, proofOf } from './connection.js';

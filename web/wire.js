@@ -1,5 +1,5 @@
 // The wire format in the page: messages encoded and decoded from the table
-// the build generates from protocol/messages.h (messages.js), each field
+// the build generates from wire/messages.h (messages.js), each field
 // checked as wire.c checks it, and the records that carry them.
 import { HEADER_SIZE, MAX_BODY, MESSAGES, RECORD } from './messages.js';
 

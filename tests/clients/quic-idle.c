@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "quic.h"
-#include "tcp.h"
+#include "token.h"
 
 #define MAX_IDLE 64
 
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 			MAX_IDLE);
 		return 2;
 	}
-	if (!tcp_read_token(argv[2], token, &token_len)) {
+	if (!token_read(argv[2], token, &token_len)) {
 		return 1;
 	}
 	signal(SIGTERM, handle_stop);

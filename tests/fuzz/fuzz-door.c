@@ -1,4 +1,4 @@
-/* libFuzzer harness: a QUIC server's door (protocol/quic-door.c), which
+/* libFuzzer harness: a QUIC server's door (net/quic-door.c), which
  * reads a client's first Initial before any key is known: its header, its
  * token (a Retry token it sealed, a forged one, one altered), and who it
  * came from. Each input makes one Initial:

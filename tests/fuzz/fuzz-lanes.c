@@ -1,5 +1,5 @@
 /* libFuzzer harness: bytes as datagrams from a peer, through the lanes'
- * receiver (protocol/lanes.c). The input is a run of datagrams, each after
+ * receiver (net/lanes.c). The input is a run of datagrams, each after
  * its length (u16, little-endian). The receiver lives on across inputs, as
  * a connection does, until one breaks the format (the connection's end);
  * what it hands over is drained as a program would read it. */

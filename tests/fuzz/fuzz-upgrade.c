@@ -1,5 +1,5 @@
 /* libFuzzer harness: what the browsers' door parses of an upgrade before
- * anything is proved (protocol/web-admit.c): the subprotocol list with the
+ * anything is proved (net/web-admit.c): the subprotocol list with the
  * token's proof, and the Host header; then the door's table driven by the
  * same bytes. Each input is split at its first zero byte: before it the
  * subprotocol list, after it the Host; both are given unterminated, as

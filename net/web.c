@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "buffer.h"
 #include "log.h"
 #include "monotonic.h"
@@ -616,7 +617,7 @@ static bool loopback(const char *addr)
 static bool parse_spec(const char *spec, char *addr, size_t addr_size, int *port)
 {
 	const char *digits;
-	if (!tcp_split_host_port(spec, addr, addr_size, &digits) || !*addr) {
+	if (!address_split(spec, addr, addr_size, &digits) || !*addr) {
 		return false;
 	}
 	if (strcmp(addr, "localhost") == 0) {

@@ -1,5 +1,5 @@
+#include "address.h"
 #include "settings.h"
-#include "tcp.h"
 #include "wire.h"
 
 #include <ctype.h>
@@ -198,7 +198,7 @@ static bool set_value(const struct settings *settings, const struct settings_key
 		char host[256];
 		const char *port;
 		*(const char **)field = *value ? value : NULL;
-		return !*value || tcp_split_host_port(value, host, sizeof(host), &port);
+		return !*value || address_split(value, host, sizeof(host), &port);
 	}
 	case SETTINGS_CUSTOM:
 		break;

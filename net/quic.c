@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "log.h"
 #include "quic-private.h"
 #include "quic.h"
-#include "tcp.h"
 
 static void follow_address(struct quic_endpoint *ep);
 
@@ -53,7 +53,7 @@ static bool resolve(const char *addr_port, bool passive, struct sockaddr_storage
 {
 	char host[256];
 	const char *port;
-	if (!tcp_split_host_port(addr_port, host, sizeof(host), &port) || !host[0]) {
+	if (!address_split(addr_port, host, sizeof(host), &port) || !host[0]) {
 		quic_set_err(err, err_size, "%s is not ADDRESS:PORT", addr_port);
 		return false;
 	}

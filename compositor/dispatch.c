@@ -19,13 +19,11 @@
 #include "dnd.h"
 #include "input.h"
 #include "log.h"
-#include "monotonic.h"
-#include "quic.h"
+#include "offer.h"
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
 #include "textinput.h"
-#include "token.h"
 #include "video.h"
 #include "viewers.h"
 #include "window.h"
@@ -150,90 +148,12 @@ static void send_snapshot(struct rc_viewer *viewer)
 	connection_send(viewer->conn, &(struct wire_msg){.type = WIRE_SYNC});
 }
 
-/* A key of the viewer's own for coming over to the session's UDP as itself
- * (--offer-udp): known to the UDP door until the viewer leaves. */
-static bool make_move_key(struct rc_viewer *viewer)
-{
-	struct quic_endpoint *quic = viewer->server->listen.quic;
-	char prefix[24];
-	snprintf(prefix, sizeof(prefix), "%s%d-", QUIC_MOVE_PREFIX, viewer->slot);
-	return quic && token_random(viewer->move_key, &viewer->move_key_len, prefix) &&
-		quic_set_move_key(quic, viewer->slot, viewer->move_key, viewer->move_key_len);
-}
-
-/* A viewer over ssh may come over to UDP, as itself; not while the app may
- * still fail to start or end at once (an app that cannot be run, a script
- * that exits): the session's goodbye, with the app's status, would go to
- * the link the viewer is leaving. */
-#define OFFER_AFTER_US 1000000
-
-static void send_offer(struct rc_viewer *viewer)
-{
-	struct rc_server *server = viewer->server;
-	const struct rc_listen *listen = &server->listen;
-	viewer->offer_due = false;
-	if (server->app.exited || viewer->conn->closing || !make_move_key(viewer)) {
-		return;
-	}
-	connection_send(viewer->conn,
-		&(struct wire_msg){.type = WIRE_UDP_OFFER,
-			.udp_offer = {.port = (uint32_t)quic_local_port(listen->quic),
-				.key_len = (uint32_t)viewer->move_key_len,
-				.key = viewer->move_key,
-				.address = listen->offer_address,
-				.address_len = (uint32_t)strlen(listen->offer_address)}});
-}
-
-static int handle_offer_timer(void *data)
-{
-	struct rc_server *server = data;
-	struct rc_viewer *viewer;
-	wl_list_for_each(viewer, &server->viewers, link)
-	{
-		if (viewer->offer_due) {
-			send_offer(viewer);
-		}
-	}
-	return 0;
-}
-
-static void offer_udp(struct rc_viewer *viewer)
-{
-	struct rc_server *server = viewer->server;
-	uint64_t now = monotonic_usec(), ready = server->app.started_us + OFFER_AFTER_US;
-	if (now >= ready) {
-		send_offer(viewer);
-		return;
-	}
-	if (!server->listen.offer_timer) {
-		server->listen.offer_timer =
-			wl_event_loop_add_timer(server->loop, handle_offer_timer, server);
-	}
-	viewer->offer_due = true;
-	if (server->listen.offer_timer) {
-		wl_event_source_timer_update(server->listen.offer_timer,
-			(int)((ready - now + 999) / 1000));
-	}
-}
-
 /* A viewer whose hello was read: welcomed, told the state of things, and
  * (takes_input) given input. */
 static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bool takes_input)
 {
 	struct rc_server *server = viewer->server;
 	struct rc_connection *conn = viewer->conn;
-	if (hello->major != WIRE_VERSION_MAJOR) {
-		char text[256];
-		snprintf(text, sizeof(text),
-			"the viewer speaks wire protocol %u, this rcomp-run %s speaks %u: install "
-			"the "
-			"same rcomp version on both sides (rcomp-run --version, rcomp-view "
-			"--version)",
-			hello->major, RCOMP_VERSION, WIRE_VERSION_MAJOR);
-		log_error("viewer refused: %s", text);
-		connection_goodbye(conn, WIRE_BYE_VERSION, 0, text);
-		return;
-	}
 	conn->compression = encode_context_compression(&server->encode, hello->caps);
 	const char *name = server->record.name;
 	struct wire_msg msg = {
@@ -269,7 +189,7 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 						.len = (uint32_t)strlen(host)}});
 		}
 	}
-	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && server->listen.offer) {
+	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && server->doors.offer) {
 		offer_udp(viewer);
 	}
 	char who[80] = "";
@@ -594,16 +514,11 @@ static void route(struct rc_viewer *viewer, const struct wire_msg *msg)
 	}
 }
 
+/* A viewer is welcomed as it attaches: its hello was read and checked
+ * before (handshake.c). */
 static bool handle_message(void *data, const struct wire_msg *msg)
 {
-	struct rc_viewer *viewer = data;
-	if (viewer->conn->welcomed) {
-		route(viewer, msg);
-	} else if (msg->type == WIRE_HELLO) {
-		welcome(viewer, &msg->hello, !viewer->view_only);
-	} else {
-		connection_refuse(viewer->conn, "the first message must be hello");
-	}
+	route(data, msg);
 	return true;
 }
 
@@ -621,9 +536,7 @@ static void handle_closed(void *data)
 		log_info("viewer %u left; %u of its inputs were refused (it watched only)",
 			viewer->number, viewer->refused);
 	}
-	if (viewer->move_key_len && server->listen.quic) {
-		quic_set_move_key(server->listen.quic, viewer->slot, "", 0);
-	}
+	offer_forget(viewer);
 	viewer_free(viewer);
 	if (server->replacing) {
 		/* The same viewer comes back on another link at once: it
@@ -658,7 +571,7 @@ static const struct rc_connection_handler handler = {
 /* A connection for a new viewer; NULL (fds closed) when out of memory. */
 static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out_fd, bool view_only)
 {
-	/* listen.c turns away a viewer beyond RC_MAX_VIEWERS before this. */
+	/* The handshake turns away a viewer beyond RC_MAX_VIEWERS before this. */
 	struct rc_viewer *viewer = viewer_new(server, view_only);
 	if (!viewer) {
 		log_error("out of memory accepting a viewer");
@@ -680,40 +593,10 @@ static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out
 	return viewer;
 }
 
-void dispatch_attach(struct rc_server *server, int fd, const char *peer,
-	const struct wire_hello *hello, bool view_only, struct rc_viewer *replaces)
+void dispatch_attach(struct rc_server *server, int fd, int out_fd, const struct wire_hello *hello,
+	bool view_only, bool takes_input, uint32_t number)
 {
-	bool takes_input = true;
-	uint32_t number = 0;
-	if (replaces) {
-		/* A viewer that comes over from another link (ssh to UDP):
-		 * its old one goes first, quietly, and it stays what it was. */
-		log_info("viewer %u comes over to %s", replaces->number, peer);
-		view_only = replaces->view_only;
-		takes_input = server->input_viewer == replaces;
-		number = replaces->number;
-		server->replacing = true;
-		connection_destroy(replaces->conn);
-		server->replacing = false;
-	}
-	view_only = view_only || (hello->flags & WIRE_HELLO_VIEW_ONLY);
-	bool share = replaces || view_only || (hello->flags & WIRE_HELLO_SHARE);
-	if (!share && server->nviewers > 0) {
-		log_info("a new viewer%s%s takes the session over; disconnecting the %d "
-			 "attached",
-			peer[0] ? " from " : "", peer, server->nviewers);
-		struct rc_viewer *viewer, *tmp;
-		wl_list_for_each(viewer, &server->viewers, link)
-		{
-			connection_goodbye(viewer->conn, WIRE_BYE_TAKEN_OVER, 0,
-				"another viewer took this session over");
-		}
-		wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
-		{
-			connection_close_now(viewer->conn, 0);
-		}
-	}
-	struct rc_viewer *viewer = add_viewer(server, fd, fd, view_only);
+	struct rc_viewer *viewer = add_viewer(server, fd, out_fd, view_only);
 	if (!viewer) {
 		return;
 	}
@@ -722,10 +605,5 @@ void dispatch_attach(struct rc_server *server, int fd, const char *peer,
 		snprintf(viewer->conn->name, sizeof(viewer->conn->name), "viewer %u", number);
 	}
 	channel_first_read(&viewer->conn->channel);
-	welcome(viewer, hello, takes_input && !view_only);
-}
-
-bool dispatch_attach_stdio(struct rc_server *server)
-{
-	return add_viewer(server, STDIN_FILENO, STDOUT_FILENO, false) != NULL;
+	welcome(viewer, hello, takes_input);
 }

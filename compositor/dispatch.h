@@ -9,15 +9,12 @@
 
 #include "server.h"
 
-/* A connection whose hello was read (and on TCP its token checked) takes
- * the session over, or joins the viewers there if its hello asks to share
- * or it may only watch (view_only: its token was the watch token). fd is
- * taken; peer names it in log lines ("" for a unix socket). replaces: a
- * viewer this one is, on another link (it proved that viewer's move key):
- * the old link goes, and the viewer stays what it was. */
-void dispatch_attach(struct rc_server *server, int fd, const char *peer,
-	const struct wire_hello *hello, bool view_only, struct rc_viewer *replaces);
-/* The one viewer of an rcomp-run --stdio, on stdin and stdout. */
-bool dispatch_attach_stdio(struct rc_server *server);
+/* A connection whose hello was read and checked (handshake.c) becomes a
+ * viewer, is welcomed and told the state of things: read on fd, written on
+ * out_fd (both taken). view_only: it may only watch; takes_input: it gets
+ * input now; number: the number it keeps from another link (0: a new
+ * one). */
+void dispatch_attach(struct rc_server *server, int fd, int out_fd, const struct wire_hello *hello,
+	bool view_only, bool takes_input, uint32_t number);
 
 #endif

@@ -23,16 +23,17 @@
 #include <wlr/util/log.h>
 
 #include "app.h"
-#include "bridge.h"
 #include "clipboard.h"
+#include "commands.h"
 #include "constraint.h"
 #include "cursor.h"
 #include "damage.h"
 #include "decoration.h"
 #include "dispatch.h"
 #include "dnd.h"
+#include "doors.h"
+#include "handshake.h"
 #include "input.h"
-#include "listen.h"
 #include "log.h"
 #include "monotonic.h"
 #include "output.h"
@@ -555,7 +556,7 @@ static void say_goodbye(struct rc_server *server, bool started)
 	{
 		connection_goodbye(viewer->conn, reason, status, text);
 	}
-	listen_say_goodbye(server, reason, status, text);
+	handshake_say_goodbye(server, reason, status, text);
 	/* A second for all of them together. */
 	uint64_t deadline = monotonic_usec() + 1000000;
 	wl_list_for_each_safe(viewer, tmp, &server->viewers, link)
@@ -584,22 +585,22 @@ int main(int argc, char **argv)
 	wl_list_init(&server.windows);
 	wl_list_init(&server.viewers);
 	idmap_init(&server.window_ids);
-	listen_init(&server);
+	doors_init(&server);
 	/* A peer that goes away is an error return, never a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (mode == 'L') {
-		return bridge_list();
+		return command_list();
 	}
 	if (mode == 'A') {
-		return bridge_attach(app_index < argc ? argv[app_index] : NULL);
+		return command_attach(app_index < argc ? argv[app_index] : NULL);
 	}
 	if (mode == 'X') {
-		return bridge_stop(app_index < argc ? argv[app_index] : NULL);
+		return command_stop(app_index < argc ? argv[app_index] : NULL);
 	}
 	if (!record_init(&server, argv + app_index)) {
 		return server.exit_code;
 	}
-	if (server.options.persist && !bridge_daemonize(&server, &ready_fd)) {
+	if (server.options.persist && !command_persist(&server, &ready_fd)) {
 		record_finish(&server);
 		return 1;
 	}
@@ -635,8 +636,7 @@ int main(int argc, char **argv)
 		wl_event_loop_add_signal(server.loop, SIGTERM, handle_stop_signal, &server),
 		wl_event_loop_add_signal(server.loop, SIGHUP, handle_stop_signal, &server),
 	};
-	bool ok = app_init(&server) && stats_init(&server) &&
-		(server.options.stdio ? dispatch_attach_stdio(&server) : listen_start(&server));
+	bool ok = app_init(&server) && stats_init(&server) && doors_start(&server);
 	if (ok) {
 		sound_start(&server);
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
@@ -657,7 +657,7 @@ int main(int argc, char **argv)
 		play_out(&server);
 	}
 	say_goodbye(&server, ok);
-	listen_finish(&server);
+	doors_finish(&server);
 	record_finish(&server);
 	if (server.options.stats) {
 		struct rusage self;
@@ -679,7 +679,7 @@ int main(int argc, char **argv)
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */
 	}
-	listen_tell_stoppers(&server);
+	handshake_tell_stoppers(&server);
 	settings_finish(&settings);
 	return server.exit_code;
 }

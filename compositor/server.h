@@ -85,7 +85,7 @@ struct rc_viewer {
 	struct wire_repeat_info repeat;
 	struct wire_modifiers modifiers;
 	uint32_t refused; /* input refused (view only), for the log */
-	/* Its key for coming over to UDP as itself (listen_move_key): told
+	/* Its key for coming over to UDP as itself (door/offer.c): told
 	 * it in its udp_offer. */
 	char move_key[WIRE_MAX_TOKEN + 1];
 	size_t move_key_len;
@@ -244,30 +244,34 @@ struct rc_app {
 	int idle_checks;
 };
 
-/* Where viewers connect (listen.c). */
-struct rc_listen {
+/* The doors (door/doors.c). */
+struct rc_doors {
 	int fd, tcp_fd;
-	struct quic_endpoint *quic; /* --listen-udp */
+	struct quic_endpoint *quic; /* --listen-udp or --offer-udp */
 	struct wl_event_source *udp_source;
 	struct web *web; /* --listen-web */
 	struct wl_event_source *web_source;
-	struct wl_event_source *offer_timer; /* offers that wait (dispatch.c) */
 	char *path; /* the unix socket we bound */
 	struct wl_event_source *source, *tcp_source;
+	/* --offer-udp: where viewers that ask are told to come ("": the host
+	 * they reached over ssh); the port is the endpoint's, the key the token */
+	bool offer;
+	char offer_address[WIRE_MAX_ADDRESS + 1];
+	struct wl_event_source *offer_timer; /* offers that wait (door/offer.c) */
+};
+
+/* Connections in their handshake, and the tokens (door/handshake.c). */
+struct rc_handshake {
 	struct wl_list pending; // rc_pending::link, newest first
-	int npending[2]; /* on the unix socket, on TCP */
+	int npending[2]; /* on the unix socket or stdio, on the network */
 	char token[WIRE_MAX_TOKEN + 1];
 	size_t token_len;
 	/* --watch-token: admits viewers that watch only; empty: none */
 	char watch_token[WIRE_MAX_TOKEN + 1];
 	size_t watch_token_len;
-	/* --offer-udp: where viewers that ask are told to come ("": the host
-	 * they reached over ssh); the port is the endpoint's, the key the token */
-	bool offer;
-	char offer_address[WIRE_MAX_ADDRESS + 1];
 	struct log_limit refusals; /* refusal log lines */
 	/* Those that asked the session to end (rcomp-run --stop): told once
-	 * it has (listen_finish). */
+	 * it has (handshake_tell_stoppers). */
 	int stoppers[4];
 	int nstoppers;
 };
@@ -392,7 +396,8 @@ struct rc_server {
 
 	struct rc_record record;
 	struct rc_app app;
-	struct rc_listen listen;
+	struct rc_doors doors;
+	struct rc_handshake handshake;
 	struct rc_input input;
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;

@@ -102,9 +102,9 @@ static void print_stats(struct rc_server *server)
 		}
 		print_viewer(server, viewer, who);
 	}
-	if (server->listen.quic) {
+	if (server->doors.quic) {
 		char udp[384];
-		quic_describe(server->listen.quic, udp, sizeof(udp));
+		quic_describe(server->doors.quic, udp, sizeof(udp));
 		log_info("stats %s (all viewers)", udp);
 	}
 	const struct rc_encode_context *encode = &server->encode;

@@ -743,7 +743,10 @@ static void mark_through(int64_t rate, int divisor, int *read, int *wrong)
 	char err[256];
 	uint32_t *src = malloc((size_t)w * h * 4), *out = malloc((size_t)w * h * 4);
 	uint32_t seed = 12345 + (uint32_t)divisor;
-	struct video_encoder *enc = video_encoder_create(w, h, divisor, 60, 2, rate,
+	/* One thread: on two (sliced threads) libx264 did not code the same
+	 * frames alike from run to run at this rate (30 of 30 marks read at 3
+	 * Mbit/s, and once in about 90 runs 23); on one it does. */
+	struct video_encoder *enc = video_encoder_create(w, h, divisor, 60, 1, rate,
 		WIRE_PRESET_ULTRAFAST, err, sizeof(err));
 	struct video_decoder *dec = video_decoder_create(w, h, 1, err, sizeof(err));
 	CHECK(enc && dec && src && out);

@@ -158,6 +158,32 @@ def test_a_viewer_of_another_protocol_version_is_refused_with_the_fix(desktop):
     desktop.check_alive(server)
 
 
+def test_a_viewer_on_stdio_of_another_protocol_version_is_refused_the_same_way(desktop):
+    """rcomp-run --stdio, as ssh runs it, hearing a hello of protocol 2: the
+    one door every viewer comes in by refuses it with the same words, as
+    its first message, and the session, which can have no other viewer,
+    ends."""
+    ours, theirs = socket.socketpair()
+    p = subprocess.Popen([RCOMP_RUN, "--stdio", "--", INPUT_CLIENT], env=desktop.remote_env,
+                         stdin=theirs, stdout=theirs, stderr=subprocess.PIPE)
+    theirs.close()
+    try:
+        ours.sendall(hello(major=2))
+        got = read_messages(ours, 20, until=0x0202)
+        assert got and got[0][0] == 0x0202, "the goodbye comes first: %r" % got[:3]
+        text = got[0][1][8:].decode()
+        assert "the viewer speaks wire protocol 2" in text
+        assert "install the same rcomp version on both sides" in text
+        _, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        ours.close()
+    err = err.decode()
+    assert "refused a viewer: the viewer speaks wire protocol 2" in err, err
+    assert "the viewer on stdio is gone; ending the session" in err, err
+
+
 APP_MISSING = 127
 
 

@@ -124,11 +124,10 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 		connection_fail(viewer, "welcome sent twice");
 		return;
 	}
-	if (msg->major != WIRE_VERSION_MAJOR) {
-		log_error("the remote rcomp-run speaks wire protocol %u, this rcomp-view %s speaks "
-			  "%u: install the same rcomp version on both sides (rcomp-run --version, "
-			  "rcomp-view --version)",
-			msg->major, RCOMP_VERSION, WIRE_VERSION_MAJOR);
+	char text[256];
+	if (wire_version_refused(msg->major, "the remote rcomp-run", "rcomp-view", text,
+		    sizeof(text))) {
+		log_error("%s", text);
 		viewer->running = false;
 		viewer->exit_code = RC_EXIT_VERSION;
 		return;

@@ -443,3 +443,16 @@ void channel_write_once(int fd, const struct wire_msg *msg)
 	}
 	buffer_finish(&out);
 }
+
+void channel_write_goodbye(int fd, enum wire_goodbye_reason reason, int32_t status,
+	const char *text)
+{
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = reason,
+			.status = status,
+			.text = text,
+			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)},
+	};
+	channel_write_once(fd, &msg);
+}

@@ -152,5 +152,10 @@ size_t channel_record_size(const uint8_t *p, size_t n, enum channel_class *cls);
 /* Writes one small message straight to fd, first on its stream, where no
  * channel exists: a goodbye to a connection being refused. */
 void channel_write_once(int fd, const struct wire_msg *msg);
+/* The goodbye that tells a connection why it ends before it has a channel
+ * (a refusal, a session that ended, none to attach to), the same way: one
+ * write of one message. */
+void channel_write_goodbye(int fd, enum wire_goodbye_reason reason, int32_t status,
+	const char *text);
 
 #endif

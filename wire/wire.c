@@ -748,3 +748,16 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 	buffer_commit(out, rest);
 	return true;
 }
+
+bool wire_version_refused(uint32_t major, const char *peer, const char *program, char *text,
+	size_t size)
+{
+	if (major == WIRE_VERSION_MAJOR) {
+		return false;
+	}
+	snprintf(text, size,
+		"%s speaks wire protocol %u, this %s %s speaks %u: install the same rcomp version "
+		"on both sides (rcomp-run --version, rcomp-view --version)",
+		peer, major, program, RCOMP_VERSION, WIRE_VERSION_MAJOR);
+	return true;
+}

@@ -334,5 +334,10 @@ bool wire_message_info(size_t index, struct wire_message_info *info);
 /* Session names are 1 to WIRE_MAX_SESSION_NAME of [A-Za-z0-9._-], not
  * starting with a dot: safe as a file name and in a shell. */
 bool wire_session_name_ok(const char *name, size_t len);
+/* Whether a peer that speaks wire protocol major is refused: another major
+ * version. text then says why and what to do, naming the peer ("the
+ * viewer", "the remote rcomp-run") and this program ("rcomp-run"). */
+bool wire_version_refused(uint32_t major, const char *peer, const char *program, char *text,
+	size_t size);
 
 #endif

@@ -2,24 +2,24 @@
  * rcomp-run --list, --attach and --stop, and --persist's move to the
  * background: the commands that reach a session from outside it.
  */
-#ifndef RCOMP_BRIDGE_H
-#define RCOMP_BRIDGE_H
+#ifndef RCOMP_COMMANDS_H
+#define RCOMP_COMMANDS_H
 
 #include "server.h"
 
 /* rcomp-run --list: prints this user's sessions. The exit status. */
-int bridge_list(void);
+int command_list(void);
 /* rcomp-run --attach [NAME]: bridges stdio to a session. The exit status. */
-int bridge_attach(const char *name);
+int command_attach(const char *name);
 /* rcomp-run --stop [NAME]: ends a session, waiting until it has. The exit
  * status. */
-int bridge_stop(const char *name);
+int command_stop(const char *name);
 /*
  * --persist: the session becomes a daemon and this process a bridge from
  * stdio to it, so that the session outlives the ssh connection that
  * started it. Returns in the daemon, with *ready to write the session's
  * name to once it listens; the bridge exits here.
  */
-bool bridge_daemonize(struct rc_server *server, int *ready);
+bool command_persist(struct rc_server *server, int *ready);
 
 #endif

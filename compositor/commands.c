@@ -1,8 +1,9 @@
 /*
- * The commands that reach a running session: rcomp-run --list, rcomp-run
- * --stop, and rcomp-run --attach, a byte bridge from stdin/stdout to the
- * session's socket (what ssh runs to reattach). --persist uses the same bridge: the
- * session goes to the background and the process ssh started bridges to it.
+ * The commands that reach a running session from outside it: rcomp-run
+ * --list, --stop, and --attach, a byte bridge from stdin/stdout to the
+ * session's socket (what ssh runs to reattach). --persist uses the same
+ * bridge: the session goes to the background and the process ssh started
+ * bridges to it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bridge.h"
+#include "commands.h"
 #include "channel.h"
 #include "log.h"
 #include "record.h"
@@ -23,20 +24,7 @@
 
 #define BRIDGE_BUFFER (256 * 1024)
 
-/* Why a connection ends before it is a viewer's, on fd. */
-static void say_goodbye(int fd, enum wire_goodbye_reason reason, int status, const char *text)
-{
-	struct wire_msg msg = {
-		.type = WIRE_GOODBYE,
-		.goodbye = {.reason = reason,
-			.status = status,
-			.text = text,
-			.text_len = (uint32_t)strnlen(text, WIRE_MAX_TEXT)},
-	};
-	channel_write_once(fd, &msg);
-}
-
-int bridge_list(void)
+int command_list(void)
 {
 	static struct session_info infos[256];
 	int n = session_list(infos, 256);
@@ -150,7 +138,7 @@ static int connect_session(const char *dir, const char *name)
 	return fd;
 }
 
-int bridge_attach(const char *name)
+int command_attach(const char *name)
 {
 	char text[WIRE_MAX_TEXT];
 	static struct session_info infos[256];
@@ -183,7 +171,7 @@ int bridge_attach(const char *name)
 	if (sock < 0) {
 		/* The viewer at the other end of ssh exits with the same status. */
 		log_error("%s", text);
-		say_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, status, text);
+		channel_write_goodbye(STDOUT_FILENO, WIRE_BYE_NO_SESSION, status, text);
 		return status;
 	}
 	log_debug("attached to session %s", chosen->name);
@@ -196,7 +184,7 @@ int bridge_attach(const char *name)
  * some. */
 #define STOP_WAIT_MS 20000
 
-int bridge_stop(const char *name)
+int command_stop(const char *name)
 {
 	char text[WIRE_MAX_TEXT];
 	static struct session_info infos[256];
@@ -286,7 +274,7 @@ int bridge_stop(const char *name)
  * it. Returns in the daemon (with *ready to write the name to once it
  * listens); the bridge exits here.
  */
-bool bridge_daemonize(struct rc_server *server, int *ready)
+bool command_persist(struct rc_server *server, int *ready)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -321,7 +309,7 @@ bool bridge_daemonize(struct rc_server *server, int *ready)
 			snprintf(text, sizeof(text), "the session did not start; see %s/%s.log",
 				server->record.dir, server->record.name);
 			log_error("%s", text);
-			say_goodbye(STDOUT_FILENO, WIRE_BYE_SHUTDOWN, 1, text);
+			channel_write_goodbye(STDOUT_FILENO, WIRE_BYE_SHUTDOWN, 1, text);
 			exit(1);
 		}
 		exit(bridge(sock));

@@ -19,7 +19,7 @@
 #include "dnd.h"
 #include "input.h"
 #include "log.h"
-#include "offer.h"
+#include "quic.h"
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
@@ -188,9 +188,6 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 					.host_name = {.text = host,
 						.len = (uint32_t)strlen(host)}});
 		}
-	}
-	if (conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) && server->doors.offer) {
-		offer_udp(viewer);
 	}
 	char who[80] = "";
 	if (server->nviewers > 1 || viewer->view_only) {
@@ -536,7 +533,11 @@ static void handle_closed(void *data)
 		log_info("viewer %u left; %u of its inputs were refused (it watched only)",
 			viewer->number, viewer->refused);
 	}
-	offer_forget(viewer);
+	if (viewer->move_key_len && server->doors.quic) {
+		/* Its key to come over to UDP as itself (door/offer.c) opens
+		 * nothing now. */
+		quic_set_move_key(server->doors.quic, viewer->slot, "", 0);
+	}
 	viewer_free(viewer);
 	if (server->replacing) {
 		/* The same viewer comes back on another link at once: it
@@ -593,12 +594,12 @@ static struct rc_viewer *add_viewer(struct rc_server *server, int in_fd, int out
 	return viewer;
 }
 
-void dispatch_attach(struct rc_server *server, int fd, int out_fd, const struct wire_hello *hello,
-	bool view_only, bool takes_input, uint32_t number)
+struct rc_viewer *dispatch_attach(struct rc_server *server, int fd, int out_fd,
+	const struct wire_hello *hello, bool view_only, bool takes_input, uint32_t number)
 {
 	struct rc_viewer *viewer = add_viewer(server, fd, out_fd, view_only);
 	if (!viewer) {
-		return;
+		return NULL;
 	}
 	if (number) {
 		viewer->number = number;
@@ -606,4 +607,5 @@ void dispatch_attach(struct rc_server *server, int fd, int out_fd, const struct 
 	}
 	channel_first_read(&viewer->conn->channel);
 	welcome(viewer, hello, takes_input);
+	return viewer;
 }

@@ -13,8 +13,8 @@
  * viewer, is welcomed and told the state of things: read on fd, written on
  * out_fd (both taken). view_only: it may only watch; takes_input: it gets
  * input now; number: the number it keeps from another link (0: a new
- * one). */
-void dispatch_attach(struct rc_server *server, int fd, int out_fd, const struct wire_hello *hello,
-	bool view_only, bool takes_input, uint32_t number);
+ * one). The viewer; NULL (the fds closed) when out of memory. */
+struct rc_viewer *dispatch_attach(struct rc_server *server, int fd, int out_fd,
+	const struct wire_hello *hello, bool view_only, bool takes_input, uint32_t number);
 
 #endif

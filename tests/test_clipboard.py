@@ -14,6 +14,7 @@ import pytest
 from rig import (INPUT_CLIENT, KEY_A, KEY_LEFTSHIFT, RCOMP_VIEW, VirtualKeyboard, fake_server,
                  focused, frame, hello, message, read_messages, records, wait_for, welcome,
                  window_new)
+from webpage import open_input_client, remote_env, remote_log
 
 
 def sha(path):
@@ -283,3 +284,29 @@ def test_a_local_paste_from_a_server_that_never_answers_ends_after_5_idle_second
             if t == 0x0304]
     assert acks == [(requests[0], 0, 1)], "expected a cancel of the request: %s" % acks
     conn.close()
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_text_copied_remotely_is_in_the_browsers_clipboard(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    subprocess.run(["wl-copy", "remote text \u00e9"], env=remote_env(desktop), timeout=30,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    page.wait("window.rcomp.session().clipboard === 'remote text \u00e9'")
+    assert page.eval("navigator.clipboard.readText()") == "remote text \u00e9"
+
+
+def test_text_copied_in_the_browser_pastes_remotely(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.command("clipboard", text="local text \u00fc")
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+
+    def pasted():
+        r = subprocess.run(["wl-paste", "--no-newline"], env=remote_env(desktop), timeout=30,
+                           capture_output=True)
+        return r.returncode == 0 and r.stdout.decode() == "local text \u00fc"
+    wait_for("the browser's text pasted remotely", pasted)

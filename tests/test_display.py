@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from rig import (ANIM_CLIENT, CLIP_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT,
+from rig import (ANIM_CLIENT, BLUE, CLIP_CLIENT, CYAN, GREY, INPUT_CLIENT, MAGENTA, MODEL_CLIENT,
                  RCOMP_VIEW, RED, SCROLL_CLIENT, VIDEO, YELLOW, Failure, count_differences,
-                 descendant, log, step, wait_for, wait_screen_matches)
+                 descendant, log, read_ppm, step, wait_for, wait_screen_matches)
+from webpage import TOKEN, differences, exact_once_still, open_model, remote_log, web_session
 
 
 def dump_path(desktop, window_id=1):
@@ -518,3 +519,129 @@ def test_foot_finds_each_buffer_released_as_soon_as_it_is_copied(desktop):
     assert "loading configuration" in text, "foot's own log is not in rcomp-run's"
     warnings = [line for line in text.splitlines() if "not releasing buffers" in line]
     assert not warnings, "\n".join(warnings)
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_a_window_in_the_browser_is_pixel_exact_against_what_rcomp_view_shows(desktop, page):
+    server, url = web_session(desktop)
+    desktop.start_viewer(server)
+    local = wait_for("rcomp-view's window", lambda: desktop.window(title="model main"))
+    started = time.monotonic()
+    load_ms = page.open(url + "#token=%s&share=1" % TOKEN)
+    shown = page.window("model main")
+    first_window_ms = (time.monotonic() - started) * 1000
+    page.still("model main")
+    width, height, rgba = page.canvas("model main")
+    assert (width, height) == (300, 200)
+    assert shown["appId"] == "rcomp-model"
+    w, h, rgb = desktop.screenshot(local["rect"])
+    assert (w, h) == (300, 200)
+    differ = differences(rgba, rgb, w, h)
+    assert differ == 0, "%d of %d pixels differ" % (differ, w * h)
+    assert tuple(rgba[0:3]) == BLUE and rgba[3] == 255
+    assert load_ms < 60000 and first_window_ms >= load_ms
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_motion_forced_to_video_is_decoded_in_the_page_and_exact_once_still(desktop, page):
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    # The app's seconds of motion run from its start, not from the page's,
+    # and a loaded machine has started the page 5 s late: the app moves
+    # until the page has shown video (ANIM_UNTIL), at most a minute.
+    until = os.path.join(desktop.tmp, "stop-moving")
+    _, url = web_session(desktop, ("env", "ANIM_UNTIL=" + until, ANIM_CLIENT, "60"),
+                         ["-v", "--codec", "video", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    # 480x360 is encoded in full chroma: High 4:4:4 (profile 244), which
+    # the page's decoder takes.
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec.startsWith('H.264 avc1.f4') && w.presented > 10)")
+    open(until, "w").close()
+    wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
+    wait_for("the lossless refresh",
+             lambda: "back to lossless (motion stopped)" in remote_log(desktop))
+    exact_once_still(page, dump, (480, 360))
+
+
+# The frame-rate fit measures this machine's time: alone, as test_display's.
+@pytest.mark.quiet
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_video_sent_at_half_size_for_its_rate_fills_the_whole_window_in_the_page(desktop, page):
+    """At 240 fps a 1920x1080 stream goes at half size each way (as
+    test_display's 1080p test shows): the page draws the 960x540 picture
+    at its size into a canvas the browser shows at the window's size (as
+    rcomp-view lets the desktop scale it), so the moving pattern reaches
+    the window's far corner, not only the quarter a picture drawn 1:1
+    into a full-size canvas covers; once still, the window is exact at
+    full size."""
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    # 10 s of motion: the sanitizers' build sends few 1080p pictures a
+    # second, and the page must see half-size ones before the app stops.
+    _, url = web_session(desktop, (ANIM_CLIENT, "10", "1920", "1080"),
+                         ["-v", "--stats", "--fps", "240", "--codec", "video", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    # The rate it keeps is the app's, which a loaded machine holds below 240.
+    wait_for("video at half size", lambda: "video at 1/2 size each way to keep "
+             in remote_log(desktop), timeout=30)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.picture && w.picture[0] === 960)", timeout=60)
+    corner = ("(() => { const c = [...document.querySelectorAll('.rcomp-window')].find((e) => "
+              "e.dataset.title === 'rcomp anim test').querySelector('canvas'); "
+              "const r = c.getBoundingClientRect(); "
+              "if (r.width !== 1920 || r.height !== 1080) return 'shown at ' + r.width; "
+              "const d = c.getContext('2d').getImageData(c.width * 3 / 4, c.height * 3 / 4, "
+              "c.width / 4, c.height / 4).data; "
+              "let h = 0; for (let i = 0; i < d.length; i += 4) "
+              "h = (h * 31 + d[i] + d[i + 1] * 7 + d[i + 2] * 13) >>> 0; return h; })()")
+    first = page.eval(corner)
+    assert isinstance(first, int), first
+    # A loaded encoder may skip the corner's blocks for a few frames: wait
+    # for it to change, which a picture drawn 1:1 never makes it do.
+    page.wait("%s !== %d" % (corner, first), timeout=10)
+    wait_for("the app to stop moving", lambda: "still after" in remote_log(desktop), timeout=60)
+    exact_once_still(page, dump, (1920, 1080))
+
+
+def test_the_apps_cursor_is_the_cursor_over_its_window_in_the_page(desktop, page):
+    open_model(desktop, page, "cursor", "model cursor")
+    x, y, _, _ = page.canvas_box("model cursor")
+    page.mouse("move", x + 50, y + 50)
+    cursor = page.wait("(() => { const c = getComputedStyle(document.querySelector("
+                       "'.rcomp-window canvas')).cursor; return c.includes('url(') && c; })()")
+    assert cursor.endswith("8 8, default"), cursor
+    png = page.eval("(() => new Promise((ok) => { const c = getComputedStyle(document."
+                    "querySelector('.rcomp-window canvas')).cursor; const img = new Image(); "
+                    "img.onload = () => { const cv = document.createElement('canvas'); "
+                    "cv.width = img.width; cv.height = img.height; const g = cv.getContext('2d'); "
+                    "g.drawImage(img, 0, 0); ok([img.width, img.height, "
+                    "[...g.getImageData(8, 8, 1, 1).data]]); }; "
+                    "img.src = c.match(/url\\(\"?([^\")]*)/)[1]; }))()")
+    assert png[:2] == [16, 16] and png[2][3] == 255, png
+
+
+def test_scrolling_comes_as_copy_rects_and_the_page_stays_exact(desktop, page):
+    dump = os.path.join(desktop.tmp, "dump")
+    os.makedirs(dump)
+    server, url = web_session(desktop, (SCROLL_CLIENT, "scrolltest"),
+                              ["--codec", "lossless", "--dump-dir", dump])
+    page.open(url + "#token=" + TOKEN)
+    page.window("scrolltest")
+    app = wait_for("the app", lambda: descendant(server.pid, "scroll-client"))
+    for n in range(1, 6):
+        os.kill(app, signal.SIGUSR1)
+        wait_for("step %d" % n, lambda: "step %d" % n in remote_log(desktop).split("\n"))
+        state = {}
+
+        def same():
+            page.still("scrolltest", quiet=0.3)
+            w, h, rgba = page.canvas("scrolltest")
+            dw, dh, rgb = read_ppm(os.path.join(dump, "window-1.ppm"))
+            state["differ"] = (w, h, dw, dh) if (w, h) != (dw, dh) else differences(
+                rgba, rgb, w, h)
+            return state["differ"] == 0
+        wait_for("step %d exact in the page (%s)" % (n, state.get("differ")), same)
+    assert page.stats()[0]["copyRects"] >= 3

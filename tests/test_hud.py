@@ -3,7 +3,10 @@ hidden by its key chord, on a subsurface of its own: the remote picture
 around it is never touched."""
 import re
 
-from rig import GREEN, INPUT_CLIENT, VirtualKeyboard, wait_for
+import pytest
+
+from rig import ANIM_CLIENT, GREEN, INPUT_CLIENT, VIDEO, VirtualKeyboard, wait_for
+from webpage import TOKEN, open_input_client, remote_log, web_session
 
 KEY_LEFTCTRL, KEY_LEFTSHIFT, KEY_LEFTALT, KEY_H, KEY_J = 29, 42, 56, 35, 36
 CORNER = {"x": 0, "y": 0, "width": 200, "height": 90}  # window coordinates
@@ -142,3 +145,45 @@ def test_the_hud_sits_in_the_corner_the_settings_name(desktop):
              lambda: changed(desktop, w, reference, "bottom-right")[1] > 1000)
     outside, inside = changed(desktop, w, reference, "bottom-right")
     assert outside == 0
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    hud = page.wait("window.rcomp.stats()[0].hud && window.rcomp.stats()[0].hud.includes('fps')"
+                    " && window.rcomp.stats()[0].hud")
+    assert "lossless" in hud and "rtt" in hud, hud
+    page.click(x + 20, y + 30)
+    ms = page.wait("window.rcomp.stats()[0].inputToPhotonMs", 10)
+    assert 0 < ms < 5000
+    page.wait("window.rcomp.stats()[0].hud.includes('input\u2192photon')")
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    page.wait("window.rcomp.stats()[0].hud === null")
+
+
+@pytest.mark.skipif(not VIDEO, reason="built without video")
+def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desktop, page):
+    """Quality said live: for a window in video the HUD shows what the
+    encoder does (video_stats), and rcomp-run's --stats says the same."""
+    _, url = web_session(desktop, (ANIM_CLIENT, "30"), ["--stats", "--codec", "video"])
+    page.open(url + "#token=" + TOKEN)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'rcomp anim test' && "
+              "w.codec.startsWith('H.264'))")
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    hud = page.wait("window.rcomp.stats()[0].hud && window.rcomp.stats()[0].hud.includes('QP')"
+                    " && window.rcomp.stats()[0].hud", 20)
+    m = re.search(r"(\w+) QP (\d+) ([\d.]+) Mbit/s (\d+)x(\d+)", hud)
+    assert m, hud
+    # The preset and the size are the fit's for this machine's cores: a
+    # slow one (a sanitizer build) sends the window at half size.
+    assert m.group(1) in ("ultrafast", "superfast", "veryfast") and 0 < int(m.group(2)) <= 69, hud
+    assert float(m.group(3)) > 0 and (int(m.group(4)), int(m.group(5))) in ((480, 360),
+                                                                            (240, 180)), hud
+    line = wait_for("a stats line with the quantizer", lambda: re.search(
+        r"stats window \d+ \(rcomp-anim-test\): .*video libx264 .*, "
+        r"(?:ultrafast|superfast|veryfast) at QP (\d+)",
+        remote_log(desktop)))
+    assert 0 < int(line.group(1)) <= 69, line.group(0)

@@ -11,9 +11,10 @@ import time
 
 import pytest
 
-from rig import (BLUE, BTN_LEFT, CYAN, Failure, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS,
-                 KEY_Y, KEY_Z, MAGENTA, MODEL_CLIENT, VirtualKeyboard, VirtualPointer,
-                 focused, hello, read_messages, records, step, wait_for)
+from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS, KEY_Y,
+                 KEY_Z, MAGENTA, MODEL_CLIENT, Failure, VirtualKeyboard, VirtualPointer, focused,
+                 hello, read_messages, records, step, wait_for)
+from webpage import TOKEN, open_input_client, open_model, web_session
 
 
 def remote_log(desktop):
@@ -514,3 +515,155 @@ def test_a_keyboard_grabbing_sdl2_game_gets_the_desktops_key_combinations(deskto
                                                       desktop.read_log("rcomp-run")))
     time.sleep(0.3)
     assert not os.path.exists(SHORTCUT_FLAG), "the desktop took Super+K from the game"
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_a_click_in_the_browser_reaches_the_app_at_its_place(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 150, y + 120)
+    wait_for("the click on the subsurface", lambda: "button sub 272 released"
+             in remote_log(desktop))
+    assert "sub 50.00 20.00" in remote_log(desktop)
+    page.click(x + 20, y + 30, button="right")
+    wait_for("the right click on the main surface", lambda: "button main 273 pressed"
+             in remote_log(desktop))
+
+
+def test_keys_typed_in_the_browser_reach_the_app_as_the_layout_types_them(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyA")
+    wait_for("the key a", lambda: "key 30 pressed" in remote_log(desktop))
+    assert "keysym a" in remote_log(desktop)
+    page.key("ShiftLeft", "down")
+    page.key("KeyA")
+    page.key("ShiftLeft", "up")
+    wait_for("shift and a typing A", lambda: "keysym A" in remote_log(desktop))
+    assert 'keymap: layout "us"' in remote_log(desktop)
+
+
+def test_a_layout_named_in_the_address_is_the_sessions_keymap(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page, "&layout=de")
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    wait_for("the German keymap", lambda: 'keymap: layout "de"' in remote_log(desktop))
+    page.key("KeyY")
+    wait_for("the key by the T typing z", lambda: "keysym z" in remote_log(desktop))
+
+
+def test_the_mouses_back_and_forward_buttons_reach_the_app_and_the_page_stays(desktop, page):
+    """Buttons a game or an app uses: the browser would go back or forward
+    in its history on their release (held as long as a click, 150 ms), and
+    leave the session."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.eval("history.pushState(null, '', location.href + '&stay=1')")
+    # (input-client takes the back button as its resize grip, and a
+    # window being resized hears no release.)
+    for button, heard in (("back", "button main 275 pressed"),
+                          ("forward", "button main 276 released")):
+        page.mouse("move", x + 200, y + 30)
+        page.mouse("down", button=button)
+        time.sleep(0.15)
+        page.mouse("up", button=button)
+        wait_for("the %s button in the app" % button, lambda: heard in remote_log(desktop))
+        time.sleep(0.3)
+        assert page.eval("location.hash.endsWith('&stay=1') && "
+                         "window.rcomp.session().connected"), "the page went %s" % button
+
+
+def test_the_wheel_in_the_browser_scrolls_the_app(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 20, y + 30)
+    page.mouse("wheel", deltaY=120)
+    wait_for("a scroll on the app", lambda: "axis 0 " in remote_log(desktop))
+
+
+def test_a_view_only_browser_viewer_cannot_type_or_click(desktop, page):
+    server, url = web_session(desktop, (INPUT_CLIENT,))
+    desktop.start_viewer(server)
+    wait_for("rcomp-view's window", lambda: desktop.window(title="rcomp input test"))
+    page.open(url + "#token=" + TOKEN + "&view-only=1")
+    page.window("rcomp input test")
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    before = remote_log(desktop).count("button ")
+    page.click(x + 20, y + 30)
+    page.key("KeyA")
+    page.wait("window.rcomp.session().viewers && window.rcomp.session().viewers.count === 2")
+    time.sleep(1)
+    assert remote_log(desktop).count("button ") == before
+    assert "key 30 pressed" not in remote_log(desktop)
+
+
+def test_a_pointer_lock_the_app_asks_for_is_taken_at_the_next_click_and_moves_by_relative_motion(
+        desktop, page):
+    """input-client locks the pointer (its L key). A browser locks only on a
+    user's gesture: the next click in the window takes the lock, the app
+    hears "locked", and the mouse's motion reaches it as relative motion,
+    not as the pointer moving. The app ends the lock (U) and the page's
+    lock ends with it."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyL")
+    page.wait("window.rcomp.session().pointerConstraint === 'lock'")
+    assert not page.eval("window.rcomp.session().pointerLocked"), "locked without a gesture"
+    assert not re.search(r"^locked$", remote_log(desktop), re.M)
+    page.click(x + 40, y + 40)
+    page.wait("window.rcomp.session().pointerLocked")
+    wait_for("the lock, granted by the page", lambda: re.search(
+        r"^locked$", remote_log(desktop), re.M))
+    motions = len(re.findall(r"^motion main", remote_log(desktop), re.M))
+    page.mouse("move", x + 49, y + 44)
+    wait_for("relative motion while locked", lambda: "relative 9.00 4.00" in remote_log(desktop))
+    assert len(re.findall(r"^motion main", remote_log(desktop), re.M)) == motions, \
+        "the locked pointer moved in the app"
+    page.key("KeyU")
+    page.wait("window.rcomp.session().pointerLocked === false")
+
+
+def test_an_app_that_asks_for_fullscreen_after_a_key_fills_the_screen_with_the_keyboard_locked(
+        desktop, page):
+    """As a game goes fullscreen on a key: within the browser's seconds of
+    the user's gesture the page takes the screen and locks the keyboard
+    (so Escape and the browser's shortcuts go to the app); the app hears it
+    is fullscreen. The app leaves fullscreen, and so does the page."""
+    server = open_model(desktop, page, "states", "model states")
+    x, y, _, _ = page.canvas_box("model states")
+    page.click(x + 10, y + 10)
+    step(desktop, server, 1)  # set_fullscreen
+    page.wait("window.rcomp.session().fullscreen && window.rcomp.session().keyboardLocked")
+    wait_for("the app's fullscreen configure", lambda: re.search(
+        r"^configure \d+ \d+ .*fullscreen", remote_log(desktop), re.M))
+    step(desktop, server, 2)  # unset_fullscreen
+    page.wait("!window.rcomp.session().fullscreen && !window.rcomp.session().keyboardLocked")
+
+
+def test_text_from_an_input_method_in_the_browser_reaches_the_apps_text_input(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30)
+    wait_for("the app's text input", lambda: "ti-enter" in remote_log(desktop))
+    page.command("compose", text="ni")
+    wait_for("the preedit", lambda: "ti-preedit ni|2|2" in remote_log(desktop))
+    page.type("\u4f60")
+    wait_for("the commit", lambda: "ti-commit \u4f60" in remote_log(desktop))
+
+
+def test_a_tap_in_the_browser_is_a_touch_on_the_app(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.command("touch", **{"do": "tap", "x": x + 40, "y": y + 50})
+    wait_for("the touch", lambda: "touch-down" in remote_log(desktop) and "touch-up"
+             in remote_log(desktop))
+    assert re.search(r"touch-down \d+ main 40\.00 50\.00", remote_log(desktop))
+
+
+def test_keymap_names_that_are_not_names_are_refused_and_the_keymap_stays(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page, "&layout=../../etc/passwd")
+    wait_for("the refusal", lambda: "keymap names have a byte 0x2e no name has"
+             in remote_log(desktop))
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.key("KeyA")
+    wait_for("the key typing a under the keymap kept", lambda: "keysym a" in remote_log(desktop))

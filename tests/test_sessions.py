@@ -13,6 +13,7 @@ import time
 from rig import (GREEN, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, VirtualKeyboard, fake_server, frame,
                  free_port, goodbye, hello, log, message, read_messages, records, rss_kib,
                  start_sshd, type_text, wait_for, welcome, window_new)
+from webpage import TOKEN, remote_log, through_relay, web_session
 
 
 def test_a_second_viewer_takes_the_session_over_and_the_first_is_told_why(desktop):
@@ -546,3 +547,30 @@ def test_rcomp_view_ssh_host_stop_ends_a_session_there(desktop):
                               "root@127.0.0.1", "--stop", "gone"], env=desktop.local_env,
                              capture_output=True, text=True, timeout=60)
     assert several.returncode == 5 and several.stderr.count("no session named gone") == 1
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_the_page_reconnects_after_the_link_breaks_and_keeps_its_windows(desktop, page):
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    relay, near = through_relay(desktop, url)
+    page.open(near + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    # The window is moved, and marked, to see it is the same one after.
+    page.eval("(() => { const el = document.querySelector('.rcomp-window'); "
+              "el.style.left = '200px'; el.marked = true; })()")
+    relay.send_signal(signal.SIGUSR1)
+    page.wait("!window.rcomp.session().connected")
+    time.sleep(1)
+    relay.send_signal(signal.SIGUSR2)
+    page.wait("window.rcomp.session().connected && window.rcomp.session().welcomed", 30)
+    page.wait("window.rcomp.stats().length === 1 && document.querySelector('.rcomp-window')"
+              ".marked === true && document.querySelector('.rcomp-window').style.left === "
+              "'200px'")
+    presented = page.stats()[0]["presented"]
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    page.click(x + 20, y + 30)
+    wait_for("a click after the reconnect", lambda: "button main 272 pressed"
+             in remote_log(desktop))
+    page.wait("window.rcomp.stats()[0].presented > %d" % presented)

@@ -5,11 +5,14 @@ heard is recorded from its sink's monitor and checked for the tone's
 frequency."""
 import os
 import re
+import signal
 import time
 
 import pytest
 
 import rig
+from rig import Browser, wait_for
+from webpage import TOKEN, page_sound, record_while, through_relay, web_session
 
 
 HOSTS = pytest.mark.parametrize("host", ["pulseaudio", "pipewire only"])
@@ -270,3 +273,136 @@ def test_a_tone_is_heard_whole_from_its_first_sample_to_its_last_even_as_the_app
         if whole:
             break
     assert whole, "the tone was not whole: " + "; then ".join(heard)
+
+
+# The same behaviours in the browser viewer.
+
+
+@pytest.mark.quiet
+@page_sound
+def test_a_tone_played_remotely_is_heard_in_the_browsers_sink_without_gaps(desktop):
+    sound = rig.LocalSound(desktop)
+    page = Browser(desktop, env=sound.env("speaker"))
+    try:
+        _, url = web_session(desktop, ("sh", "-c", rig.tone_command(440)))
+        page.open(url + "#token=" + TOKEN)
+        page.wait("window.rcomp.session().sound && "
+                  "window.rcomp.session().sound.state === 'playing'")
+        rig.wait_heard(sound, "speaker", 440)
+        # As test_sound.py counts them; a loaded machine gets a second try.
+        defects, tries = sound.clicks("speaker", 440, 6.0, 2)
+        assert defects <= 2, "in 6 s: " + tries
+        stats = page.eval("window.rcomp.session().sound")
+        assert stats["packets"] > 100 and stats["lost"] == 0, stats
+    finally:
+        page.close()
+
+
+@pytest.mark.quiet
+@page_sound
+def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(desktop):
+    """As rcomp-view's test: a 2 s tone that starts and ends on a zero
+    crossing, after which the app exits and the session ends. The page
+    plays all of it, and nothing made up after it: no splice at its ends,
+    none between. A loaded machine stalls the browser's own playback now
+    and then (seen: two splices 10 ms apart and the tone 40 ms longer,
+    with a build running beside), so a tone that is not whole is played
+    once more, and the second must be.
+
+    The page holds its wait near a goal by playing up to 2% slower or
+    faster (web/playout.js RATE_MAX); while it fills, its wait is below the
+    goal, so the tone may last up to 2% longer (seen on a 2-core machine:
+    2020 and 2024 ms, no splice). A stand-in made up after the end would
+    add its 30 ms hold and most of its 170 ms fade, far past that."""
+    sound = rig.LocalSound(desktop, rewinds=False)
+    heard = []
+    for attempt in range(2):
+        page = Browser(desktop, env=sound.env("speaker"))
+        go = os.path.join(desktop.tmp, "go%d" % attempt)
+        try:
+            server, url = web_session(desktop, ("sh", "-c", "while [ ! -e %s ]; do sleep 0.02; "
+                                                "done; %s" % (go, rig.tone_command(440, seconds=2))),
+                                      name="rcomp-run%d" % attempt)
+            page.open(url + "#token=" + TOKEN)
+            page.wait("window.rcomp.session().sound && "
+                      "window.rcomp.session().sound.context === 'running'")
+            pcm = record_while(sound, 5.0, 0.5, lambda: open(go, "w").close())
+            server.wait(timeout=20)
+        finally:
+            page.close()
+        length, ends, between = rig.tone_ends(pcm, 440)
+        heard.append("%.1f ms, ends %s, between %s" % (length, ends, between))
+        whole = ((1990 if rig.SANITIZED else 1995) <= length <= 2000 * 1.02 + 10 and ends == [] and
+                 len(between) <= 1)
+        if whole:
+            break
+    assert whole, "the tone was not whole: " + "; then ".join(heard)
+
+
+@pytest.mark.quiet
+@page_sound
+def test_a_stall_in_the_link_is_bridged_in_the_browser_without_a_gap_and_its_delay_played_away(
+        desktop):
+    """A link with 50 ms round trip and 10 ms of jitter stalls for 80 ms
+    longer than the page holds: the page stands in for the sound it lacks
+    (no gap, no splice, where fading out and in left silence), and once
+    the link is calm again plays the margin the stall added away.
+
+    What the page holds depends on the machine: on a loaded one its
+    margin learns 40-100 ms of stalls of its own, and a fixed 100 ms stall
+    was covered by it (seen: 0 ms stood in, no gap), so the stall is
+    made to last what the page holds plus 80 ms, within the 200 ms a
+    stand-in lasts."""
+    sound = rig.LocalSound(desktop)
+    page = Browser(desktop, env=sound.env("speaker"))
+    try:
+        _, url = web_session(desktop, ("sh", "-c", rig.tone_command(440)))
+        relay, near = through_relay(desktop, url, delay_ms=25, jitter_ms=10)
+        page.open(near + "#token=" + TOKEN)
+        page.wait("window.rcomp.session().sound && "
+                  "window.rcomp.session().sound.state === 'playing'")
+        rig.wait_heard(sound, "speaker", 440)
+
+        def played():
+            return page.eval("window.rcomp.session().sound")
+        # The playout learns the link's jitter in its first seconds: until
+        # two seconds in a row stood in for nothing.
+        seen = [played()["concealedMs"]]
+
+        def settled():
+            time.sleep(1)
+            seen.append(played()["concealedMs"])
+            return seen[-3:].count(seen[-1]) == 3
+        wait_for("the playout to settle", settled, timeout=30)
+        # A loaded machine stalls now and then on its own, so a second
+        # stall is tried when the first recording is not clean; a page
+        # that fades out at a stall fails both.
+        tries = []
+
+        def stall():
+            # Each SIGWINCH holds the link for 100 ms from then (relay.py's
+            # --outage-ms): signals 50 ms apart make one longer outage.
+            held = played()["bufferedMs"]
+            until = time.monotonic() + min(held + 80, 250) / 1000.0
+            while True:
+                relay.send_signal(signal.SIGWINCH)
+                left = until - 0.1 - time.monotonic()
+                if left <= 0:
+                    break
+                time.sleep(min(left, 0.05))
+        for attempt in range(2):
+            before = played()
+            pcm = record_while(sound, 5.0, 2.0, stall)
+            after = played()
+            gaps, splices = rig.sound_defects(pcm, 440)
+            stood_in = after["concealedMs"] - before["concealedMs"]
+            tries.append("%d gaps and %d splices, %.1f ms stood in (%d -> %d ms margin, %d ms held)"
+                         % (gaps, splices, stood_in, before["marginMs"], after["marginMs"],
+                            before["bufferedMs"]))
+            if gaps + splices <= 2 and stood_in >= 20:
+                break
+        assert gaps + splices <= 2 and stood_in >= 20, "; then ".join(tries)
+        # The margin the stall added goes once calm seconds show it unused.
+        page.wait("window.rcomp.session().sound.marginMs <= %g" % (before["marginMs"] + 10), 30)
+    finally:
+        page.close()

@@ -4,6 +4,7 @@ connection a deadline, counts connections by address (and, on loopback,
 by local user) and makes room for a newcomer by closing the oldest that
 proved nothing. The floods come from tests/webdoor.py; the owner is
 Debian's chromium with the real page."""
+import json
 import os
 import subprocess
 import sys
@@ -13,8 +14,8 @@ import pytest
 
 import rig
 import webdoor
-from rig import WEB, wait_for
-from test_web import TOKEN, web_session
+from rig import INPUT_CLIENT, RCOMP_RUN, WEB, free_port, wait_for
+from webpage import TOKEN, remote_log, upgrade, web_session
 
 pytestmark = pytest.mark.skipif(not WEB, reason="built without libwebsockets")
 
@@ -265,3 +266,65 @@ def test_a_token_file_shorter_than_24_characters_is_refused_with_how_to_make_one
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert "shorter than 24 characters" in out.stderr and "openssl rand" in out.stderr, out.stderr
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_a_wrong_token_shows_an_error_and_opens_no_window(desktop, page):
+    _, url = web_session(desktop)
+    page.open(url + "#token=not-the-token")
+    error = page.wait("document.getElementById('rcomp-error')?.textContent")
+    assert "token" in error, error
+    time.sleep(0.5)
+    assert page.eval("document.querySelectorAll('.rcomp-window').length") == 0
+    wait_for("the refusal in rcomp-run's log",
+             lambda: "wrong token" in desktop.read_log("rcomp-run"))
+
+
+def test_a_websocket_from_a_page_of_another_origin_is_refused(desktop):
+    _, url = web_session(desktop)
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    assert " 101 " in upgrade(port, "http://127.0.0.1:%d" % port) + " "
+    assert " 101 " not in upgrade(port, "http://evil.example") + " "
+    wait_for("the refusal in rcomp-run's log", lambda: "its page is not this server's"
+             in desktop.read_log("rcomp-run"))
+
+
+def test_plain_http_off_loopback_is_refused_with_what_to_do(desktop):
+    port = free_port()
+    out = subprocess.run([RCOMP_RUN, "--listen-web", "0.0.0.0:%d" % port, "--", "true"],
+                         env=desktop.remote_env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "--web-cert" in out.stderr and "ssh -L" in out.stderr, out.stderr
+
+
+def test_the_page_asks_for_the_token_when_its_address_has_none(desktop, page):
+    _, url = web_session(desktop)
+    page.open(url)
+    page.wait("document.querySelector('#rcomp-token input')")
+    page.eval("(() => { const f = document.getElementById('rcomp-token'); "
+              "f.querySelector('input').value = %s; f.requestSubmit(); })()" % json.dumps(TOKEN))
+    page.window("model main")
+    assert page.eval("location.hash") == "#token=" + TOKEN
+
+
+def test_the_watch_token_admits_the_browser_to_watch_and_it_sends_no_input(desktop, page):
+    port = free_port()
+    desktop.start("rcomp-run", [RCOMP_RUN, "--name", "shared", "-v", "--listen-web",
+                                "127.0.0.1:%d" % port, "--watch-token", "--", INPUT_CLIENT],
+                  desktop.remote_env)
+    watch = os.path.join(desktop.session_dir, "shared.watch-token")
+    wait_for("the watch token", lambda: os.path.exists(watch) and os.path.getsize(watch) > 0)
+    wait_for("rcomp-run to serve browsers",
+             lambda: "listening for browsers" in remote_log(desktop))
+    page.open("http://127.0.0.1:%d/#token=%s" % (port, open(watch).read().strip()))
+    page.window("rcomp input test")
+    page.wait("window.rcomp.session().watching")
+    x, y, _, _ = page.canvas_box("rcomp input test")
+    page.click(x + 20, y + 30)
+    page.key("KeyA")
+    time.sleep(1)
+    log = remote_log(desktop)
+    assert "button main" not in log and "key 30 pressed" not in log
+    assert "refused (it watches only)" not in log, "the page sent input it may not give"

@@ -9,6 +9,7 @@ import pytest
 from rig import (BLUE, BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, GREEN, INPUT_CLIENT, KEY_LEFTSHIFT,
                  MODEL_CLIENT, ORANGE, RCOMP_RUN, RCOMP_VIEW, YELLOW, VirtualKeyboard,
                  VirtualPointer, step, wait_for)
+from webpage import TOKEN, open_input_client, open_model, web_session
 
 
 def remote_log(desktop):
@@ -340,3 +341,150 @@ def test_with_no_xwayland_an_x11_app_reaches_no_x_server(desktop):
                             dict(desktop.remote_env, DISPLAY=display))
     assert blocked.wait(timeout=20) != 0, "xlogo ran with --no-xwayland"
     assert "xwayland" not in desktop.read_log("no-xwayland").lower()
+
+
+# The same behaviours in the browser viewer.
+
+
+def test_a_window_moved_by_its_title_bar_takes_input_at_its_new_place(desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 100, y - 12)
+    page.mouse("down")
+    page.mouse("move", x + 300, y + 88, steps=5)
+    page.mouse("up")
+    nx, ny, _, _ = page.canvas_box("rcomp input test")
+    assert (nx, ny) == (x + 200, y + 100)
+    page.click(nx + 150, ny + 120)
+    wait_for("the click on the subsurface where it is now",
+             lambda: "button sub 272 pressed" in remote_log(desktop))
+    assert "sub 50.00 20.00" in remote_log(desktop)
+
+
+def test_a_window_resized_from_its_edge_gives_the_app_the_new_size(desktop, page):
+    open_model(desktop, page)
+    x, y, w, h = page.canvas_box("model main")
+    assert (w, h) == (300, 200)
+    page.mouse("move", x + w + 1, y + h + 1)
+    page.mouse("down")
+    page.mouse("move", x + w + 101, y + h + 51, steps=5)
+    page.mouse("up")
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model main' && w.width === 400 "
+              "&& w.height === 250)")
+    _, _, nw, nh = page.canvas_box("model main")
+    assert (nw, nh) == (400, 250)
+
+
+def test_a_double_click_on_the_title_bar_maximizes_the_window_to_the_page(desktop, page):
+    open_model(desktop, page, "maximize", "model states")
+    page.eval("(() => { const b = [...document.querySelectorAll('.rcomp-window')].find((e) => "
+              "e.dataset.title === 'model states').querySelector('.rcomp-title'); "
+              "b.dispatchEvent(new MouseEvent('dblclick', {bubbles: true})); })()")
+    desk = page.eval("(() => { const r = document.getElementById('rcomp-desk')"
+                     ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    size = "configure %d %d maximized" % (desk[0], desk[1] - 24)
+    wait_for("the app's maximized configure", lambda: size in remote_log(desktop))
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && w.width === %d)"
+              % desk[0])
+    assert page.canvas_box("model states")[:2] == [0, 24]
+
+
+def test_an_app_that_asks_to_be_maximized_is_maximized_in_the_page(desktop, page):
+    server = open_model(desktop, page, "maximize", "model states")
+    step(desktop, server, 1)
+    desk = page.eval("(() => { const r = document.getElementById('rcomp-desk')"
+                     ".getBoundingClientRect(); return [r.width, r.height]; })()")
+    wait_for("the maximized size", lambda: "configure %d %d" % (desk[0], desk[1] - 24)
+             in remote_log(desktop))
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && "
+              "w.width === %d)" % desk[0])
+    step(desktop, server, 2)
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model states' && "
+              "w.width !== %d)" % desk[0])
+
+
+def test_the_close_button_closes_the_app_and_its_window_goes(desktop, page):
+    open_model(desktop, page)
+    page.eval("[...document.querySelectorAll('.rcomp-window')].find((e) => e.dataset.title === "
+              "'model main').querySelector('.rcomp-close').click()")
+    wait_for("the app to hear the close", lambda: "close main" in remote_log(desktop))
+    page.wait("window.rcomp.stats().length === 0")
+
+
+def test_the_window_list_names_every_toplevel_and_raises_the_one_clicked(desktop, page):
+    server = open_model(desktop, page)
+    step(desktop, server, 1)
+    step(desktop, server, 2)
+    page.window("model dialog")
+    page.window("model other")
+    names = page.wait("(() => { const n = [...document.querySelectorAll('.rcomp-list-item')]"
+                      ".map((b) => b.textContent).sort(); return n.length === 3 && n; })()")
+    assert names == ["model dialog", "model main", "model other"]
+    page.eval("[...document.querySelectorAll('.rcomp-list-item')].find((b) => "
+              "b.textContent === 'model main').click()")
+    page.wait("window.rcomp.stats().find((w) => w.title === 'model main').focused")
+    tops = page.eval("(() => { const els = [...document.querySelectorAll('.rcomp-window')]; "
+                     "els.sort((a, b) => b.style.zIndex - a.style.zIndex); "
+                     "return els[0].dataset.title; })()")
+    assert tops == "model main"
+    step(desktop, server, 3)
+    page.wait("document.querySelectorAll('.rcomp-list-item').length === 2")
+
+
+def test_a_popup_menu_opens_at_its_place_above_its_parent_and_a_click_outside_ends_it(
+        desktop, page):
+    x, y, _, _ = open_input_client(desktop, page)
+    page.click(x + 20, y + 30, button="right")
+    wait_for("the app's popup", lambda: "popup-open 0" in remote_log(desktop))
+    popup = page.wait("window.rcomp.stats().find((w) => w.popup && w.presented > 0)")
+    assert (popup["width"], popup["height"]) == (120, 80)
+    box = page.eval("(() => { const r = document.querySelector('.rcomp-popup canvas')"
+                    ".getBoundingClientRect(); return [r.left, r.top]; })()")
+    assert box == [x + 20, y + 30]
+    z = page.eval("(() => { const e = [...document.querySelectorAll('.rcomp-window')]; "
+                  "return e.map((el) => [el.classList.contains('rcomp-popup'), "
+                  "Number(el.style.zIndex)]); })()")
+    assert max(zi for p, zi in z if p) > max(zi for p, zi in z if not p)
+    page.click(x + 300, y + 250)
+    wait_for("the popup dismissed", lambda: "popup-done 0" in remote_log(desktop))
+    page.wait("!window.rcomp.stats().some((w) => w.popup)")
+
+
+def test_dragging_the_title_bar_an_app_draws_moves_its_window_in_the_page(desktop, page):
+    """gtk3-demo draws its own title bar (a GtkHeaderBar): a drag there is
+    the app's, and GTK asks for an interactive move, which the page does
+    with the press it holds; the window follows the rest of the drag."""
+    server, url = web_session(desktop, ("env", "NO_AT_BRIDGE=1", "gtk3-demo"))
+    page.open(url + "#token=" + TOKEN)
+    title = page.wait("(() => { const w = window.rcomp.stats().find((w) => w.presented > 2); "
+                      "return w && w.title; })()", timeout=30)
+    time.sleep(1.5)  # GTK's first frames
+    x, y, width, _ = page.canvas_box(title)
+    before = page.eval("(() => { const e = document.querySelector('.rcomp-window'); "
+                       "return [e.offsetLeft, e.offsetTop]; })()")
+    page.mouse("move", x + width // 2 - 100, y + 20)
+    page.mouse("down")
+    page.mouse("move", x + width // 2, y + 80, steps=10)
+    page.mouse("up")
+    after = page.wait("(() => { const e = document.querySelector('.rcomp-window'); "
+                      "const p = [e.offsetLeft, e.offsetTop]; "
+                      "return p[0] !== %d && p; })()" % before[0])
+    moved = (after[0] - before[0], after[1] - before[1])
+    # GTK starts the move once the pointer passed its drag threshold.
+    assert 75 <= moved[0] <= 100 and 40 <= moved[1] <= 60, moved
+
+
+def test_a_resize_the_app_asks_for_follows_the_drag_and_gives_the_app_the_new_size(
+        desktop, page):
+    """An app's own resize grip (input-client's back button) asks for an
+    interactive resize from a corner with the press the page holds; the
+    page resizes the window from that corner as the drag goes on, and the
+    app is configured to the size the drag made."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.mouse("move", x + 390, y + 290)
+    page.mouse("down", button="back")
+    wait_for("the app to ask", lambda: "resize-asked" in remote_log(desktop))
+    page.wait("window.rcomp.stats()[0].resizing")
+    page.mouse("move", x + 390 + 120, y + 290 + 80, steps=8)
+    page.mouse("up", button="back")
+    wait_for("the new size", lambda: "configure 520 380" in remote_log(desktop))
+    assert not page.stats()[0]["resizing"]

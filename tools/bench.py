@@ -4,7 +4,7 @@ it measures, it does not pass or fail.
 
     python3 tools/bench.py [--workloads seq,lines,wterm,less,egl] [--compress lz4,zstd]
 
-Runs as root on the headless-sway rig (see tests/rig.py).
+Runs as root on the headless-sway rig (see tests/rig/).
 """
 import argparse
 import json

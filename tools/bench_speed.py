@@ -17,7 +17,7 @@ measures, it passes or fails nothing.
   switches) per second.
 - writes: write calls per frame sent, from rcomp-run's --stats, for
   weston-simple-egl and for foot printing lines.
-Runs as root on the headless-sway rig (see tests/rig.py).
+Runs as root on the headless-sway rig (see tests/rig/).
 """
 import argparse
 import os

@@ -11,7 +11,7 @@ const EDGES = { n: 1, s: 2, w: 4, nw: 5, sw: 6, e: 8, ne: 9, se: 10 };
 
 export class RemoteWindow {
   constructor(desk, m, popup) {
-    this.desk = desk; // the Session: sendInput(), focus(), moved(), bounds()
+    this.desk = desk; // the desk (desk.js): sendInput(), focus(), moved(), bounds()
     this.id = m.window;
     this.popup = popup; // null for a toplevel, else its positioner
     this.parent = popup ? m.parent : m.parent || 0;

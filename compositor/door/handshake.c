@@ -21,6 +21,7 @@
 #include "handshake.h"
 #include "log.h"
 #include "monotonic.h"
+#include "offer.h"
 #include "quic.h"
 #include "session.h"
 #include "token.h"
@@ -238,7 +239,13 @@ static void pending_promote(struct rc_pending *pending, const struct wire_hello 
 			connection_close_now(viewer->conn, 0);
 		}
 	}
-	dispatch_attach(server, fd, out_fd, hello, view_only, takes_input && !view_only, number);
+	struct rc_viewer *viewer = dispatch_attach(server, fd, out_fd, hello, view_only,
+		takes_input && !view_only, number);
+	if (viewer && viewer->conn->minor >= 3 && (hello->flags & WIRE_HELLO_UDP_OFFER) &&
+		server->doors.offer) {
+		/* It asked, over ssh, to come over to UDP as itself. */
+		offer_udp(viewer);
+	}
 }
 
 /* rcomp-run --stop: the session ends, and the one that asked is told when

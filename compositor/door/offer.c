@@ -76,11 +76,3 @@ void offer_udp(struct rc_viewer *viewer)
 			(int)((ready - now + 999) / 1000));
 	}
 }
-
-void offer_forget(struct rc_viewer *viewer)
-{
-	struct quic_endpoint *quic = viewer->server->doors.quic;
-	if (viewer->move_key_len && quic) {
-		quic_set_move_key(quic, viewer->slot, "", 0);
-	}
-}

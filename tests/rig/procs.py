@@ -1,0 +1,45 @@
+"""Processes: their memory, their descendants, programs hidden from a
+desktop."""
+import os
+
+from .base import Failure
+
+def hide_programs(desktop, *names):
+    """The remote side's PATH as it is, less the named programs: a host
+    without them. A directory of links to every other program on PATH."""
+    bin_dir = os.path.join(desktop.tmp, "host-bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    for d in desktop.remote_env.get("PATH", os.defpath).split(":"):
+        if not os.path.isdir(d):
+            continue
+        for entry in os.listdir(d):
+            link = os.path.join(bin_dir, entry)
+            if entry not in names and not os.path.lexists(link):
+                os.symlink(os.path.join(d, entry), link)
+    desktop.remote_env["PATH"] = bin_dir
+
+
+def rss_kib(pid):
+    """Resident memory of a process, in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Failure("no VmRSS for %d" % pid)
+
+
+def descendant(pid, comm):
+    """The pid of the first process below pid whose name is comm, or None."""
+    todo = [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            with open("/proc/%d/comm" % p) as f:
+                if p != pid and f.read().strip() == comm[:15]:
+                    return p
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return None

@@ -1,0 +1,187 @@
+// The desk: the session's windows in the page (window.js draws each), their
+// stacking and focus, the window list, popups placed by their parent and
+// dismissed by a click outside, and what the app asks of a window (maximize,
+// fullscreen, minimize). Handed the session, for what it sends.
+import { REQUEST } from './messages.js';
+import { RemoteWindow, placePopup } from './window.js';
+
+export class Desk {
+  constructor(session, el, list) {
+    this.session = session;
+    this.el = el;
+    this.list = list;
+    this.windows = new Map();
+    this.z = 1;
+    this.placed = 0;
+    this.focused = null;
+  }
+
+  listen() {
+    document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
+  }
+
+  // What a window sends goes as input: a watcher's never does.
+  sendInput(name, values) {
+    this.session.sendInput(name, values);
+  }
+
+  windowNew(m, popup) {
+    let w = this.windows.get(m.window);
+    if (w && w.stale && !popup && !w.popup) {
+      // The same window after a reconnect: its place and size stay.
+      w.stale = false;
+      w.setTitle(m.title || '');
+      w.el.dataset.appId = m.app_id || '';
+      w.pixels = null;
+      if (w.stream) w.stream.close();
+      w.stream = null;
+      this.sendOutput(w);
+      if (w.size[0] || w.states) w.configure();
+      return;
+    }
+    if (w) this.destroy(m.window);
+    w = new RemoteWindow(this, m, popup);
+    this.windows.set(m.window, w);
+    this.el.append(w.el);
+    w.el.style.zIndex = this.z++;
+    if (popup) {
+      this.placePopup(w);
+    } else {
+      w.place(16 + 24 * this.placed, 16 + 24 * this.placed);
+      this.placed = (this.placed + 1) % 10;
+      this.addToList(w);
+      this.focus(w);
+    }
+    this.session.input.attach(w);
+    w.showHud(this.session.hud.on);
+    this.sendOutput(w);
+  }
+
+  sendOutput(w) {
+    const scale = Math.max(1, Math.min(4, Math.round(window.devicePixelRatio || 1)));
+    this.session.send('output_info', { window: w.id, refresh_mhz: 60000, scale });
+  }
+
+  // The snapshot after a reconnect named every window still there: the
+  // others are gone.
+  dropStale() {
+    for (const [id, old] of this.windows) {
+      if (old.stale) this.destroy(id);
+    }
+  }
+
+  destroy(id) {
+    const w = this.windows.get(id);
+    if (!w) return;
+    w.remove();
+    this.windows.delete(id);
+    if (this.focused === w) {
+      this.focused = null;
+      const next = [...this.windows.values()].filter((o) => !o.popup)
+        .sort((a, b) => b.el.style.zIndex - a.el.style.zIndex)[0];
+      if (next) this.focus(next);
+    }
+  }
+
+  placePopup(w) {
+    const parent = this.windows.get(w.parent);
+    if (!parent) return;
+    const pr = parent.canvas.getBoundingClientRect();
+    const dr = this.el.getBoundingClientRect();
+    const px = pr.left - dr.left;
+    const py = pr.top - dr.top;
+    const bounds = { x: -px, y: -py, width: dr.width, height: dr.height };
+    const [x, y] = placePopup(w.popup, bounds);
+    w.offset = [x, y];
+    w.place(px + x, py + y);
+    w.el.style.zIndex = this.z++;
+  }
+
+  // A window moved or changed size: its popups follow.
+  moved(w) {
+    for (const c of this.windows.values()) {
+      if (c.popup && c.parent === w.id) this.placePopup(c);
+    }
+  }
+
+  bounds() {
+    const r = this.el.getBoundingClientRect();
+    return { width: r.width, height: r.height };
+  }
+
+  focus(w) {
+    if (w.popup) return;
+    w.el.style.zIndex = this.z++;
+    this.moved(w);
+    if (w.minimized) this.unminimize(w);
+    if (this.focused === w) return;
+    const old = this.focused;
+    this.focused = w;
+    if (old) old.setActivated(false);
+    w.setActivated(true);
+    for (const o of this.windows.values()) o.listButton?.classList.toggle('rcomp-on', o === w);
+    this.session.input.focusMoved(old, w);
+    this.session.clipboard.check();
+  }
+
+  request(w, r) {
+    switch (r) {
+      case REQUEST.maximize: w.setMaximized(true); break;
+      case REQUEST.unmaximize: w.setMaximized(false); break;
+      case REQUEST.fullscreen:
+        // The window fills the page; the page fills the screen where the
+        // browser allows.
+        w.setFullscreen(true);
+        this.session.input.fullscreen();
+        break;
+      case REQUEST.unfullscreen:
+        w.setFullscreen(false);
+        if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+        break;
+      case REQUEST.minimize: this.minimize(w); break;
+      default: break;
+    }
+  }
+
+  minimize(w) {
+    w.minimized = true;
+    w.el.style.display = 'none';
+    w.listButton?.classList.add('rcomp-minimized');
+  }
+
+  unminimize(w) {
+    w.minimized = false;
+    w.el.style.display = '';
+    w.listButton?.classList.remove('rcomp-minimized');
+  }
+
+  // The window list: a button per toplevel; a click raises (or restores)
+  // it, a click on the focused one minimizes it.
+  addToList(w) {
+    const b = document.createElement('button');
+    b.className = 'rcomp-list-item';
+    b.textContent = w.el.dataset.title || '(untitled)';
+    b.addEventListener('click', () => {
+      if (this.focused === w && !w.minimized) this.minimize(w);
+      else this.focus(w);
+    });
+    w.listButton = b;
+    this.list.append(b);
+  }
+
+  // A click outside a grabbing popup dismisses it, and those above it.
+  dismissPopups(e) {
+    const grabbing = [...this.windows.values()].filter((w) => w.popup && (w.popup.flags & 1));
+    if (!grabbing.length) return;
+    const inside = e.target.closest && e.target.closest('.rcomp-popup');
+    const keep = new Set();
+    if (inside) {
+      // The popup clicked in, and its parents, stay.
+      for (let w = this.windows.get(Number(inside.dataset.window)); w && w.popup;
+        w = this.windows.get(w.parent)) keep.add(w.id);
+    }
+    for (const w of grabbing.reverse()) {
+      if (!keep.has(w.id)) this.session.send('popup_done', { window: w.id });
+    }
+  }
+}

@@ -1,5 +1,5 @@
 /* Unit tests of the choice of a video's size for the frame rate
- * (compositor/frame/fit.c), in simulated time: a window's clock ticks at its
+ * (compositor/pipeline/fit.c), in simulated time: a window's clock ticks at its
  * rate, an app draws at its own, and each frame takes what a model of the
  * encoder says at the size the fit chose. */
 #include <stdint.h>

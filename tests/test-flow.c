@@ -1,4 +1,4 @@
-/* Unit tests of flow control (compositor/frame/flow.c) against a simulated link: a
+/* Unit tests of flow control (compositor/pipeline/flow.c) against a simulated link: a
  * bottleneck of a given rate and a fixed delay, fed by a sender that sends a
  * frame whenever flow control lets it (link-limited) or on a fixed clock
  * (app-limited). Time is simulated, so the results do not depend on the

@@ -1,4 +1,4 @@
-/* Unit tests of scroll detection (compositor/frame/scroll.c) on pictures like the
+/* Unit tests of scroll detection (compositor/pipeline/scroll.c) on pictures like the
  * ones terminals and editors draw: lines of glyph-like pixels on a plain
  * background, scrolled whole or in part. Each found move is checked to be
  * exact: the old picture moved by it is the new one there. */

@@ -1,15 +1,14 @@
 // One WebSocket to rcomp-run, speaking the wire protocol as rcomp-view's
 // connection does (wire/PROTOCOL.md): the hello, the server's first
-// message on its own, then records of six classes, each class a stream of
-// messages; a link_ack for each LINK_ACK_EVERY bytes of records read; and
+// message on its own, then records of RECORD.classes classes, each class a
+// stream of messages it may carry; a link_ack for each RECORD.ackBytes of
+// records read; and
 // what one turn of the page sends in one WebSocket message. Bytes from the
 // socket are untrusted: a record or message that breaks the format ends
 // the connection with the reason.
-import { RECORD } from './messages.js';
+import { MESSAGES, RECORD } from './messages.js';
 import { Reader, encode, inRecords } from './wire.js';
 
-const LINK_ACK_EVERY = 1024; // record bytes read between two link_acks
-const CLASSES = 6;
 
 // The proof that the page holds the token, shown at the WebSocket's
 // upgrade (net/web-admit.h): HMAC-SHA256 of a fixed text keyed by
@@ -38,7 +37,7 @@ export class Connection {
     this.out = [];
     this.first = new Reader();
     this.started = false; // the server's first message was read
-    this.classes = Array.from({ length: CLASSES }, () => new Reader());
+    this.classes = Array.from({ length: RECORD.classes }, (_, cls) => new Reader(cls));
     this.pending = new Uint8Array(0); // record bytes not yet a whole record
     this.received = 0;
     this.acked = 0;
@@ -88,7 +87,7 @@ export class Connection {
     while (b.length - o >= RECORD.header) {
       const cls = b[o];
       const len = b[o + 2] | (b[o + 3] << 8);
-      if (cls >= CLASSES || b[o + 1] !== 0 || len < 1 || len > RECORD.max) throw new Error('bad record');
+      if (cls >= RECORD.classes || b[o + 1] !== 0 || len < 1 || len > RECORD.max) throw new Error('bad record');
       if (b.length - o < RECORD.header + len) break;
       const reader = this.classes[cls];
       reader.push(b.subarray(o + RECORD.header, o + RECORD.header + len));
@@ -97,7 +96,7 @@ export class Connection {
       for (let m = reader.next(); m; m = reader.next()) this.on.message(m);
     }
     this.pending = b.slice(o);
-    if (this.received - this.acked >= LINK_ACK_EVERY) {
+    if (this.received - this.acked >= RECORD.ackBytes) {
       this.acked = this.received;
       this.send('link_ack', { received: this.received }, RECORD.link);
     }
@@ -106,7 +105,9 @@ export class Connection {
   // Messages sent in one turn of the page go in one WebSocket message, as
   // rcomp-view writes what one event makes at once: a press and its
   // input_mark reach rcomp-run in one read, before the app can answer.
-  send(name, values, cls = RECORD.control) {
+  // Each message goes on the class its row of messages.h says (cls: one of
+  // those that carry it, where the sender chooses).
+  send(name, values, cls = MESSAGES[name].send) {
     if (!this.open || !this.started) return;
     this.out.push(inRecords(cls, encode(name, values)));
     if (this.out.length === 1) queueMicrotask(() => this.flush());

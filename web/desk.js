@@ -2,7 +2,7 @@
 // stacking and focus, the window list, popups placed by their parent and
 // dismissed by a click outside, and what the app asks of a window (maximize,
 // fullscreen, minimize). Handed the session, for what it sends.
-import { REQUEST } from './messages.js';
+import { POPUP, REQUEST } from './messages.js';
 import { RemoteWindow, placePopup } from './window.js';
 
 export class Desk {
@@ -171,7 +171,7 @@ export class Desk {
 
   // A click outside a grabbing popup dismisses it, and those above it.
   dismissPopups(e) {
-    const grabbing = [...this.windows.values()].filter((w) => w.popup && (w.popup.flags & 1));
+    const grabbing = [...this.windows.values()].filter((w) => w.popup && (w.popup.flags & POPUP.grab));
     if (!grabbing.length) return;
     const inside = e.target.closest && e.target.closest('.rcomp-popup');
     const keep = new Set();

@@ -16,10 +16,25 @@
 
 static int first;
 
-static void begin(const char *name, unsigned code, const char *sender, int fixed)
+/* A message's row: its code, sender and fixed size; the body's least and
+ * most bytes, as wire.c refuses a length from the header alone; the class
+ * it is sent on and the classes that carry it (a bit each); the name of its
+ * check across fields (null: none), which web/wire.js has by that name. */
+static void begin(const char *name, unsigned code, const char *sender, int fixed, int send,
+	unsigned carries, const char *check)
 {
-	printf("  %s: {code: 0x%04x, sender: '%s', fixed: %d, fields: [", name, code, sender,
-		fixed);
+	struct wire_message_info info = {0};
+	for (size_t i = 0; wire_message_info(i, &info) && info.type != code; i++) {
+	}
+	if (info.type != code) {
+		fprintf(stderr, "gen-messages: %s is not in wire.c's table\n", name);
+		exit(1);
+	}
+	printf("  %s: {code: 0x%04x, sender: '%s', fixed: %d, minBody: %u, maxBody: %u, "
+	       "send: %d, carries: %u, check: ",
+		name, code, sender, fixed, info.min_body, info.max_body, send, carries);
+	printf(strcmp(check, "none") == 0 ? "null" : "'%s'", check);
+	printf(", fields: [");
 	first = 1;
 }
 
@@ -93,8 +108,9 @@ static void rest(const char *array, const char *ctype, const char *len, long lon
 #define REST(array, ctype, len, min, max) \
 	rest(#array, #ctype, #len, (long long)(min), (long long)(max));
 #define NONE
-#define X(NAME, name, code, sender, fixed) \
-	begin(#name, code, #sender, fixed); \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
+	begin(#name, code, #sender, fixed, CHANNEL_SENT_##carrier, CHANNEL_CARRIES_##carrier, \
+		#check); \
 	WIRE_##NAME##_FIELDS printf("]},\n");
 
 int main(void)
@@ -120,9 +136,13 @@ int main(void)
 		WIRE_FRAME_RESET, WIRE_FRAME_REPLACE, WIRE_CODEC_XOR, WIRE_CODEC_H264,
 		WIRE_COMPRESS_NONE, WIRE_COMPRESS_LZ4, WIRE_COMPRESS_ZSTD);
 	printf("export const RECORD = {header: %d, max: %d, control: %d, audio: %d, focus: %d, "
-	       "frames: %d, bulk: %d, link: %d};\n",
+	       "frames: %d, bulk: %d, link: %d, classes: %d, ackBytes: %d};\n",
 		CHANNEL_RECORD_HEADER, CHANNEL_RECORD_MAX, CHANNEL_CONTROL, CHANNEL_AUDIO,
-		CHANNEL_FOCUS, CHANNEL_FRAMES, CHANNEL_BULK, CHANNEL_LINK);
+		CHANNEL_FOCUS, CHANNEL_FRAMES, CHANNEL_BULK, CHANNEL_LINK, CHANNEL_CLASSES,
+		CHANNEL_ACK_BYTES);
+	printf("export const POPUP = {grab: %u};\n", WIRE_POPUP_GRAB);
+	printf("export const LIMITS = {maxDim: %d, maxPixels: %lld, maxMime: %d, maxRects: %d};\n",
+		WIRE_MAX_DIM, (long long)WIRE_MAX_PIXELS, WIRE_MAX_MIME, WIRE_MAX_RECTS);
 	printf("export const HELLO = {share: %u, viewOnly: %u};\n", WIRE_HELLO_SHARE,
 		WIRE_HELLO_VIEW_ONLY);
 	printf("export const VIEWERS = {input: %u, watching: %u};\n", WIRE_VIEWERS_INPUT,

@@ -1,7 +1,10 @@
 // The wire format in the page: messages encoded and decoded from the table
 // the build generates from wire/messages.h (messages.js), each field
-// checked as wire.c checks it, and the records that carry them.
-import { HEADER_SIZE, MAX_BODY, MESSAGES, RECORD } from './messages.js';
+// checked as wire.c checks it, each message's check across fields by the
+// name its row gives (CHECKS, wire.c's check_NAME), each on a class its
+// row says may carry it, and the records that carry them.
+import { FRAME, GRAB, HEADER_SIZE, LIMITS, MAGIC, MAX_BODY, MESSAGES, RECORD, RECT_SIZE,
+  TEXT_INPUT } from './messages.js';
 
 const BY_CODE = new Map(Object.entries(MESSAGES).map(([name, m]) => [m.code, { name, ...m }]));
 const SIZES = { u8: 1, u16: 2, u32: 4, i32: 4, u64: 8 };
@@ -67,6 +70,122 @@ function get(view, at, type) {
   }
 }
 
+// The checks across fields, by the names messages.h's rows give them: the
+// same as wire.c's check_NAME, each throwing what is wrong.
+const SESSION_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+function mimeTypesFit(count, packed) {
+  let pos = 0;
+  for (let n = 0; n < count; n++) {
+    const left = packed.length - pos;
+    const len = left < 2 ? 0 : packed[pos] | (packed[pos + 1] << 8);
+    if (len === 0 || len > LIMITS.maxMime || len > left - 2) return false;
+    pos += 2 + len;
+  }
+  return pos === packed.length;
+}
+
+function pixelsFit(m, what) {
+  if ((m.width === 0) !== (m.height === 0)) throw new Error(`${what} size is empty on one side only`);
+  if (m.pixels.length !== m.width * m.height * 4) throw new Error(`${what} pixels are not its size`);
+}
+
+function oneAction(v, what) {
+  if (v & (v - 1)) throw new Error(`${what} names more than one action`);
+}
+
+export const CHECKS = {
+  hello(m) {
+    if (m.magic !== MAGIC) throw new Error('hello has bad magic: the peer does not speak rcomp');
+  },
+  welcome(m) {
+    if (m.magic !== MAGIC) throw new Error('welcome has bad magic: the peer does not speak rcomp');
+    if (!SESSION_NAME.test(m.name) || m.name.length !== m.name_len) {
+      throw new Error('welcome has a session name that is not [A-Za-z0-9._-]');
+    }
+  },
+  keys(m) {
+    const v = new DataView(m.keys.buffer, m.keys.byteOffset, m.keys.byteLength);
+    for (let i = 0; i < m.nkeys; i++) {
+      if (v.getUint32(i * 4, true) > 0xffff) throw new Error('keyboard_enter has key code out of range');
+    }
+  },
+  popup_parent(m) {
+    if (m.window === m.parent) throw new Error(`popup ${m.window} is its own parent`);
+  },
+  copy_rect(m) {
+    if (m.dx === 0 && m.dy === 0) throw new Error(`copy_rect of window ${m.window} moves nothing`);
+    if (m.x + m.width > LIMITS.maxDim || m.y + m.height > LIMITS.maxDim) {
+      throw new Error(`copy_rect of window ${m.window} reaches past ${LIMITS.maxDim} pixels`);
+    }
+  },
+  text_input(m) {
+    if (m.cursor > m.text_len || m.anchor > m.text_len) {
+      throw new Error(`text_input of window ${m.window}: cursor or anchor past its text`);
+    }
+  },
+  preedit(m) {
+    if (!(m.flags & TEXT_INPUT.preedit) && m.preedit_len !== 0) {
+      throw new Error('text_input_event: preedit text without the preedit flag');
+    }
+    if (m.preedit_cursor_begin > m.preedit_len || m.preedit_cursor_end > m.preedit_len) {
+      throw new Error('text_input_event: preedit cursor past its bytes');
+    }
+  },
+  grab_edges(m) {
+    const bad = m.kind === GRAB.resize
+      ? m.edges === 0 || (m.edges & 3) === 3 || (m.edges & 12) === 12 : m.edges !== 0;
+    if (bad) throw new Error(`window_grab of window ${m.window} with edges ${m.edges}`);
+  },
+  window_parent(m) {
+    if (m.parent === m.window) throw new Error(`window ${m.window} is its own parent`);
+  },
+  cursor_pixels(m) {
+    pixelsFit(m, 'cursor');
+  },
+  icon_pixels(m) {
+    pixelsFit(m, 'drag icon');
+  },
+  mime_types(m) {
+    if (!mimeTypesFit(m.count, m.types)) throw new Error(`${m.message} MIME types do not match their count`);
+  },
+  one_action(m) {
+    oneAction(m.message === 'dnd_status' ? m.preferred : m.action, m.message);
+  },
+  frame(m) {
+    if (m.width * m.height > LIMITS.maxPixels) throw new Error('frame size is more than the most pixels');
+    const v = new DataView(m.rects.buffer, m.rects.byteOffset, m.rects.byteLength);
+    const rects = [];
+    let area = 0;
+    for (let i = 0; i < m.nrects; i++) {
+      const r = {
+        x: v.getInt32(i * RECT_SIZE, true), y: v.getInt32(i * RECT_SIZE + 4, true),
+        w: v.getInt32(i * RECT_SIZE + 8, true), h: v.getInt32(i * RECT_SIZE + 12, true),
+      };
+      if (r.x < 0 || r.y < 0 || r.w < 1 || r.h < 1 || r.x + r.w > m.width || r.y + r.h > m.height) {
+        throw new Error('a frame rectangle outside the frame');
+      }
+      // Rectangles may touch but not overlap: a frame carries no pixel twice.
+      for (const o of rects) {
+        if (r.x < o.x + o.w && o.x < r.x + r.w && r.y < o.y + o.h && o.y < r.y + r.h) {
+          throw new Error('frame rectangles overlap');
+        }
+      }
+      rects.push(r);
+      area += r.w * r.h;
+    }
+    if (area * 4 !== m.raw_size) throw new Error('a frame whose raw size is not its rectangles');
+    if (m.codec === FRAME.codecH264) {
+      if (m.compression !== FRAME.none || m.nrects !== 0 || m.payload.length === 0 ||
+        (m.flags & FRAME.replace)) {
+        throw new Error('a video frame must have no rectangles, no compression, no replace flag and a payload');
+      }
+    } else if (m.compression === FRAME.none && m.payload.length !== m.raw_size) {
+      throw new Error('an uncompressed frame payload of the wrong size');
+    }
+  },
+};
+
 // A body into its fields, each checked as wire.c checks it.
 function decode(m, body) {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
@@ -102,16 +221,23 @@ function decode(m, body) {
   } else if (o !== body.length) {
     throw new Error(m.name + ': body length differs from its fields');
   }
+  if (m.check) CHECKS[m.check](msg);
   return msg;
 }
 
 // Messages out of a byte stream (one per class): header, then body. The
 // pieces are joined once a message is whole, not as each arrives: a big
-// frame comes in many records.
+// frame comes in many records. cls: the record class it reads (a message
+// its row says that class may not carry is refused); null for the server's
+// first message, which comes on its own, outside any record. from: who
+// sends what it reads ('SERVER' for the page; 'VIEWER' to read as
+// rcomp-run does, as the tests do).
 export class Reader {
-  constructor() {
+  constructor(cls = null, from = 'SERVER') {
     this.chunks = [];
     this.length = 0;
+    this.cls = cls;
+    this.from = from;
   }
   push(bytes) {
     if (!bytes.length) return;
@@ -135,15 +261,29 @@ export class Reader {
     return this.length ? this.join(this.length) : new Uint8Array(0);
   }
   next() {
+    if (this.length < 2) return null;
+    // A message on a class that may not carry it is refused from its type
+    // alone (a type nobody knows, on any class but control).
+    const start = this.join(2);
+    const code = start[0] | (start[1] << 8);
+    const m = BY_CODE.get(code);
+    if (this.cls !== null && (m ? !((m.carries >> this.cls) & 1) : this.cls !== RECORD.control)) {
+      throw new Error(`a ${m ? m.name : 'unknown'} message on record class ${this.cls}`);
+    }
     if (this.length < HEADER_SIZE) return null;
     const head = this.join(HEADER_SIZE);
     const h = new DataView(head.buffer, head.byteOffset, HEADER_SIZE);
-    const code = h.getUint16(0, true);
     const length = h.getUint32(4, true);
-    const m = BY_CODE.get(code);
-    if (!m || m.sender === 'VIEWER') throw new Error('unknown message type 0x' + code.toString(16));
+    if (!m) throw new Error('unknown message type 0x' + code.toString(16));
+    if (m.sender !== 'BOTH' && m.sender !== this.from) {
+      throw new Error(`a ${m.name} message may not be sent by a ${this.from.toLowerCase()}`);
+    }
     if (h.getUint16(2, true) !== 0) throw new Error('reserved header flags set');
-    if (length > MAX_BODY) throw new Error('message too long');
+    // A length outside the message's bounds is refused from the header
+    // alone, before its body is waited for.
+    if (length > MAX_BODY || length < m.minBody || length > m.maxBody) {
+      throw new Error(`${m.name} message has body length ${length}, allowed ${m.minBody} to ${m.maxBody}`);
+    }
     if (this.length < HEADER_SIZE + length) return null;
     const all = this.join(HEADER_SIZE + length);
     const body = all.subarray(HEADER_SIZE, HEADER_SIZE + length);

@@ -13,7 +13,6 @@
 /* Records made per write, at most: about one write per frame on fast links. */
 #define WIRE_BATCH (4u << 20)
 /* The reader acknowledges once this much arrived since its last ack. */
-#define ACK_BYTES 1024
 /* Bulk gets one record in this many while higher classes are busy. */
 #define BULK_SHARE 16
 
@@ -73,22 +72,17 @@ size_t channel_queued(const struct channel *ch)
 	return n;
 }
 
+/* The class a message is sent on, from its row's carrier (messages.h). */
 static enum channel_class class_of(enum wire_type type)
 {
 	switch (type) {
-	case WIRE_FRAME:
-	case WIRE_COPY_RECT:
-		return CHANNEL_FRAMES;
-	case WIRE_TRANSFER_DATA:
-		return CHANNEL_BULK;
-	case WIRE_LINK_ACK:
-		return CHANNEL_LINK;
-	case WIRE_AUDIO:
-	case WIRE_AUDIO_END:
-		return CHANNEL_AUDIO;
-	default:
-		return CHANNEL_CONTROL;
+#define X(NAME, name, code, sender, fixed, carrier, check) \
+	case WIRE_##NAME: \
+		return CHANNEL_SENT_##carrier;
+		WIRE_MESSAGES(X)
+#undef X
 	}
+	return CHANNEL_CONTROL;
 }
 
 bool channel_send(struct channel *ch, const struct wire_msg *msg)
@@ -147,35 +141,16 @@ void channel_drop_input(struct channel *ch)
 /* Which messages each class carries; anything else is a protocol error.
  * A window's own messages may follow its frames, so that they stay in order
  * with them. */
-static bool class_carries(enum channel_class cls, uint16_t type)
+bool channel_carries(enum channel_class cls, uint16_t type)
 {
-	bool frames = cls == CHANNEL_FOCUS || cls == CHANNEL_FRAMES;
 	switch (type) {
-	case WIRE_FRAME:
-	case WIRE_COPY_RECT:
-	case WIRE_FRAME_MARK:
-		return frames;
-	case WIRE_TRANSFER_DATA:
-		return cls == CHANNEL_BULK;
-	case WIRE_LINK_ACK:
-		return cls == CHANNEL_LINK;
-	case WIRE_AUDIO:
-	case WIRE_AUDIO_END:
-		return cls == CHANNEL_AUDIO;
-	case WIRE_WINDOW_NEW:
-	case WIRE_WINDOW_TITLE:
-	case WIRE_WINDOW_APP_ID:
-	case WIRE_WINDOW_DESTROY:
-	case WIRE_POPUP_NEW:
-	case WIRE_WINDOW_PARENT:
-	case WIRE_WINDOW_SCALE:
-	case WIRE_WINDOW_REQUEST:
-	case WIRE_WINDOW_HINTS:
-	case WIRE_WINDOW_DECORATION:
-		return frames || cls == CHANNEL_CONTROL;
-	default:
-		return cls == CHANNEL_CONTROL;
+#define X(NAME, name, code, sender, fixed, carrier, check) \
+	case WIRE_##NAME: \
+		return (CHANNEL_CARRIES_##carrier >> cls) & 1;
+		WIRE_MESSAGES(X)
+#undef X
 	}
+	return cls == CHANNEL_CONTROL; /* an unknown type: the decoder refuses it */
 }
 
 static uint16_t get16(const uint8_t *p)
@@ -191,7 +166,7 @@ static int deliver(struct channel *ch, enum channel_class cls, enum wire_sender 
 	struct buffer *in = &ch->in[cls];
 	for (;;) {
 		if (buffer_size(in) >= 2 && ch->in_records &&
-			!class_carries(cls, get16(buffer_head(in)))) {
+			!channel_carries(cls, get16(buffer_head(in)))) {
 			snprintf(err, err_size, "a %s message in the %s class",
 				wire_type_name(get16(buffer_head(in))), class_names[cls]);
 			return -1;
@@ -386,7 +361,7 @@ static void make_records(struct channel *ch)
 
 enum channel_status channel_flush(struct channel *ch)
 {
-	if (ch->out_records && ch->received - ch->acked >= ACK_BYTES) {
+	if (ch->out_records && ch->received - ch->acked >= CHANNEL_ACK_BYTES) {
 		struct wire_msg ack = {.type = WIRE_LINK_ACK,
 			.link_ack = {.received = ch->received}};
 		if (channel_send(ch, &ack)) {

@@ -35,6 +35,26 @@ enum channel_class {
 	CHANNEL_CLASSES = 6,
 };
 
+/* Each message's carrier (its row of messages.h): the class it is sent on,
+ * and the classes that may carry it (a bit each). */
+#define CHANNEL_SENT_CONTROL CHANNEL_CONTROL
+#define CHANNEL_SENT_WINDOW CHANNEL_CONTROL
+#define CHANNEL_SENT_FRAMES CHANNEL_FRAMES
+#define CHANNEL_SENT_BULK CHANNEL_BULK
+#define CHANNEL_SENT_LINK CHANNEL_LINK
+#define CHANNEL_SENT_AUDIO CHANNEL_AUDIO
+#define CHANNEL_CARRIES_CONTROL (1u << CHANNEL_CONTROL)
+#define CHANNEL_CARRIES_WINDOW (1u << CHANNEL_CONTROL | 1u << CHANNEL_FOCUS | 1u << CHANNEL_FRAMES)
+#define CHANNEL_CARRIES_FRAMES (1u << CHANNEL_FOCUS | 1u << CHANNEL_FRAMES)
+#define CHANNEL_CARRIES_BULK (1u << CHANNEL_BULK)
+#define CHANNEL_CARRIES_LINK (1u << CHANNEL_LINK)
+#define CHANNEL_CARRIES_AUDIO (1u << CHANNEL_AUDIO)
+/* Whether a record class may carry a message of this type (its row's
+ * carrier); one that may not is a protocol error. */
+bool channel_carries(enum channel_class cls, uint16_t type);
+/* What one side reads between two link_acks it sends. */
+#define CHANNEL_ACK_BYTES 1024
+
 #define CHANNEL_RECORD_HEADER 4
 #define CHANNEL_RECORD_MAX 16384
 

@@ -4,10 +4,22 @@
  * size limits and the names; PROTOCOL.md describes the same rows, and
  * tests/test-wire.c checks that the two agree. Include only from wire.h.
  *
- * WIRE_MESSAGES lists X(NAME, name, code, sender, fixed): the enum name, the
- * struct and field-list name, the type code, who may send it (VIEWER, SERVER
- * or BOTH) and the size of its fixed part in bytes, which the code checks
- * against the fields at compile time.
+ * WIRE_MESSAGES lists X(NAME, name, code, sender, fixed, carrier, check):
+ * the enum name, the struct and field-list name, the type code, who may send
+ * it (VIEWER, SERVER or BOTH), the size of its fixed part in bytes, which the
+ * code checks against the fields at compile time, the record classes that
+ * carry it and its check across fields:
+ *   carrier  CONTROL  sent and carried on the control class alone
+ *            WINDOW   sent on control; carried there or, to stay in order
+ *                     with a window's frames, on the focus or frames class
+ *            FRAMES   sent on the frames class; carried on focus or frames
+ *            BULK, LINK, AUDIO   sent and carried on that class alone
+ *            (channel.c's class_of and class_carries, and the page's, come
+ *            from this column: a message on a class that may not carry it
+ *            is a protocol error)
+ *   check    none, or the name of the check that spans its fields (a
+ *            rectangle inside its frame): wire.c's check_NAME, and the
+ *            page's CHECKS.NAME in web/wire.js for what a server sends
  *
  * WIRE_<NAME>_FIELDS lists the body in wire order:
  *   FIELD(type, name)             any value
@@ -21,91 +33,90 @@
  *                                 the rest of the body, min to max bytes,
  *                                 after any counted arrays
  *   NONE                          an empty body
- * type is u8, u16, u32, i32 or u64, little-endian on the wire. Checks that
- * span fields (a rectangle inside its frame) are wire.c's, one case each.
+ * type is u8, u16, u32, i32 or u64, little-endian on the wire.
  */
 #ifndef RCOMP_MESSAGES_H
 #define RCOMP_MESSAGES_H
 
 #define WIRE_MESSAGES(X) \
 	/* viewer to server */ \
-	X(HELLO, hello, 0x0101, VIEWER, 20) \
-	X(KEYMAP, keymap, 0x0102, VIEWER, 4) \
-	X(REPEAT_INFO, repeat_info, 0x0103, VIEWER, 8) \
-	X(CONFIGURE, configure, 0x0104, VIEWER, 16) \
-	X(CLOSE, close, 0x0105, VIEWER, 4) \
-	X(POINTER_MOTION, pointer_motion, 0x0106, VIEWER, 12) \
-	X(POINTER_LEAVE, pointer_leave, 0x0107, VIEWER, 4) \
-	X(POINTER_BUTTON, pointer_button, 0x0108, VIEWER, 8) \
-	X(POINTER_AXIS, pointer_axis, 0x0109, VIEWER, 16) \
-	X(POINTER_FRAME, pointer_frame, 0x010a, VIEWER, 0) \
-	X(KEYBOARD_ENTER, keyboard_enter, 0x010b, VIEWER, 8) \
-	X(KEYBOARD_LEAVE, keyboard_leave, 0x010c, VIEWER, 4) \
-	X(KEY, key, 0x010d, VIEWER, 8) \
-	X(MODIFIERS, modifiers, 0x010e, VIEWER, 16) \
-	X(FRAME_ACK, frame_ack, 0x010f, VIEWER, 16) \
-	X(OUTPUT_INFO, output_info, 0x0110, VIEWER, 12) \
-	X(POPUP_DONE, popup_done, 0x0111, VIEWER, 4) \
-	X(DECORATION_MODE, decoration_mode, 0x0112, VIEWER, 8) \
-	X(TOUCH_DOWN, touch_down, 0x0113, VIEWER, 16) \
-	X(TOUCH_UP, touch_up, 0x0114, VIEWER, 4) \
-	X(TOUCH_MOTION, touch_motion, 0x0115, VIEWER, 12) \
-	X(TOUCH_FRAME, touch_frame, 0x0116, VIEWER, 0) \
-	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0) \
-	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8) \
-	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24) \
-	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8) \
-	X(SHORTCUTS_INHIBIT_STATE, shortcuts_inhibit_state, 0x011b, VIEWER, 8) \
-	X(TEXT_INPUT_EVENT, text_input_event, 0x011c, VIEWER, 28) \
-	X(DND_ENTER, dnd_enter, 0x011d, VIEWER, 20) \
-	X(DND_MOTION, dnd_motion, 0x011e, VIEWER, 8) \
-	X(DND_LEAVE, dnd_leave, 0x011f, VIEWER, 0) \
-	X(DND_DROP, dnd_drop, 0x0120, VIEWER, 0) \
-	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4) \
-	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8) \
-	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4) \
+	X(HELLO, hello, 0x0101, VIEWER, 20, CONTROL, hello) \
+	X(KEYMAP, keymap, 0x0102, VIEWER, 4, CONTROL, none) \
+	X(REPEAT_INFO, repeat_info, 0x0103, VIEWER, 8, CONTROL, none) \
+	X(CONFIGURE, configure, 0x0104, VIEWER, 16, CONTROL, none) \
+	X(CLOSE, close, 0x0105, VIEWER, 4, CONTROL, none) \
+	X(POINTER_MOTION, pointer_motion, 0x0106, VIEWER, 12, CONTROL, none) \
+	X(POINTER_LEAVE, pointer_leave, 0x0107, VIEWER, 4, CONTROL, none) \
+	X(POINTER_BUTTON, pointer_button, 0x0108, VIEWER, 8, CONTROL, none) \
+	X(POINTER_AXIS, pointer_axis, 0x0109, VIEWER, 16, CONTROL, none) \
+	X(POINTER_FRAME, pointer_frame, 0x010a, VIEWER, 0, CONTROL, none) \
+	X(KEYBOARD_ENTER, keyboard_enter, 0x010b, VIEWER, 8, CONTROL, keys) \
+	X(KEYBOARD_LEAVE, keyboard_leave, 0x010c, VIEWER, 4, CONTROL, none) \
+	X(KEY, key, 0x010d, VIEWER, 8, CONTROL, none) \
+	X(MODIFIERS, modifiers, 0x010e, VIEWER, 16, CONTROL, none) \
+	X(FRAME_ACK, frame_ack, 0x010f, VIEWER, 16, CONTROL, none) \
+	X(OUTPUT_INFO, output_info, 0x0110, VIEWER, 12, CONTROL, none) \
+	X(POPUP_DONE, popup_done, 0x0111, VIEWER, 4, CONTROL, none) \
+	X(DECORATION_MODE, decoration_mode, 0x0112, VIEWER, 8, CONTROL, none) \
+	X(TOUCH_DOWN, touch_down, 0x0113, VIEWER, 16, CONTROL, none) \
+	X(TOUCH_UP, touch_up, 0x0114, VIEWER, 4, CONTROL, none) \
+	X(TOUCH_MOTION, touch_motion, 0x0115, VIEWER, 12, CONTROL, none) \
+	X(TOUCH_FRAME, touch_frame, 0x0116, VIEWER, 0, CONTROL, none) \
+	X(TOUCH_CANCEL, touch_cancel, 0x0117, VIEWER, 0, CONTROL, none) \
+	X(INPUT_MARK, input_mark, 0x0118, VIEWER, 8, CONTROL, none) \
+	X(RELATIVE_MOTION, relative_motion, 0x0119, VIEWER, 24, CONTROL, none) \
+	X(POINTER_CONSTRAINT_STATE, pointer_constraint_state, 0x011a, VIEWER, 8, CONTROL, none) \
+	X(SHORTCUTS_INHIBIT_STATE, shortcuts_inhibit_state, 0x011b, VIEWER, 8, CONTROL, none) \
+	X(TEXT_INPUT_EVENT, text_input_event, 0x011c, VIEWER, 28, CONTROL, preedit) \
+	X(DND_ENTER, dnd_enter, 0x011d, VIEWER, 20, CONTROL, mime_types) \
+	X(DND_MOTION, dnd_motion, 0x011e, VIEWER, 8, CONTROL, none) \
+	X(DND_LEAVE, dnd_leave, 0x011f, VIEWER, 0, CONTROL, none) \
+	X(DND_DROP, dnd_drop, 0x0120, VIEWER, 0, CONTROL, none) \
+	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4, CONTROL, one_action) \
+	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8, CONTROL, one_action) \
+	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4, CONTROL, none) \
 	/* server to viewer */ \
-	X(WELCOME, welcome, 0x0201, SERVER, 28) \
-	X(GOODBYE, goodbye, 0x0202, SERVER, 8) \
-	X(WINDOW_NEW, window_new, 0x0203, SERVER, 20) \
-	X(WINDOW_TITLE, window_title, 0x0204, SERVER, 4) \
-	X(WINDOW_APP_ID, window_app_id, 0x0205, SERVER, 4) \
-	X(WINDOW_DESTROY, window_destroy, 0x0206, SERVER, 4) \
-	X(FRAME, frame, 0x0207, SERVER, 36) \
-	X(SYNC, sync, 0x0208, SERVER, 0) \
-	X(POPUP_NEW, popup_new, 0x0209, SERVER, 56) \
-	X(WINDOW_PARENT, window_parent, 0x020a, SERVER, 8) \
-	X(CURSOR, cursor, 0x020b, SERVER, 20) \
-	X(WINDOW_SCALE, window_scale, 0x020c, SERVER, 8) \
-	X(WINDOW_REQUEST, window_request, 0x020d, SERVER, 8) \
-	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20) \
-	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8) \
-	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28) \
-	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8) \
-	X(POINTER_CONSTRAINT, pointer_constraint, 0x0212, SERVER, 24) \
-	X(SHORTCUTS_INHIBIT, shortcuts_inhibit, 0x0213, SERVER, 8) \
-	X(WINDOW_GRAB, window_grab, 0x0214, SERVER, 24) \
-	X(HOST_NAME, host_name, 0x0215, SERVER, 0) \
-	X(TEXT_INPUT, text_input, 0x0216, SERVER, 44) \
-	X(DND_STATUS, dnd_status, 0x0217, SERVER, 8) \
-	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0) \
-	X(DRAG_START, drag_start, 0x0219, SERVER, 16) \
-	X(DRAG_END, drag_end, 0x021a, SERVER, 0) \
-	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20) \
-	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24) \
-	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8) \
-	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8) \
-	X(VIDEO_STATS, video_stats, 0x021f, SERVER, 16) \
+	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
+	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
+	X(WINDOW_NEW, window_new, 0x0203, SERVER, 20, WINDOW, none) \
+	X(WINDOW_TITLE, window_title, 0x0204, SERVER, 4, WINDOW, none) \
+	X(WINDOW_APP_ID, window_app_id, 0x0205, SERVER, 4, WINDOW, none) \
+	X(WINDOW_DESTROY, window_destroy, 0x0206, SERVER, 4, WINDOW, none) \
+	X(FRAME, frame, 0x0207, SERVER, 36, FRAMES, frame) \
+	X(SYNC, sync, 0x0208, SERVER, 0, CONTROL, none) \
+	X(POPUP_NEW, popup_new, 0x0209, SERVER, 56, WINDOW, popup_parent) \
+	X(WINDOW_PARENT, window_parent, 0x020a, SERVER, 8, WINDOW, window_parent) \
+	X(CURSOR, cursor, 0x020b, SERVER, 20, CONTROL, cursor_pixels) \
+	X(WINDOW_SCALE, window_scale, 0x020c, SERVER, 8, WINDOW, none) \
+	X(WINDOW_REQUEST, window_request, 0x020d, SERVER, 8, WINDOW, none) \
+	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20, WINDOW, none) \
+	X(WINDOW_DECORATION, window_decoration, 0x020f, SERVER, 8, WINDOW, none) \
+	X(COPY_RECT, copy_rect, 0x0210, SERVER, 28, FRAMES, copy_rect) \
+	X(FRAME_MARK, frame_mark, 0x0211, SERVER, 8, FRAMES, none) \
+	X(POINTER_CONSTRAINT, pointer_constraint, 0x0212, SERVER, 24, CONTROL, none) \
+	X(SHORTCUTS_INHIBIT, shortcuts_inhibit, 0x0213, SERVER, 8, CONTROL, none) \
+	X(WINDOW_GRAB, window_grab, 0x0214, SERVER, 24, CONTROL, grab_edges) \
+	X(HOST_NAME, host_name, 0x0215, SERVER, 0, CONTROL, none) \
+	X(TEXT_INPUT, text_input, 0x0216, SERVER, 44, CONTROL, text_input) \
+	X(DND_STATUS, dnd_status, 0x0217, SERVER, 8, CONTROL, one_action) \
+	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0, CONTROL, none) \
+	X(DRAG_START, drag_start, 0x0219, SERVER, 16, CONTROL, mime_types) \
+	X(DRAG_END, drag_end, 0x021a, SERVER, 0, CONTROL, none) \
+	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20, CONTROL, icon_pixels) \
+	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24, CONTROL, none) \
+	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8, CONTROL, none) \
+	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8, CONTROL, none) \
+	X(VIDEO_STATS, video_stats, 0x021f, SERVER, 16, CONTROL, none) \
 	/* either way: clipboard and primary selection */ \
-	X(SELECTION, selection, 0x0301, BOTH, 8) \
-	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12) \
-	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8) \
-	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12) \
+	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
+	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
+	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8, BULK, none) \
+	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12, CONTROL, none) \
 	/* either way: the link */ \
-	X(LINK_ACK, link_ack, 0x0401, BOTH, 8) \
+	X(LINK_ACK, link_ack, 0x0401, BOTH, 8, LINK, none) \
 	/* either way: sound (the app's out, the microphone in) */ \
-	X(AUDIO, audio, 0x0501, BOTH, 16) \
-	X(AUDIO_END, audio_end, 0x0502, BOTH, 4)
+	X(AUDIO, audio, 0x0501, BOTH, 16, AUDIO, none) \
+	X(AUDIO_END, audio_end, 0x0502, BOTH, 4, AUDIO, none)
 
 /* Pointer and touch positions: 24.8 fixed point, window coordinates. */
 #define WIRE_MIN_POSITION (-WIRE_MAX_DIM * 256)

@@ -30,10 +30,10 @@
 #define COUNT(type, name, min, max, array, ctype, size) +WIRE_SIZE_##type
 #define REST(array, ctype, len, min, max)
 #define NONE
-#define X(NAME, name, code, sender, fixed) FIXED_##NAME = 0 WIRE_##NAME##_FIELDS,
+#define X(NAME, name, code, sender, fixed, carrier, check) FIXED_##NAME = 0 WIRE_##NAME##_FIELDS,
 enum { WIRE_MESSAGES(X) };
 #undef X
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static_assert(FIXED_##NAME == (fixed), #name "'s fields do not add up to its size");
 WIRE_MESSAGES(X)
 #undef X
@@ -48,14 +48,15 @@ WIRE_MESSAGES(X)
 #define BITS(type, name, mask)
 #define COUNT(type, name, min, max, array, ctype, size) +(uint64_t)(min) * (size)
 #define REST(array, ctype, len, min, max) +(uint64_t)(min)
-#define X(NAME, name, code, sender, fixed) MIN_##NAME = FIXED_##NAME WIRE_##NAME##_FIELDS,
+#define X(NAME, name, code, sender, fixed, carrier, check) \
+	MIN_##NAME = FIXED_##NAME WIRE_##NAME##_FIELDS,
 enum { WIRE_MESSAGES(X) };
 #undef X
 #undef COUNT
 #undef REST
 #define COUNT(type, name, min, max, array, ctype, size) +(uint64_t)(max) * (size)
 #define REST(array, ctype, len, min, max) +(uint64_t)(max)
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static_assert(FIXED_##NAME WIRE_##NAME##_FIELDS <= WIRE_MAX_BODY, \
 		#name " may be larger than WIRE_MAX_BODY");
 WIRE_MESSAGES(X)
@@ -68,7 +69,7 @@ struct type_info {
 	uint32_t fixed, min_body, max_body;
 };
 
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	{code, sender, #name, FIXED_##NAME, MIN_##NAME, \
 		(uint32_t)(FIXED_##NAME WIRE_##NAME##_FIELDS)},
 static const struct type_info types[] = {WIRE_MESSAGES(X)};
@@ -270,7 +271,7 @@ bool wire_session_name_ok(const char *name, size_t len)
 #define COUNT(type, name, min, max, array, ctype, size) RANGE(type, name, min, max)
 #define REST(array, ctype, len, min, max)
 #define NONE
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static enum wire_status read_fixed_##name(struct reader *r, struct wire_##name *m, \
 		char *err, size_t err_size) \
 	{ \
@@ -307,7 +308,7 @@ WIRE_MESSAGES(X)
 	} \
 	m->len = (uint32_t)r->left; \
 	m->array = (const ctype *)get_bytes(r, r->left);
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static enum wire_status read_arrays_##name(struct reader *r, struct wire_##name *m, \
 		char *err, size_t err_size) \
 	{ \
@@ -328,7 +329,7 @@ WIRE_MESSAGES(X)
 /* The generated writers. Sizes: the body without and with the REST part. */
 #define COUNT(type, name, min, max, array, ctype, size) +(size_t)m->name *(size)
 #define REST(array, ctype, len, min, max)
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static size_t arrays_size_##name(const struct wire_##name *m) \
 	{ \
 		(void)m; \
@@ -340,7 +341,7 @@ WIRE_MESSAGES(X)
 #undef REST
 #define COUNT(type, name, min, max, array, ctype, size)
 #define REST(array, ctype, len, min, max) +(size_t)m->len
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static size_t rest_size_##name(const struct wire_##name *m) \
 	{ \
 		(void)m; \
@@ -359,7 +360,7 @@ WIRE_MESSAGES(X)
 #define BITS(type, name, mask) put_##type(p, m->name);
 #define COUNT(type, name, min, max, array, ctype, size) put_##type(p, m->name);
 #define REST(array, ctype, len, min, max)
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static void write_fixed_##name(uint8_t **p, const struct wire_##name *m) \
 	{ \
 		(void)p; \
@@ -377,7 +378,7 @@ WIRE_MESSAGES(X)
 #define BITS(type, name, mask)
 #define COUNT(type, name, min, max, array, ctype, size) \
 	put_bytes(p, m->array, (size_t)m->name *(size));
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static void write_arrays_##name(uint8_t **p, const struct wire_##name *m) \
 	{ \
 		(void)p; \
@@ -390,7 +391,7 @@ WIRE_MESSAGES(X)
 #undef REST
 #define COUNT(type, name, min, max, array, ctype, size)
 #define REST(array, ctype, len, min, max) put_bytes(p, m->array, m->len);
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	static void write_rest_##name(uint8_t **p, const struct wire_##name *m) \
 	{ \
 		(void)p; \
@@ -406,8 +407,11 @@ WIRE_MESSAGES(X)
 #undef REST
 #undef NONE
 
-static enum wire_status check_frame(const struct wire_frame *f, char *err, size_t err_size)
+/* The checks that span fields, each named in its messages' rows of
+ * messages.h (the page has the same, by name, in web/wire.js). */
+static enum wire_status check_frame(const struct wire_msg *msg, char *err, size_t err_size)
 {
+	const struct wire_frame *f = &msg->frame;
 	int32_t w = f->width, h = f->height;
 	if ((int64_t)w * h > WIRE_MAX_PIXELS) {
 		INVALID("frame size %dx%d is more than %d pixels", w, h, WIRE_MAX_PIXELS);
@@ -449,7 +453,6 @@ static enum wire_status check_frame(const struct wire_frame *f, char *err, size_
 	return WIRE_OK;
 }
 
-/* The checks that span fields. */
 /* Exactly count well-formed MIME types (u16 length, bytes) fill types. */
 static bool types_fit(uint32_t count, const uint8_t *packed, uint32_t types_len)
 {
@@ -465,148 +468,190 @@ static bool types_fit(uint32_t count, const uint8_t *packed, uint32_t types_len)
 	return pos == types_len;
 }
 
+static enum wire_status check_none(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	(void)msg;
+	(void)err;
+	(void)err_size;
+	return WIRE_OK;
+}
+
+static enum wire_status check_hello(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->hello.magic != WIRE_MAGIC) {
+		INVALID("hello has bad magic 0x%08x: the peer does not speak rcomp",
+			msg->hello.magic);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_welcome(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->welcome.magic != WIRE_MAGIC) {
+		INVALID("welcome has bad magic 0x%08x: the peer does not speak rcomp",
+			msg->welcome.magic);
+	}
+	if (!wire_session_name_ok(msg->welcome.name, msg->welcome.name_len)) {
+		INVALID("welcome has a session name that is not [A-Za-z0-9._-]");
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_keys(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	for (uint32_t i = 0; i < msg->keyboard_enter.nkeys; i++) {
+		if (wire_get_key(msg->keyboard_enter.keys, i) > 0xffff) {
+			INVALID("keyboard_enter has key code out of range");
+		}
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_popup_parent(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->popup_new.window == msg->popup_new.parent) {
+		INVALID("popup %u is its own parent", msg->popup_new.window);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_copy_rect(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->copy_rect.dx == 0 && msg->copy_rect.dy == 0) {
+		INVALID("copy_rect of window %u moves nothing", msg->copy_rect.window);
+	}
+	if ((int64_t)msg->copy_rect.x + msg->copy_rect.width > WIRE_MAX_DIM ||
+		(int64_t)msg->copy_rect.y + msg->copy_rect.height > WIRE_MAX_DIM) {
+		INVALID("copy_rect of window %u reaches past %d pixels", msg->copy_rect.window,
+			WIRE_MAX_DIM);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_text_input(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->text_input.cursor > msg->text_input.text_len ||
+		msg->text_input.anchor > msg->text_input.text_len) {
+		INVALID("text_input of window %u: cursor or anchor past its %u bytes of "
+			"text",
+			msg->text_input.window, msg->text_input.text_len);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_preedit(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (!(msg->text_input_event.flags & WIRE_TEXT_INPUT_PREEDIT) &&
+		msg->text_input_event.preedit_len != 0) {
+		INVALID("text_input_event of window %u: preedit text without the preedit "
+			"flag",
+			msg->text_input_event.window);
+	}
+	if (msg->text_input_event.preedit_cursor_begin >
+			(int32_t)msg->text_input_event.preedit_len ||
+		msg->text_input_event.preedit_cursor_end >
+			(int32_t)msg->text_input_event.preedit_len) {
+		INVALID("text_input_event of window %u: preedit cursor past its %u bytes",
+			msg->text_input_event.window, msg->text_input_event.preedit_len);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_grab_edges(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	/* The edges xdg_toplevel.resize takes, and only for a resize. */
+	if (msg->window_grab.kind == WIRE_GRAB_RESIZE
+			? msg->window_grab.edges == 0 || (msg->window_grab.edges & 3) == 3 ||
+				(msg->window_grab.edges & 12) == 12
+			: msg->window_grab.edges != 0) {
+		INVALID("window_grab of window %u with edges %u", msg->window_grab.window,
+			msg->window_grab.edges);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_window_parent(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	if (msg->window_parent.parent == msg->window_parent.window) {
+		INVALID("window %u is its own parent", msg->window_parent.window);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_cursor_pixels(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	const struct wire_cursor *c = &msg->cursor;
+	if ((c->width == 0) != (c->height == 0)) {
+		INVALID("cursor size %dx%d is empty on one side only", c->width, c->height);
+	}
+	if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
+		INVALID("cursor pixels are %u bytes, not %dx%dx4", c->pixels_len, c->width,
+			c->height);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_icon_pixels(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	const struct wire_drag_icon *c = &msg->drag_icon;
+	if ((c->width == 0) != (c->height == 0)) {
+		INVALID("drag icon size %dx%d is empty on one side only", c->width, c->height);
+	}
+	if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
+		INVALID("drag icon pixels are %u bytes, not %dx%dx4", c->pixels_len, c->width,
+			c->height);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_mime_types(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	uint32_t count, types_len;
+	const uint8_t *packed;
+	switch (msg->type) {
+	case WIRE_SELECTION:
+		count = msg->selection.count;
+		packed = msg->selection.types;
+		types_len = msg->selection.types_len;
+		break;
+	case WIRE_DRAG_START:
+		count = msg->drag_start.count;
+		packed = msg->drag_start.types;
+		types_len = msg->drag_start.types_len;
+		break;
+	default: /* WIRE_DND_ENTER */
+		count = msg->dnd_enter.count;
+		packed = msg->dnd_enter.types;
+		types_len = msg->dnd_enter.types_len;
+		break;
+	}
+	if (!types_fit(count, packed, types_len)) {
+		INVALID("%s MIME types do not match their count %u", wire_type_name(msg->type),
+			count);
+	}
+	return WIRE_OK;
+}
+
+static enum wire_status check_one_action(const struct wire_msg *msg, char *err, size_t err_size)
+{
+	uint32_t one = msg->type == WIRE_DRAG_LOCAL ? msg->drag_local.action
+		: msg->type == WIRE_DND_ACTION	    ? msg->dnd_action.action
+						    : msg->dnd_status.preferred;
+	if (one & (one - 1)) {
+		INVALID("%s names more than one action (%u)", wire_type_name(msg->type), one);
+	}
+	return WIRE_OK;
+}
+
+/* The check across fields its row of messages.h names. */
 static enum wire_status check_message(const struct wire_msg *msg, char *err, size_t err_size)
 {
 	switch (msg->type) {
-	case WIRE_HELLO:
-		if (msg->hello.magic != WIRE_MAGIC) {
-			INVALID("hello has bad magic 0x%08x: the peer does not speak rcomp",
-				msg->hello.magic);
-		}
-		break;
-	case WIRE_WELCOME:
-		if (msg->welcome.magic != WIRE_MAGIC) {
-			INVALID("welcome has bad magic 0x%08x: the peer does not speak rcomp",
-				msg->welcome.magic);
-		}
-		if (!wire_session_name_ok(msg->welcome.name, msg->welcome.name_len)) {
-			INVALID("welcome has a session name that is not [A-Za-z0-9._-]");
-		}
-		break;
-	case WIRE_KEYBOARD_ENTER:
-		for (uint32_t i = 0; i < msg->keyboard_enter.nkeys; i++) {
-			if (wire_get_key(msg->keyboard_enter.keys, i) > 0xffff) {
-				INVALID("keyboard_enter has key code out of range");
-			}
-		}
-		break;
-	case WIRE_POPUP_NEW:
-		if (msg->popup_new.window == msg->popup_new.parent) {
-			INVALID("popup %u is its own parent", msg->popup_new.window);
-		}
-		break;
-	case WIRE_COPY_RECT:
-		if (msg->copy_rect.dx == 0 && msg->copy_rect.dy == 0) {
-			INVALID("copy_rect of window %u moves nothing", msg->copy_rect.window);
-		}
-		if ((int64_t)msg->copy_rect.x + msg->copy_rect.width > WIRE_MAX_DIM ||
-			(int64_t)msg->copy_rect.y + msg->copy_rect.height > WIRE_MAX_DIM) {
-			INVALID("copy_rect of window %u reaches past %d pixels",
-				msg->copy_rect.window, WIRE_MAX_DIM);
-		}
-		break;
-	case WIRE_TEXT_INPUT:
-		if (msg->text_input.cursor > msg->text_input.text_len ||
-			msg->text_input.anchor > msg->text_input.text_len) {
-			INVALID("text_input of window %u: cursor or anchor past its %u bytes of "
-				"text",
-				msg->text_input.window, msg->text_input.text_len);
-		}
-		break;
-	case WIRE_TEXT_INPUT_EVENT:
-		if (!(msg->text_input_event.flags & WIRE_TEXT_INPUT_PREEDIT) &&
-			msg->text_input_event.preedit_len != 0) {
-			INVALID("text_input_event of window %u: preedit text without the preedit "
-				"flag",
-				msg->text_input_event.window);
-		}
-		if (msg->text_input_event.preedit_cursor_begin >
-				(int32_t)msg->text_input_event.preedit_len ||
-			msg->text_input_event.preedit_cursor_end >
-				(int32_t)msg->text_input_event.preedit_len) {
-			INVALID("text_input_event of window %u: preedit cursor past its %u bytes",
-				msg->text_input_event.window, msg->text_input_event.preedit_len);
-		}
-		break;
-	case WIRE_WINDOW_GRAB:
-		/* The edges xdg_toplevel.resize takes, and only for a resize. */
-		if (msg->window_grab.kind == WIRE_GRAB_RESIZE ? msg->window_grab.edges == 0 ||
-					(msg->window_grab.edges & 3) == 3 ||
-					(msg->window_grab.edges & 12) == 12
-							      : msg->window_grab.edges != 0) {
-			INVALID("window_grab of window %u with edges %u", msg->window_grab.window,
-				msg->window_grab.edges);
-		}
-		break;
-	case WIRE_WINDOW_PARENT:
-		if (msg->window_parent.parent == msg->window_parent.window) {
-			INVALID("window %u is its own parent", msg->window_parent.window);
-		}
-		break;
-	case WIRE_CURSOR: {
-		const struct wire_cursor *c = &msg->cursor;
-		if ((c->width == 0) != (c->height == 0)) {
-			INVALID("cursor size %dx%d is empty on one side only", c->width, c->height);
-		}
-		if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
-			INVALID("cursor pixels are %u bytes, not %dx%dx4", c->pixels_len, c->width,
-				c->height);
-		}
-		break;
-	}
-	case WIRE_DRAG_ICON: {
-		const struct wire_drag_icon *c = &msg->drag_icon;
-		if ((c->width == 0) != (c->height == 0)) {
-			INVALID("drag icon size %dx%d is empty on one side only", c->width,
-				c->height);
-		}
-		if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
-			INVALID("drag icon pixels are %u bytes, not %dx%dx4", c->pixels_len,
-				c->width, c->height);
-		}
-		break;
-	}
-	case WIRE_SELECTION:
-		if (!types_fit(msg->selection.count, msg->selection.types,
-			    msg->selection.types_len)) {
-			INVALID("selection MIME types do not match their count %u",
-				msg->selection.count);
-		}
-		break;
-	case WIRE_DRAG_START:
-		if (!types_fit(msg->drag_start.count, msg->drag_start.types,
-			    msg->drag_start.types_len)) {
-			INVALID("drag_start MIME types do not match their count %u",
-				msg->drag_start.count);
-		}
-		break;
-	case WIRE_DRAG_LOCAL:
-		if (msg->drag_local.action & (msg->drag_local.action - 1)) {
-			INVALID("drag_local names more than one action (%u)",
-				msg->drag_local.action);
-		}
-		break;
-	case WIRE_DND_ENTER:
-		if (!types_fit(msg->dnd_enter.count, msg->dnd_enter.types,
-			    msg->dnd_enter.types_len)) {
-			INVALID("dnd_enter MIME types do not match their count %u",
-				msg->dnd_enter.count);
-		}
-		break;
-	case WIRE_DND_ACTION:
-	case WIRE_DND_STATUS: {
-		uint32_t one = msg->type == WIRE_DND_ACTION ? msg->dnd_action.action
-							    : msg->dnd_status.preferred;
-		if (one & (one - 1)) {
-			INVALID("%s names more than one action (%u)", wire_type_name(msg->type),
-				one);
-		}
-		break;
-	}
-	case WIRE_FRAME:
-		return check_frame(&msg->frame, err, err_size);
-	default:
-		break;
+#define X(NAME, name, code, sender, fixed, carrier, check) \
+	case WIRE_##NAME: \
+		return check_##check(msg, err, err_size);
+		WIRE_MESSAGES(X)
+#undef X
 	}
 	return WIRE_OK;
 }
@@ -647,7 +692,7 @@ enum wire_status wire_decode(enum wire_sender sender, const uint8_t *data, size_
 	struct reader r = {data + WIRE_HEADER_SIZE, body};
 	enum wire_status status = WIRE_INVALID;
 	switch (type) {
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	case WIRE_##NAME: \
 		status = read_fixed_##name(&r, &msg->name, err, err_size); \
 		if (status == WIRE_OK) { \
@@ -681,7 +726,7 @@ static bool begin(struct buffer *out, const struct wire_msg *msg, size_t *start,
 	size_t head = 0;
 	*rest = 0;
 	switch (msg->type) {
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	case WIRE_##NAME: \
 		head = FIXED_##NAME + arrays_size_##name(&msg->name); \
 		*rest = rest_size_##name(&msg->name); \
@@ -699,7 +744,7 @@ static bool begin(struct buffer *out, const struct wire_msg *msg, size_t *start,
 	uint8_t *p = base;
 	put_header(&p, (uint16_t)msg->type, (uint32_t)(head + *rest));
 	switch (msg->type) {
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	case WIRE_##NAME: \
 		write_fixed_##name(&p, &msg->name); \
 		write_arrays_##name(&p, &msg->name); \
@@ -738,7 +783,7 @@ bool wire_encode(struct buffer *out, const struct wire_msg *msg)
 		return false;
 	}
 	switch (msg->type) {
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	case WIRE_##NAME: \
 		write_rest_##name(&p, &msg->name); \
 		break;

@@ -239,7 +239,7 @@ enum wire_sender {
 #include "messages.h"
 
 enum wire_type {
-#define X(NAME, name, code, sender, fixed) WIRE_##NAME = code,
+#define X(NAME, name, code, sender, fixed, carrier, check) WIRE_##NAME = code,
 	WIRE_MESSAGES(X)
 #undef X
 };
@@ -262,7 +262,7 @@ enum wire_type {
 	const ctype *array; \
 	uint32_t len;
 #define NONE char empty; /* C wants a member */
-#define X(NAME, name, code, sender, fixed) \
+#define X(NAME, name, code, sender, fixed, carrier, check) \
 	struct wire_##name { \
 		WIRE_##NAME##_FIELDS \
 	};
@@ -278,7 +278,7 @@ WIRE_MESSAGES(X)
 struct wire_msg {
 	enum wire_type type;
 	union {
-#define X(NAME, name, code, sender, fixed) struct wire_##name name;
+#define X(NAME, name, code, sender, fixed, carrier, check) struct wire_##name name;
 		WIRE_MESSAGES(X)
 #undef X
 	};

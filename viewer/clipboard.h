@@ -32,15 +32,4 @@ int clipboard_expire(struct rv_viewer *viewer);
 void clipboard_poll_fds(struct rv_viewer *viewer, struct pollfd *fds, bool may_send);
 void clipboard_handle_poll(struct rv_viewer *viewer, const struct pollfd *fds);
 
-/* The app under a local drag answered (dnd_status); the one that took a
- * drop has its data (dnd_finish). */
-void clipboard_dnd_status(struct rv_viewer *viewer, const struct wire_dnd_status *msg);
-void clipboard_dnd_finish(struct rv_viewer *viewer);
-/* An app's drag: carried locally (drag_start), or ended among the apps. */
-/* serial: the local press the app's drag started with (0: not kept). */
-void clipboard_drag_start(struct rv_viewer *viewer, const struct wire_drag_start *msg,
-	uint32_t serial);
-void clipboard_drag_end(struct rv_viewer *viewer);
-void clipboard_drag_icon(struct rv_viewer *viewer, const struct wire_drag_icon *msg);
-
 #endif

@@ -11,6 +11,7 @@
 #include "connection.h"
 #include "cursor.h"
 #include "decode.h"
+#include "dnd.h"
 #include "dispatch.h"
 #include "hud.h"
 #include "input.h"
@@ -282,20 +283,20 @@ static void route(struct rv_viewer *viewer, const struct wire_msg *msg)
 		}
 		break;
 	case WIRE_DND_STATUS:
-		clipboard_dnd_status(viewer, &msg->dnd_status);
+		dnd_status(viewer, &msg->dnd_status);
 		break;
 	case WIRE_DND_FINISH:
-		clipboard_dnd_finish(viewer);
+		dnd_finish(viewer);
 		break;
 	case WIRE_DRAG_START:
-		clipboard_drag_start(viewer, &msg->drag_start,
+		dnd_drag_start(viewer, &msg->drag_start,
 			input_mark_serial(viewer, msg->drag_start.mark));
 		break;
 	case WIRE_DRAG_END:
-		clipboard_drag_end(viewer);
+		dnd_drag_end(viewer);
 		break;
 	case WIRE_DRAG_ICON:
-		clipboard_drag_icon(viewer, &msg->drag_icon);
+		dnd_drag_icon(viewer, &msg->drag_icon);
 		break;
 	case WIRE_TEXT_INPUT:
 		if ((window = known_window(viewer, msg, msg->text_input.window))) {

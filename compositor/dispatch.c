@@ -349,162 +349,341 @@ static void keep(struct rc_viewer *viewer, const struct wire_msg *msg)
 	}
 }
 
-static void route(struct rc_viewer *viewer, const struct wire_msg *msg)
+/* Each message a viewer may send has its handler here, on_NAME: one for
+ * every row of messages.h that a viewer or both sides send (route() is
+ * generated from the rows, so a row without one does not build). */
+static void on_hello(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	connection_refuse(viewer->conn, "hello sent twice");
+}
+
+static void on_keymap(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_repeat_info(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_modifiers(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_output_info(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_keyboard_enter(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_keyboard_leave(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_frame_ack(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	frame_ack(viewer, &msg->frame_ack);
+}
+
+static void on_stats_wanted(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	viewer->conn->stats_wanted = msg->stats_wanted.on;
+	if (msg->stats_wanted.on) {
+		stats_start(server);
+	}
+}
+
+static void on_transfer_data(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	char err[160];
+	/* A transfer of the viewer that had input may still be under
+	 * way: it ended when input moved, and what comes of it is
+	 * dropped. */
+	if (viewer == server->input_viewer && !clipboard_transfer(server, msg, err, sizeof(err))) {
+		connection_refuse(viewer->conn, err);
+	}
+}
+
+static void on_transfer_ack(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	char err[160];
+	/* A transfer of the viewer that had input may still be under
+	 * way: it ended when input moved, and what comes of it is
+	 * dropped. */
+	if (viewer == server->input_viewer && !clipboard_transfer(server, msg, err, sizeof(err))) {
+		connection_refuse(viewer->conn, err);
+	}
+}
+
+static void on_configure(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;
 	struct rc_window *window;
-	char err[160];
-	switch (msg->type) {
+	if ((window = mapped_window(server, msg->configure.window))) {
+		window_configure(window, msg->configure.width, msg->configure.height,
+			msg->configure.states);
+	}
+}
+
+static void on_close(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	if ((window = mapped_window(server, msg->close.window))) {
+		window_close(window);
+	}
+}
+
+static void on_pointer_motion(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	/* A locked pointer stays where the lock began: a late absolute
+	 * motion (the viewer's lock was still being taken, or the local
+	 * desktop moved its cursor) would move Xwayland's pointer under
+	 * a game that reads the lock's relative motion. */
+	if ((window = mapped_window(server, msg->pointer_motion.window)) &&
+		!constraint_pointer_locked(server)) {
+		input_pointer_motion(server, window, &msg->pointer_motion);
+	}
+}
+
+static void on_pointer_leave(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_pointer_leave(server, &msg->pointer_leave);
+}
+
+static void on_pointer_button(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_pointer_button(server, &msg->pointer_button);
+}
+
+static void on_pointer_axis(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_pointer_axis(server, &msg->pointer_axis);
+}
+
+static void on_pointer_frame(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_pointer_frame(server);
+}
+
+static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_key(server, &msg->key);
+}
+
+static void on_shortcuts_inhibit_state(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	constraint_inhibit_state(server, &msg->shortcuts_inhibit_state);
+}
+
+static void on_pointer_constraint_state(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	constraint_state(server, &msg->pointer_constraint_state);
+}
+
+static void on_relative_motion(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_relative_motion(server, &msg->relative_motion);
+}
+
+static void on_text_input_event(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	textinput_event(server, &msg->text_input_event);
+}
+
+static void on_input_mark(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	if ((window = mapped_window(server, msg->input_mark.window))) {
+		input_mark(server, msg->input_mark.mark);
+		window->input_mark = msg->input_mark.mark;
+		window->input_mark_armed = false;
+	}
+}
+
+static void on_popup_done(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	if ((window = window_from_id(server, msg->popup_done.window))) {
+		window_dismiss(window);
+	}
+}
+
+static void on_decoration_mode(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	if (msg->decoration_mode.mode == WIRE_DECORATION_CLIENT_SIDE) {
+		decoration_viewer_refused(server, msg->decoration_mode.window);
+	}
+}
+
+static void on_dnd_enter(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	if ((window = mapped_window(server, msg->dnd_enter.window))) {
+		dnd_enter(server, window, &msg->dnd_enter);
+	}
+}
+
+static void on_dnd_motion(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	dnd_motion(server, &msg->dnd_motion);
+}
+
+static void on_dnd_leave(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	dnd_leave(server);
+}
+
+static void on_dnd_drop(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	dnd_drop(server);
+}
+
+static void on_dnd_action(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	dnd_action(server, &msg->dnd_action);
+}
+
+static void on_drag_local(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	dnd_drag_local(server, &msg->drag_local);
+}
+
+static void on_touch_down(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window;
+	if ((window = mapped_window(server, msg->touch_down.window))) {
+		input_touch_down(server, window, &msg->touch_down);
+	}
+}
+
+static void on_touch_up(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_touch_up(server, &msg->touch_up);
+}
+
+static void on_touch_motion(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_touch_motion(server, &msg->touch_motion);
+}
+
+static void on_touch_frame(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_touch_frame(server);
+}
+
+static void on_touch_cancel(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	input_touch_cancel(server);
+}
+
+static void on_selection(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	clipboard_selection(server, &msg->selection);
+}
+
+static void on_transfer_request(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	clipboard_request(server, &msg->transfer_request, dnd_out_source(server));
+}
+
+static void on_audio(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	sound_mic(server, msg);
+}
+
+static void on_audio_end(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	sound_mic(server, msg);
+}
+
+static void on_link_ack(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	/* The channel takes link_acks as it reads (channel.c): none reaches
+	 * here. */
+}
+
+/* What a viewer says of itself, its acks and its transfers: a watcher's
+ * counts too. Everything else is input, and goes only from a viewer that
+ * may give it. */
+static bool is_input(uint16_t type)
+{
+	switch (type) {
 	case WIRE_HELLO:
-		connection_refuse(viewer->conn, "hello sent twice");
-		return;
 	case WIRE_KEYMAP:
 	case WIRE_REPEAT_INFO:
 	case WIRE_MODIFIERS:
 	case WIRE_OUTPUT_INFO:
 	case WIRE_KEYBOARD_ENTER:
 	case WIRE_KEYBOARD_LEAVE:
-		keep(viewer, msg);
-		return;
 	case WIRE_FRAME_ACK:
-		frame_ack(viewer, &msg->frame_ack);
-		return;
 	case WIRE_STATS_WANTED:
-		viewer->conn->stats_wanted = msg->stats_wanted.on;
-		if (msg->stats_wanted.on) {
-			stats_start(server);
-		}
-		return;
 	case WIRE_TRANSFER_DATA:
 	case WIRE_TRANSFER_ACK:
-		/* A transfer of the viewer that had input may still be under
-		 * way: it ended when input moved, and what comes of it is
-		 * dropped. */
-		if (viewer == server->input_viewer &&
-			!clipboard_transfer(server, msg, err, sizeof(err))) {
-			connection_refuse(viewer->conn, err);
-		}
-		return;
+	case WIRE_LINK_ACK:
+		return false;
 	default:
-		break;
+		return true;
 	}
-	/* Everything else is input. */
-	if (!may_input(viewer, msg)) {
+}
+
+static void route(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	if (is_input(msg->type) && !may_input(viewer, msg)) {
 		return;
 	}
 	switch (msg->type) {
-	case WIRE_CONFIGURE:
-		if ((window = mapped_window(server, msg->configure.window))) {
-			window_configure(window, msg->configure.width, msg->configure.height,
-				msg->configure.states);
-		}
-		break;
-	case WIRE_CLOSE:
-		if ((window = mapped_window(server, msg->close.window))) {
-			window_close(window);
-		}
-		break;
-	case WIRE_POINTER_MOTION:
-		/* A locked pointer stays where the lock began: a late absolute
-		 * motion (the viewer's lock was still being taken, or the local
-		 * desktop moved its cursor) would move Xwayland's pointer under
-		 * a game that reads the lock's relative motion. */
-		if ((window = mapped_window(server, msg->pointer_motion.window)) &&
-			!constraint_pointer_locked(server)) {
-			input_pointer_motion(server, window, &msg->pointer_motion);
-		}
-		break;
-	case WIRE_POINTER_LEAVE:
-		input_pointer_leave(server, &msg->pointer_leave);
-		break;
-	case WIRE_POINTER_BUTTON:
-		input_pointer_button(server, &msg->pointer_button);
-		break;
-	case WIRE_POINTER_AXIS:
-		input_pointer_axis(server, &msg->pointer_axis);
-		break;
-	case WIRE_POINTER_FRAME:
-		input_pointer_frame(server);
-		break;
-	case WIRE_KEY:
-		input_key(server, &msg->key);
-		break;
-	case WIRE_SHORTCUTS_INHIBIT_STATE:
-		constraint_inhibit_state(server, &msg->shortcuts_inhibit_state);
-		break;
-	case WIRE_POINTER_CONSTRAINT_STATE:
-		constraint_state(server, &msg->pointer_constraint_state);
-		break;
-	case WIRE_RELATIVE_MOTION:
-		input_relative_motion(server, &msg->relative_motion);
-		break;
-	case WIRE_TEXT_INPUT_EVENT:
-		textinput_event(server, &msg->text_input_event);
-		break;
-	case WIRE_INPUT_MARK:
-		if ((window = mapped_window(server, msg->input_mark.window))) {
-			input_mark(server, msg->input_mark.mark);
-			window->input_mark = msg->input_mark.mark;
-			window->input_mark_armed = false;
-		}
-		break;
-	case WIRE_POPUP_DONE:
-		if ((window = window_from_id(server, msg->popup_done.window))) {
-			window_dismiss(window);
-		}
-		break;
-	case WIRE_DECORATION_MODE:
-		if (msg->decoration_mode.mode == WIRE_DECORATION_CLIENT_SIDE) {
-			decoration_viewer_refused(server, msg->decoration_mode.window);
-		}
-		break;
-	case WIRE_DND_ENTER:
-		if ((window = mapped_window(server, msg->dnd_enter.window))) {
-			dnd_enter(server, window, &msg->dnd_enter);
-		}
-		break;
-	case WIRE_DND_MOTION:
-		dnd_motion(server, &msg->dnd_motion);
-		break;
-	case WIRE_DND_LEAVE:
-		dnd_leave(server);
-		break;
-	case WIRE_DND_DROP:
-		dnd_drop(server);
-		break;
-	case WIRE_DND_ACTION:
-		dnd_action(server, &msg->dnd_action);
-		break;
-	case WIRE_DRAG_LOCAL:
-		dnd_drag_local(server, &msg->drag_local);
-		break;
-	case WIRE_TOUCH_DOWN:
-		if ((window = mapped_window(server, msg->touch_down.window))) {
-			input_touch_down(server, window, &msg->touch_down);
-		}
-		break;
-	case WIRE_TOUCH_UP:
-		input_touch_up(server, &msg->touch_up);
-		break;
-	case WIRE_TOUCH_MOTION:
-		input_touch_motion(server, &msg->touch_motion);
-		break;
-	case WIRE_TOUCH_FRAME:
-		input_touch_frame(server);
-		break;
-	case WIRE_TOUCH_CANCEL:
-		input_touch_cancel(server);
-		break;
-	case WIRE_SELECTION:
-		clipboard_selection(server, &msg->selection);
-		break;
-	case WIRE_TRANSFER_REQUEST:
-		clipboard_request(server, &msg->transfer_request, dnd_out_source(server));
-		break;
-	case WIRE_AUDIO:
-	case WIRE_AUDIO_END:
-		sound_mic(server, msg);
-		break;
+#define FROM_VIEWER(NAME, name) \
+	case WIRE_##NAME: \
+		on_##name(viewer, msg); \
+		return;
+#define FROM_BOTH FROM_VIEWER
+#define FROM_SERVER(NAME, name)
+#define X(NAME, name, code, sender, fixed, carrier, check) FROM_##sender(NAME, name)
+		WIRE_MESSAGES(X)
+#undef X
+#undef FROM_VIEWER
+#undef FROM_BOTH
+#undef FROM_SERVER
 	default:
 		/* The decoder lets through only what a viewer may send. */
 		break;

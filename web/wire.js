@@ -85,11 +85,6 @@ function mimeTypesFit(count, packed) {
   return pos === packed.length;
 }
 
-function pixelsFit(m, what) {
-  if ((m.width === 0) !== (m.height === 0)) throw new Error(`${what} size is empty on one side only`);
-  if (m.pixels.length !== m.width * m.height * 4) throw new Error(`${what} pixels are not its size`);
-}
-
 function oneAction(v, what) {
   if (v & (v - 1)) throw new Error(`${what} names more than one action`);
 }
@@ -140,11 +135,10 @@ export const CHECKS = {
   window_parent(m) {
     if (m.parent === m.window) throw new Error(`window ${m.window} is its own parent`);
   },
-  cursor_pixels(m) {
-    pixelsFit(m, 'cursor');
-  },
-  icon_pixels(m) {
-    pixelsFit(m, 'drag icon');
+  pixels(m) {
+    const what = m.message === 'cursor' ? 'cursor' : 'drag icon';
+    if ((m.width === 0) !== (m.height === 0)) throw new Error(`${what} size is empty on one side only`);
+    if (m.pixels.length !== m.width * m.height * 4) throw new Error(`${what} pixels are not its size`);
   },
   mime_types(m) {
     if (!mimeTypesFit(m.count, m.types)) throw new Error(`${m.message} MIME types do not match their count`);

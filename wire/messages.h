@@ -86,7 +86,7 @@
 	X(SYNC, sync, 0x0208, SERVER, 0, CONTROL, none) \
 	X(POPUP_NEW, popup_new, 0x0209, SERVER, 56, WINDOW, popup_parent) \
 	X(WINDOW_PARENT, window_parent, 0x020a, SERVER, 8, WINDOW, window_parent) \
-	X(CURSOR, cursor, 0x020b, SERVER, 20, CONTROL, cursor_pixels) \
+	X(CURSOR, cursor, 0x020b, SERVER, 20, CONTROL, pixels) \
 	X(WINDOW_SCALE, window_scale, 0x020c, SERVER, 8, WINDOW, none) \
 	X(WINDOW_REQUEST, window_request, 0x020d, SERVER, 8, WINDOW, none) \
 	X(WINDOW_HINTS, window_hints, 0x020e, SERVER, 20, WINDOW, none) \
@@ -102,7 +102,7 @@
 	X(DND_FINISH, dnd_finish, 0x0218, SERVER, 0, CONTROL, none) \
 	X(DRAG_START, drag_start, 0x0219, SERVER, 16, CONTROL, mime_types) \
 	X(DRAG_END, drag_end, 0x021a, SERVER, 0, CONTROL, none) \
-	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20, CONTROL, icon_pixels) \
+	X(DRAG_ICON, drag_icon, 0x021b, SERVER, 20, CONTROL, pixels) \
 	X(WINDOW_STATS, window_stats, 0x021c, SERVER, 24, CONTROL, none) \
 	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8, CONTROL, none) \
 	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8, CONTROL, none) \

@@ -578,28 +578,19 @@ static enum wire_status check_window_parent(const struct wire_msg *msg, char *er
 	return WIRE_OK;
 }
 
-static enum wire_status check_cursor_pixels(const struct wire_msg *msg, char *err, size_t err_size)
+/* A picture's pixels, a cursor's or a drag icon's: 4 bytes each. */
+static enum wire_status check_pixels(const struct wire_msg *msg, char *err, size_t err_size)
 {
-	const struct wire_cursor *c = &msg->cursor;
-	if ((c->width == 0) != (c->height == 0)) {
-		INVALID("cursor size %dx%d is empty on one side only", c->width, c->height);
+	bool cursor = msg->type == WIRE_CURSOR;
+	const char *what = cursor ? "cursor" : "drag icon";
+	int32_t w = cursor ? msg->cursor.width : msg->drag_icon.width;
+	int32_t h = cursor ? msg->cursor.height : msg->drag_icon.height;
+	uint32_t len = cursor ? msg->cursor.pixels_len : msg->drag_icon.pixels_len;
+	if ((w == 0) != (h == 0)) {
+		INVALID("%s size %dx%d is empty on one side only", what, w, h);
 	}
-	if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
-		INVALID("cursor pixels are %u bytes, not %dx%dx4", c->pixels_len, c->width,
-			c->height);
-	}
-	return WIRE_OK;
-}
-
-static enum wire_status check_icon_pixels(const struct wire_msg *msg, char *err, size_t err_size)
-{
-	const struct wire_drag_icon *c = &msg->drag_icon;
-	if ((c->width == 0) != (c->height == 0)) {
-		INVALID("drag icon size %dx%d is empty on one side only", c->width, c->height);
-	}
-	if (c->pixels_len != (uint32_t)c->width * (uint32_t)c->height * 4) {
-		INVALID("drag icon pixels are %u bytes, not %dx%dx4", c->pixels_len, c->width,
-			c->height);
+	if (len != (uint32_t)w * (uint32_t)h * 4) {
+		INVALID("%s pixels are %u bytes, not %dx%dx4", what, len, w, h);
 	}
 	return WIRE_OK;
 }

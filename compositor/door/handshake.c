@@ -33,6 +33,7 @@ struct rc_pending {
 	struct rc_server *server;
 	struct wl_list link; // rc_handshake::pending
 	int fd, out_fd; /* out_fd: fd, or stdout for the viewer on stdio */
+	bool stdio; /* the one viewer an rcomp-run --stdio has */
 	bool tcp; /* from the network: TCP or UDP */
 	/* UDP: the handshake proved the session's key (not the watch key),
 	 * so no connection that did not may take its place. */
@@ -168,7 +169,7 @@ static void pending_destroy(struct rc_pending *pending, bool close_fd)
 		if (pending->out_fd != pending->fd) {
 			close(pending->out_fd);
 		}
-		if (pending->out_fd == STDOUT_FILENO && server->running) {
+		if (pending->stdio && server->running) {
 			/* stdin/stdout carried the only viewer this session can
 			 * have. */
 			log_info("the viewer on stdio is gone; ending the session");
@@ -447,6 +448,7 @@ void handshake_start(struct rc_server *server, int conn, int out_fd, bool tcp, b
 	pending->server = server;
 	pending->fd = conn;
 	pending->out_fd = out_fd;
+	pending->stdio = out_fd != conn;
 	pending->tcp = tcp;
 	pending->keyed = keyed;
 	pending->move_slot = move_slot;

@@ -1,18 +1,15 @@
 /* TCP between the two programs: the sockets' settings and who is at the other end. */
-#include <errno.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "tcp.h"
 
 /* The pacing keeps about 1.5 round trips of data unacknowledged; this

@@ -34,7 +34,6 @@ export function params() {
 export class Session {
   constructor(desk, list) {
     this.desk = new Desk(this, desk, list);
-    this.windows = this.desk.windows;
     this.bytes = 0;
     this.retries = 0;
     this.p = params();
@@ -44,7 +43,11 @@ export class Session {
     this.hud = new Hud(this, this.p.hud);
   }
 
-  // The window that has the keyboard (the desk's).
+  // The windows, and the one that has the keyboard (the desk's).
+  get windows() {
+    return this.desk.windows;
+  }
+
   get focused() {
     return this.desk.focused;
   }

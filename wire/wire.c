@@ -2,7 +2,8 @@
  * Encoding and decoding of rcomp wire messages, generated from the table in
  * messages.h: each message's fields are read, range-checked and written by
  * code that expands its row, so the encoder, the decoder and the limits
- * cannot disagree. Checks that span fields follow, one case per message.
+ * cannot disagree. Checks that span fields follow, each the named check its
+ * row gives (check_NAME).
  * Nothing here trusts a peer.
  */
 #include <assert.h>

@@ -5,19 +5,20 @@
  * (media/playout.c) as they arrive, and frames come out of it into the
  * playback stream, under the loop's lock, both when a packet arrives and
  * when the stream asks for more (its requests are the playback clock).
- * Playback starts once START_US is buffered. When what waits in the
- * stream falls under LOW_US and the next packet is not there, the playout
- * conceals (Opus's FEC or loss concealment) rather than let the sound stop;
- * a late packet plays after its stand-in. The stream is variable-rate: over
- * each second what waited is held near TARGET_US, plus the margin the
- * link's jitter has shown, by playing up to 2% faster or slower, which
- * absorbs the two clocks' drift and follows the jitter without cutting a
- * sample. Only past LIMIT_US (a link that
- * stopped for seconds) is sound thrown away. Until the stream is first
- * heard playing (a local sink waking from idle can take a second to start)
- * its latency says nothing, so what was written but not read is held to
- * START_US + TARGET_US: no backlog waits for the sink. When the server says
- * the sound ended, the stream plays out and is corked, so a silent session
+ * Playback starts once START_US is buffered; after the stream has run dry,
+ * it resumes only once it holds the sink's latency (resume_deep). When what
+ * waits in the stream falls under LOW_US and the next packet is not there,
+ * the playout conceals (Opus's FEC or loss concealment) rather than let the
+ * sound stop; a late packet plays after its stand-in. The stream is
+ * variable-rate: over each second what waited is held near TARGET_US, plus
+ * the margin the link's jitter has shown, by playing up to 2% faster or
+ * slower, which absorbs the two clocks' drift and follows the jitter
+ * without cutting a sample. Only past LIMIT_US (a link that stopped for
+ * seconds) is sound thrown away. Until the stream is first heard playing (a
+ * local sink waking from idle can take a second to start) its latency says
+ * nothing, so what was written but not read is held to what it waits for
+ * plus TARGET_US: no backlog waits for the sink. When the server says the
+ * sound ended, the stream plays out and is corked, so a silent session
  * wakes nobody.
  *
  * In step with frames: the server stamps frames (when the app drew them)
@@ -49,6 +50,7 @@
 #define STREAM_US 150000 /* the stream's own target length: the most it holds */
 #define REQUEST_US 5000 /* how often the stream asks for more */
 #define LIMIT_US 200000 /* waiting above this (plus sync) throws sound away */
+#define DRY_AGAIN_US 500000 /* run dry twice within this: resume deeper */
 #define SYNC_US 40000 /* sound and pictures within this of each other */
 #define SYNC_MAX_US 300000 /* the most sound is held back for slow pictures */
 #define SYNC_EVERY_US 500000
@@ -64,6 +66,8 @@ struct rv_sound {
 	 * its latency says nothing (a sink waking from idle can take a second
 	 * to start), so what waits is bounded by what was written. */
 	bool flowing;
+	uint64_t prebuf_us; /* held before it plays: START_US, or deep */
+	uint64_t dry_at_us; /* the last underrun */
 
 	struct playout playout;
 	int16_t pcm[WIRE_AUDIO_MAX_SAMPLES * WIRE_AUDIO_CHANNELS];
@@ -87,6 +91,60 @@ struct rv_sound {
 	uint64_t latency_us;
 };
 
+/* What the stream asks of the sound server; prebuf_us: what it holds
+ * before it plays, at the start and after running dry. (tlength is what is
+ * asked, not what the server made of it: the server, adjusting latency,
+ * splits what is asked between the sink and the stream again.) */
+static pa_buffer_attr stream_attr(pa_usec_t prebuf_us)
+{
+	const pa_sample_spec *spec = &pulse_wire_spec;
+	return (pa_buffer_attr){
+		.maxlength = (uint32_t)pa_usec_to_bytes(LIMIT_US + SYNC_MAX_US + 100000, spec),
+		.tlength = (uint32_t)pa_usec_to_bytes(STREAM_US, spec),
+		.prebuf = (uint32_t)pa_usec_to_bytes(prebuf_us, spec),
+		.minreq = (uint32_t)pa_usec_to_bytes(REQUEST_US, spec),
+		.fragsize = (uint32_t)-1,
+	};
+}
+
+/* Loop lock held. The stream ran dry again soon after it resumed. As a
+ * stream resumes, the sink renders up to its whole latency ahead at once;
+ * one that resumes with only START_US can run dry again at once, and
+ * PulseAudio ends each of those underruns with a rewind that drops part of
+ * what was written: a cycle that does not settle (seen: 50 underruns and 50
+ * stand-ins a second for as long as the sound lasted). Once the stream has
+ * run dry twice within DRY_AGAIN_US, it resumes only when it holds the
+ * sink's latency. One underrun alone (a sink that starts late) does not
+ * make every later resume wait longer. A sound that starts afresh starts at
+ * START_US again. */
+static void resume_deep(struct rv_sound *s, bool deep)
+{
+	const pa_timing_info *timing = pa_stream_get_timing_info(s->play);
+	uint64_t prebuf = START_US;
+	if (deep) {
+		if (!timing || !timing->configured_sink_usec) {
+			return;
+		}
+		prebuf = timing->configured_sink_usec + REQUEST_US;
+		prebuf = prebuf > STREAM_US / 2 ? STREAM_US / 2 : prebuf;
+	}
+	if (prebuf == s->prebuf_us) {
+		return;
+	}
+	pa_buffer_attr attr = stream_attr(prebuf);
+	pulse_forget(pa_stream_set_buffer_attr(s->play, &attr, NULL, NULL));
+	s->prebuf_us = prebuf;
+}
+
+/* Loop lock held. The sound ends: what the stream holds plays, even less
+ * than it waits for before it plays. */
+static void play_what_is_held(struct rv_sound *s)
+{
+	if (s->play && !s->corked) {
+		pulse_forget(pa_stream_trigger(s->play, NULL, NULL));
+	}
+}
+
 static void handle_underflow(pa_stream *stream, void *data)
 {
 	struct rv_sound *s = data;
@@ -95,8 +153,15 @@ static void handle_underflow(pa_stream *stream, void *data)
 		s->corked = true;
 		s->ending = false;
 		s->flowing = false;
+		s->dry_at_us = 0;
+		resume_deep(s, false);
 	} else {
 		s->underruns++; /* a gap the playout could not fill */
+		uint64_t now = monotonic_usec();
+		if (s->dry_at_us && now - s->dry_at_us < DRY_AGAIN_US) {
+			resume_deep(s, true);
+		}
+		s->dry_at_us = now;
 	}
 }
 
@@ -116,13 +181,8 @@ static void make_play(struct rv_sound *s)
 	}
 	pa_stream_set_underflow_callback(s->play, handle_underflow, s);
 	pa_stream_set_write_callback(s->play, handle_write, s);
-	pa_buffer_attr attr = {
-		.maxlength = (uint32_t)pa_usec_to_bytes(LIMIT_US + SYNC_MAX_US + 100000, spec),
-		.tlength = (uint32_t)pa_usec_to_bytes(STREAM_US, spec),
-		.prebuf = (uint32_t)pa_usec_to_bytes(START_US, spec),
-		.minreq = (uint32_t)pa_usec_to_bytes(REQUEST_US, spec),
-		.fragsize = (uint32_t)-1,
-	};
+	pa_buffer_attr attr = stream_attr(START_US);
+	s->prebuf_us = START_US;
 	s->rate_hz = WIRE_AUDIO_RATE;
 	if (pa_stream_connect_playback(s->play, NULL, &attr,
 		    PA_STREAM_ADJUST_LATENCY | PA_STREAM_INTERPOLATE_TIMING |
@@ -280,6 +340,7 @@ void sound_play_out(struct rv_viewer *viewer, int most_ms)
 		playout_end(&s->playout, s->playout.newest);
 		s->ending = true;
 		fill(s, false);
+		play_what_is_held(s);
 	}
 	pa_threaded_mainloop_unlock(s->pulse.loop);
 	for (int waited = 0; playing && waited < most_ms; waited += 10) {
@@ -301,6 +362,7 @@ void sound_link_down(struct rv_viewer *viewer)
 	/* What is buffered plays out; the session's sound resumes on reattach. */
 	s->ending = true;
 	playout_end(&s->playout, s->playout.cursor - 1);
+	play_what_is_held(s);
 	pa_threaded_mainloop_unlock(s->pulse.loop);
 	audio_queue_clear(&s->queue);
 }
@@ -417,7 +479,7 @@ static void fill(struct rv_sound *s, bool arrived)
 	}
 	/* Before the stream plays, no backlog; after, nothing beyond the
 	 * limit. */
-	int64_t most = s->flowing ? LIMIT_US + s->extra_us : START_US + TARGET_US + s->extra_us;
+	int64_t most = (s->flowing ? LIMIT_US : (int64_t)s->prebuf_us + TARGET_US) + s->extra_us;
 	for (;;) {
 		if (waiting > most && playout_skip(&s->playout, s->pcm)) {
 			continue;
@@ -468,11 +530,7 @@ void sound_message(struct rv_viewer *viewer, const struct wire_msg *msg)
 		s->ending = true;
 		s->have_audio = false;
 		fill(s, false);
-		if (s->play && !s->corked) {
-			/* A sound shorter than the stream's start buffer plays
-			 * too. */
-			pulse_forget(pa_stream_trigger(s->play, NULL, NULL));
-		}
+		play_what_is_held(s); /* a sound shorter than START_US too */
 	} else {
 		const struct wire_audio *a = &msg->audio;
 		if (!s->play && pa_context_get_state(s->pulse.context) == PA_CONTEXT_READY) {

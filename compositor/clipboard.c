@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mime.h"
 #include "monotonic.h"
+#include "server.h"
 
 /* The viewer's selection, as a source apps here can paste from. */
 struct remote_source {

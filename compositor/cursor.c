@@ -10,6 +10,7 @@
 
 #include "cursor.h"
 #include "log.h"
+#include "server.h"
 #include "texture.h"
 
 /* Animated cursors wait for frame callbacks: answer them at this pace. */

@@ -21,6 +21,7 @@
 #include "input.h"
 #include "log.h"
 #include "monotonic.h"
+#include "server.h"
 
 static struct rc_dnd *dnd_of(struct wl_resource *offer)
 {

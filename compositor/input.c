@@ -18,6 +18,7 @@
 #include "keymap-names.h"
 #include "log.h"
 #include "monotonic.h"
+#include "server.h"
 
 bool input_init(struct rc_server *server)
 {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "server.h"
 #include "status.h"
 #include "record.h"
 

@@ -1,8 +1,11 @@
 /*
- * rcomp-run's data model: one struct rc_server per process, the windows, and
- * the state each room keeps on the server. Types only, and the few inline
- * accessors every room needs; each room's functions are in its own header.
- * This header includes only rooms that know nothing of the server.
+ * rcomp-run's data model: one struct rc_server per process, the viewers, the
+ * windows and each viewer's view of a window. Types only, and the few
+ * inline accessors every room needs. A room's own state (the doors, the
+ * handshake, input, the cursor, the clipboard, drag and drop, the app, the
+ * session's record) is declared in that room's header, beside its
+ * functions; the server holds it by value. This header includes only
+ * headers that know nothing of the server.
  */
 #ifndef RCOMP_SERVER_H
 #define RCOMP_SERVER_H
@@ -15,16 +18,22 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/box.h>
 
+#include "app.h"
 #include "capture.h"
+#include "clipboard.h"
 #include "clock.h"
 #include "connection.h"
+#include "cursor.h"
+#include "dnd.h"
+#include "doors.h"
 #include "encode.h"
-#include "mime.h"
+#include "handshake.h"
 #include "idmap.h"
+#include "input.h"
 #include "log.h"
+#include "record.h"
 #include "session.h"
 #include "shell.h"
-#include "transfer.h"
 #include "wire.h"
 
 struct rc_server;
@@ -193,149 +202,6 @@ struct rc_options {
 	int stall_timeout; /* --stall-timeout: seconds a viewer's link may take nothing */
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
-};
-
-/* This session on the host (record.c). */
-struct rc_record {
-	char dir[SESSION_PATH_MAX]; /* empty: not recorded (plain --stdio) */
-	char name[WIRE_MAX_SESSION_NAME + 1];
-	uint64_t id; /* random, fixed for the session's life */
-	int64_t started;
-	char app[256]; /* the command line, for --list */
-};
-
-/* The app (app.c). */
-struct rc_app {
-	pid_t pid;
-	uint64_t started_us;
-	bool exited;
-	int status;
-	uint64_t exited_us;
-	char failure[256]; /* it could not be run: why ("" if it ran) */
-	bool stopping; /* the session was asked to end (app_stop) */
-	struct wl_event_source *stop_timer;
-	struct wl_event_source *sigchld, *exit_check;
-	int idle_checks;
-};
-
-/* The doors (door/doors.c). */
-struct rc_doors {
-	int fd, tcp_fd;
-	struct quic_endpoint *quic; /* --listen-udp or --offer-udp */
-	struct wl_event_source *udp_source;
-	struct web *web; /* --listen-web */
-	struct wl_event_source *web_source;
-	char *path; /* the unix socket we bound */
-	struct wl_event_source *source, *tcp_source;
-	/* --offer-udp: where viewers that ask are told to come ("": the host
-	 * they reached over ssh); the port is the endpoint's, the key the token */
-	bool offer;
-	char offer_address[WIRE_MAX_ADDRESS + 1];
-	struct wl_event_source *offer_timer; /* offers that wait (door/offer.c) */
-};
-
-/* Connections in their handshake, and the tokens (door/handshake.c). */
-struct rc_handshake {
-	struct wl_list pending; // rc_pending::link, newest first
-	int npending[2]; /* on the unix socket or stdio, on the network */
-	char token[WIRE_MAX_TOKEN + 1];
-	size_t token_len;
-	/* --watch-token: admits viewers that watch only; empty: none */
-	char watch_token[WIRE_MAX_TOKEN + 1];
-	size_t watch_token_len;
-	struct log_limit refusals; /* refusal log lines */
-	/* Those that asked the session to end (rcomp-run --stop): told once
-	 * it has (handshake_tell_stoppers). */
-	int stoppers[4];
-	int nstoppers;
-};
-
-/* A finger down, on the surface it touched first. */
-struct rc_touch_point {
-	bool used;
-	int32_t id;
-	uint32_t window;
-	double dx, dy; /* window coordinates minus surface-local ones */
-};
-
-/* The seat's input from the viewer (input.c). */
-#define RC_PRESSES 8
-
-struct rc_input {
-	struct wlr_input_device *keyboard;
-	struct xkb_context *xkb;
-	uint32_t buttons_down;
-	struct wlr_surface *grab_surface; /* implicit grab while buttons are held */
-	double grab_dx, grab_dy; /* window coords minus surface-local coords */
-	uint32_t pointer_window;
-	struct rc_touch_point touch[WIRE_MAX_TOUCH_POINTS];
-	uint32_t keys_down[WIRE_MAX_KEYS];
-	uint32_t nkeys_down;
-	/* The newest presses (buttons, touches): the seat's serial of each,
-	 * which an app's move or resize names, and the viewer's input_mark for
-	 * it (0 until it comes), which names the local press. A ring. */
-	struct rc_press {
-		uint32_t serial, mark;
-		bool touch;
-	} presses[RC_PRESSES];
-	uint32_t npresses;
-};
-
-/* A drag from the local desktop over a window (dnd.c). */
-struct rc_dnd {
-	struct rc_server *server;
-	bool active; /* between dnd_enter and dnd_leave or dnd_drop */
-	uint32_t window;
-	struct mime_list types;
-	uint32_t source_actions, action; /* action: the local desktop's choice */
-	/* The surface under it, the offer we made its app, and its answer. */
-	struct wlr_surface *surface;
-	struct wl_listener surface_destroy;
-	struct wl_resource *offer, *device;
-	char accepted[WIRE_MAX_MIME + 1]; /* "": none */
-	uint32_t dest_actions, preferred;
-	/* The offer of the last drop, until its app finishes: where it picks
-	 * the final action after an ask. */
-	struct wl_resource *dropped;
-};
-
-/* An app's drag (dnd.c): wlroots' while over the apps; its source, for a
- * drop on a local app. */
-struct rc_drag_out {
-	struct wlr_drag *drag;
-	struct wlr_data_source *source;
-	struct wl_listener drag_destroy, source_destroy;
-	bool told; /* the viewer carries it too */
-	bool local; /* dropped on a local app: the source is the viewer's now */
-	struct wlr_surface *icon; /* its icon, and where its corner is */
-	int32_t icon_x, icon_y;
-	bool icon_size_logged;
-	struct wl_listener icon_commit, icon_destroy;
-};
-
-/* The cursor the app under the pointer set (cursor.c). */
-struct rc_cursor {
-	bool set; /* an app has set a cursor (or hidden it) */
-	struct wlr_surface *surface; /* NULL: hidden */
-	int32_t hotspot_x, hotspot_y;
-	bool size_logged;
-	uint32_t *pixels; /* WIRE_MAX_CURSOR^2, for the message */
-	struct wl_event_source *frame_timer;
-	struct wl_listener request_set_cursor;
-	struct wl_listener surface_commit;
-	struct wl_listener surface_destroy;
-};
-
-/* Clipboard and primary selection (clipboard.c). */
-struct rc_clipboard {
-	struct transfers transfers;
-	struct wl_event_source *sources[TRANSFER_MAX]; /* by transfer slot */
-	uint32_t masks[TRANSFER_MAX]; /* what each source waits for now */
-	struct wl_event_source *idle_timer; /* ends transfers that stall */
-	struct wl_listener request_set_selection;
-	struct wl_listener request_set_primary_selection;
-	struct wl_listener set_selection;
-	struct wl_listener set_primary_selection;
 };
 
 struct rc_output; /* output.c: one per scale in use */

@@ -6,6 +6,7 @@
 
 #include "connection.h"
 #include "log.h"
+#include "viewer.h"
 
 #define IN_LIMIT ((size_t)WIRE_HEADER_SIZE + WIRE_MAX_BODY)
 #define OUT_LIMIT ((size_t)8 << 20)

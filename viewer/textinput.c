@@ -13,6 +13,7 @@
 #include "log.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "textinput.h"
+#include "viewer.h"
 
 static void clear_pending(struct rv_text_input *ti)
 {

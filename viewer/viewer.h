@@ -1,7 +1,10 @@
 /*
  * rcomp-view's data model: one struct rv_viewer per process, one rv_window
- * per remote window, and the state each room keeps on the viewer. Types
- * only; each room's functions are in its own header.
+ * per remote window, the local outputs and what rcomp-view was asked to do.
+ * Types only. A room's own state (the connection, the seat, the clipboard
+ * and drags, the text input, the chords) is declared in that room's
+ * header, beside its functions; the viewer holds it by value. This header
+ * includes only headers that know nothing of the viewer.
  */
 #ifndef RCOMP_VIEWER_H
 #define RCOMP_VIEWER_H
@@ -13,12 +16,14 @@
 #include <sys/types.h>
 #include <wayland-client.h>
 
-#include "channel.h"
+#include "chord.h"
+#include "clipboard.h"
 #include "codec.h"
+#include "connection.h"
 #include "idmap.h"
-#include "mime.h"
+#include "input.h"
 #include "scaling.h"
-#include "transfer.h"
+#include "textinput.h"
 #include "wire.h"
 
 struct quic_endpoint;
@@ -186,40 +191,6 @@ struct rv_window {
 	uint32_t stat_photons;
 };
 
-/* Marked input (input_mark) and when it was sent, the newest few. */
-#define RV_MARKS 16
-struct rv_mark {
-	uint32_t mark;
-	uint64_t sent_us;
-	uint32_t serial; /* the local press's, for a move or resize it causes */
-};
-
-/* The local text input (textinput.c): what the local input method sends
- * until its done. */
-struct rv_text_input {
-	struct zwp_text_input_manager_v3 *manager;
-	struct zwp_text_input_v3 *input;
-	struct rv_window *entered; /* the window whose surface it is on */
-	bool enabled; /* enable was sent for it */
-	char *preedit, *commit;
-	bool has_preedit;
-	int32_t preedit_begin, preedit_end;
-	uint32_t delete_before, delete_after;
-};
-
-/* A key chord of the viewer's own (chord.c): these modifiers, this key. */
-enum rv_chord_mod {
-	RV_MOD_CTRL = 1 << 0,
-	RV_MOD_ALT = 1 << 1,
-	RV_MOD_SHIFT = 1 << 2,
-	RV_MOD_LOGO = 1 << 3,
-};
-
-struct rv_chord {
-	uint32_t mods; /* enum rv_chord_mod: exactly these held */
-	uint32_t sym; /* the key's keysym, lower case; 0: no chord */
-};
-
 /* Where the HUD sits: bits of enum rv_hud_corner (0: top left). */
 enum rv_hud_corner {
 	RV_HUD_RIGHT = 1 << 0,
@@ -263,132 +234,6 @@ struct rv_options {
 	struct rv_chord hud_key; /* toggles it */
 	uint32_t hud_corner; /* enum rv_hud_corner */
 	int verbose;
-};
-
-/* The connection to rcomp-run (connection.c, transport.c). */
-struct rv_connection {
-	struct channel channel;
-	bool connected; /* the channel's fds are open */
-	bool connecting; /* a TCP connect is under way */
-	bool welcomed; /* on this link */
-	bool ever_welcomed;
-	bool write_failed; /* the server stopped reading; read its last words */
-	uint64_t session_id;
-	char session_name[WIRE_MAX_SESSION_NAME + 1];
-	uint16_t server_minor; /* what the server understands */
-	char host_name[WIRE_MAX_HOST_NAME + 1]; /* "": not told */
-	/* session_viewers: how many watch the session (0: not told), whether
-	 * this viewer's input reaches the apps, whether it only watches. */
-	uint32_t viewers;
-	bool has_input, watching;
-	uint64_t retry_at_us; /* 0: no retry pending */
-	int retry_ms;
-	pid_t child; /* ssh, or rcomp-run started by --local */
-	int child_status; /* how the last one exited: its status, or -1 */
-	char local_run[PATH_MAX]; /* --local: the rcomp-run started */
-	struct quic_endpoint *quic; /* --udp: the link's endpoint */
-	char quic_failure[256]; /* why the last QUIC link ended, if it says */
-	bool key_refused; /* and it ended because the server refused our key */
-	/* rcomp-view ssh: the host's UDP offer while it is tried (probe_fd:
-	 * the stream, -1 when none), then the UDP link's address and key */
-	struct quic_endpoint *probe;
-	int probe_fd;
-	bool udp_tried;
-	bool ssh_introduced; /* the session moved from ssh to UDP */
-	bool moving; /* and its first welcome there has not come yet */
-	int old_fd; /* meanwhile the ssh link, unread (-1: none) */
-	pid_t old_child;
-	char udp_target[WIRE_MAX_ADDRESS + 16];
-	char udp_key[WIRE_MAX_TOKEN + 1];
-	size_t udp_key_len;
-};
-
-/* The local seat (input.c) and the remote cursor (cursor.c). */
-struct rv_seat {
-	struct wl_seat *seat;
-	/* The local pointer's relative motion, where the compositor has it. */
-	struct zwp_relative_pointer_manager_v1 *relative_manager;
-	struct zwp_relative_pointer_v1 *relative_pointer;
-	struct zwp_pointer_constraints_v1 *constraints;
-	struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
-	uint32_t version;
-	struct wl_pointer *pointer;
-	struct wl_keyboard *keyboard;
-	struct wl_touch *touch;
-	uint32_t input_serial; /* of the last button or key press, for popup grabs */
-	uint32_t last_button; /* the last pressed, which an app's drag started with */
-	uint32_t pointer_serial; /* of the last pointer enter, for set_cursor */
-	uint32_t keyboard_serial; /* of the last keyboard enter or key, for selections */
-	struct rv_window *pointer_focus;
-	struct rv_window *keyboard_focus;
-	int32_t axis_discrete[2];
-	uint32_t axis_source;
-	/* The local keyboard's state, sent again on each connection. */
-	char *keymap;
-	uint32_t keymap_size;
-	int32_t repeat_rate, repeat_delay;
-	bool have_repeat;
-	uint32_t modifiers[4];
-	struct rv_mark marks[RV_MARKS];
-	uint32_t next_mark;
-	/* The remote app's cursor, shown over our windows once it set one. */
-	struct wl_surface *cursor_surface;
-	struct wl_buffer *cursor_buffer, *cursor_old_buffer; /* old: not released yet */
-	bool cursor_set, cursor_hidden;
-	int32_t cursor_hotspot_x, cursor_hotspot_y;
-	/* The pointer over a window's resize band (edges.c), and its cursor. */
-	struct rv_window *edge_focus;
-	int32_t edge_x, edge_y; /* the focused strip's place in the band */
-	uint32_t edges; /* under the pointer */
-	struct wl_cursor_theme *edge_theme;
-	int32_t edge_theme_scale;
-	struct wl_surface *edge_cursor_surface;
-	/* The local keymap and modifiers, for the viewer's own chords (chord.c). */
-	struct xkb_context *xkb;
-	struct xkb_keymap *xkb_keymap;
-	struct xkb_state *xkb_state;
-};
-
-/* The remote selection of one kind, until it can be set locally. */
-struct rv_remote {
-	bool pending;
-	struct mime_list types;
-};
-
-/* Clipboard and primary selection (clipboard.c). */
-struct rv_clipboard {
-	struct wl_data_device_manager *manager;
-	struct zwp_primary_selection_device_manager_v1 *primary_manager;
-	struct wl_data_device *device;
-	struct zwp_primary_selection_device_v1 *primary_device;
-	struct rv_offer *selection[2]; /* the local selections, by kind */
-	/* A local drag over a window, and the last one dropped on one (kept
-	 * until the app has its data). */
-	struct rv_offer *dnd_offer, *dnd_dropped;
-	uint32_t dnd_window, dnd_serial;
-	/* An app's drag carried here (drag_start): our local drag's source,
-	 * the actions and button it started with, what the desktop chose; and
-	 * the offer of it while it is over one of our windows. */
-	struct wl_data_source *drag_source;
-	uint32_t drag_actions, drag_button, drag_action;
-	bool drag_on_us; /* dropped on our window: the apps end it */
-	struct rv_offer *own_offer;
-	uint32_t own_window;
-	/* Its icon (drag_icon): the surface, the buffers as for the cursor, and
-	 * the offset applied so far. */
-	struct wl_surface *drag_icon;
-	struct wl_buffer *icon_buffer, *icon_old_buffer;
-	int32_t icon_x, icon_y;
-	struct wl_data_source *source; /* ours: the remote clipboard */
-	struct zwp_primary_selection_source_v1 *primary_source;
-	struct rv_remote remote[2];
-	/* The types our source of that kind offers, while it is the local
-	 * selection or on its way to be: an offer of these is ours. */
-	struct mime_list offered[2];
-	/* We told the server of a local selection of that kind it still holds:
-	 * only then may we tell it that selection went. */
-	bool announced[2];
-	struct transfers transfers;
 };
 
 struct rv_viewer {

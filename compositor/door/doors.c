@@ -23,6 +23,7 @@
 #include "handshake.h"
 #include "log.h"
 #include "quic.h"
+#include "server.h"
 #include "session.h"
 #include "status.h"
 #include "tcp.h"

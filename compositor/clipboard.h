@@ -8,25 +8,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <wayland-server-core.h>
 
-#include "transfer.h"
+#include "clipboard-state.h"
 #include "wire.h"
 
 struct rc_server;
 struct wlr_data_source;
-
-/* Clipboard and primary selection (clipboard.c). */
-struct rc_clipboard {
-	struct transfers transfers;
-	struct wl_event_source *sources[TRANSFER_MAX]; /* by transfer slot */
-	uint32_t masks[TRANSFER_MAX]; /* what each source waits for now */
-	struct wl_event_source *idle_timer; /* ends transfers that stall */
-	struct wl_listener request_set_selection;
-	struct wl_listener request_set_primary_selection;
-	struct wl_listener set_selection;
-	struct wl_listener set_primary_selection;
-};
 
 bool clipboard_init(struct rc_server *server);
 void clipboard_finish(struct rc_server *server);

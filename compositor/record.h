@@ -7,21 +7,10 @@
 #define RCOMP_RECORD_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
-#include "session.h"
-#include "wire.h"
+#include "record-state.h"
 
 struct rc_server;
-
-/* This session on the host (record.c). */
-struct rc_record {
-	char dir[SESSION_PATH_MAX]; /* empty: not recorded (plain --stdio) */
-	char name[WIRE_MAX_SESSION_NAME + 1];
-	uint64_t id; /* random, fixed for the session's life */
-	int64_t started;
-	char app[256]; /* the command line, for --list */
-};
 
 /* Names the session and records it; plain --stdio sessions are neither
  * named in the directory nor listed. */

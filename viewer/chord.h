@@ -10,20 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chord-state.h"
+
 struct rv_viewer;
-
-/* A key chord of the viewer's own (chord.c): these modifiers, this key. */
-enum rv_chord_mod {
-	RV_MOD_CTRL = 1 << 0,
-	RV_MOD_ALT = 1 << 1,
-	RV_MOD_SHIFT = 1 << 2,
-	RV_MOD_LOGO = 1 << 3,
-};
-
-struct rv_chord {
-	uint32_t mods; /* enum rv_chord_mod: exactly these held */
-	uint32_t sym; /* the key's keysym, lower case; 0: no chord */
-};
 
 /* "ctrl+alt+shift+h": modifiers (ctrl, alt, shift, super or logo) and one
  * keysym name (xkbcommon's, any case); "none" for no chord. */

@@ -5,25 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "textinput-state.h"
+
 struct rv_viewer;
 struct rv_window;
 struct wire_text_input;
 struct wl_registry;
-struct zwp_text_input_manager_v3;
-struct zwp_text_input_v3;
-
-/* The local text input (textinput.c): what the local input method sends
- * until its done. */
-struct rv_text_input {
-	struct zwp_text_input_manager_v3 *manager;
-	struct zwp_text_input_v3 *input;
-	struct rv_window *entered; /* the window whose surface it is on */
-	bool enabled; /* enable was sent for it */
-	char *preedit, *commit;
-	bool has_preedit;
-	int32_t preedit_begin, preedit_end;
-	uint32_t delete_before, delete_after;
-};
 
 void textinput_bind(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name);
 /* Once the seat is known: the local text input. */

@@ -16,14 +16,14 @@
 #include <sys/types.h>
 #include <wayland-client.h>
 
-#include "chord.h"
-#include "clipboard.h"
+#include "chord-state.h"
+#include "clipboard-state.h"
 #include "codec.h"
-#include "connection.h"
+#include "connection-state.h"
 #include "idmap.h"
-#include "input.h"
+#include "input-state.h"
 #include "scaling.h"
-#include "textinput.h"
+#include "textinput-state.h"
 #include "wire.h"
 
 struct quic_endpoint;

@@ -10,30 +10,12 @@
 #define RCOMP_HANDSHAKE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <wayland-util.h>
 
-#include "log.h"
+#include "door-state.h"
 #include "wire.h"
 
 struct rc_server;
-
-/* Connections in their handshake, and the tokens (door/handshake.c). */
-struct rc_handshake {
-	struct wl_list pending; // rc_pending::link, newest first
-	int npending[2]; /* on the unix socket or stdio, on the network */
-	char token[WIRE_MAX_TOKEN + 1];
-	size_t token_len;
-	/* --watch-token: admits viewers that watch only; empty: none */
-	char watch_token[WIRE_MAX_TOKEN + 1];
-	size_t watch_token_len;
-	struct log_limit refusals; /* refusal log lines */
-	/* Those that asked the session to end (rcomp-run --stop): told once
-	 * it has (handshake_tell_stoppers). */
-	int stoppers[4];
-	int nstoppers;
-};
 
 void handshake_init(struct rc_server *server);
 /* Closes every connection still waiting. */

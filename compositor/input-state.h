@@ -1,0 +1,48 @@
+/*
+ * What the seat keeps of the viewer's input (input.h): types only, for
+ * server.h.
+ */
+#ifndef RCOMP_INPUT_STATE_H
+#define RCOMP_INPUT_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+struct wlr_input_device;
+struct wlr_surface;
+struct xkb_context;
+
+/* A finger down, on the surface it touched first. */
+struct rc_touch_point {
+	bool used;
+	int32_t id;
+	uint32_t window;
+	double dx, dy; /* window coordinates minus surface-local ones */
+};
+
+/* The seat's input from the viewer (input.c). */
+#define RC_PRESSES 8
+
+struct rc_input {
+	struct wlr_input_device *keyboard;
+	struct xkb_context *xkb;
+	uint32_t buttons_down;
+	struct wlr_surface *grab_surface; /* implicit grab while buttons are held */
+	double grab_dx, grab_dy; /* window coords minus surface-local coords */
+	uint32_t pointer_window;
+	struct rc_touch_point touch[WIRE_MAX_TOUCH_POINTS];
+	uint32_t keys_down[WIRE_MAX_KEYS];
+	uint32_t nkeys_down;
+	/* The newest presses (buttons, touches): the seat's serial of each,
+	 * which an app's move or resize names, and the viewer's input_mark for
+	 * it (0 until it comes), which names the local press. A ring. */
+	struct rc_press {
+		uint32_t serial, mark;
+		bool touch;
+	} presses[RC_PRESSES];
+	uint32_t npresses;
+};
+
+#endif

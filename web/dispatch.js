@@ -4,7 +4,7 @@
 // HUD and sound. Handed the session.
 import { BYE, VIEWERS } from './messages.js';
 import { setCursor } from './cursor.js';
-import { frame } from './pictures.js';
+import { copyRect, frame } from './pictures.js';
 
 export function dispatch(session, m) {
   const desk = session.desk;
@@ -63,7 +63,7 @@ export function dispatch(session, m) {
       frame(session, m);
       break;
     case 'copy_rect':
-      if (w) w.copyRect(m);
+      if (w) copyRect(w, m);
       break;
     case 'frame_mark':
       if (w) w.pendingMark = m.mark;

@@ -2,8 +2,7 @@
 // (moved by dragging, maximized by a double click, closed by its button),
 // edges that resize it (the app gets the new size), and a canvas of its
 // pixels, which lossless frames, copy_rect and video draw on.
-import { FRAME, RECT_SIZE, STATES } from './messages.js';
-import { lz4Decode } from './lz4.js';
+import { STATES } from './messages.js';
 
 const EDGE = 6; // px of the border that resizes
 // xdg_toplevel.resize_edge for each handle
@@ -266,75 +265,6 @@ export class RemoteWindow {
     if (this.canvas.height !== height) this.canvas.height = height;
   }
 
-  lossless(m) {
-    if ((m.flags & FRAME.reset) || m.width !== this.width || m.height !== this.height) {
-      if (!(m.flags & FRAME.reset)) throw new Error('a frame of a new size without reset');
-      if (m.width !== this.width || m.height !== this.height) this.resizeTo(m.width, m.height);
-      this.pixels = null;
-    }
-    if (!this.pixels) {
-      // A reset: the copy starts black and transparent, as the server's does.
-      this.backing(m.width, m.height);
-      this.pixels = new Uint8Array(m.width * m.height * 4);
-      this.image = this.ctx.createImageData(m.width, m.height);
-      this.ctx.putImageData(this.image, 0, 0);
-    }
-    // The rectangles lie inside the frame, apart, and make its raw size:
-    // wire.js checked that (CHECKS.frame) as it read the frame.
-    const rects = [];
-    for (let i = 0; i < m.nrects; i++) {
-      const v = new DataView(m.rects.buffer, m.rects.byteOffset + i * RECT_SIZE, RECT_SIZE);
-      rects.push({ x: v.getInt32(0, true), y: v.getInt32(4, true), w: v.getInt32(8, true), h: v.getInt32(12, true) });
-    }
-    let raw;
-    if (m.compression === FRAME.none) raw = m.payload;
-    else if (m.compression === FRAME.lz4) raw = lz4Decode(m.payload, m.raw_size);
-    else throw new Error('a frame in a compression this page did not ask for');
-    if (raw.length !== m.raw_size) throw new Error('a frame payload of the wrong size');
-    const replace = (m.flags & FRAME.replace) !== 0;
-    const px = this.pixels;
-    const img = this.image.data;
-    let o = 0;
-    for (const r of rects) {
-      for (let y = r.y; y < r.y + r.h; y++) {
-        let p = (y * m.width + r.x) * 4;
-        for (let x = 0; x < r.w; x++, p += 4, o += 4) {
-          if (replace) {
-            px[p] = raw[o]; px[p + 1] = raw[o + 1]; px[p + 2] = raw[o + 2]; px[p + 3] = raw[o + 3];
-          } else {
-            px[p] ^= raw[o]; px[p + 1] ^= raw[o + 1]; px[p + 2] ^= raw[o + 2]; px[p + 3] ^= raw[o + 3];
-          }
-          unpremultiply(px, img, p);
-        }
-      }
-      this.ctx.putImageData(this.image, 0, 0, r.x, r.y, r.w, r.h);
-    }
-    this.codec = 'lossless';
-  }
-
-  // copy_rect: part of the copy moves; the frame that follows completes it.
-  copyRect(m) {
-    if (!this.pixels || m.x + m.width > this.width || m.y + m.height > this.height ||
-        m.x + m.dx < 0 || m.y + m.dy < 0 || m.x + m.dx + m.width > this.width ||
-        m.y + m.dy + m.height > this.height || (m.dx === 0 && m.dy === 0)) {
-      throw new Error('a copy_rect outside the window');
-    }
-    const stride = this.width * 4;
-    const rows = [];
-    for (let y = 0; y < m.height; y++) {
-      const at = (m.y + y) * stride + m.x * 4;
-      rows.push(this.pixels.slice(at, at + m.width * 4));
-    }
-    const img = this.image.data;
-    for (let y = 0; y < m.height; y++) {
-      const at = (m.y + m.dy + y) * stride + (m.x + m.dx) * 4;
-      this.pixels.set(rows[y], at);
-      for (let p = at; p < at + m.width * 4; p += 4) unpremultiply(this.pixels, img, p);
-    }
-    this.ctx.putImageData(this.image, 0, 0, m.x + m.dx, m.y + m.dy, m.width, m.height);
-    this.copies++;
-  }
-
   // A decoded picture not yet painted, superseded.
   dropVideoFrame() {
     if (!this.nextFrame) return;
@@ -372,19 +302,6 @@ export class RemoteWindow {
     if (this.stream) this.stream.close();
     this.dropVideoFrame();
   }
-}
-
-// The wire's premultiplied little-endian ARGB to the canvas's RGBA.
-function unpremultiply(px, img, p) {
-  const a = px[p + 3];
-  if (a === 255 || a === 0) {
-    img[p] = px[p + 2]; img[p + 1] = px[p + 1]; img[p + 2] = px[p];
-  } else {
-    img[p] = Math.min(255, Math.round(px[p + 2] * 255 / a));
-    img[p + 1] = Math.min(255, Math.round(px[p + 1] * 255 / a));
-    img[p + 2] = Math.min(255, Math.round(px[p] * 255 / a));
-  }
-  img[p + 3] = a;
 }
 
 // Where a popup goes, relative to its parent's window geometry, as

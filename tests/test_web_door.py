@@ -180,6 +180,7 @@ def test_the_page_tries_again_after_a_busy_refusal_and_gets_in(desktop, page):
     # Wrong tokens from the page's own address, until the page is told
     # that this address must wait.
     stop = threading.Event()
+    waits = [0]  # the guesser's own guesses refused unchecked: "must wait"
 
     def guess():
         i = 0
@@ -187,18 +188,25 @@ def test_the_page_tries_again_after_a_busy_refusal_and_gets_in(desktop, page):
             t, body, s = webdoor.attach(port, "wrong-token-%02d-padding-padding" % i)
             if s:
                 s.close()
+            if body and b"too many wrong tokens" in body:
+                waits[0] += 1
             i += 1
             time.sleep(0.05)
 
     guesser = threading.Thread(target=guess, daemon=True)
     guesser.start()
     try:
-        # The address may try again every 2 s, and the page's try can
-        # come before the guesser's next (on a loaded machine a guess
-        # takes a few hundred ms): then the page gets in at once, and is
+        # The page opens once the guesser has used up the address's tries
+        # and been told to wait itself (a sanitizer build on a loaded
+        # machine guesses slowly: the page, opened at once, got in four
+        # times in a row while the first tries lasted). The address may
+        # try again every 2 s, and the page's try can still come before
+        # the guesser's next: then the page gets in at once, and is
         # opened again, until it is told to wait.
         said = []
         for attempt in range(4):
+            seen = waits[0]
+            rig.wait_for("the guesser to be told to wait", lambda: waits[0] > seen, timeout=60)
             page.open(url + "#token=%s&share=1" % TOKEN)
             said.append(page.wait(
                 "document.body.textContent.includes('too many wrong tokens') ? 'told to wait' "

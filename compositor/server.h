@@ -13,7 +13,6 @@
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/box.h>
@@ -36,7 +35,6 @@
 #include "wire.h"
 
 struct rc_server;
-struct quic_endpoint;
 struct xkb_keymap;
 struct rc_window;
 struct wlr_keyboard_shortcuts_inhibit_manager_v1;

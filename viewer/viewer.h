@@ -9,7 +9,6 @@
 #ifndef RCOMP_VIEWER_H
 #define RCOMP_VIEWER_H
 
-#include <limits.h>
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,13 +25,8 @@
 #include "textinput-state.h"
 #include "wire.h"
 
-struct quic_endpoint;
 struct fcft_font;
-struct rv_offer;
 struct rv_viewer;
-struct xkb_context;
-struct xkb_keymap;
-struct xkb_state;
 
 #define RV_BUFFERS 3
 #define RV_FEEDBACKS 4 /* commits awaiting the desktop's word */

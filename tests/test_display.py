@@ -306,9 +306,12 @@ def test_a_1080p_window_in_motion_is_exact_once_still_also_after_video_went_to_h
     hands the 960x540 picture to the desktop as it is, scaled by the
     surface's viewport, not by its own CPU; once the app stops, the
     lossless refresh at full size is exact. (At 60 Hz whether it goes to
-    half size depends on the machine: a fast one keeps full size.)"""
+    half size depends on the machine: a fast one keeps full size.) The rate
+    it says it keeps is the app's where the app draws fewer pictures than
+    the clock asks for: in CI's sanitizers' build the app itself drew
+    fewer than 240 a second."""
     codec_switch(desktop, "video", size=(1920, 1080), seconds=6, options=["--fps", "240"],
-                 expect=["video at 1/2 size each way to keep 240 fps",
+                 expect=["video at 1/2 size each way to keep ",
                          "at 1/2 size for the frame rate (at full size "],
                  view_expect=["960x540 scaled by the desktop"])
 
@@ -326,7 +329,7 @@ def test_a_video_at_half_size_for_its_rate_comes_back_to_full_size_when_the_app_
     2 s after the drop), and ends exact."""
     codec_switch(desktop, "video", size=(1920, 1080, 2, 10), seconds=8,
                  options=["--fps", "240", "--stats"],
-                 expect=["video at 1/2 size each way to keep 240 fps",
+                 expect=["video at 1/2 size each way to keep ",
                          "video back at full size: a frame would take about"])
     log = desktop.read_log("rcomp-run")
     back = log.index("video back at full size")

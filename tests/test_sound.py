@@ -335,17 +335,20 @@ def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(
     plays all of it, and nothing made up after it: no splice at its ends,
     none between. A loaded machine stalls the browser's own playback now
     and then (seen: two splices 10 ms apart and the tone 40 ms longer,
-    with a build running beside), so a tone that is not whole is played
-    once more, and the second must be.
+    with a build running beside; in CI, three splices within 45 ms), so a
+    tone that is not whole is played again, up to three times in all, and
+    one must be.
 
     The page holds its wait near a goal by playing up to 2% slower or
     faster (web/playout.js RATE_MAX); while it fills, its wait is below the
     goal, so the tone may last up to 2% longer (seen on a 2-core machine:
-    2020 and 2024 ms, no splice). A stand-in made up after the end would
-    add its 30 ms hold and most of its 170 ms fade, far past that."""
+    2020 and 2024 ms, no splice), and after the browser stalled its wait is
+    above it, so the tone may last up to 2% less (seen in CI: 1977.9 ms, no
+    splice). A stand-in made up after the end would add its 30 ms hold and
+    most of its 170 ms fade, far past that; a frame lost would be a splice."""
     sound = rig.LocalSound(desktop, rewinds=False)
     heard = []
-    for attempt in range(2):
+    for attempt in range(3):
         page = Browser(desktop, env=sound.env("speaker"))
         go = os.path.join(desktop.tmp, "go%d" % attempt)
         try:
@@ -361,7 +364,7 @@ def test_a_tone_is_heard_whole_in_the_browser_from_its_first_sample_to_its_last(
             page.close()
         length, ends, between = rig.tone_ends(pcm, 440)
         heard.append("%.1f ms, ends %s, between %s" % (length, ends, between))
-        whole = ((1990 if rig.SANITIZED else 1995) <= length <= 2000 * 1.02 + 10 and ends == [] and
+        whole = (2000 * 0.98 - 10 <= length <= 2000 * 1.02 + 10 and ends == [] and
                  len(between) <= 1)
         if whole:
             break

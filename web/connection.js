@@ -26,11 +26,16 @@ export async function proofOf(token) {
 }
 
 export class Connection {
-  // hello: the hello's fields; proof: proofOf(the token). on: opened(),
-  // message(m), failed(error), closed(), read(bytes) (how many came).
+  // hello: the hello's fields; proof: proofOf(the token), or at a gate
+  // (rcomp-gate) { gate: the session's name, share }, where the login's
+  // cookie admits. on: opened(), message(m), failed(error), closed(),
+  // read(bytes) (how many came).
   constructor(hello, proof, on) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${scheme}//${location.host}/`, ['rcomp', PROOF_PREFIX + proof]);
+    const ws = proof.gate
+      ? new WebSocket(`${scheme}//${location.host}/ws?session=${encodeURIComponent(proof.gate)}` +
+        (proof.share ? '&share=1' : ''), ['rcomp'])
+      : new WebSocket(`${scheme}//${location.host}/`, ['rcomp', PROOF_PREFIX + proof]);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.on = on;

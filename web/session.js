@@ -20,6 +20,7 @@ export function params() {
   const p = new URLSearchParams(location.hash.slice(1));
   return {
     token: p.get('token') || '',
+    gate: p.get('gate') || '', // a session of the gate's (rcomp-gate): the login cookie admits
     share: p.get('share') === '1',
     viewOnly: p.get('view-only') === '1',
     layout: p.get('layout') || '',
@@ -60,7 +61,7 @@ export class Session {
     document.addEventListener('visibilitychange', () => {
       for (const w of this.windows.values()) paintVideo(this, w);
     });
-    if (!this.p.token) {
+    if (!this.p.token && !this.p.gate) {
       this.askToken();
       return;
     }
@@ -91,7 +92,7 @@ export class Session {
 
   async connect() {
     const p = this.p;
-    if (this.proofFor !== p.token) {
+    if (!p.gate && this.proofFor !== p.token) {
       this.proof = await proofOf(p.token);
       this.proofFor = p.token;
     }
@@ -107,7 +108,7 @@ export class Session {
     for (const w of this.windows.values()) w.stale = true;
     const conn = new Connection({
       magic: MAGIC, major: VERSION_MAJOR, minor: VERSION_MINOR, caps, flags, token: p.token,
-    }, this.proof, {
+    }, p.gate ? { gate: p.gate, share: p.share } : this.proof, {
       opened: () => this.status('connecting'),
       read: (n) => { this.bytes += n; },
       message: (m) => {

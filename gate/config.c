@@ -1,0 +1,288 @@
+#include <errno.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <ini.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "address.h"
+#include "config.h"
+
+#ifndef RCOMP_BIN_DIR
+#define RCOMP_BIN_DIR "/usr/bin"
+#endif
+
+struct parse {
+	struct gate_config *config;
+	char *err;
+	size_t err_size;
+	bool failed;
+};
+
+static bool set_text(char *field, size_t size, const char *value)
+{
+	size_t n = strlen(value);
+	if (n >= size) {
+		return false;
+	}
+	memcpy(field, value, n + 1);
+	return true;
+}
+
+static bool set_int(int *field, const char *value, int least, int most)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (errno || end == value || *end || v < least || v > most) {
+		return false;
+	}
+	*field = (int)v;
+	return true;
+}
+
+static void add_allowed(struct gate_config *config, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	for (char *tok = copy ? strtok_r(copy, ", \t", &save) : NULL;
+		tok && config->nallow < GATE_ALLOW_MAX; tok = strtok_r(NULL, ", \t", &save)) {
+		size_t n = strlen(tok);
+		if (n > 8 && strcmp(tok + n - 8, ".desktop") == 0) {
+			tok[n - 8] = '\0';
+		}
+		config->allow[config->nallow++] = strdup(tok);
+	}
+	free(copy);
+}
+
+static int on_entry(void *data, const char *section, const char *name, const char *value)
+{
+	struct parse *p = data;
+	struct gate_config *c = p->config;
+	bool ok = true, known = true;
+	if (strcmp(section, "gate") == 0) {
+		if (strcmp(name, "listen") == 0) {
+			ok = set_text(c->listen, sizeof(c->listen), value);
+		} else if (strcmp(name, "cert") == 0) {
+			ok = set_text(c->cert, sizeof(c->cert), value);
+		} else if (strcmp(name, "key") == 0) {
+			ok = set_text(c->key, sizeof(c->key), value);
+		} else if (strcmp(name, "user") == 0) {
+			ok = set_text(c->user, sizeof(c->user), value);
+		} else if (strcmp(name, "pam-service") == 0) {
+			ok = set_text(c->pam_service, sizeof(c->pam_service), value) &&
+				!strchr(value, '/');
+		} else if (strcmp(name, "page") == 0) {
+			ok = set_text(c->page, sizeof(c->page), value);
+		} else if (strcmp(name, "rcomp-run") == 0) {
+			ok = set_text(c->rcomp_run, sizeof(c->rcomp_run), value);
+		} else if (strcmp(name, "idle") == 0) {
+			ok = set_int(&c->idle_s, value, 10, 30 * 86400);
+		} else if (strcmp(name, "lifetime") == 0) {
+			ok = set_int(&c->lifetime_s, value, 10, 365 * 86400);
+		} else if (strcmp(name, "sessions-per-user") == 0) {
+			ok = set_int(&c->sessions_per_user, value, 1, 64);
+		} else if (strcmp(name, "viewers-per-user") == 0) {
+			ok = set_int(&c->viewers_per_user, value, 1, 64);
+		} else if (strcmp(name, "logins-at-once") == 0) {
+			ok = set_int(&c->logins_at_once, value, 1, 64);
+		} else if (strcmp(name, "connections") == 0) {
+			ok = set_int(&c->connections, value, 16, 4096);
+		} else if (strcmp(name, "connections-per-address") == 0) {
+			ok = set_int(&c->connections_per_address, value, 4, 4096);
+		} else {
+			known = false;
+		}
+	} else if (strcmp(section, "apps") == 0 && strcmp(name, "allow") == 0) {
+		add_allowed(c, value);
+	} else {
+		known = false;
+	}
+	if (!known || !ok) {
+		if (!p->failed) {
+			snprintf(p->err, p->err_size, "%s: [%s] %s = %s: %s", c->path, section, name,
+				value, known ? "not a value it takes" : "no such setting");
+		}
+		p->failed = true;
+	}
+	return 1;
+}
+
+bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size)
+{
+	*config = (struct gate_config){
+		.idle_s = 30 * 60,
+		.lifetime_s = 12 * 3600,
+		.sessions_per_user = 4,
+		.viewers_per_user = 8,
+		.logins_at_once = 16,
+		.connections = 512,
+		.connections_per_address = 64,
+	};
+	snprintf(config->path, sizeof(config->path), "%s", path);
+	snprintf(config->listen, sizeof(config->listen), "0.0.0.0:8443");
+	snprintf(config->user, sizeof(config->user), "rcomp-gate");
+	snprintf(config->pam_service, sizeof(config->pam_service), "rcomp");
+	snprintf(config->page, sizeof(config->page), "%s", RCOMP_WEB_DIR);
+	snprintf(config->rcomp_run, sizeof(config->rcomp_run), "%s/rcomp-run", RCOMP_BIN_DIR);
+	struct parse p = {config, err, err_size, false};
+	int line = ini_parse(path, on_entry, &p);
+	if (line < 0) {
+		snprintf(err, err_size, "cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	if (line > 0 && !p.failed) {
+		snprintf(err, err_size, "%s:%d: not a line of an ini file", path, line);
+		return false;
+	}
+	if (p.failed) {
+		return false;
+	}
+	if (!config->cert[0] != !config->key[0]) {
+		snprintf(err, err_size, "%s: TLS needs both cert and key", path);
+		return false;
+	}
+	return true;
+}
+
+void gate_config_finish(struct gate_config *config)
+{
+	for (int i = 0; i < config->nallow; i++) {
+		free(config->allow[i]);
+	}
+	config->nallow = 0;
+}
+
+bool gate_config_allows(const struct gate_config *config, const char *id)
+{
+	if (config->nallow == 0) {
+		return true;
+	}
+	for (int i = 0; i < config->nallow; i++) {
+		if (strcmp(config->allow[i], id) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int problem(const char *fmt, const char *a, const char *b)
+{
+	printf("rcomp-gate: ");
+	printf(fmt, a, b);
+	printf("\n");
+	return 1;
+}
+
+/* The certificate and key: readable, a pair, and in date. */
+static int check_tls(const struct gate_config *c)
+{
+	if (!c->cert[0]) {
+		return 0;
+	}
+	int problems = 0;
+	for (const char *f = c->cert; f; f = f == c->cert ? c->key : NULL) {
+		if (access(f, R_OK) != 0) {
+			problems += problem("cannot read %s: %s", f, strerror(errno));
+		}
+	}
+	if (problems) {
+		return problems;
+	}
+	gnutls_certificate_credentials_t cred;
+	if (gnutls_certificate_allocate_credentials(&cred) < 0) {
+		return problem("%s%s", "cannot check the certificate: out of memory", "");
+	}
+	int r = gnutls_certificate_set_x509_key_file(cred, c->cert, c->key, GNUTLS_X509_FMT_PEM);
+	gnutls_certificate_free_credentials(cred);
+	if (r < 0) {
+		return problem("the certificate and key do not make a pair: %s", gnutls_strerror(r),
+			"");
+	}
+	gnutls_datum_t pem = {0};
+	gnutls_x509_crt_t crt = NULL;
+	if (gnutls_load_file(c->cert, &pem) >= 0 && gnutls_x509_crt_init(&crt) >= 0 &&
+		gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM) >= 0) {
+		time_t now = time(NULL);
+		time_t until = gnutls_x509_crt_get_expiration_time(crt);
+		time_t from = gnutls_x509_crt_get_activation_time(crt);
+		char when[64];
+		if (until != (time_t)-1 && until < now) {
+			strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&until));
+			problems += problem("the certificate %s expired on %s", c->cert, when);
+		} else if (from != (time_t)-1 && from > now) {
+			strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&from));
+			problems += problem("the certificate %s is not valid before %s", c->cert,
+				when);
+		}
+	}
+	if (crt) {
+		gnutls_x509_crt_deinit(crt);
+	}
+	gnutls_free(pem.data);
+	struct stat st;
+	if (stat(c->key, &st) == 0 && (st.st_mode & 077) && st.st_uid == 0 &&
+		(st.st_mode & 004)) {
+		problems += problem("the key %s may be read by anyone (mode o+r): make it %s",
+			c->key, "0600 or 0640");
+	}
+	return problems;
+}
+
+int gate_config_check(const char *path)
+{
+	struct gate_config c;
+	char err[512];
+	if (!gate_config_read(&c, path, err, sizeof(err))) {
+		printf("rcomp-gate: %s\n", err);
+		return 1;
+	}
+	int problems = 0;
+	char host[256];
+	const char *port;
+	if (!address_split(c.listen, host, sizeof(host), &port) || !*port) {
+		problems += problem("listen = %s is not ADDR:PORT%s", c.listen, "");
+	}
+	problems += check_tls(&c);
+	if (!c.cert[0] && strncmp(c.listen, "127.", 4) != 0 &&
+		strncmp(c.listen, "localhost:", 10) != 0 && strncmp(c.listen, "[::1]:", 6) != 0) {
+		problems += problem("listen = %s needs cert and key: plain HTTP is served only on "
+				    "a loopback address%s",
+			c.listen, "");
+	}
+	if (!getpwnam(c.user)) {
+		problems += problem("no system user %s (user =): the network process runs as it "
+				    "(the package makes it with systemd-sysusers)%s",
+			c.user, "");
+	}
+	char pam[PATH_MAX];
+	snprintf(pam, sizeof(pam), "/etc/pam.d/%s", c.pam_service);
+	if (access(pam, R_OK) != 0) {
+		problems += problem("no PAM service %s (%s is missing)", c.pam_service, pam);
+	}
+	char file[PATH_MAX + 32];
+	for (const char *f = "index.html"; f; f = strcmp(f, "index.html") == 0 ? "gate.html" : NULL) {
+		snprintf(file, sizeof(file), "%s/%s", c.page, f);
+		if (access(file, R_OK) != 0) {
+			problems += problem("the page is not at %s: %s", file, strerror(errno));
+		}
+	}
+	if (access(c.rcomp_run, X_OK) != 0) {
+		problems += problem("cannot run %s: %s", c.rcomp_run, strerror(errno));
+	}
+	if (problems == 0) {
+		printf("rcomp-gate: %s is good: HTTPS%s on %s, logins through PAM service %s, the "
+		       "network process as %s\n",
+			path, c.cert[0] ? "" : " (plain HTTP: loopback only)", c.listen,
+			c.pam_service, c.user);
+	}
+	gate_config_finish(&c);
+	return problems;
+}

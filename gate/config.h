@@ -1,0 +1,47 @@
+/*
+ * rcomp-gate's configuration: /etc/rcomp/gate.ini (or --config), read by
+ * the monitor before anything else, and checked whole by --check-config.
+ */
+#ifndef RCOMP_GATE_CONFIG_H
+#define RCOMP_GATE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GATE_CONFIG_DEFAULT "/etc/rcomp/gate.ini"
+#define GATE_ALLOW_MAX 64
+
+struct gate_config {
+	char path[4096];
+	/* [gate] */
+	char listen[128]; /* ADDR:PORT */
+	char cert[4096], key[4096]; /* PEM; both empty: plain HTTP, loopback only */
+	char user[64]; /* the network process runs as this system user */
+	char pam_service[64];
+	char page[4096]; /* the browser viewer's files, and the gate's page */
+	char rcomp_run[4096]; /* the program sessions run */
+	int idle_s, lifetime_s; /* a login's idle and absolute expiry */
+	int sessions_per_user, viewers_per_user;
+	int logins_at_once; /* PAM conversations at once */
+	int connections, connections_per_address;
+	/* [apps] */
+	char *allow[GATE_ALLOW_MAX]; /* desktop ids; none: every app */
+	int nallow;
+};
+
+/* Reads path into config (defaults first). False with why in err. */
+bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size);
+void gate_config_finish(struct gate_config *config);
+
+/* Whether an app's desktop id (foot.desktop's is "foot") is allowed. */
+bool gate_config_allows(const struct gate_config *config, const char *id);
+
+/*
+ * --check-config: reads the configuration and checks what it names (the
+ * certificate and key, their match and dates, the system user, the PAM
+ * service, the page and rcomp-run), printing a line for each problem.
+ * Returns the number of problems.
+ */
+int gate_config_check(const char *path);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * rcomp-gate's network process: it alone speaks TLS, HTTP and WebSocket
+ * (libwebsockets), as an unprivileged system user, chrooted into the
+ * page's directory. It serves the gate's page and the browser viewer's,
+ * passes logins and acts to the monitor and its answers back, and bridges
+ * each viewer's WebSocket to the session socket the monitor hands it. It
+ * keeps no password past the request that carried it, and opens no
+ * session socket itself.
+ */
+#ifndef RCOMP_GATE_NET_H
+#define RCOMP_GATE_NET_H
+
+#include "config.h"
+
+/* Per connection, what the network process holds at most: a request's
+ * form (its body), an answer, and a WebSocket's one chunk each way. */
+#define GATE_BODY_MAX 2048
+#define GATE_CHUNK 65536
+
+/*
+ * Binds the configured address (as root), drops to the configured user
+ * and serves until the monitor (on fd) goes. The exit status.
+ */
+int net_run(const struct gate_config *config, int fd);
+
+#endif

@@ -132,7 +132,8 @@ static int read_dir(const char *dir, const char *prefix, struct app *apps, int n
 			n = read_dir(path, sub, apps, n, max, depth + 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode) || len <= 8 || strcmp(e->d_name + len - 8, ".desktop") != 0) {
+		if (!S_ISREG(st.st_mode) || len <= 8 ||
+			strcmp(e->d_name + len - 8, ".desktop") != 0) {
 			continue;
 		}
 		char id[128];
@@ -169,7 +170,8 @@ int apps_read(struct app *apps, int max)
 	n = read_dir(dir, "", apps, n, max, 0);
 	const char *dirs = getenv("XDG_DATA_DIRS");
 	char *copy = strdup(dirs && *dirs ? dirs : "/usr/local/share:/usr/share"), *save = NULL;
-	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d;
+		d = strtok_r(NULL, ":", &save)) {
 		if (d[0] != '/') {
 			continue;
 		}
@@ -248,7 +250,8 @@ int apps_json(const struct app *apps, int n, const struct gate_config *config, c
 			!json_string(out, size, &len, apps[i].id) ||
 			!append(out, size, &len, ",\"name\":") ||
 			!json_string(out, size, &len, apps[i].name) ||
-			!append(out, size, &len, has_icon ? ",\"icon\":true}" : ",\"icon\":false}")) {
+			!append(out, size, &len,
+				has_icon ? ",\"icon\":true}" : ",\"icon\":false}")) {
 			return -1;
 		}
 		first = false;

@@ -84,9 +84,9 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 		} else if (strcmp(name, "rcomp-run") == 0) {
 			ok = set_text(c->rcomp_run, sizeof(c->rcomp_run), value);
 		} else if (strcmp(name, "idle") == 0) {
-			ok = set_int(&c->idle_s, value, 10, 30 * 86400);
+			ok = set_int(&c->idle_s, value, 1, 30 * 86400);
 		} else if (strcmp(name, "lifetime") == 0) {
-			ok = set_int(&c->lifetime_s, value, 10, 365 * 86400);
+			ok = set_int(&c->lifetime_s, value, 1, 365 * 86400);
 		} else if (strcmp(name, "sessions-per-user") == 0) {
 			ok = set_int(&c->sessions_per_user, value, 1, 64);
 		} else if (strcmp(name, "viewers-per-user") == 0) {
@@ -107,8 +107,8 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 	}
 	if (!known || !ok) {
 		if (!p->failed) {
-			snprintf(p->err, p->err_size, "%s: [%s] %s = %s: %s", c->path, section, name,
-				value, known ? "not a value it takes" : "no such setting");
+			snprintf(p->err, p->err_size, "%s: [%s] %s = %s: %s", c->path, section,
+				name, value, known ? "not a value it takes" : "no such setting");
 		}
 		p->failed = true;
 	}
@@ -219,8 +219,8 @@ static int check_tls(const struct gate_config *c)
 			problems += problem("the certificate %s expired on %s", c->cert, when);
 		} else if (from != (time_t)-1 && from > now) {
 			strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&from));
-			problems += problem("the certificate %s is not valid before %s", c->cert,
-				when);
+			problems +=
+				problem("the certificate %s is not valid before %s", c->cert, when);
 		}
 	}
 	if (crt) {
@@ -228,8 +228,7 @@ static int check_tls(const struct gate_config *c)
 	}
 	gnutls_free(pem.data);
 	struct stat st;
-	if (stat(c->key, &st) == 0 && (st.st_mode & 077) && st.st_uid == 0 &&
-		(st.st_mode & 004)) {
+	if (stat(c->key, &st) == 0 && (st.st_mode & 077) && st.st_uid == 0 && (st.st_mode & 004)) {
 		problems += problem("the key %s may be read by anyone (mode o+r): make it %s",
 			c->key, "0600 or 0640");
 	}
@@ -268,7 +267,8 @@ int gate_config_check(const char *path)
 		problems += problem("no PAM service %s (%s is missing)", c.pam_service, pam);
 	}
 	char file[PATH_MAX + 32];
-	for (const char *f = "index.html"; f; f = strcmp(f, "index.html") == 0 ? "gate.html" : NULL) {
+	for (const char *f = "index.html"; f;
+		f = strcmp(f, "index.html") == 0 ? "gate.html" : NULL) {
 		snprintf(file, sizeof(file), "%s/%s", c.page, f);
 		if (access(file, R_OK) != 0) {
 			problems += problem("the page is not at %s: %s", file, strerror(errno));

@@ -17,9 +17,8 @@ bool gate_request_ok(const struct gate_request *req)
 {
 	return req->op >= GATE_LOGIN && req->op <= GATE_ICON &&
 		ends(req->cookie, sizeof(req->cookie)) && ends(req->csrf, sizeof(req->csrf)) &&
-		ends(req->user, sizeof(req->user)) &&
-		ends(req->secret, sizeof(req->secret)) && ends(req->addr, sizeof(req->addr)) &&
-		ends(req->arg, sizeof(req->arg));
+		ends(req->user, sizeof(req->user)) && ends(req->secret, sizeof(req->secret)) &&
+		ends(req->addr, sizeof(req->addr)) && ends(req->arg, sizeof(req->arg));
 }
 
 static bool send_all(int fd, struct iovec *iov, int n, int passfd)

@@ -21,13 +21,14 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: rcomp-gate [--config FILE] [--check-config] [-v]\n"
-		     "  one HTTPS door for every user of this host: logins through PAM,\n"
-		     "  sessions run as their users (see rcomp-gate(8))\n"
-		     "  --config FILE   the configuration (default " GATE_CONFIG_DEFAULT ")\n"
-		     "  --check-config  say what is wrong with the configuration and the\n"
-		     "                  certificate, and exit (0: nothing)\n"
-		     "  -v, --verbose   log more\n");
+	fprintf(out,
+		"usage: rcomp-gate [--config FILE] [--check-config] [-v]\n"
+		"  one HTTPS door for every user of this host: logins through PAM,\n"
+		"  sessions run as their users (see rcomp-gate(8))\n"
+		"  --config FILE   the configuration (default " GATE_CONFIG_DEFAULT ")\n"
+		"  --check-config  say what is wrong with the configuration and the\n"
+		"                  certificate, and exit (0: nothing)\n"
+		"  -v, --verbose   log more\n");
 }
 
 int main(int argc, char **argv)

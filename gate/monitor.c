@@ -136,10 +136,13 @@ static int must_wait(struct monitor *m, const char *user, const char *addr, uint
 	return over > 0 ? (int)(over * GATE_FAIL_EVERY_MS / 1000) + 1 : 0;
 }
 
-static void failed(struct monitor *m, const char *user, const char *addr, uint64_t now)
+/* A try counts as a failure from its start (so tries at once are slowed
+ * as tries in a row are), and is given back if it succeeds. */
+static void tried(struct monitor *m, const char *user, const char *addr, uint64_t now, double n)
 {
-	bucket(m, "a", addr, now)->fails += 1;
-	bucket(m, "u", user, now)->fails += 1;
+	struct bucket *a = bucket(m, "a", addr, now), *u = bucket(m, "u", user, now);
+	a->fails = a->fails + n > 0 ? a->fails + n : 0;
+	u->fails = u->fails + n > 0 ? u->fails + n : 0;
 }
 
 /* Logins ---------------------------------------------------------------- */
@@ -161,8 +164,8 @@ static struct login *login_of(struct monitor *m, const char *cookie, uint64_t no
 	}
 	const struct gate_config *c = m->config;
 	const char *why = now - found->created_ms >= (uint64_t)c->lifetime_s * 1000 ? "its lifetime"
-		: now - found->last_ms >= (uint64_t)c->idle_s * 1000		   ? "idle"
-										   : NULL;
+		: now - found->last_ms >= (uint64_t)c->idle_s * 1000		    ? "idle"
+										    : NULL;
 	if (why) {
 		log_info("login of %s from %s expired (%s)", found->user, found->addr, why);
 		memset(found, 0, sizeof(*found));
@@ -172,8 +175,7 @@ static struct login *login_of(struct monitor *m, const char *cookie, uint64_t no
 	return found;
 }
 
-static struct login *login_new(struct monitor *m, const char *user, const char *addr,
-	uint64_t now)
+static struct login *login_new(struct monitor *m, const char *user, const char *addr, uint64_t now)
 {
 	struct login *slot = NULL;
 	for (int i = 0; i < MAX_LOGINS && !slot; i++) {
@@ -302,8 +304,7 @@ static void do_icon(int fd, const struct gate_config *config, const char *id)
 	child_answer_bytes(fd, bytes, len);
 }
 
-static const struct session_info *find_session(struct session_info *infos, int n,
-	const char *name)
+static const struct session_info *find_session(struct session_info *infos, int n, const char *name)
 {
 	for (int i = 0; i < n; i++) {
 		if (strcmp(infos[i].name, name) == 0) {
@@ -325,7 +326,8 @@ static void do_open(int fd, const char *name)
 			int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 			struct sockaddr_un addr = {.sun_family = AF_UNIX};
 			snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-			if (sock >= 0 && connect(sock, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+			if (sock >= 0 &&
+				connect(sock, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
 				child_answer(fd, GATE_OK, NULL, sock);
 				return;
 			}
@@ -379,7 +381,8 @@ static void start_as_user(int report, const struct gate_config *config, const ch
 	}
 	static struct session_info infos[SESSIONS_MAX];
 	if (list_sessions(infos) >= config->sessions_per_user) {
-		dprintf(report, "%d you have %d sessions, as many as one may have here: stop one first",
+		dprintf(report,
+			"%d you have %d sessions, as many as one may have here: stop one first",
 			GATE_LIMIT, config->sessions_per_user);
 		_exit(1);
 	}
@@ -431,8 +434,8 @@ static void do_start(int fd, const struct gate_config *config, const struct gate
 {
 	char why[256];
 	char **env = NULL;
-	struct gate_pam *pam = gate_pam_open(config->pam_service, user->name, req->addr, &env, why,
-		sizeof(why));
+	struct gate_pam *pam =
+		gate_pam_open(config->pam_service, user->name, req->addr, &env, why, sizeof(why));
 	if (!pam) {
 		child_answer(fd, GATE_FAILED, why, -1);
 		return;
@@ -459,7 +462,8 @@ static void do_start(int fd, const struct gate_config *config, const struct gate
 	char said[512];
 	size_t len = 0;
 	ssize_t r;
-	while (len < sizeof(said) - 1 && (r = read(pipefd[0], said + len, sizeof(said) - 1 - len)) != 0) {
+	while (len < sizeof(said) - 1 &&
+		(r = read(pipefd[0], said + len, sizeof(said) - 1 - len)) != 0) {
 		if (r < 0 && errno == EINTR) {
 			continue;
 		}
@@ -475,7 +479,8 @@ static void do_start(int fd, const struct gate_config *config, const struct gate
 	last = last ? last + 1 : said;
 	char *text = strchr(last, ' ');
 	int status = pid > 0 && text ? atoi(last) : GATE_FAILED;
-	child_answer(fd, (enum gate_status)status, text ? text + 1 : "the session did not start", -1);
+	child_answer(fd, (enum gate_status)status, text ? text + 1 : "the session did not start",
+		-1);
 	close(fd);
 	if (pid > 0) {
 		int ws;
@@ -613,9 +618,11 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 	uint64_t now = now_ms();
 	if (req->op == GATE_LOGIN) {
 		if (got && got->status == GATE_OK) {
+			tried(m, req->user, req->addr, now, -1);
 			struct login *l = login_new(m, req->user, req->addr, now);
 			if (!l) {
-				answer(m, req->id, GATE_FAILED, "no random bytes for a cookie", NULL);
+				answer(m, req->id, GATE_FAILED, "no random bytes for a cookie",
+					NULL);
 			} else {
 				log_info("login: %s from %s", req->user, req->addr);
 				struct gate_answer a = {.max_age = (uint32_t)m->config->lifetime_s};
@@ -627,7 +634,6 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 			job_end(m, job);
 			return;
 		}
-		failed(m, req->user, req->addr, now);
 		log_info("login failed: %s from %s: %s", req->user, req->addr,
 			got ? said : "PAM's child ended without a word");
 		/* Answered when every failure is, whatever the reason. */
@@ -696,13 +702,18 @@ static void request(struct monitor *m, struct gate_request *req)
 		if (wait) {
 			char text[160];
 			snprintf(text, sizeof(text),
-				"Too many failed logins for this name or from this address: try again "
+				"Too many failed logins for this name or from this address: try "
+				"again "
 				"in %d s.",
 				wait);
-			log_info("login slowed: %s from %s (wait %d s)", req->user, req->addr, wait);
+			log_info("login slowed: %s from %s (wait %d s)", req->user, req->addr,
+				wait);
 			answer(m, req->id, GATE_SLOW, text, NULL);
 		} else if (m->logins_at_once >= m->config->logins_at_once || !spawn(m, req)) {
-			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.", NULL);
+			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.",
+				NULL);
+		} else {
+			tried(m, req->user, req->addr, now, 1);
 		}
 		explicit_bzero(req->secret, sizeof(req->secret));
 		return;
@@ -716,8 +727,9 @@ static void request(struct monitor *m, struct gate_request *req)
 	memcpy(who.user, login->user, sizeof(who.user));
 	memcpy(who.csrf, login->csrf, sizeof(who.csrf));
 	bool changes = req->op == GATE_LOGOUT || req->op == GATE_START || req->op == GATE_STOP;
-	if (changes && (strlen(req->csrf) != GATE_CSRF_HEX ||
-			       !same(req->csrf, login->csrf, GATE_CSRF_HEX))) {
+	if (changes &&
+		(strlen(req->csrf) != GATE_CSRF_HEX ||
+			!same(req->csrf, login->csrf, GATE_CSRF_HEX))) {
 		log_info("refused a request of %s from %s without the page's token (CSRF?)",
 			login->user, req->addr);
 		answer(m, req->id, GATE_REFUSED, "The request did not come from the gate's page.",
@@ -752,7 +764,8 @@ static void request(struct monitor *m, struct gate_request *req)
 		/* The user is the login's, never the request's. */
 		memcpy(req->user, login->user, sizeof(req->user));
 		if (!spawn(m, req)) {
-			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.", NULL);
+			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.",
+				NULL);
 		}
 		return;
 	default:
@@ -803,8 +816,9 @@ int monitor_run(const struct gate_config *config, int fd)
 			}
 			if (now - job->started_ms >= JOB_TIMEOUT_MS) {
 				kill(job->pid, SIGKILL);
-				log_info("%s of %s took too long: ended", op_name(job->req.op) ?
-					op_name(job->req.op) : "an act", job->req.user);
+				log_info("%s of %s took too long: ended",
+					op_name(job->req.op) ? op_name(job->req.op) : "an act",
+					job->req.user);
 				job_answered(&m, job, NULL, NULL, 0, -1);
 				continue;
 			}
@@ -835,7 +849,8 @@ int monitor_run(const struct gate_config *config, int fd)
 			if (got == (ssize_t)sizeof(req) && gate_request_ok(&req)) {
 				request(&m, &req);
 			} else if (got > 0) {
-				log_error("a malformed request from the network process: the gate ends");
+				log_error("a malformed request from the network process: the gate "
+					  "ends");
 				return 1;
 			}
 			explicit_bzero(&req, sizeof(req));

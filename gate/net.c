@@ -292,8 +292,8 @@ static void monitor_readable(struct net *net)
 	}
 }
 
-static int callback_monitor(struct lws *wsi, enum lws_callback_reasons reason, void *user,
-	void *in, size_t len)
+static int callback_monitor(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len)
 {
 	struct net *net = net_of(wsi);
 	switch (reason) {
@@ -378,7 +378,8 @@ static const char *form(struct http_pss *pss, int i)
 static int respond(struct lws *wsi, unsigned code, const char *type, const uint8_t *body,
 	size_t len, const char *cookie)
 {
-	uint8_t head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start, *end = head + sizeof(head);
+	uint8_t head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start,
+				      *end = head + sizeof(head);
 	if (lws_add_http_common_headers(wsi, code, type, len, &p, end) ||
 		lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
 			(const unsigned char *)"no-store", 8, &p, end) ||
@@ -546,9 +547,10 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 	} else if (pss->route == ROUTE_STOP) {
 		gate_copy(req.arg, sizeof(req.arg), form(pss, FORM_NAME));
 	} else if (pss->route == ROUTE_ICON) {
-		char arg[GATE_ARG_MAX + 1];
-		if (lws_get_urlarg_by_name(wsi, "app=", arg, sizeof(arg))) {
-			gate_copy(req.arg, sizeof(req.arg), arg);
+		char arg[GATE_ARG_MAX + 8];
+		const char *app = lws_get_urlarg_by_name(wsi, "app=", arg, sizeof(arg));
+		if (app) {
+			gate_copy(req.arg, sizeof(req.arg), app);
 		}
 	}
 	/* The password goes to the monitor and nowhere else. */
@@ -637,14 +639,15 @@ static bool ws_ok(struct net *net, struct lws *wsi, struct ws_pss *pss)
 		return false;
 	}
 	cookie_of(wsi, pss->cookie);
-	char arg[WIRE_MAX_SESSION_NAME + 1];
-	if (!pss->cookie[0] || lws_get_urlarg_by_name(wsi, "session=", arg, sizeof(arg)) == NULL ||
-		!wire_session_name_ok(arg, strlen(arg))) {
+	/* lws copies "name=value" and points past the name. */
+	char arg[WIRE_MAX_SESSION_NAME + 16], flag[16];
+	const char *name = lws_get_urlarg_by_name(wsi, "session=", arg, sizeof(arg));
+	if (!pss->cookie[0] || !name || !wire_session_name_ok(name, strlen(name))) {
 		return false;
 	}
-	snprintf(pss->session, sizeof(pss->session), "%s", arg);
-	char flag[8];
-	if (lws_get_urlarg_by_name(wsi, "share=", flag, sizeof(flag)) && strcmp(flag, "1") == 0) {
+	snprintf(pss->session, sizeof(pss->session), "%s", name);
+	const char *share = lws_get_urlarg_by_name(wsi, "share=", flag, sizeof(flag));
+	if (share && strcmp(share, "1") == 0) {
 		pss->flags |= GATE_OPEN_SHARE;
 	}
 	peer(wsi, pss->addr, sizeof(pss->addr));
@@ -905,10 +908,10 @@ int net_run(const struct gate_config *config, int fd)
 		.origin_protocol = LWSMPRO_FILE,
 	};
 	net.protocols[0] = (struct lws_protocols){"http", callback_http, 0, 0};
-	net.protocols[1] = (struct lws_protocols){"gate-api", callback_api,
-		sizeof(struct http_pss), 0};
-	net.protocols[2] = (struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_pss),
-		GATE_CHUNK};
+	net.protocols[1] =
+		(struct lws_protocols){"gate-api", callback_api, sizeof(struct http_pss), 0};
+	net.protocols[2] =
+		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_pss), GATE_CHUNK};
 	net.protocols[3] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, GATE_CHUNK};
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", callback_monitor, 0, 0};
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
@@ -936,7 +939,8 @@ int net_run(const struct gate_config *config, int fd)
 	net.vhost = net.context ? lws_get_vhost_by_name(net.context, "default") : NULL;
 	if (!net.vhost) {
 		log_error("cannot serve %s%s", config->listen,
-			net.tls ? " (is the certificate or the key wrong?)" : " (is the port taken?)");
+			net.tls ? " (is the certificate or the key wrong?)"
+				: " (is the port taken?)");
 		return 1;
 	}
 	if (!drop(config)) {

@@ -91,7 +91,7 @@ bool gate_pam_login(const char *service, const char *user, const char *password,
 		if (r != PAM_SUCCESS) {
 			snprintf(why, why_size, "the account is refused: %s",
 				r == PAM_NEW_AUTHTOK_REQD ? "its password must be changed first"
-							   : pam_strerror(h, r));
+							  : pam_strerror(h, r));
 		}
 	} else {
 		snprintf(why, why_size, "%s", pam_strerror(h, r));
@@ -105,8 +105,8 @@ struct gate_pam {
 	bool cred, session;
 };
 
-struct gate_pam *gate_pam_open(const char *service, const char *user, const char *addr,
-	char ***env, char *why, size_t why_size)
+struct gate_pam *gate_pam_open(const char *service, const char *user, const char *addr, char ***env,
+	char *why, size_t why_size)
 {
 	struct gate_pam *pam = calloc(1, sizeof(*pam));
 	struct pam_conv conv = {converse, NULL};
@@ -171,7 +171,8 @@ static void runtime_dir(const struct gate_user *user)
 
 bool gate_become(const struct gate_user *user, char **env, int keep)
 {
-	if (initgroups(user->name, user->gid) != 0 || setresgid(user->gid, user->gid, user->gid) != 0 ||
+	if (initgroups(user->name, user->gid) != 0 ||
+		setresgid(user->gid, user->gid, user->gid) != 0 ||
 		setresuid(user->uid, user->uid, user->uid) != 0) {
 		return false;
 	}

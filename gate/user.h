@@ -38,8 +38,8 @@ bool gate_pam_login(const char *service, const char *user, const char *password,
  * calling process until gate_pam_close; the environment it gives in *env
  * (NULL-terminated, to free with gate_pam_close). NULL and why on failure. */
 struct gate_pam;
-struct gate_pam *gate_pam_open(const char *service, const char *user, const char *addr,
-	char ***env, char *why, size_t why_size);
+struct gate_pam *gate_pam_open(const char *service, const char *user, const char *addr, char ***env,
+	char *why, size_t why_size);
 void gate_pam_close(struct gate_pam *pam, char **env);
 
 /*

@@ -18,3 +18,4 @@ from .sound import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .wire import *  # noqa: F401,F403
 from .browser import *  # noqa: F401,F403
+from .gate import *  # noqa: F401,F403

@@ -1,0 +1,170 @@
+"""rcomp-gate in the tests: real accounts (useradd, chpasswd), the real PAM
+stack (the service file the package ships, in /etc/pam.d/rcomp), the gate
+itself, and a small HTTP client that keeps the login's cookie as a browser
+does."""
+import grp
+import http.client
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import time
+import urllib.parse
+
+from .base import BUILD, TESTS, Failure, WEB_DIR, wait_for
+from .net import free_port
+
+RCOMP_GATE = os.path.abspath(os.path.join(BUILD, "gate", "rcomp-gate"))
+PAM_FILE = os.path.join(TESTS, "..", "gate", "pam.d", "rcomp")
+GATE_USER = "rcomp-gate"
+# The test accounts and their passwords: made once, kept for the run; each
+# of pytest-xdist's workers has its own, so that one test's end (which ends
+# its users' processes) leaves another's sessions be.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+ALICE = "rcomp-alice" + ("-" + _WORKER if _WORKER else "")
+BOB = "rcomp-bob" + ("-" + _WORKER if _WORKER else "")
+USERS = {ALICE: "alice-Wonder-7", BOB: "bob-Builder-9"}
+
+
+def gate_possible():
+    """Why the gate's tests cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "the gate's tests make accounts and run the gate as root"
+    if not os.path.exists(RCOMP_GATE):
+        return "built without rcomp-gate (libpam0g-dev or libwebsockets missing)"
+    return None
+
+
+def make_accounts():
+    """The gate's system user, the test users with their passwords, and the
+    PAM service file."""
+    try:
+        pwd.getpwnam(GATE_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+                        "--shell", "/usr/sbin/nologin", GATE_USER], check=True)
+    for user, password in USERS.items():
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user],
+                           check=True)
+        subprocess.run(["chpasswd"], input="%s:%s\n" % (user, password), text=True, check=True)
+    with open(PAM_FILE) as f:
+        want = f.read()
+    path = "/etc/pam.d/rcomp"
+    if not os.path.exists(path) or open(path).read() != want:
+        with open(path, "w") as f:
+            f.write(want)
+
+
+def user_ids(user):
+    p = pwd.getpwnam(user)
+    groups = {g.gr_gid for g in grp.getgrall() if user in g.gr_mem} | {p.pw_gid}
+    return p.pw_uid, groups, p.pw_dir
+
+
+def end_sessions(user):
+    """Every process of user ends (the sessions a test left)."""
+    subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
+    uid = pwd.getpwnam(user).pw_uid
+    shutil.rmtree("/tmp/rcomp-%d" % uid, ignore_errors=True)
+
+
+class Gate:
+    """rcomp-gate on a loopback port of its own, its log the rig's
+    "rcomp-gate"; settings: more [gate] lines."""
+
+    def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", **settings):
+        self.rig = rig
+        self.name = name
+        self.port = free_port()
+        self.host = "%s:%d" % (address, self.port)
+        self.config = os.path.join(rig.tmp, name + ".ini")
+        lines = ["[gate]", "listen = " + self.host, "page = " + WEB_DIR,
+                 "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
+        lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
+        with open(self.config, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.proc = rig.start(name, [RCOMP_GATE, "--config", self.config], os.environ.copy())
+        wait_for("the gate to serve", lambda: "serving" in rig.read_log(name) or
+                 self.proc.poll() is not None)
+        if self.proc.poll() is not None:
+            raise Failure("rcomp-gate ended: " + rig.read_log(name))
+
+    @property
+    def url(self):
+        return "http://%s/" % self.host
+
+    def net_pid(self):
+        """The network process: the gate's child that runs as its user."""
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid), "-u", GATE_USER],
+                             capture_output=True, text=True).stdout.split()
+        if len(out) != 1:
+            raise Failure("the network process is not one child of the gate's user: %r" % out)
+        return int(out[0])
+
+    def client(self):
+        return Client(self)
+
+
+class Client:
+    """One browser's worth of HTTP: its cookie and the login's CSRF token."""
+
+    def __init__(self, gate):
+        self.gate = gate
+        self.cookie = None
+        self.csrf = ""
+
+    def request(self, method, path, form=None, origin=True, cookie=None):
+        """(status, JSON or bytes, seconds taken)."""
+        conn = http.client.HTTPConnection(self.gate.host, timeout=30)
+        headers = {}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if origin:
+            headers["Origin"] = "http://" + self.gate.host
+        cookie = cookie if cookie is not None else self.cookie
+        if cookie:
+            headers["Cookie"] = "rcomp-gate=" + cookie
+        start = time.monotonic()
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        took = time.monotonic() - start
+        for name, value in r.getheaders():
+            if name.lower() == "set-cookie" and value.startswith("rcomp-gate="):
+                self.cookie = value.split(";")[0].split("=", 1)[1] or None
+                self.set_cookie = value
+        conn.close()
+        if r.getheader("content-type") == "application/json":
+            data = json.loads(data)
+        return r.status, data, took
+
+    def login(self, user, password=None):
+        status, body, took = self.request("POST", "/api/login",
+                                          {"user": user, "password": password or USERS[user]})
+        if status == 200:
+            self.csrf = body["csrf"]
+        return status, body, took
+
+    def get(self, what, **kw):
+        return self.request("GET", "/api/" + what, **kw)
+
+    def post(self, what, form, **kw):
+        return self.request("POST", "/api/" + what, dict(form, csrf=self.csrf), **kw)
+
+    def start(self, app):
+        status, body, _ = self.post("start", {"app": app})
+        if status != 200:
+            raise Failure("starting %s: %s %r" % (app, status, body))
+        return body["name"]
+
+    def sessions(self):
+        status, body, _ = self.get("sessions")
+        if status != 200:
+            raise Failure("listing sessions: %s %r" % (status, body))
+        return body

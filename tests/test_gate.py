@@ -1,0 +1,306 @@
+"""rcomp-gate, the door for every user of a host: real accounts (useradd,
+chpasswd), the real PAM stack, sessions started as their users, Debian's
+chromium on the gate's page."""
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+import rig
+from rig import ALICE, BOB, USERS, wait_for
+
+pytestmark = pytest.mark.skipif(rig.gate_possible() is not None,
+                                reason=str(rig.gate_possible()))
+
+@pytest.fixture(scope="module")
+def accounts():
+    rig.make_accounts()
+    yield
+    for user in USERS:
+        rig.end_sessions(user)
+
+
+@pytest.fixture
+def gate(desktop, accounts):
+    g = rig.Gate(desktop)
+    yield g
+    for user in USERS:
+        rig.end_sessions(user)
+
+
+def test_a_wrong_password_is_refused_with_a_clear_message_and_an_unknown_user_gets_the_same(gate):
+    c = gate.client()
+    wrong = c.login(ALICE, "not-the-password")
+    unknown = c.login("rcomp-nobody-by-this-name", "not-the-password")
+    assert wrong[0] == unknown[0] == 401
+    assert wrong[1] == unknown[1] == {"error": "Wrong user name or password."}
+    # Every failure is answered a second after it came, whatever PAM took.
+    assert wrong[2] >= 0.95 and unknown[2] >= 0.95, (wrong[2], unknown[2])
+    assert c.cookie is None
+    log = desktop_log(gate)
+    assert "login failed: %s from 127.0.0.1" % ALICE in log
+    assert "login failed: rcomp-nobody-by-this-name from 127.0.0.1" in log
+
+
+def desktop_log(gate):
+    return gate.rig.read_log(gate.name)
+
+
+def test_failed_logins_are_slowed_per_address_with_a_message_that_says_how_long(gate):
+    """Five tries at once (a guesser does not wait for each answer), all
+    wrong; then even the right password must wait."""
+    import concurrent.futures
+    c = gate.client()
+    with concurrent.futures.ThreadPoolExecutor(5) as pool:
+        tries = list(pool.map(lambda _: gate.client().login(ALICE, "wrong")[0], range(5)))
+    assert tries == [401] * 5, tries
+    status, body, took = c.login(ALICE)
+    assert status == 429, (status, body)
+    assert "try again in" in body["error"], body
+    assert took < 0.9, "a slowed login is told at once, not after a failure's second"
+    assert "login slowed: %s from 127.0.0.1" % ALICE in desktop_log(gate)
+
+
+def test_a_login_from_another_page_is_refused(gate):
+    c = gate.client()
+    status, body, _ = c.request("POST", "/api/login", {"user": ALICE, "password": USERS[ALICE]},
+                                origin=False)
+    assert status == 403 and "gate's own page" in body["error"], (status, body)
+    assert c.cookie is None
+
+
+def test_the_login_cookie_is_random_http_only_same_site_strict_and_bound_to_its_user(gate):
+    a, b = gate.client(), gate.client()
+    assert a.login(ALICE)[0] == 200 and b.login(ALICE)[0] == 200
+    assert a.cookie != b.cookie and len(a.cookie) == 64
+    flags = [f.strip() for f in a.set_cookie.split(";")]
+    assert "HttpOnly" in flags and "SameSite=Strict" in flags and "Path=/" in flags, flags
+    assert a.get("me")[1]["user"] == ALICE
+
+
+def test_an_action_without_the_pages_csrf_token_is_refused(gate):
+    c = gate.client()
+    c.login(ALICE)
+    status, body, _ = c.request("POST", "/api/start", {"app": "foot"})
+    assert status == 401 and "did not come from the gate's page" in body["error"], body
+    assert c.sessions() == []
+
+
+def test_logout_revokes_the_cookie_and_a_stolen_copy_stops_working(gate):
+    c = gate.client()
+    c.login(ALICE)
+    stolen = c.cookie
+    assert c.get("me", cookie=stolen)[0] == 200
+    assert c.post("logout", {})[0] == 200
+    assert c.cookie is None, "the logout clears the browser's cookie"
+    assert c.get("me", cookie=stolen)[0] == 401
+    assert c.get("sessions", cookie=stolen)[0] == 401
+    assert "logout: %s from 127.0.0.1" % ALICE in desktop_log(gate)
+
+
+@pytest.mark.parametrize("settings,use_every,wait", [
+    ({"idle": 2, "lifetime": 600}, None, 3.0),
+    ({"idle": 600, "lifetime": 3}, 0.5, 3.5),
+], ids=["idle", "lifetime"])
+def test_a_stolen_cookie_stops_working_once_the_login_expires(desktop, accounts, settings,
+                                                               use_every, wait):
+    gate = rig.Gate(desktop, **settings)
+    c = gate.client()
+    c.login(ALICE)
+    stolen = c.cookie
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if use_every:
+            c.get("me", cookie=stolen)
+        time.sleep(use_every or wait)
+    assert c.get("me", cookie=stolen)[0] == 401
+    assert "login of %s from 127.0.0.1 expired" % ALICE in desktop_log(gate)
+
+
+def proc_ids(pid):
+    uid = gid = groups = None
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("Uid:"):
+                uid = {int(x) for x in line.split()[1:]}
+            elif line.startswith("Gid:"):
+                gid = {int(x) for x in line.split()[1:]}
+            elif line.startswith("Groups:"):
+                groups = {int(x) for x in line.split()[1:]}
+    with open("/proc/%d/environ" % pid, "rb") as f:
+        env = dict(e.decode().split("=", 1) for e in f.read().split(b"\0") if b"=" in e)
+    return uid, gid, groups, env
+
+
+def children(pid, name):
+    out = subprocess.run(["pgrep", "-P", str(pid), "-x", name], capture_output=True,
+                         text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_each_session_runs_as_its_user_with_a_logins_groups_and_environment(gate):
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    session = wait_for("the session in the list",
+                       lambda: [s for s in c.sessions() if s["name"] == name])[0]
+    uid, groups, home = rig.user_ids(ALICE)
+    # The app (the session's own sound server has a HOME of its own).
+    app = wait_for("foot in the session", lambda: children(session["pid"], "foot"))
+    for pid in [session["pid"]] + app:
+        puid, pgid, pgroups, env = proc_ids(pid)
+        assert puid == {uid}, (pid, puid)
+        assert pgroups == groups, (pid, pgroups, groups)
+        assert env["HOME"] == home and env["USER"] == ALICE and env["LOGNAME"] == ALICE
+        assert env["SHELL"] == "/bin/bash" and "/usr/bin" in env["PATH"].split(":")
+    assert "start: %s from 127.0.0.1: session %s" % (ALICE, name) in desktop_log(gate)
+
+
+def test_a_session_started_over_a_shell_with_persist_is_in_the_users_list(gate):
+    c = gate.client()
+    c.login(ALICE)
+    uid, _, home = rig.user_ids(ALICE)
+    # As ssh runs it: the bridge ends with its input, the session stays.
+    subprocess.run(["runuser", "-u", ALICE, "--", "env", "-i", "HOME=" + home,
+                    "PATH=/usr/bin:/bin", rig.RCOMP_RUN, "--stdio", "--persist",
+                    "--name", "from-a-shell", "--", "sleep", "600"],
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    wait_for("the shell's session in the list",
+             lambda: [s for s in c.sessions() if s["name"] == "from-a-shell"])
+
+
+def test_another_user_sees_none_of_the_sessions_and_cannot_reach_one_by_any_name(gate):
+    alice, bob = gate.client(), gate.client()
+    alice.login(ALICE)
+    bob.login(BOB)
+    name = alice.start("foot")
+    wait_for("alice's session", lambda: alice.sessions())
+    assert bob.sessions() == []
+    uid = rig.user_ids(ALICE)[0]
+    for tried in [name, "../rcomp-%d/%s" % (uid, name), "/tmp/rcomp-%d/%s.sock" % (uid, name)]:
+        status, body, _ = bob.post("stop", {"name": tried})
+        assert status == 404, (tried, status, body)
+    # A WebSocket for it, as bob: the gate says there is no such session.
+    said = websocket_goodbye(gate, bob.cookie, name)
+    assert b"no such session of yours" in said, said
+    assert [s["name"] for s in alice.sessions()] == [name], "bob's tries stopped nothing"
+
+
+def websocket_goodbye(gate, cookie, session):
+    """Opens the viewer's WebSocket to session with cookie, as the page does,
+    and returns what the gate sends before it closes."""
+    import base64
+    s = socket.create_connection(("127.0.0.1", gate.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall(("GET /ws?session=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
+               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: rcomp-gate=%s\r\n\r\n"
+               % (session, gate.host, key, gate.host, cookie)).encode())
+    got = b""
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    assert got.startswith(b"HTTP/1.1 101"), got[:200]
+    return got
+
+
+def test_the_network_facing_process_runs_as_the_gates_user_in_the_pages_directory(gate):
+    pid = gate.net_pid()
+    uid = rig.user_ids(rig.GATE_USER)[0]
+    puid, _, groups, _ = proc_ids(pid)
+    assert puid == {uid} and groups == set(), (puid, groups)
+    assert os.readlink("/proc/%d/root" % pid) == rig.WEB_DIR
+
+
+def test_a_viewer_through_the_gate_holds_no_session_socket_by_path_in_the_network_process(gate):
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    wait_for("the session", lambda: c.sessions())
+    page = rig.Browser(gate.rig)
+    try:
+        page.open(gate.url)
+        page.wait("!document.getElementById('door').hidden")
+        page.eval("document.getElementById('user').value = %r; "
+                  "document.getElementById('password').value = %r; "
+                  "document.getElementById('enter').click()" % (ALICE, USERS[ALICE]))
+        page.wait("document.querySelector('li[data-session=\"%s\"] button')" % name)
+        page.eval("document.querySelector('li[data-session=\"%s\"] button').click()" % name)
+        page.window("foot")
+        pid = gate.net_pid()
+        with open("/proc/net/unix") as f:
+            named = {line.split()[6]: line.split()[7] for line in f.readlines()[1:]
+                     if len(line.split()) >= 8}
+        sessions = "/tmp/rcomp-%d/" % rig.user_ids(ALICE)[0]
+        held = []
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            assert sessions not in target, target
+            if target.startswith("socket:["):
+                inode = target[8:-1]
+                if inode in named:
+                    held.append(named[inode])
+        assert not [p for p in held if p.startswith(sessions)], held
+    finally:
+        page.close()
+
+
+def test_a_user_starts_foot_from_the_menu_sees_its_window_and_gets_it_back_after_a_new_login(gate):
+    page = rig.Browser(gate.rig)
+
+    def log_in():
+        page.open(gate.url)
+        page.wait("!document.getElementById('door').hidden")
+        page.eval("document.getElementById('user').value = %r; "
+                  "document.getElementById('password').value = %r; "
+                  "document.getElementById('enter').click()" % (ALICE, USERS[ALICE]))
+        page.wait("!document.getElementById('home').hidden")
+
+    try:
+        log_in()
+        page.wait("document.querySelector('li[data-app=\"foot\"] button')")
+        page.eval("document.querySelector('li[data-app=\"foot\"] button').click()")
+        first = page.window("foot")
+        name = page.wait("new URLSearchParams(location.hash.slice(1)).get('gate')")
+    finally:
+        page.close()
+    # The tab closed: a new browser, with no cookie, logs in again.
+    page = rig.Browser(gate.rig)
+    try:
+        log_in()
+        page.wait("document.querySelector('li[data-session=\"%s\"] button')" % name)
+        page.eval("document.querySelector('li[data-session=\"%s\"] button').click()" % name)
+        again = page.window("foot")
+        assert again["window"] == first["window"], (first, again)
+    finally:
+        page.close()
+    log = desktop_log(gate)
+    assert log.count("attach: %s from 127.0.0.1: session %s" % (ALICE, name)) == 2, log
+
+
+def test_check_config_passes_on_a_good_configuration_and_says_what_is_wrong_with_a_bad_one(
+        desktop, accounts):
+    good = rig.Gate(desktop)
+    ok = subprocess.run([rig.RCOMP_GATE, "--config", good.config, "--check-config"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and "is good" in ok.stdout, ok.stdout + ok.stderr
+    bad = os.path.join(desktop.tmp, "bad.ini")
+    with open(bad, "w") as f:
+        f.write("[gate]\nlisten = 0.0.0.0:9443\ncert = /nonexistent/cert.pem\n"
+                "key = /nonexistent/key.pem\nuser = no-such-system-user\n"
+                "pam-service = no-such-service\n")
+    out = subprocess.run([rig.RCOMP_GATE, "--config", bad, "--check-config"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    for said in ["cannot read /nonexistent/cert.pem", "no system user no-such-system-user",
+                 "no PAM service no-such-service"]:
+        assert said in out.stdout, out.stdout

@@ -127,9 +127,11 @@ static int read_dir(const char *dir, const char *prefix, struct app *apps, int n
 			continue;
 		}
 		if (S_ISDIR(st.st_mode) && depth == 0) {
-			char sub[256];
-			snprintf(sub, sizeof(sub), "%s%s-", prefix, e->d_name);
-			n = read_dir(path, sub, apps, n, max, depth + 1);
+			char sub[128];
+			int subn = snprintf(sub, sizeof(sub), "%s%s-", prefix, e->d_name);
+			if (subn > 0 && (size_t)subn < sizeof(sub)) {
+				n = read_dir(path, sub, apps, n, max, depth + 1);
+			}
 			continue;
 		}
 		if (!S_ISREG(st.st_mode) || len <= 8 ||

@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <ini.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,29 @@ static void add_allowed(struct gate_config *config, const char *list)
 	free(copy);
 }
 
+/* "NAME=ADDR:PORT NAME=ADDR:PORT ...". */
+static bool add_hosts(struct gate_config *config, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	bool ok = copy != NULL;
+	for (char *tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok && ok;
+		tok = strtok_r(NULL, ", \t", &save)) {
+		char *eq = strchr(tok, '=');
+		char host[128];
+		const char *port;
+		ok = eq && eq != tok && config->nhosts < GATE_HOSTS_MAX;
+		if (ok) {
+			*eq = '\0';
+			struct gate_host *h = &config->hosts[config->nhosts++];
+			ok = set_text(h->name, sizeof(h->name), tok) &&
+				set_text(h->addr, sizeof(h->addr), eq + 1) &&
+				address_split(h->addr, host, sizeof(host), &port) && *host && *port;
+		}
+	}
+	free(copy);
+	return ok;
+}
+
 static int on_entry(void *data, const char *section, const char *name, const char *value)
 {
 	struct parse *p = data;
@@ -97,6 +122,17 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 			ok = set_int(&c->connections, value, 16, 4096);
 		} else if (strcmp(name, "connections-per-address") == 0) {
 			ok = set_int(&c->connections_per_address, value, 4, 4096);
+		} else {
+			known = false;
+		}
+	} else if (strcmp(section, "cluster") == 0) {
+		if (strcmp(name, "hosts") == 0) {
+			ok = add_hosts(c, value);
+		} else if (strcmp(name, "me") == 0) {
+			ok = set_text(c->me, sizeof(c->me), value);
+		} else if (strcmp(name, "cookie") == 0) {
+			ok = set_text(c->cookie, sizeof(c->cookie), value) && *value &&
+				!strpbrk(value, "=; ,\t");
 		} else {
 			known = false;
 		}
@@ -149,7 +185,52 @@ bool gate_config_read(struct gate_config *config, const char *path, char *err, s
 		snprintf(err, err_size, "%s: TLS needs both cert and key", path);
 		return false;
 	}
+	if (!config->cookie[0]) {
+		snprintf(config->cookie, sizeof(config->cookie), "RCOMPHOST");
+	}
+	if (config->nhosts) {
+		bool found = false;
+		for (int i = 0; i < config->nhosts; i++) {
+			found |= strcmp(config->hosts[i].name, config->me) == 0;
+		}
+		if (!found) {
+			snprintf(err, err_size,
+				"%s: [cluster] me = %s names none of its hosts: give this host's "
+				"name",
+				path, config->me);
+			return false;
+		}
+	}
 	return true;
+}
+
+static uint64_t rendezvous(const char *host, const char *user)
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text), "%s\n%s", host, user);
+	uint8_t digest[32];
+	if (n < 0 || gnutls_hash_fast(GNUTLS_DIG_SHA256, text, (size_t)n, digest) < 0) {
+		return 0;
+	}
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++) {
+		v = v << 8 | digest[i];
+	}
+	return v;
+}
+
+void gate_config_order(const struct gate_config *config, const char *user, int *order)
+{
+	uint64_t score[GATE_HOSTS_MAX];
+	for (int i = 0; i < config->nhosts; i++) {
+		score[i] = rendezvous(config->hosts[i].name, user);
+		int j = i;
+		while (j > 0 && score[order[j - 1]] < score[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
 }
 
 void gate_config_finish(struct gate_config *config)

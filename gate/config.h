@@ -10,6 +10,13 @@
 
 #define GATE_CONFIG_DEFAULT "/etc/rcomp/gate.ini"
 #define GATE_ALLOW_MAX 64
+#define GATE_HOSTS_MAX 32
+
+/* One host of a cluster of gates behind a balancer. */
+struct gate_host {
+	char name[64]; /* the balancer's cookie value for it (HAProxy's "cookie NAME") */
+	char addr[128]; /* ADDR:PORT, where the other gates reach it */
+};
 
 struct gate_config {
 	char path[4096];
@@ -24,6 +31,12 @@ struct gate_config {
 	int sessions_per_user, viewers_per_user;
 	int logins_at_once; /* PAM conversations at once */
 	int connections, connections_per_address;
+	/* [cluster]: each user's sessions live on one host, the first
+	 * (that answers) in the user's rendezvous order of hosts. */
+	struct gate_host hosts[GATE_HOSTS_MAX];
+	int nhosts;
+	char me[64]; /* this host's name among them */
+	char cookie[64]; /* the balancer's persistence cookie */
 	/* [apps] */
 	char *allow[GATE_ALLOW_MAX]; /* desktop ids; none: every app */
 	int nallow;
@@ -32,6 +45,10 @@ struct gate_config {
 /* Reads path into config (defaults first). False with why in err. */
 bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size);
 void gate_config_finish(struct gate_config *config);
+
+/* The cluster's hosts in user's rendezvous order (the highest hash of
+ * host and user first): order gets indexes into config->hosts. */
+void gate_config_order(const struct gate_config *config, const char *user, int *order);
 
 /* Whether an app's desktop id (foot.desktop's is "foot") is allowed. */
 bool gate_config_allows(const struct gate_config *config, const char *id);

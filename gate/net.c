@@ -1,4 +1,8 @@
+#include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <grp.h>
 #include <libwebsockets.h>
 #include <pwd.h>
@@ -43,6 +47,12 @@ struct waiter {
 	struct lws *wsi;
 };
 
+/* Viewers open, by user (viewers-per-user). */
+struct viewers {
+	char user[GATE_USER_MAX + 1]; /* empty: free */
+	int n;
+};
+
 struct net {
 	const struct gate_config *config;
 	struct lws_context *context;
@@ -56,6 +66,7 @@ struct net {
 	struct admit admit;
 	lws_sorted_usec_list_t sweep;
 	int bridges;
+	struct viewers viewers[MAX_BRIDGES];
 	bool gone; /* the monitor went */
 };
 
@@ -65,6 +76,7 @@ struct bridge {
 	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
 	size_t to_ws_len, to_sock_len;
 	bool refused; /* a goodbye is all it gets */
+	struct viewers *user; /* counted among its user's viewers */
 };
 
 struct http_pss {
@@ -86,6 +98,99 @@ struct ws_pss {
 	uint32_t flags;
 	char addr[GATE_ADDR_MAX + 1];
 };
+
+/* The cluster's other hosts: up while their gate takes a connection (a
+ * thread tries each every PEER_EVERY_MS). */
+#define PEER_EVERY_MS 1000
+#define PEER_WAIT_MS 500
+struct peer {
+	struct sockaddr_storage addr;
+	socklen_t len;
+	bool me;
+	atomic_bool up;
+};
+static struct peer peers[GATE_HOSTS_MAX];
+static atomic_bool peers_stop;
+
+static bool peer_answers(const struct peer *p)
+{
+	int fd = socket(p->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return false;
+	}
+	bool up = false;
+	if (connect(fd, (const struct sockaddr *)&p->addr, p->len) == 0) {
+		up = true;
+	} else if (errno == EINPROGRESS) {
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		int err = 0;
+		socklen_t len = sizeof(err);
+		up = poll(&pfd, 1, PEER_WAIT_MS) == 1 &&
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+	}
+	close(fd);
+	return up;
+}
+
+static void *watch_peers(void *data)
+{
+	const struct gate_config *config = data;
+	while (!atomic_load(&peers_stop)) {
+		for (int i = 0; i < config->nhosts; i++) {
+			if (!peers[i].me) {
+				atomic_store(&peers[i].up, peer_answers(&peers[i]));
+			}
+		}
+		usleep(PEER_EVERY_MS * 1000);
+	}
+	return NULL;
+}
+
+/* The hosts' addresses; false (logged) if one is not an address. */
+static bool peers_init(const struct gate_config *config)
+{
+	for (int i = 0; i < config->nhosts; i++) {
+		struct peer *p = &peers[i];
+		char host[128];
+		const char *port;
+		address_split(config->hosts[i].addr, host, sizeof(host), &port);
+		struct sockaddr_in *a4 = (struct sockaddr_in *)&p->addr;
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&p->addr;
+		if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+			a4->sin_family = AF_INET;
+			a4->sin_port = htons((uint16_t)atoi(port));
+			p->len = sizeof(*a4);
+		} else if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+			a6->sin6_family = AF_INET6;
+			a6->sin6_port = htons((uint16_t)atoi(port));
+			p->len = sizeof(*a6);
+		} else {
+			log_error("[cluster] hosts: %s is not an address (ADDR:PORT)",
+				config->hosts[i].addr);
+			return false;
+		}
+		p->me = strcmp(config->hosts[i].name, config->me) == 0;
+		atomic_store(&p->up, p->me);
+	}
+	return true;
+}
+
+/* The host of user's sessions: the first in the user's order that is up
+ * (this one always is); NULL without a cluster. */
+static const char *owner_of(const struct gate_config *config, const char *user)
+{
+	if (!config->nhosts) {
+		return NULL;
+	}
+	int order[GATE_HOSTS_MAX];
+	gate_config_order(config, user, order);
+	for (int i = 0; i < config->nhosts; i++) {
+		if (atomic_load(&peers[order[i]].up)) {
+			return config->hosts[order[i]].name;
+		}
+	}
+	return config->me;
+}
 
 static const char *const form_names[] = {"user", "password", "csrf", "app", "name"};
 enum { FORM_USER, FORM_PASSWORD, FORM_CSRF, FORM_APP, FORM_NAME, FORM_COUNT };
@@ -204,6 +309,32 @@ static void ws_answered(struct net *net, struct lws *wsi, const struct gate_answ
 		}
 		return;
 	}
+	struct viewers *free_slot = NULL, *mine = NULL;
+	for (int i = 0; i < MAX_BRIDGES && !mine; i++) {
+		struct viewers *v = &net->viewers[i];
+		if (v->user[0] && strcmp(v->user, a->user) == 0) {
+			mine = v;
+		} else if (!v->user[0] && !free_slot) {
+			free_slot = v;
+		}
+	}
+	int most = net->config->viewers_per_user;
+	if ((mine && mine->n >= most) || (!mine && !free_slot)) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			"you have %d viewers open at this gate, as many as one may have: close one",
+			most);
+		log_info("refused a viewer of %s from %s: %s", a->user, pss->addr, why);
+		close(fd);
+		bridge_goodbye(b, WIRE_BYE_BUSY, why);
+		return;
+	}
+	if (!mine) {
+		mine = free_slot;
+		snprintf(mine->user, sizeof(mine->user), "%s", a->user);
+	}
+	mine->n++;
+	b->user = mine;
 	lws_adopt_desc_t desc = {
 		.vh = net->vhost,
 		.type = LWS_ADOPT_SOCKET,
@@ -419,6 +550,29 @@ static int respond_error(struct lws *wsi, unsigned code, const char *text)
 	return r;
 }
 
+/* A login for another host's user: the balancer's cookie for that host,
+ * and the same request again, which the balancer now takes there. */
+static int respond_elsewhere(struct net *net, struct lws *wsi, const char *host)
+{
+	char cookie[256];
+	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict%s",
+		net->config->cookie, host, net->tls ? "; Secure" : "");
+	uint8_t head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start,
+				      *end = head + sizeof(head);
+	if (lws_add_http_common_headers(wsi, 307 /* temporary: the same POST again */,
+		    "application/json", 0, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
+			(const unsigned char *)"/api/login", 10, &p, end) ||
+		lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+			(const unsigned char *)"no-store", 8, &p, end) ||
+		lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
+			(const unsigned char *)cookie, (int)strlen(cookie), &p, end) ||
+		lws_finalize_write_http_header(wsi, start, &p, end)) {
+		return -1;
+	}
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 static unsigned http_code(enum gate_status status)
 {
 	switch (status) {
@@ -537,6 +691,17 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 			explicit_bzero(req.secret, sizeof(req.secret));
 			return respond_error(wsi, HTTP_STATUS_BAD_REQUEST,
 				"give a user name and a password");
+		}
+		const char *owner = owner_of(net->config, req.user);
+		if (owner && strcmp(owner, net->config->me) != 0) {
+			explicit_bzero(req.secret, sizeof(req.secret));
+			lws_spa_destroy(pss->spa);
+			pss->spa = NULL;
+			char user[GATE_USER_MAX * 4 + 1];
+			log_escape(user, sizeof(user), req.user, strlen(req.user));
+			log_info("login of %s from %s sent on to %s, the host of its sessions",
+				user, pss->addr, owner);
+			return respond_elsewhere(net, wsi, owner);
 		}
 	} else if (!req.cookie[0]) {
 		return respond_error(wsi, HTTP_STATUS_UNAUTHORIZED, "Not logged in.");
@@ -723,6 +888,10 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 		}
 		if (b) {
 			net->bridges--;
+			if (b->user && --b->user->n == 0) {
+				b->user->user[0] = '\0';
+			}
+			b->user = NULL;
 			b->ws = NULL;
 			pss->bridge = NULL;
 			if (b->raw) {
@@ -961,7 +1130,19 @@ int net_run(const struct gate_config *config, int fd)
 	log_info("serving %s://%s/ as %s", net.tls ? "https" : "http", config->listen,
 		config->user);
 	lws_sul_schedule(net.context, 0, &net.sweep, sweep, 250 * LWS_US_PER_MS);
+	pthread_t watcher;
+	bool watching = config->nhosts > 1 && peers_init(config) &&
+		pthread_create(&watcher, NULL, watch_peers, (void *)config) == 0;
+	if (config->nhosts > 1 && !watching) {
+		log_error("cannot watch the cluster's other hosts");
+		lws_context_destroy(net.context);
+		return 1;
+	}
 	while (!net.gone && lws_service(net.context, 0) >= 0) {
+	}
+	if (watching) {
+		atomic_store(&peers_stop, true);
+		pthread_join(watcher, NULL);
 	}
 	lws_context_destroy(net.context);
 	return 0;

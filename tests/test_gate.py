@@ -2,6 +2,7 @@
 chpasswd), the real PAM stack, sessions started as their users, Debian's
 chromium on the gate's page."""
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -22,12 +23,17 @@ def accounts():
         rig.end_sessions(user)
 
 
-@pytest.fixture
-def gate(desktop, accounts):
-    g = rig.Gate(desktop)
-    yield g
+@pytest.fixture(autouse=True)
+def sessions_end(accounts):
+    """What a test started as the test users ends with it."""
+    yield
     for user in USERS:
         rig.end_sessions(user)
+
+
+@pytest.fixture
+def gate(desktop, accounts):
+    return rig.Gate(desktop)
 
 
 def test_a_wrong_password_is_refused_with_a_clear_message_and_an_unknown_user_gets_the_same(gate):
@@ -183,23 +189,26 @@ def test_another_user_sees_none_of_the_sessions_and_cannot_reach_one_by_any_name
         status, body, _ = bob.post("stop", {"name": tried})
         assert status == 404, (tried, status, body)
     # A WebSocket for it, as bob: the gate says there is no such session.
-    said = websocket_goodbye(gate, bob.cookie, name)
+    said = websocket(bob, name)
     assert b"no such session of yours" in said, said
     assert [s["name"] for s in alice.sessions()] == [name], "bob's tries stopped nothing"
 
 
-def websocket_goodbye(gate, cookie, session):
-    """Opens the viewer's WebSocket to session with cookie, as the page does,
-    and returns what the gate sends before it closes."""
+def websocket(client, session, seconds=10):
+    """Opens the viewer's WebSocket to session with the client's cookies, as
+    the page does, and returns what comes within seconds (or until the gate
+    closes it)."""
     import base64
-    s = socket.create_connection(("127.0.0.1", gate.port), timeout=10)
+    host, port = client.gate.host.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=seconds)
     key = base64.b64encode(os.urandom(16)).decode()
+    cookies = "; ".join("%s=%s" % kv for kv in client.cookies.items() if kv[1])
     s.sendall(("GET /ws?session=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
-               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: rcomp-gate=%s\r\n\r\n"
-               % (session, gate.host, key, gate.host, cookie)).encode())
+               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: %s\r\n\r\n"
+               % (session, client.gate.host, key, client.gate.host, cookies)).encode())
     got = b""
-    end = time.monotonic() + 10
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
             chunk = s.recv(65536)
@@ -304,3 +313,52 @@ def test_check_config_passes_on_a_good_configuration_and_says_what_is_wrong_with
     for said in ["cannot read /nonexistent/cert.pem", "no system user no-such-system-user",
                  "no PAM service no-such-service"]:
         assert said in out.stdout, out.stdout
+
+
+def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_is_down(
+        desktop, accounts):
+    """Two gates on two loopback addresses behind Debian's HAProxy. Each
+    user's host is the first of the user's rendezvous order that is up; a
+    login that reaches the other gate is sent on with the balancer's cookie
+    for the right one, and what follows (the API, the WebSocket) goes there
+    too. With that host stopped, the user's new session starts on the
+    other."""
+    if not shutil.which("haproxy"):
+        pytest.skip("no haproxy (tools/deps.sh installs Debian's)")
+    ports = {"gate-a": rig.free_port(), "gate-b": rig.free_port()}
+    addrs = {"gate-a": "127.0.0.2", "gate-b": "127.0.0.3"}
+    hosts = " ".join("%s=%s:%d" % (n, addrs[n], ports[n]) for n in ports)
+    gates = {n: rig.Gate(desktop, name=n, address=addrs[n], port=ports[n],
+                         cluster={"me": n, "hosts": hosts}) for n in ports}
+    lb = rig.Balancer(desktop, gates)
+
+    def logins(name):
+        return desktop.read_log(name).count("login: %s from" % ALICE)
+
+    clients = []
+    for _ in range(4):
+        c = lb.client()
+        assert c.login(ALICE)[0] == 200
+        clients.append(c)
+    home = [n for n in gates if logins(n) == 4]
+    assert len(home) == 1, {n: logins(n) for n in gates}
+    home = home[0]
+    other = [n for n in gates if n != home][0]
+    assert sum(c.redirects for c in clients) >= 1, "round robin never reached the other gate"
+    assert "sent on to %s" % home in desktop.read_log(other)
+    c = clients[-1]
+    name = c.start("foot")
+    assert "start: %s from" % ALICE in desktop.read_log(home)
+    said = websocket(c, name, seconds=3)
+    assert said.startswith(b"HTTP/1.1 101"), said[:200]
+    assert "attach: %s from" % ALICE in desktop.read_log(home)
+    assert "attach:" not in desktop.read_log(other)
+
+    gates[home].stop()
+    time.sleep(2)  # HAProxy's check and the other gate's both see it
+    c = lb.client()
+    status, body, _ = c.login(ALICE)
+    assert status == 200, (status, body)
+    assert logins(other) == 1
+    c.start("foot")
+    assert "start: %s from" % ALICE in desktop.read_log(other)

@@ -11,8 +11,8 @@ packages=(
 	libinih-dev libfcft-dev scdoc
 	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libisal-dev
 	libwebsockets-dev
-	# rcomp-gate: logins through PAM
-	libpam0g-dev
+	# rcomp-gate: logins through PAM; several gates behind Debian's HAProxy
+	libpam0g-dev haproxy
 	# the browsers' door's TLS tests: a certificate made for them
 	openssl
 	# the browser viewer's tests: Debian's chromium, driven from node

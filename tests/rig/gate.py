@@ -8,6 +8,7 @@ import json
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import time
 import urllib.parse
@@ -76,15 +77,18 @@ class Gate:
     """rcomp-gate on a loopback port of its own, its log the rig's
     "rcomp-gate"; settings: more [gate] lines."""
 
-    def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", **settings):
+    def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", port=None, cluster=None,
+                 **settings):
         self.rig = rig
         self.name = name
-        self.port = free_port()
+        self.port = port or free_port()
         self.host = "%s:%d" % (address, self.port)
         self.config = os.path.join(rig.tmp, name + ".ini")
         lines = ["[gate]", "listen = " + self.host, "page = " + WEB_DIR,
                  "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
         lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
+        if cluster:
+            lines += ["[cluster]"] + ["%s = %s" % kv for kv in cluster.items()]
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.proc = rig.start(name, [RCOMP_GATE, "--config", self.config], os.environ.copy())
@@ -108,17 +112,86 @@ class Gate:
     def client(self):
         return Client(self)
 
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+class Balancer:
+    """Debian's HAProxy in front of gates (name: Gate), as the README's
+    configuration has it: round robin for a browser without the cookie,
+    then the cookie's host; its log the rig's "haproxy"."""
+
+    def __init__(self, rig, gates, cookie="RCOMPHOST"):
+        self.rig = rig
+        self.port = free_port()
+        self.host = "127.0.0.1:%d" % self.port
+        cfg = os.path.join(rig.tmp, "haproxy.cfg")
+        servers = "".join("    server %s %s cookie %s check inter 300 fall 1 rise 1\n"
+                          % (name, g.host, name) for name, g in gates.items())
+        with open(cfg, "w") as f:
+            f.write(HAPROXY_CONFIG % {"bind": self.host, "cookie": cookie, "servers": servers})
+        self.proc = rig.start("haproxy", ["haproxy", "-db", "-f", cfg], os.environ.copy())
+
+        def up():
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return True
+            except OSError:
+                return self.proc.poll() is not None
+        wait_for("haproxy to listen", up)
+        if self.proc.poll() is not None:
+            raise Failure("haproxy ended: " + rig.read_log("haproxy"))
+
+    def client(self):
+        return Client(self)
+
+
+# What the README gives an administrator, with the test's addresses.
+HAPROXY_CONFIG = """global
+    maxconn 4096
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 1h
+    timeout server 1h
+    timeout tunnel 1h
+    option redispatch
+    retries 1
+frontend door
+    bind %(bind)s
+    default_backend gates
+backend gates
+    balance roundrobin
+    cookie %(cookie)s insert indirect nocache preserve httponly
+%(servers)s"""
+
 
 class Client:
     """One browser's worth of HTTP: its cookie and the login's CSRF token."""
 
     def __init__(self, gate):
         self.gate = gate
-        self.cookie = None
+        self.cookies = {}  # what the gate (or the balancer) set
         self.csrf = ""
+        self.redirects = 0
+
+    @property
+    def cookie(self):
+        return self.cookies.get("rcomp-gate")
 
     def request(self, method, path, form=None, origin=True, cookie=None):
-        """(status, JSON or bytes, seconds taken)."""
+        """(status, JSON or bytes, seconds taken), after a 307 as a browser
+        follows it (the same request again, with the cookies it set)."""
+        for _ in range(5):
+            status, data, took, location = self._once(method, path, form, origin, cookie)
+            if status != 307:
+                return status, data, took
+            self.redirects += 1
+            path = location
+        raise Failure("redirected round and round: last to %s" % path)
+
+    def _once(self, method, path, form, origin, cookie):
         conn = http.client.HTTPConnection(self.gate.host, timeout=30)
         headers = {}
         body = None
@@ -127,22 +200,26 @@ class Client:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         if origin:
             headers["Origin"] = "http://" + self.gate.host
-        cookie = cookie if cookie is not None else self.cookie
-        if cookie:
-            headers["Cookie"] = "rcomp-gate=" + cookie
+        jar = dict(self.cookies)
+        if cookie is not None:
+            jar["rcomp-gate"] = cookie
+        if jar:
+            headers["Cookie"] = "; ".join("%s=%s" % kv for kv in jar.items() if kv[1])
         start = time.monotonic()
         conn.request(method, path, body=body, headers=headers)
         r = conn.getresponse()
         data = r.read()
         took = time.monotonic() - start
         for name, value in r.getheaders():
-            if name.lower() == "set-cookie" and value.startswith("rcomp-gate="):
-                self.cookie = value.split(";")[0].split("=", 1)[1] or None
-                self.set_cookie = value
+            if name.lower() == "set-cookie":
+                k, v = value.split(";")[0].split("=", 1)
+                self.cookies[k] = v or None
+                if k == "rcomp-gate":
+                    self.set_cookie = value
         conn.close()
-        if r.getheader("content-type") == "application/json":
+        if r.getheader("content-type") == "application/json" and data:
             data = json.loads(data)
-        return r.status, data, took
+        return r.status, data, took, r.getheader("location")
 
     def login(self, user, password=None):
         status, body, took = self.request("POST", "/api/login",

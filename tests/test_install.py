@@ -8,7 +8,9 @@ import tempfile
 
 import pytest
 
-from rig import BUILD, RCOMP_RUN, RCOMP_VIEW, WEB, wait_for
+from rig import BUILD, RCOMP_GATE, RCOMP_RUN, RCOMP_VIEW, WEB, wait_for
+
+GATE = os.path.exists(RCOMP_GATE)
 
 PREFIX = "/usr/local"
 
@@ -43,6 +45,10 @@ def test_meson_install_puts_programs_man_pages_and_completion_in_the_standard_pl
     r = subprocess.run([os.path.join(installed, "bin/rcomp-run"), "--version"],
                        capture_output=True, text=True, timeout=10)
     assert r.returncode == 0 and r.stdout.startswith("rcomp-run ")
+    if GATE:
+        for path in ("sbin/rcomp-gate", "share/man/man8/rcomp-gate.8",
+                     "share/rcomp/web/gate.html", "share/rcomp/web/gate.js"):
+            assert os.path.isfile(os.path.join(installed, path)), path
 
 
 @pytest.mark.skipif(not WEB, reason="built without libwebsockets")
@@ -69,8 +75,11 @@ def test_meson_install_puts_the_browser_viewer_where_rcomp_run_serves_it_from(in
     assert PREFIX + "/share/rcomp/web" in out
 
 
-@pytest.mark.parametrize("page", ["man1/rcomp-run.1", "man1/rcomp-view.1", "man5/rcomp.5"])
+@pytest.mark.parametrize("page", ["man1/rcomp-run.1", "man1/rcomp-view.1", "man5/rcomp.5",
+                                  "man8/rcomp-gate.8"])
 def test_each_man_page_renders_without_warnings(installed, page):
+    if page == "man8/rcomp-gate.8" and not GATE:
+        pytest.skip("built without rcomp-gate")
     r = subprocess.run(["man", "--warnings", "-l", os.path.join(installed, "share/man", page)],
                        capture_output=True, text=True, timeout=30,
                        env=dict(os.environ, MANWIDTH="80", MANPAGER="cat", PAGER="cat"))
@@ -86,12 +95,15 @@ def rendered(installed, page):
 
 
 @pytest.mark.parametrize("program, page", [(RCOMP_RUN, "man1/rcomp-run.1"),
-                                           (RCOMP_VIEW, "man1/rcomp-view.1")],
-                         ids=["rcomp-run", "rcomp-view"])
+                                           (RCOMP_VIEW, "man1/rcomp-view.1"),
+                                           (RCOMP_GATE, "man8/rcomp-gate.8")],
+                         ids=["rcomp-run", "rcomp-view", "rcomp-gate"])
 def test_every_long_option_of_help_is_in_the_man_page(installed, program, page):
+    if program == RCOMP_GATE and not GATE:
+        pytest.skip("built without rcomp-gate")
     text = rendered(installed, page)
     options = long_options(program)
-    assert len(options) > 10
+    assert len(options) > (2 if program == RCOMP_GATE else 10)
     missing = [o for o in options if not re.search(r"^\s+(-\w, )?%s\b" % re.escape(o), text,
                                                    re.M)]
     assert not missing, "not documented in %s: %s" % (page, missing)

@@ -68,13 +68,13 @@ def test_the_packages_build_install_into_a_clean_root_and_the_gates_configuratio
         debs, clean_root, tmp_path):
     stage = os.path.join(tmp_path, "upper", "srv")
     os.makedirs(stage)
-    for p in debs.values():
-        shutil.copy(p, stage)
-    names = " ".join("/srv/" + os.path.basename(p) for p in debs.values())
+    for name in ("rcomp", "rcomp-gate"):
+        shutil.copy(debs[name], stage)
+    names = " ".join("/srv/" + os.path.basename(debs[n]) for n in ("rcomp", "rcomp-gate"))
     # Whatever an earlier run or the suite left (the test accounts' system
     # user, the PAM file) is taken away first, in the root only.
     r = clean_root("userdel rcomp-gate 2>/dev/null || true; rm -f /etc/pam.d/rcomp; "
-                   "apt-get install -y -q --no-download %s && "
+                   "apt-get install -y -q %s && "
                    "rcomp-gate --check-config && getent passwd rcomp-gate && "
                    "cat /etc/pam.d/rcomp && "
                    "systemd-analyze verify /lib/systemd/system/rcomp-gate.service && "
@@ -84,5 +84,6 @@ def test_the_packages_build_install_into_a_clean_root_and_the_gates_configuratio
     assert r.returncode == 0, out[-6000:]
     assert "/etc/rcomp/gate.ini is good" in out, out[-3000:]
     assert "@include common-auth" in out
+    assert os.path.exists(os.path.join(tmp_path, "upper", "usr/lib/sysusers.d/rcomp-gate.conf"))
     # The machine itself was left as it was.
     assert not os.path.exists("/usr/sbin/rcomp-gate")

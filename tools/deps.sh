@@ -13,6 +13,8 @@ packages=(
 	libwebsockets-dev
 	# rcomp-gate: logins through PAM; several gates behind Debian's HAProxy
 	libpam0g-dev haproxy
+	# the Debian packages: built and installed into a clean root in the tests
+	debhelper fakeroot dpkg-dev ssl-cert adduser libpam-runtime
 	# the browsers' door's TLS tests: a certificate made for them
 	openssl
 	# the browser viewer's tests: Debian's chromium, driven from node

@@ -11,6 +11,7 @@
 #include "server.h"
 #include "status.h"
 #include "record.h"
+#include "window.h"
 
 /* The command line for --list, shortened to fit. */
 static void describe_app(char *out, size_t size, char **argv)
@@ -59,6 +60,28 @@ void record_update(struct rc_server *server)
 	};
 	snprintf(info.name, sizeof(info.name), "%s", record->name);
 	snprintf(info.app, sizeof(info.app), "%s", record->app);
+	/* The toplevels' titles, for lists of sessions (rcomp-gate's page). */
+	size_t used = 0;
+	int count = 0;
+	struct rc_window *window;
+	wl_list_for_each(window, &server->windows, link)
+	{
+		if (!window->mapped || window->popup || count == SESSION_TITLES) {
+			continue;
+		}
+		const char *title = window->impl->title(window);
+		size_t len = title ? strnlen(title, 120) : 0;
+		if (used + len + 2 > sizeof(info.titles)) {
+			break;
+		}
+		for (size_t i = 0; i < len; i++) {
+			unsigned char c = (unsigned char)title[i];
+			info.titles[used++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+		}
+		info.titles[used++] = '\n';
+		info.titles[used] = '\0';
+		count++;
+	}
 	if (!session_write_info(record->dir, &info)) {
 		log_error("cannot record session %s in %s", record->name, record->dir);
 	}
@@ -114,4 +137,6 @@ void record_finish(struct rc_server *server)
 	if (record->dir[0] && record->name[0]) {
 		session_remove(record->dir, record->name);
 	}
+	/* Windows that go after this (the apps ended last) write nothing. */
+	record->dir[0] = '\0';
 }

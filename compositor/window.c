@@ -13,6 +13,7 @@
 #include "input.h"
 #include "log.h"
 #include "output.h"
+#include "record.h"
 #include "viewers.h"
 #include "window.h"
 
@@ -151,6 +152,12 @@ void window_announce_all(struct rc_window *window)
 	}
 }
 
+void window_titled(struct rc_window *window)
+{
+	announce_title(window);
+	record_update(window->server);
+}
+
 void window_map(struct rc_window *window)
 {
 	window->mapped = true;
@@ -167,6 +174,7 @@ void window_map(struct rc_window *window)
 		window->capture.geometry.height);
 	window_damage_all(window);
 	window_announce_all(window);
+	record_update(window->server);
 	if (window->server->app.stopping) {
 		/* A window that appears while the session stops is asked too. */
 		window_close(window);
@@ -177,6 +185,7 @@ void window_unmap(struct rc_window *window)
 {
 	window->mapped = false;
 	hide(window);
+	record_update(window->server);
 	input_window_gone(window->server, window);
 	dnd_window_gone(window->server, window);
 	app_check_exit(window->server);

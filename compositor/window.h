@@ -20,6 +20,8 @@ void window_finish(struct rc_window *window);
 bool window_surface_at(struct rc_window *window, struct wlr_surface *surface, int *x, int *y);
 
 void window_map(struct rc_window *window);
+/* Its title changed: the viewers are told, and the session's record. */
+void window_titled(struct rc_window *window);
 void window_unmap(struct rc_window *window);
 /* Shows the window to one viewer (a snapshot): it is announced, and that
  * viewer's next frame of it is whole. */

@@ -204,7 +204,7 @@ static void handle_commit(struct wl_listener *listener, void *data)
 static void handle_set_title(struct wl_listener *listener, void *data)
 {
 	struct xdg_window *xw = wl_container_of(listener, xw, set_title);
-	announce_title(&xw->base);
+	window_titled(&xw->base);
 }
 
 static void handle_set_app_id(struct wl_listener *listener, void *data)

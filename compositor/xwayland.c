@@ -179,7 +179,7 @@ static void handle_unmap(struct wl_listener *listener, void *data)
 static void handle_set_title(struct wl_listener *listener, void *data)
 {
 	struct x11_window *xw = wl_container_of(listener, xw, set_title);
-	announce_title(&xw->base);
+	window_titled(&xw->base);
 }
 
 static void handle_set_class(struct wl_listener *listener, void *data)

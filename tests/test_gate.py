@@ -362,3 +362,48 @@ def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_i
     assert logins(other) == 1
     c.start("foot")
     assert "start: %s from" % ALICE in desktop.read_log(other)
+
+
+def test_the_list_names_each_sessions_windows_and_rcomp_run_list_shows_the_gates_sessions(gate):
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    session = wait_for("the session's window title in the list",
+                       lambda: [s for s in c.sessions() if s["titles"]])[0]
+    assert session["name"] == name and session["titles"] == ["foot"], session
+    # Over ssh the user runs rcomp-run --list: the same session is there.
+    home = rig.user_ids(ALICE)[2]
+    out = subprocess.run(["runuser", "-u", ALICE, "--", "env", "-i", "HOME=" + home,
+                          "PATH=/usr/bin:/bin", rig.RCOMP_RUN, "--list"],
+                         capture_output=True, text=True, timeout=30).stdout
+    assert name in out, out
+
+
+def test_a_user_may_start_sessions_up_to_the_limit_and_is_told_so_past_it(desktop, accounts):
+    gate = rig.Gate(desktop, sessions_per_user=1)
+    c = gate.client()
+    c.login(ALICE)
+    c.start("foot")
+    wait_for("the first session", lambda: c.sessions())
+    status, body, _ = c.post("start", {"app": "foot"})
+    assert status == 403 and "as many as one may have here" in body["error"], (status, body)
+    assert len(c.sessions()) == 1
+
+
+def test_a_user_may_open_viewers_up_to_the_limit_and_is_told_so_past_it(desktop, accounts):
+    gate = rig.Gate(desktop, viewers_per_user=1)
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    wait_for("the session", lambda: c.sessions())
+    import threading
+    first = {}
+    t = threading.Thread(target=lambda: first.update(said=websocket(c, name, seconds=6)))
+    t.start()
+    wait_for("the first viewer attached",
+             lambda: "attach: %s" % ALICE in desktop.read_log(gate.name))
+    said = websocket(c, name, seconds=3)
+    t.join()
+    assert b"as many as one may have" in said, said[-300:]
+    assert first["said"].startswith(b"HTTP/1.1 101")
+    assert b"as many as one may have" not in first["said"]

@@ -34,8 +34,10 @@ function age(started) {
   return `${Math.floor(s / 86400)} days`;
 }
 
-function open(name, share) {
-  location.href = '/index.html#gate=' + encodeURIComponent(name) + (share ? '&share=1' : '');
+// how: '' takes the session over (its viewer, if any, is let go), 'share'
+// views beside the others, 'view-only' watches without input.
+function open(name, how) {
+  location.href = '/index.html#gate=' + encodeURIComponent(name) + (how ? `&${how}=1` : '');
 }
 
 function button(text, onclick) {
@@ -55,15 +57,16 @@ async function showSessions() {
     li.dataset.session = s.name;
     const what = document.createElement('span');
     what.className = 'what';
-    what.textContent = `${s.name} `;
+    what.textContent = (s.titles.length ? s.titles.join(' · ') : s.app) + ' ';
     const more = document.createElement('span');
     more.className = 'quiet';
-    more.textContent = `${s.app} · ${age(s.started)} · ` +
+    more.textContent = `${s.name} · ${age(s.started)} · ` +
       (s.viewers ? `${s.viewers} viewing` : 'nobody viewing');
     what.append(more);
     li.append(what,
-      button('open', () => open(s.name, false)),
-      button('share', () => open(s.name, true)),
+      button('open', () => open(s.name, '')),
+      button('share', () => open(s.name, 'share')),
+      button('watch', () => open(s.name, 'view-only')),
       button('stop', async () => {
         try {
           await call('stop', { name: s.name });
@@ -95,7 +98,7 @@ async function showApps() {
     li.append(what, button('start', async () => {
       try {
         const s = await call('start', { app: a.id });
-        open(s.name, false);
+        open(s.name, '');
       } catch (e) {
         error(e.message);
       }

@@ -159,6 +159,11 @@ bool session_write_info(const char *dir, const struct session_info *info)
 	fprintf(f, "pid=%ld\nstarted=%lld\nattached=%d\napp=%s\n", (long)info->pid,
 		(long long)info->started, info->viewers > 0 ? info->viewers : info->attached,
 		info->app);
+	for (const char *t = info->titles; *t;) {
+		size_t n = strcspn(t, "\n");
+		fprintf(f, "title=%.*s\n", (int)n, t);
+		t += n + (t[n] == '\n');
+	}
 	bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
 	if (!ok) {
 		unlink(tmp);
@@ -205,6 +210,13 @@ static bool read_info(const char *dir, const char *name, struct session_info *in
 			size_t len = strnlen(line + 4, sizeof(info->app) - 1);
 			memcpy(info->app, line + 4, len);
 			info->app[len] = '\0';
+		} else if (strncmp(line, "title=", 6) == 0) {
+			size_t used = strlen(info->titles), len = strlen(line + 6);
+			if (used + len + 2 <= sizeof(info->titles)) {
+				memcpy(info->titles + used, line + 6, len);
+				info->titles[used + len] = '\n';
+				info->titles[used + len + 1] = '\0';
+			}
 		}
 	}
 	fclose(f);

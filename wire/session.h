@@ -23,7 +23,11 @@ struct session_info {
 	bool attached; /* a viewer is attached now */
 	int viewers; /* how many */
 	char app[256]; /* the command line, shortened */
+	/* Its windows' titles (toplevels, at most SESSION_TITLES), each ended
+	 * by a newline, without control characters. */
+	char titles[512];
 };
+#define SESSION_TITLES 8
 
 /*
  * This user's session directories, in the order they are searched: just

@@ -23,6 +23,7 @@
 #include "net.h"
 #include "tcp.h"
 #include "web-admit.h"
+#include "web.h"
 #include "wire.h"
 
 /* Requests to the monitor in flight at once. */
@@ -67,6 +68,8 @@ struct net {
 	lws_sorted_usec_list_t sweep;
 	int bridges;
 	struct viewers viewers[MAX_BRIDGES];
+	char *names[16]; /* the certificate's: Host headers that name us */
+	int nnames;
 	bool gone; /* the monitor went */
 };
 
@@ -445,8 +448,10 @@ static int callback_monitor(struct lws *wsi, enum lws_callback_reasons reason, v
  * the certificate's (web-admit.c's rule, as the browsers' door). */
 static bool host_ok(struct lws *wsi, char *host, size_t size)
 {
+	struct net *net = net_of(wsi);
 	int n = lws_hdr_copy(wsi, host, (int)size, WSI_TOKEN_HOST);
-	return n > 0 && admit_host_ok(host, (size_t)n, NULL, 0);
+	return n > 0 &&
+		admit_host_ok(host, (size_t)n, (const char *const *)net->names, net->nnames);
 }
 
 static bool origin_ok(struct net *net, struct lws *wsi)
@@ -991,6 +996,9 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason, void
 	case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
 		char host[256];
 		if (!host_ok(wsi, host, sizeof(host))) {
+			/* A name that resolves to us is what DNS rebinding forges. */
+			lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST,
+				"the Host names no address or name of this server");
 			return 1;
 		}
 		admit_set(&net->admit, lws_get_network_wsi(wsi), ADMIT_HTTP, now_ms());
@@ -1103,6 +1111,9 @@ int net_run(const struct gate_config *config, int fd)
 		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 		info.ssl_cert_filepath = config->cert;
 		info.ssl_private_key_filepath = config->key;
+	}
+	if (net.tls) {
+		net.nnames = web_cert_names(config->cert, net.names, 16);
 	}
 	net.context = lws_create_context(&info);
 	net.vhost = net.context ? lws_get_vhost_by_name(net.context, "default") : NULL;

@@ -661,18 +661,17 @@ static int bind_error(const char *addr, int port)
 	return e;
 }
 
-/* The DNS names in the certificate at path (its subject alternative names,
- * else its common name): Host headers that name this server. */
-static void read_names(struct web *web, const char *path)
+int web_cert_names(const char *path, char **names, int max)
 {
 	gnutls_datum_t pem = {0};
 	gnutls_x509_crt_t crt = NULL;
+	int n = 0;
 	if (gnutls_load_file(path, &pem) < 0 || gnutls_x509_crt_init(&crt) < 0 ||
 		gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM) < 0) {
 		goto out;
 	}
 	char name[256];
-	for (unsigned seq = 0; web->nnames < MAX_NAMES; seq++) {
+	for (unsigned seq = 0; n < max; seq++) {
 		size_t size = sizeof(name) - 1;
 		int type = gnutls_x509_crt_get_subject_alt_name(crt, seq, name, &size, NULL);
 		if (type < 0) {
@@ -680,20 +679,21 @@ static void read_names(struct web *web, const char *path)
 		}
 		if (type == GNUTLS_SAN_DNSNAME) {
 			name[size] = '\0';
-			web->names[web->nnames++] = strdup(name);
+			names[n++] = strdup(name);
 		}
 	}
 	size_t size = sizeof(name);
-	if (web->nnames == 0 &&
+	if (n == 0 && max > 0 &&
 		gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, name,
 			&size) == 0) {
-		web->names[web->nnames++] = strdup(name);
+		names[n++] = strdup(name);
 	}
 out:
 	if (crt) {
 		gnutls_x509_crt_deinit(crt);
 	}
 	gnutls_free(pem.data);
+	return n;
 }
 
 struct web *web_listen(const struct web_config *config, char *err, size_t err_size)
@@ -761,7 +761,7 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 		}
 	}
 	if (tls) {
-		read_names(web, cert);
+		web->nnames = web_cert_names(cert, web->names, MAX_NAMES);
 	}
 	admit_init(&web->admit, MAX_CONNECTIONS, MAX_PER_ADDRESS);
 	snprintf(web->root, sizeof(web->root), "%s", root);

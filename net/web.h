@@ -36,6 +36,11 @@ struct web_config {
 struct web *web_listen(const struct web_config *config, char *err, size_t err_size);
 void web_close(struct web *web);
 
+/* The DNS names in the certificate at path (its subject alternative names,
+ * else its common name): the Host headers that name this server. Up to max
+ * into names (each to free); how many. */
+int web_cert_names(const char *path, char **names, int max);
+
 /* Readable while a new viewer's socket waits for web_accept. */
 int web_fd(const struct web *web);
 /* The next viewer's socket (non-blocking, close-on-exec), with the

@@ -407,3 +407,24 @@ def test_a_user_may_open_viewers_up_to_the_limit_and_is_told_so_past_it(desktop,
     assert b"as many as one may have" in said, said[-300:]
     assert first["said"].startswith(b"HTTP/1.1 101")
     assert b"as many as one may have" not in first["said"]
+
+
+def test_over_tls_the_cookie_is_secure_and_only_the_certificates_names_are_the_gates(
+        desktop, accounts):
+    key, cert = (os.path.join(desktop.tmp, n) for n in ("gate.key", "gate.crt"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=rcomp gate test",
+                    "-addext", "subjectAltName=DNS:gate.test"],
+                   check=True, capture_output=True, timeout=60)
+    gate = rig.Gate(desktop, cert=cert, key=key)
+    c = gate.client()
+    status, body, _ = c.login(ALICE)
+    assert status == 200, (status, body)
+    flags = [f.strip() for f in c.set_cookie.split(";")]
+    assert "Secure" in flags and "HttpOnly" in flags and "SameSite=Strict" in flags, flags
+    named = "gate.test:%d" % gate.port
+    assert c.get("me", host=named)[0] == 200
+    assert c.get("me", host="evil.example:%d" % gate.port)[0] == 400
+    assert c.request("POST", "/api/login", {"user": ALICE, "password": USERS[ALICE]},
+                     host="gate.test.evil.example")[0] == 400

@@ -87,6 +87,7 @@ class Gate:
         lines = ["[gate]", "listen = " + self.host, "page = " + WEB_DIR,
                  "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
         lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
+        self.tls = "cert" in settings
         if cluster:
             lines += ["[cluster]"] + ["%s = %s" % kv for kv in cluster.items()]
         with open(self.config, "w") as f:
@@ -99,7 +100,7 @@ class Gate:
 
     @property
     def url(self):
-        return "http://%s/" % self.host
+        return "%s://%s/" % ("https" if self.tls else "http", self.host)
 
     def net_pid(self):
         """The network process: the gate's child that runs as its user."""
@@ -180,26 +181,36 @@ class Client:
     def cookie(self):
         return self.cookies.get("rcomp-gate")
 
-    def request(self, method, path, form=None, origin=True, cookie=None):
+    def request(self, method, path, form=None, origin=True, cookie=None, host=None):
         """(status, JSON or bytes, seconds taken), after a 307 as a browser
-        follows it (the same request again, with the cookies it set)."""
+        follows it (the same request again, with the cookies it set). host:
+        the Host the browser names (the gate's address by default)."""
         for _ in range(5):
-            status, data, took, location = self._once(method, path, form, origin, cookie)
+            status, data, took, location = self._once(method, path, form, origin, cookie, host)
             if status != 307:
                 return status, data, took
             self.redirects += 1
             path = location
         raise Failure("redirected round and round: last to %s" % path)
 
-    def _once(self, method, path, form, origin, cookie):
-        conn = http.client.HTTPConnection(self.gate.host, timeout=30)
-        headers = {}
+    def _once(self, method, path, form, origin, cookie, host):
+        if getattr(self.gate, "tls", False):
+            import ssl
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            conn = http.client.HTTPSConnection(self.gate.host, timeout=30, context=context)
+            scheme = "https://"
+        else:
+            conn = http.client.HTTPConnection(self.gate.host, timeout=30)
+            scheme = "http://"
+        headers = {"Host": host or self.gate.host}
         body = None
         if form is not None:
             body = urllib.parse.urlencode(form)
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         if origin:
-            headers["Origin"] = "http://" + self.gate.host
+            headers["Origin"] = scheme + (host or self.gate.host)
         jar = dict(self.cookies)
         if cookie is not None:
             jar["rcomp-gate"] = cookie

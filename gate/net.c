@@ -111,6 +111,7 @@ struct peer {
 	socklen_t len;
 	bool me;
 	atomic_bool up;
+	bool tried; /* the watcher's own */
 };
 static struct peer peers[GATE_HOSTS_MAX];
 static atomic_bool peers_stop;
@@ -140,9 +141,16 @@ static void *watch_peers(void *data)
 	const struct gate_config *config = data;
 	while (!atomic_load(&peers_stop)) {
 		for (int i = 0; i < config->nhosts; i++) {
-			if (!peers[i].me) {
-				atomic_store(&peers[i].up, peer_answers(&peers[i]));
+			if (peers[i].me) {
+				continue;
 			}
+			bool up = peer_answers(&peers[i]);
+			if (atomic_exchange(&peers[i].up, up) != up || !peers[i].tried) {
+				log_info("host %s (%s) is %s", config->hosts[i].name,
+					config->hosts[i].addr,
+					up ? "up" : "down: its users' logins go to the next host of theirs");
+			}
+			peers[i].tried = true;
 		}
 		usleep(PEER_EVERY_MS * 1000);
 	}

@@ -332,6 +332,17 @@ def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_i
                          cluster={"me": n, "hosts": hosts}) for n in ports}
     lb = rig.Balancer(desktop, gates)
 
+    def sees(name, peer):
+        """What name last said of peer: "up", "down" or None."""
+        said = [line for line in desktop.read_log(name).splitlines()
+                if "host %s (" % peer in line]
+        return said and ("up" if said[-1].endswith(" is up") else "down")
+
+    for n in gates:
+        for peer in gates:
+            if peer != n:
+                wait_for("%s to see %s up" % (n, peer), lambda: sees(n, peer) == "up")
+
     def logins(name):
         return desktop.read_log(name).count("login: %s from" % ALICE)
 
@@ -355,7 +366,7 @@ def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_i
     assert "attach:" not in desktop.read_log(other)
 
     gates[home].stop()
-    time.sleep(2)  # HAProxy's check and the other gate's both see it
+    wait_for("%s to see %s down" % (other, home), lambda: sees(other, home) == "down")
     c = lb.client()
     status, body, _ = c.login(ALICE)
     assert status == 200, (status, body)

@@ -148,7 +148,9 @@ static void *watch_peers(void *data)
 			if (atomic_exchange(&peers[i].up, up) != up || !peers[i].tried) {
 				log_info("host %s (%s) is %s", config->hosts[i].name,
 					config->hosts[i].addr,
-					up ? "up" : "down: its users' logins go to the next host of theirs");
+					up ? "up"
+					   : "down: its users' logins go to the next host of "
+					     "theirs");
 			}
 			peers[i].tried = true;
 		}

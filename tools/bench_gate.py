@@ -1,0 +1,353 @@
+"""rcomp-gate against its targets. Prints numbers; passes or fails nothing.
+Runs as root (it makes accounts, as the tests do).
+
+    python3 tools/bench_gate.py [--only viewers,logins,first] [--users 20]
+                                [--viewers 100] [--seconds 20]
+
+- viewers: USERS accounts, each with one session started at the gate (a
+  moving picture, tests/clients/anim-client, 160x120, lossless), and
+  VIEWERS viewers spread over them, each a WebSocket through the gate that
+  reads and acks as the page does; beside them, one viewer per session on
+  the session's own socket, without the gate. Printed: each gate viewer's
+  frame rate against its session's direct viewer (median and worst ratio;
+  target at least 0.95), what the gate adds to a frame (the median of a
+  frame's arrival through the gate less its arrival direct; target at
+  most 1 ms), and the gate's RSS, both its processes (target at most 64 MB
+  plus 1 MB a viewer).
+- logins: wrong logins, 50 a second from one address for SECONDS, while the
+  owner of a session (logged in before) attaches 10 times: each attach's
+  time to the session's welcome (target: 10 of 10 within 2 s).
+- first: Debian's chromium on the gate's page: log in, start foot, until
+  its window is presented (target at most 1.5 s on loopback); 3 times.
+RCOMP_BUILD picks the build to measure (default: build/).
+"""
+import argparse
+import base64
+import concurrent.futures
+import os
+import pwd
+import selectors
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import rig  # noqa: E402
+from rig import ANIM_CLIENT, Rig, wait_for  # noqa: E402
+from rig.wire import HELLO_SHARE, Stream, hello, message, records  # noqa: E402
+import webdoor  # noqa: E402
+
+FRAME, WELCOME, FRAME_ACK, LINK_ACK = 0x0207, 0x0201, 0x010f, 0x0401
+PASSWORD = "bench-Gate-42"
+APP_ID = "rcomp-bench-anim"
+
+
+def bench_users(n):
+    """rcomp-bench-00.. with PASSWORD, each with a desktop entry for the
+    moving picture in its own data directory."""
+    rig.make_accounts()
+    names = ["rcomp-bench-%02d" % i for i in range(n)]
+    for name in names:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name],
+                           check=True)
+        subprocess.run(["chpasswd"], input="%s:%s\n" % (name, PASSWORD), text=True, check=True)
+        p = pwd.getpwnam(name)
+        apps = os.path.join(p.pw_dir, ".local", "share", "applications")
+        os.makedirs(apps, exist_ok=True)
+        with open(os.path.join(apps, APP_ID + ".desktop"), "w") as f:
+            f.write("[Desktop Entry]\nType=Application\nName=Bench picture\n"
+                    "Exec=%s 86400 160 120\n" % ANIM_CLIENT)
+        for d in (os.path.join(p.pw_dir, ".local"), os.path.join(p.pw_dir, ".local", "share"),
+                  apps):
+            os.chown(d, p.pw_uid, p.pw_gid)
+    return names
+
+
+class Viewer:
+    """One viewer in the bench's one loop: through the gate (a WebSocket
+    with the login's cookie) or direct (the session's socket); it reads
+    what comes, acks as the page does, and notes when each frame came."""
+
+    def __init__(self, sel, sock, ws, session):
+        self.sock, self.ws, self.session = sock, ws, session
+        self.stream = Stream()
+        self.buf = b""
+        self.frames = {}  # (window, seq): arrival, monotonic seconds
+        self.welcomed = None
+        sock.setblocking(False)
+        sel.register(sock, selectors.EVENT_READ, self)
+        self.send(hello(flags=HELLO_SHARE, caps=1), first=True)
+
+    def send(self, data, first=False):
+        payload = data
+        if self.ws:
+            payload = webdoor.frame(payload)
+        self.sock.setblocking(True)
+        self.sock.sendall(payload)
+        self.sock.setblocking(False)
+
+    def readable(self):
+        try:
+            chunk = self.sock.recv(1 << 20)
+        except BlockingIOError:
+            return True
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return False
+        now = time.monotonic()
+        data = chunk
+        if self.ws:
+            self.buf += chunk
+            data = b""
+            while len(self.buf) >= 2:
+                n, at = self.buf[1] & 0x7F, 2
+                if n == 126:
+                    if len(self.buf) < 4:
+                        break
+                    n, at = struct.unpack(">H", self.buf[2:4])[0], 4
+                elif n == 127:
+                    if len(self.buf) < 10:
+                        break
+                    n, at = struct.unpack(">Q", self.buf[2:10])[0], 10
+                if len(self.buf) < at + n:
+                    break
+                data += self.buf[at:at + n]
+                self.buf = self.buf[at + n:]
+        out = b""
+        for msg_type, body in self.stream.feed(data):
+            if msg_type == WELCOME:
+                self.welcomed = now
+            elif msg_type == FRAME:
+                window, seq = struct.unpack_from("<II", body)
+                self.frames[(window, seq)] = now
+                out += records(message(FRAME_ACK, struct.pack("<IIQ", window, seq,
+                                                              int(now * 1e6))), 0)
+        if self.stream.received - self.stream.acked >= 1024:
+            self.stream.acked = self.stream.received
+            out += records(message(LINK_ACK, struct.pack("<Q", self.stream.received)), 5)
+        if out:
+            self.send(out)
+        return True
+
+
+def ws_connect(host, cookies, session):
+    h, port = host.rsplit(":", 1)
+    s = socket.create_connection((h, int(port)), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    jar = "; ".join("%s=%s" % kv for kv in cookies.items() if kv[1])
+    s.sendall(("GET /ws?session=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
+               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
+               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: %s\r\n\r\n"
+               % (session, host, key, host, jar)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1)
+        if not chunk:
+            raise RuntimeError("the gate closed the WebSocket of %s" % session)
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise RuntimeError("no WebSocket for %s: %r" % (session, head[:100]))
+    return s
+
+
+def memory_kib(pid, field):
+    """VmRSS (from status) or Pss (from smaps_rollup) of a process, KiB."""
+    path = "/proc/%d/%s" % (pid, "status" if field == "VmRSS" else "smaps_rollup")
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def gate_memory(gate):
+    """(the monitor's and the network process's RSS, and the keepers' (one
+    root child per session, holding its PAM session): how many and their
+    PSS in all), KiB."""
+    children = [int(x) for x in subprocess.run(["pgrep", "-P", str(gate.proc.pid)],
+                                                capture_output=True, text=True).stdout.split()]
+    net = gate.net_pid()
+    keepers = [p for p in children if p != net]
+    own = memory_kib(gate.proc.pid, "VmRSS") + memory_kib(net, "VmRSS")
+    return own, len(keepers), sum(memory_kib(p, "Pss") for p in keepers)
+
+
+def viewers_case(users, nviewers, seconds):
+    r = Rig()
+    try:
+        names = bench_users(users)
+        # Every viewer comes from this one address.
+        gate = rig.Gate(r, sessions_per_user=2, viewers_per_user=16, logins_at_once=32,
+                        connections_per_address=nviewers + 64)
+        sessions = []
+        for name in names:
+            c = gate.client()
+            status, body, _ = c.login(name, PASSWORD)
+            assert status == 200, (name, status, body)
+            sessions.append((name, c, c.start(APP_ID)))
+        for name, c, s in sessions:
+            wait_for("session %s" % s, lambda: [x for x in c.sessions() if x["name"] == s])
+        sel = selectors.DefaultSelector()
+        direct, through = {}, []
+        for i, (name, c, s) in enumerate(sessions):
+            uid = pwd.getpwnam(name).pw_uid
+            sock = socket.socket(socket.AF_UNIX)
+            sock.connect("/tmp/rcomp-%d/%s.sock" % (uid, s))
+            direct[s] = Viewer(sel, sock, False, s)
+        for i in range(nviewers):
+            name, c, s = sessions[i % len(sessions)]
+            through.append(Viewer(sel, ws_connect(gate.host, c.cookies, s), True, s))
+        rss0 = gate_memory(gate)[0]
+        end = time.monotonic() + seconds + 3
+        while time.monotonic() < end:
+            for key, _ in sel.select(0.1):
+                if not key.data.readable():
+                    sel.unregister(key.fileobj)
+        rss, keepers, keepers_kib = gate_memory(gate)
+        # The last SECONDS (the first 3 are the start).
+        since = end - seconds
+        ratios, delays = [], []
+        for v in through:
+            d = direct[v.session]
+            mine = [k for k, t in v.frames.items() if t >= since]
+            theirs = [k for k, t in d.frames.items() if t >= since]
+            ratios.append(len(mine) / max(1, len(theirs)))
+            delays += [(v.frames[k] - d.frames[k]) * 1000 for k in mine if k in d.frames]
+        fps = [len([t for t in v.frames.values() if t >= since]) / seconds for v in through]
+        dfps = [len([t for t in v.frames.values() if t >= since]) / seconds
+                for v in direct.values()]
+        print("viewers: %d users, %d sessions, %d viewers through the gate, %d direct"
+              % (users, len(sessions), len(through), len(direct)))
+        print("  fps through the gate: median %.1f, least %.1f; direct: median %.1f, least %.1f"
+              % (statistics.median(fps), min(fps), statistics.median(dfps), min(dfps)))
+        print("  through/direct: median %.3f, worst %.3f (target >= 0.95)"
+              % (statistics.median(ratios), min(ratios)))
+        if delays:
+            print("  the gate's delay per frame: median %.2f ms, p90 %.2f ms (target <= 1 ms)"
+                  % (statistics.median(delays), sorted(delays)[len(delays) * 9 // 10]))
+        print("  the gate's RSS (monitor and network process): %.1f MB with the viewers "
+              "(%.1f MB before they read); target <= %d MB" % (rss / 1024, rss0 / 1024,
+                                                              64 + len(through)))
+        print("  the sessions' keepers (root, one a session, holding its PAM session): "
+              "%d, %.1f MB PSS in all" % (keepers, keepers_kib / 1024))
+    finally:
+        for name in ["rcomp-bench-%02d" % i for i in range(users)]:
+            rig.end_sessions(name)
+        r.close()
+
+
+def logins_case(seconds):
+    r = Rig()
+    try:
+        rig.make_accounts()
+        gate = rig.Gate(r)
+        owner = gate.client()
+        owner.login(rig.ALICE)
+        s = owner.start("foot")
+        wait_for("the session", lambda: owner.sessions())
+        stop = threading.Event()
+        answers = {}
+
+        def flood():
+            pool = concurrent.futures.ThreadPoolExecutor(64)
+            start = time.monotonic()
+            n = 0
+            while not stop.is_set():
+                due = start + n / 50.0
+                if time.monotonic() < due:
+                    time.sleep(due - time.monotonic())
+                    continue
+                pool.submit(lambda: answers.setdefault(
+                    gate.client().login("guess-%d" % (n % 7), "wrong")[0], []).append(1))
+                n += 1
+            pool.shutdown(wait=True)
+            return n
+
+        f = concurrent.futures.ThreadPoolExecutor(1).submit(flood)
+        time.sleep(2)
+        took = []
+        for i in range(10):
+            time.sleep(max(0.0, (seconds - 4) / 10))
+            t0 = time.monotonic()
+            sock = ws_connect(gate.host, owner.cookies, s)
+            sock.sendall(webdoor.frame(hello(flags=HELLO_SHARE, caps=1)))
+            msg, _ = webdoor.first_message(sock, timeout=10)
+            took.append(time.monotonic() - t0 if msg == WELCOME else float("inf"))
+            sock.close()
+        stop.set()
+        sent = f.result()
+        print("logins: %d wrong logins in %.0f s from one address (%s)"
+              % (sent, seconds, ", ".join("%d: %d" % (k, len(v))
+                                          for k, v in sorted(answers.items()))))
+        print("  the owner's attaches, s to the welcome: %s; %d of 10 within 2 s"
+              % (" ".join("%.2f" % t for t in took), sum(t <= 2 for t in took)))
+    finally:
+        rig.end_sessions(rig.ALICE)
+        r.close()
+
+
+def first_case():
+    """From the login's click to foot's first frame on the page, with the
+    start clicked as soon as the menu shows (the driver's round trips, a
+    few ms each, count against it)."""
+    r = Rig()
+    try:
+        rig.make_accounts()
+        gate = rig.Gate(r)
+        times = []
+        for _ in range(3):
+            page = rig.Browser(r)
+            try:
+                page.open(gate.url)
+                page.wait("!document.getElementById('door').hidden")
+                page.eval("document.getElementById('user').value = %r; "
+                          "document.getElementById('password').value = %r"
+                          % (rig.ALICE, rig.USERS[rig.ALICE]))
+                t0 = time.monotonic()
+                page.eval("document.getElementById('enter').click()")
+                page.wait("document.querySelector('li[data-app=\"foot\"] button')")
+                page.eval("document.querySelector('li[data-app=\"foot\"] button').click()")
+                page.window("foot")
+                times.append(time.monotonic() - t0)
+            finally:
+                page.close()
+            rig.end_sessions(rig.ALICE)
+        print("first window: login to foot's first frame %s s (median %.2f; target <= 1.5)"
+              % (" ".join("%.2f" % t for t in times), statistics.median(times)))
+    finally:
+        r.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="viewers,logins,first")
+    ap.add_argument("--users", type=int, default=20)
+    ap.add_argument("--viewers", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=20)
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench_gate.py makes accounts and runs the gate: run it as root")
+    only = args.only.split(",")
+    print("cores: %d" % os.cpu_count())
+    if "viewers" in only:
+        viewers_case(args.users, args.viewers, args.seconds)
+    if "logins" in only:
+        logins_case(args.seconds)
+    if "first" in only:
+        first_case()
+
+
+if __name__ == "__main__":
+    main()

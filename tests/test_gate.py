@@ -194,10 +194,10 @@ def test_another_user_sees_none_of_the_sessions_and_cannot_reach_one_by_any_name
     assert [s["name"] for s in alice.sessions()] == [name], "bob's tries stopped nothing"
 
 
-def websocket(client, session, seconds=10):
+def websocket(client, session, seconds=10, hello=False):
     """Opens the viewer's WebSocket to session with the client's cookies, as
-    the page does, and returns what comes within seconds (or until the gate
-    closes it)."""
+    the page does (with hello, says hello as the page does), and returns
+    what comes within seconds (or until the gate closes it)."""
     import base64
     host, port = client.gate.host.rsplit(":", 1)
     s = socket.create_connection((host, int(port)), timeout=seconds)
@@ -207,6 +207,9 @@ def websocket(client, session, seconds=10):
                "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
                "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: %s\r\n\r\n"
                % (session, client.gate.host, key, client.gate.host, cookies)).encode())
+    if hello:
+        import webdoor
+        s.sendall(webdoor.frame(rig.hello(flags=rig.HELLO_SHARE, caps=1)))
     got = b""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -439,3 +442,30 @@ def test_over_tls_the_cookie_is_secure_and_only_the_certificates_names_are_the_g
     assert c.get("me", host="evil.example:%d" % gate.port)[0] == 400
     assert c.request("POST", "/api/login", {"user": ALICE, "password": USERS[ALICE]},
                      host="gate.test.evil.example")[0] == 400
+
+
+def test_a_flood_of_idle_connections_from_one_address_does_not_keep_the_owner_out(gate):
+    """As the browsers' door holds: 600 connections (more than the gate
+    holds, 512) that never send a
+    request, from the owner's own address; the gate keeps each address's
+    share and closes the oldest that proved nothing, so the owner's login,
+    list and attach all go through."""
+    import webdoor
+    flood = []
+    try:
+        for _ in range(600):
+            try:
+                flood.append(socket.create_connection(("127.0.0.1", gate.port), timeout=5))
+            except OSError:
+                break
+        c = gate.client()
+        assert c.login(ALICE)[0] == 200
+        name = c.start("foot")
+        wait_for("the session", lambda: c.sessions())
+        host, port = gate.host.rsplit(":", 1)
+        said = websocket(c, name, seconds=3, hello=True)
+        assert b"HTTP/1.1 101" in said[:20], said[:200]
+        assert webdoor.WELCOME.to_bytes(2, "little") in said, "no welcome"
+    finally:
+        for s in flood:
+            s.close()

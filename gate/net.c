@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "address.h"
-#include "buffer.h"
+#include "bridge.h"
 #include "ipc.h"
 #include "log.h"
 #include "monotonic.h"
@@ -73,14 +73,17 @@ struct net {
 	bool gone; /* the monitor went */
 };
 
-/* A viewer's WebSocket and the session socket the monitor handed over. */
-struct bridge {
-	struct lws *ws, *raw;
-	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
-	size_t to_ws_len, to_sock_len;
-	bool refused; /* a goodbye is all it gets */
+/* A viewer's WebSocket and the session socket the monitor hands over
+ * (bridge.c). */
+struct gate_bridge {
+	struct bridge b;
 	struct viewers *user; /* counted among its user's viewers */
 };
+
+static void gate_bridge_free(struct bridge *b)
+{
+	free(b);
+}
 
 struct http_pss {
 	enum route route;
@@ -94,7 +97,7 @@ struct http_pss {
 };
 
 struct ws_pss {
-	struct bridge *bridge;
+	struct gate_bridge *bridge;
 	uint32_t waiting;
 	char cookie[GATE_COOKIE_HEX + 1];
 	char session[WIRE_MAX_SESSION_NAME + 1];
@@ -254,54 +257,12 @@ static void forget(struct net *net, uint32_t id)
 	}
 }
 
-/* Appends bytes to a chunk in flight (LWS_PRE room first). */
-static bool take(uint8_t **buf, size_t *len, const void *in, size_t n)
-{
-	if (*len + n > 2 * GATE_CHUNK) {
-		return false;
-	}
-	uint8_t *p = realloc(*buf, LWS_PRE + *len + n);
-	if (!p) {
-		return false;
-	}
-	memcpy(p + LWS_PRE + *len, in, n);
-	*buf = p;
-	*len += n;
-	return true;
-}
-
-static void bridge_release(struct bridge *b)
-{
-	if (b->ws || b->raw) {
-		return;
-	}
-	free(b->to_ws);
-	free(b->to_sock);
-	free(b);
-}
-
-/* The viewer is told why, as rcomp-run tells one, and closed after. */
-static void bridge_goodbye(struct bridge *b, enum wire_goodbye_reason reason, const char *text)
-{
-	struct wire_msg msg = {
-		.type = WIRE_GOODBYE,
-		.goodbye = {.reason = reason, .text = text, .text_len = (uint32_t)strlen(text)},
-	};
-	struct buffer out;
-	buffer_init(&out, 4096);
-	if (wire_encode(&out, &msg)) {
-		take(&b->to_ws, &b->to_ws_len, buffer_head(&out), buffer_size(&out));
-	}
-	buffer_finish(&out);
-	b->refused = true;
-	lws_callback_on_writable(b->ws);
-}
-
 static void ws_answered(struct net *net, struct lws *wsi, const struct gate_answer *a,
 	const char *text, size_t len, int fd)
 {
 	struct ws_pss *pss = lws_wsi_user(wsi);
-	struct bridge *b = pss ? pss->bridge : NULL;
+	struct gate_bridge *gb = pss ? pss->bridge : NULL;
+	struct bridge *b = gb ? &gb->b : NULL;
 	if (!b) {
 		if (fd >= 0) {
 			close(fd);
@@ -347,24 +308,13 @@ static void ws_answered(struct net *net, struct lws *wsi, const struct gate_answ
 		snprintf(mine->user, sizeof(mine->user), "%s", a->user);
 	}
 	mine->n++;
-	b->user = mine;
-	lws_adopt_desc_t desc = {
-		.vh = net->vhost,
-		.type = LWS_ADOPT_SOCKET,
-		.fd.sockfd = fd,
-		.vh_prot_name = "rcomp-socket",
-		.opaque = b,
-	};
-	b->raw = lws_adopt_descriptor_vhost_via_info(&desc);
-	if (!b->raw) {
+	gb->user = mine;
+	if (!bridge_adopt(b, net->vhost, fd, "rcomp-socket")) {
 		bridge_goodbye(b, WIRE_BYE_SHUTDOWN, "the gate cannot take the session's socket");
 		return;
 	}
-	admit_set(&net->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
-	if (b->to_sock_len) {
-		lws_callback_on_writable(b->raw);
-	}
-	lws_rx_flow_control(wsi, 1);
+	/* What the page said while it waited is written first; the socket's
+	 * flush lets the page on. */
 }
 
 static void http_answered(struct lws *wsi, const struct gate_answer *a, const char *text,
@@ -839,80 +789,52 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 {
 	struct net *net = net_of(wsi);
 	struct ws_pss *pss = user;
-	struct bridge *b = pss ? pss->bridge : NULL;
+	struct gate_bridge *gb = pss ? pss->bridge : NULL;
 	switch (reason) {
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 		return ws_ok(net, wsi, pss) ? 0 : 1;
 	case LWS_CALLBACK_ESTABLISHED: {
-		b = calloc(1, sizeof(*b));
-		if (!b) {
+		gb = calloc(1, sizeof(*gb));
+		if (!gb) {
 			return -1;
 		}
-		b->ws = wsi;
-		pss->bridge = b;
+		gb->b.ws = wsi;
+		gb->b.release = gate_bridge_free;
+		pss->bridge = gb;
 		net->bridges++;
 		struct gate_request req = {.op = GATE_OPEN, .flags = pss->flags};
 		memcpy(req.cookie, pss->cookie, sizeof(req.cookie));
 		memcpy(req.arg, pss->session, sizeof(pss->session));
 		snprintf(req.addr, sizeof(req.addr), "%s", pss->addr);
+		/* What the page says before its socket comes waits in the
+		 * bridge, which holds one chunk. */
 		pss->waiting = ask(net, &req, wsi);
 		if (!pss->waiting) {
-			bridge_goodbye(b, WIRE_BYE_BUSY, "the gate is busy: trying again");
+			bridge_goodbye(&gb->b, WIRE_BYE_BUSY, "the gate is busy: trying again");
 		}
-		admit_set(&net->admit, lws_get_network_wsi(wsi), ADMIT_KEYED, now_ms());
+		/* It showed a login's cookie; the monitor bounds how long it
+		 * takes to answer (a session that is starting may take
+		 * seconds), and the session the hello. */
+		admit_set(&net->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
 		return 0;
 	}
 	case LWS_CALLBACK_RECEIVE:
-		if (!b || b->refused) {
-			return 0;
-		}
-		if (!lws_frame_is_binary(wsi)) {
-			return -1;
-		}
-		if (!take(&b->to_sock, &b->to_sock_len, in, len)) {
-			return -1;
-		}
-		lws_rx_flow_control(wsi, 0);
-		if (b->raw) {
-			lws_callback_on_writable(b->raw);
-		}
-		return 0;
+		return bridge_ws_receive(gb ? &gb->b : NULL, wsi, in, len);
 	case LWS_CALLBACK_SERVER_WRITEABLE:
-		if (!b) {
-			return -1;
-		}
-		if (b->to_ws_len) {
-			int n = lws_write(wsi, b->to_ws + LWS_PRE, b->to_ws_len, LWS_WRITE_BINARY);
-			b->to_ws_len = 0;
-			if (n < 0) {
-				return -1;
-			}
-			if (b->raw) {
-				lws_rx_flow_control(b->raw, 1);
-			}
-		}
-		if (b->refused || (!b->raw && !pss->waiting)) {
-			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
-			return -1;
-		}
-		return 0;
+		return bridge_ws_writeable(gb ? &gb->b : NULL, wsi);
 	case LWS_CALLBACK_CLOSED:
 		if (pss) {
 			forget(net, pss->waiting);
 			pss->waiting = 0;
 		}
-		if (b) {
+		if (gb) {
 			net->bridges--;
-			if (b->user && --b->user->n == 0) {
-				b->user->user[0] = '\0';
+			if (gb->user && --gb->user->n == 0) {
+				gb->user->user[0] = '\0';
 			}
-			b->user = NULL;
-			b->ws = NULL;
+			gb->user = NULL;
 			pss->bridge = NULL;
-			if (b->raw) {
-				lws_callback_on_writable(b->raw);
-			}
-			bridge_release(b);
+			bridge_ws_closed(&gb->b);
 		}
 		return 0;
 	default:
@@ -923,50 +845,10 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len)
 {
-	struct bridge *b = lws_get_opaque_user_data(wsi);
-	switch (reason) {
-	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-		return 1;
-	case LWS_CALLBACK_RAW_ADOPT:
-		return b ? 0 : -1;
-	case LWS_CALLBACK_RAW_RX:
-		if (!b || !b->ws) {
-			return -1;
-		}
-		if (!take(&b->to_ws, &b->to_ws_len, in, len)) {
-			return -1;
-		}
-		lws_rx_flow_control(wsi, 0);
-		lws_callback_on_writable(b->ws);
-		return 0;
-	case LWS_CALLBACK_RAW_WRITEABLE:
-		if (!b) {
-			return -1;
-		}
-		if (b->to_sock_len) {
-			int n = lws_write(wsi, b->to_sock + LWS_PRE, b->to_sock_len, LWS_WRITE_RAW);
-			b->to_sock_len = 0;
-			if (n < 0) {
-				return -1;
-			}
-			if (b->ws) {
-				lws_rx_flow_control(b->ws, 1);
-			}
-		}
-		return b->ws ? 0 : -1;
-	case LWS_CALLBACK_RAW_CLOSE:
-		if (b) {
-			b->raw = NULL;
-			lws_set_opaque_user_data(wsi, NULL);
-			if (b->ws) {
-				lws_callback_on_writable(b->ws);
-			}
-			bridge_release(b);
-		}
-		return 0;
-	default:
-		return 0;
+	if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION) {
+		return 1; /* a WebSocket that names the bridges' own protocol */
 	}
+	return bridge_socket_callback(wsi, reason, user, in, len);
 }
 
 /* Connections ------------------------------------------------------------ */
@@ -1035,15 +917,6 @@ static void sweep(lws_sorted_usec_list_t *sul)
 	lws_sul_schedule(net->context, 0, &net->sweep, sweep, 250 * LWS_US_PER_MS);
 }
 
-static void lws_log(int level, const char *line)
-{
-	size_t n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
-		n--;
-	}
-	log_debug("libwebsockets: %.*s", (int)n, line);
-}
-
 /* For good: the system user, in the page's directory as its root. */
 static bool drop(const struct gate_config *config)
 {
@@ -1098,10 +971,10 @@ int net_run(const struct gate_config *config, int fd)
 	net.protocols[1] =
 		(struct lws_protocols){"gate-api", callback_api, sizeof(struct http_pss), 0};
 	net.protocols[2] =
-		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_pss), GATE_CHUNK};
-	net.protocols[3] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, GATE_CHUNK};
+		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_pss), BRIDGE_CHUNK};
+	net.protocols[3] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, BRIDGE_CHUNK};
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", callback_monitor, 0, 0};
-	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
+	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
 	struct lws_context_creation_info info = {0};
 	info.port = atoi(port);
 	info.iface = strcmp(host, "localhost") == 0 ? "127.0.0.1" : host;

@@ -15,7 +15,6 @@
 /* Per connection, what the network process holds at most: a request's
  * form (its body), an answer, and a WebSocket's one chunk each way. */
 #define GATE_BODY_MAX 2048
-#define GATE_CHUNK 65536
 
 /*
  * Binds the configured address (as root), drops to the configured user

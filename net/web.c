@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "address.h"
+#include "bridge.h"
 #include "buffer.h"
 #include "log.h"
 #include "monotonic.h"
@@ -41,8 +42,7 @@
 #define MAX_REASONS 16
 /* Names a certificate may give this server. */
 #define MAX_NAMES 16
-/* The most either way holds in flight: one chunk, until it is written. */
-#define CHUNK 65536
+#define CHUNK BRIDGE_CHUNK
 
 struct waiting {
 	int fd;
@@ -79,60 +79,17 @@ struct web {
 	} refusals[MAX_REASONS];
 };
 
-/* One WebSocket and its socket: lives until both have closed. */
-struct bridge {
+/* One WebSocket and its socket (bridge.c): lives until both have closed. */
+struct web_bridge {
+	struct bridge b;
 	struct web *web;
-	struct lws *ws, *raw;
-	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
-	size_t to_ws_len, to_sock_len;
 	bool counted; /* in web->bridges: one the program reads */
 	bool heard; /* the page's first bytes came */
 };
 
-static void bridge_release(struct bridge *b)
+static void web_bridge_free(struct bridge *b)
 {
-	if (b->ws || b->raw) {
-		return;
-	}
-	free(b->to_ws);
-	free(b->to_sock);
 	free(b);
-}
-
-/* Appends bytes to a chunk in flight (LWS_PRE room first); false past
- * twice the chunk, which flow control never lets happen. */
-static bool take(uint8_t **buf, size_t *len, const void *in, size_t n)
-{
-	if (*len + n > 2 * CHUNK) {
-		return false;
-	}
-	uint8_t *p = realloc(*buf, LWS_PRE + *len + n);
-	if (!p) {
-		return false;
-	}
-	memcpy(p + LWS_PRE + *len, in, n);
-	*buf = p;
-	*len += n;
-	return true;
-}
-
-/* Writes the chunk in flight on wsi (as protocol says), then lets other
- * read again: one chunk each way at most. False if the write failed. */
-static bool flush(struct lws *wsi, uint8_t *buf, size_t *len, enum lws_write_protocol protocol,
-	struct lws *other)
-{
-	if (!*len) {
-		return true;
-	}
-	int n = lws_write(wsi, buf + LWS_PRE, *len, protocol);
-	*len = 0;
-	if (n < 0) {
-		return false;
-	}
-	if (other) {
-		lws_rx_flow_control(other, 1);
-	}
-	return true;
 }
 
 /* A connection refused or closed at the door: for each reason, one line
@@ -204,14 +161,14 @@ static uint64_t now_ms(void)
 
 /* A new WebSocket: its socket pair, one end kept here, the other queued
  * for the program with the browser's address as the door counts it. */
-static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
+static bool bridge_open(struct web *web, struct lws *wsi, struct web_bridge **slot)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) {
 		log_error("cannot make a socket for a WebSocket: %s", strerror(errno));
 		return false;
 	}
-	struct bridge *b = calloc(1, sizeof(*b));
+	struct web_bridge *b = calloc(1, sizeof(*b));
 	pthread_mutex_lock(&web->lock);
 	bool room = b && web->nwaiting < MAX_WAITING;
 	if (room) {
@@ -230,53 +187,39 @@ static bool bridge_open(struct web *web, struct lws *wsi, struct bridge **slot)
 		return false;
 	}
 	b->web = web;
-	b->ws = wsi;
+	b->b.ws = wsi;
+	b->b.release = web_bridge_free;
 	b->counted = true;
-	lws_adopt_desc_t desc = {
-		.vh = web->vhost,
-		.type = LWS_ADOPT_SOCKET,
-		.fd.sockfd = sv[0],
-		.vh_prot_name = "rcomp-socket",
-		.opaque = b,
-	};
 	/* On failure lws has closed sv[0]: the program reads an end at once. */
-	b->raw = lws_adopt_descriptor_vhost_via_info(&desc);
+	bool adopted = bridge_adopt(&b->b, web->vhost, sv[0], "rcomp-socket");
 	*slot = b;
 	web->bridges++;
 	uint64_t one = 1;
 	if (write(web->event, &one, sizeof(one)) < 0) {
 		/* the counter is full: it is readable anyway */
 	}
-	return b->raw != NULL;
+	return adopted;
 }
 
 /* A WebSocket that showed a wrong proof, or came while its address must
  * wait: it is told why in a goodbye, as the program tells a viewer, and
  * closed once that is written. */
-static bool bridge_refuse(struct lws *wsi, struct bridge **slot, enum wire_goodbye_reason reason,
-	const char *text)
+static bool bridge_refuse(struct lws *wsi, struct web_bridge **slot,
+	enum wire_goodbye_reason reason, const char *text)
 {
-	struct wire_msg msg = {
-		.type = WIRE_GOODBYE,
-		.goodbye = {.reason = reason, .text = text, .text_len = (uint32_t)strlen(text)},
-	};
-	struct buffer out;
-	buffer_init(&out, 4096);
-	struct bridge *b = calloc(1, sizeof(*b));
-	bool ok = b && wire_encode(&out, &msg) &&
-		take(&b->to_ws, &b->to_ws_len, buffer_head(&out), buffer_size(&out));
-	buffer_finish(&out);
-	if (!ok) {
-		if (b) {
-			free(b->to_ws);
-		}
-		free(b);
+	struct web_bridge *b = calloc(1, sizeof(*b));
+	if (!b) {
 		return false;
 	}
 	b->web = lws_context_user(lws_get_context(wsi));
-	b->ws = wsi;
+	b->b.ws = wsi;
+	b->b.release = web_bridge_free;
+	if (!bridge_goodbye(&b->b, reason, text)) {
+		free(b->b.to_ws);
+		free(b);
+		return false;
+	}
 	*slot = b;
-	lws_callback_on_writable(wsi);
 	return true;
 }
 
@@ -299,7 +242,7 @@ enum verdict {
 };
 
 struct ws_session {
-	struct bridge *bridge;
+	struct web_bridge *bridge;
 	enum verdict verdict;
 };
 
@@ -361,7 +304,7 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 {
 	struct web *web = lws_context_user(lws_get_context(wsi));
 	struct ws_session *session = user;
-	struct bridge *b = session ? session->bridge : NULL;
+	struct web_bridge *b = session ? session->bridge : NULL;
 	switch (reason) {
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 		return websocket_ok(web, wsi, &session->verdict) ? 0 : 1;
@@ -383,52 +326,20 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 		}
 		return -1;
 	case LWS_CALLBACK_RECEIVE:
-		if (b && !b->counted) {
-			return 0; /* refused: what it says is not read */
-		}
-		if (!b || !b->raw) {
-			return -1;
-		}
-		if (!lws_frame_is_binary(wsi)) {
-			lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
-				(unsigned char *)"binary only", 11);
-			return -1;
-		}
 		/* Its hello has begun: the program's deadline for it is the
 		 * one that counts now. */
-		if (!b->heard) {
+		if (b && b->counted && !b->heard) {
 			b->heard = true;
 			admit_set(&web->admit, lws_get_network_wsi(wsi), ADMIT_TALKING, now_ms());
 		}
-		if (!take(&b->to_sock, &b->to_sock_len, in, len)) {
-			return -1;
-		}
-		lws_rx_flow_control(wsi, 0);
-		lws_callback_on_writable(b->raw);
-		return 0;
+		return bridge_ws_receive(b ? &b->b : NULL, wsi, in, len);
 	case LWS_CALLBACK_SERVER_WRITEABLE:
-		if (!b) {
-			return -1;
-		}
-		if (!flush(wsi, b->to_ws, &b->to_ws_len, LWS_WRITE_BINARY, b->raw)) {
-			return -1;
-		}
-		if (!b->raw) {
-			/* The program closed, or the door refused: what was sent
-			 * is out; now the close. */
-			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
-			return -1;
-		}
-		return 0;
+		return bridge_ws_writeable(b ? &b->b : NULL, wsi);
 	case LWS_CALLBACK_CLOSED:
 		if (b) {
 			web->bridges -= b->counted;
-			b->ws = NULL;
 			session->bridge = NULL;
-			if (b->raw) {
-				lws_callback_on_writable(b->raw);
-			}
-			bridge_release(b);
+			bridge_ws_closed(&b->b);
 		}
 		return 0;
 	default:
@@ -439,48 +350,13 @@ static int callback_ws(struct lws *wsi, enum lws_callback_reasons reason, void *
 static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len)
 {
-	struct web *web = lws_context_user(lws_get_context(wsi));
-	struct bridge *b = lws_get_opaque_user_data(wsi);
-	switch (reason) {
-	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+	if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION) {
 		/* A WebSocket that names the bridges' own protocol. */
-		refusal(web, wsi, "a WebSocket for another subprotocol than rcomp's");
+		refusal(lws_context_user(lws_get_context(wsi)), wsi,
+			"a WebSocket for another subprotocol than rcomp's");
 		return 1;
-	case LWS_CALLBACK_RAW_ADOPT:
-		return b ? 0 : -1;
-	case LWS_CALLBACK_RAW_RX:
-		if (!b || !b->ws) {
-			return -1;
-		}
-		if (!take(&b->to_ws, &b->to_ws_len, in, len)) {
-			return -1;
-		}
-		lws_rx_flow_control(wsi, 0);
-		lws_callback_on_writable(b->ws);
-		return 0;
-	case LWS_CALLBACK_RAW_WRITEABLE:
-		if (!b) {
-			return -1;
-		}
-		if (!flush(wsi, b->to_sock, &b->to_sock_len, LWS_WRITE_RAW, b->ws)) {
-			return -1;
-		}
-		/* The browser went: the program reads the end once the last
-		 * bytes are in. */
-		return b->ws ? 0 : -1;
-	case LWS_CALLBACK_RAW_CLOSE:
-		if (b) {
-			b->raw = NULL;
-			lws_set_opaque_user_data(wsi, NULL);
-			if (b->ws) {
-				lws_callback_on_writable(b->ws);
-			}
-			bridge_release(b);
-		}
-		return 0;
-	default:
-		return 0;
 	}
+	return bridge_socket_callback(wsi, reason, user, in, len);
 }
 
 /* A new connection from a browser: counted under its address, and room
@@ -591,15 +467,6 @@ static void *serve(void *data)
 		}
 	}
 	return NULL;
-}
-
-static void lws_log(int level, const char *line)
-{
-	size_t n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
-		n--;
-	}
-	log_debug("libwebsockets: %.*s", (int)n, line);
 }
 
 static bool loopback(const char *addr)
@@ -775,7 +642,7 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_session), CHUNK};
 	web->protocols[2] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, CHUNK};
 
-	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
+	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
 	struct lws_context_creation_info info = {0};
 	info.port = port;
 	info.iface = addr;

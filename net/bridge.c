@@ -1,0 +1,183 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "buffer.h"
+#include "log.h"
+
+static void release(struct bridge *b)
+{
+	if (b->ws || b->raw) {
+		return;
+	}
+	free(b->to_ws);
+	free(b->to_sock);
+	b->to_ws = b->to_sock = NULL;
+	b->release(b);
+}
+
+/* Appends bytes to a chunk in flight (LWS_PRE room first); false past
+ * twice the chunk, which flow control never lets happen. */
+static bool take(uint8_t **buf, size_t *len, const void *in, size_t n)
+{
+	if (*len + n > 2 * BRIDGE_CHUNK) {
+		return false;
+	}
+	uint8_t *p = realloc(*buf, LWS_PRE + *len + n);
+	if (!p) {
+		return false;
+	}
+	memcpy(p + LWS_PRE + *len, in, n);
+	*buf = p;
+	*len += n;
+	return true;
+}
+
+/* Writes the chunk in flight on wsi (as protocol says), then lets other
+ * read again: one chunk each way at most. False if the write failed. */
+static bool flush(struct lws *wsi, uint8_t *buf, size_t *len, enum lws_write_protocol protocol,
+	struct lws *other)
+{
+	if (!*len) {
+		return true;
+	}
+	int n = lws_write(wsi, buf + LWS_PRE, *len, protocol);
+	*len = 0;
+	if (n < 0) {
+		return false;
+	}
+	if (other) {
+		lws_rx_flow_control(other, 1);
+	}
+	return true;
+}
+
+bool bridge_adopt(struct bridge *b, struct lws_vhost *vh, int fd, const char *protocol)
+{
+	lws_adopt_desc_t desc = {
+		.vh = vh,
+		.type = LWS_ADOPT_SOCKET,
+		.fd.sockfd = fd,
+		.vh_prot_name = protocol,
+		.opaque = b,
+	};
+	b->adopted = true;
+	b->raw = lws_adopt_descriptor_vhost_via_info(&desc);
+	if (b->raw && b->to_sock_len) {
+		lws_callback_on_writable(b->raw);
+	}
+	return b->raw != NULL;
+}
+
+bool bridge_goodbye(struct bridge *b, enum wire_goodbye_reason reason, const char *text)
+{
+	struct wire_msg msg = {
+		.type = WIRE_GOODBYE,
+		.goodbye = {.reason = reason, .text = text, .text_len = (uint32_t)strlen(text)},
+	};
+	struct buffer out;
+	buffer_init(&out, 4096);
+	bool ok = wire_encode(&out, &msg) &&
+		take(&b->to_ws, &b->to_ws_len, buffer_head(&out), buffer_size(&out));
+	buffer_finish(&out);
+	b->refused = true;
+	if (b->ws) {
+		lws_callback_on_writable(b->ws);
+	}
+	return ok;
+}
+
+int bridge_ws_receive(struct bridge *b, struct lws *wsi, const void *in, size_t len)
+{
+	if (!b) {
+		return -1;
+	}
+	if (b->refused) {
+		return 0; /* what it says is not read */
+	}
+	if (!lws_frame_is_binary(wsi)) {
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+			(unsigned char *)"binary only", 11);
+		return -1;
+	}
+	if (!take(&b->to_sock, &b->to_sock_len, in, len)) {
+		return -1;
+	}
+	lws_rx_flow_control(wsi, 0);
+	if (b->raw) {
+		lws_callback_on_writable(b->raw);
+	}
+	return 0;
+}
+
+int bridge_ws_writeable(struct bridge *b, struct lws *wsi)
+{
+	if (!b || !flush(wsi, b->to_ws, &b->to_ws_len, LWS_WRITE_BINARY, b->raw)) {
+		return -1;
+	}
+	if (b->refused || (b->adopted && !b->raw)) {
+		/* The session closed, or the door refused: what was sent is
+		 * out; now the close. A bridge still waiting for its socket
+		 * waits on. */
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+void bridge_ws_closed(struct bridge *b)
+{
+	b->ws = NULL;
+	if (b->raw) {
+		lws_callback_on_writable(b->raw);
+	}
+	release(b);
+}
+
+int bridge_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len)
+{
+	struct bridge *b = lws_get_opaque_user_data(wsi);
+	switch (reason) {
+	case LWS_CALLBACK_RAW_ADOPT:
+		return b ? 0 : -1;
+	case LWS_CALLBACK_RAW_RX:
+		if (!b || !b->ws) {
+			return -1;
+		}
+		if (!take(&b->to_ws, &b->to_ws_len, in, len)) {
+			return -1;
+		}
+		lws_rx_flow_control(wsi, 0);
+		lws_callback_on_writable(b->ws);
+		return 0;
+	case LWS_CALLBACK_RAW_WRITEABLE:
+		if (!b || !flush(wsi, b->to_sock, &b->to_sock_len, LWS_WRITE_RAW, b->ws)) {
+			return -1;
+		}
+		/* The browser went: the session reads the end once the last
+		 * bytes are in. */
+		return b->ws ? 0 : -1;
+	case LWS_CALLBACK_RAW_CLOSE:
+		if (b) {
+			b->raw = NULL;
+			lws_set_opaque_user_data(wsi, NULL);
+			if (b->ws) {
+				lws_callback_on_writable(b->ws);
+			}
+			release(b);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void bridge_lws_log(int level, const char *line)
+{
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
+		n--;
+	}
+	log_debug("libwebsockets: %.*s", (int)n, line);
+}

@@ -1,0 +1,56 @@
+/*
+ * A viewer's WebSocket bridged to a socket of the session's, as the
+ * browsers' door (web.c) and rcomp-gate both do it with libwebsockets: the
+ * WebSocket's binary messages' bytes one way, the socket's bytes as binary
+ * messages the other, one chunk in flight each way, so a browser that
+ * stops reading holds up its own socket and no more. A bridge lives until
+ * both sides have closed; then its owner's release() frees it (a bridge is
+ * the first member of the owner's struct).
+ */
+#ifndef RCOMP_BRIDGE_H
+#define RCOMP_BRIDGE_H
+
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+/* The most either way holds in flight: one chunk, until it is written. */
+#define BRIDGE_CHUNK 65536
+
+struct bridge {
+	struct lws *ws, *raw;
+	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
+	size_t to_ws_len, to_sock_len;
+	bool refused; /* a goodbye is all the WebSocket gets: what it says is not read */
+	bool adopted; /* its socket was given (bridge_adopt): raw NULL is its end */
+	void (*release)(struct bridge *b); /* both sides are gone */
+};
+
+/* Its socket side: fd adopted on vh as protocol (whose callback is
+ * bridge_socket_callback's). False if libwebsockets would not (it has then
+ * closed fd). */
+bool bridge_adopt(struct bridge *b, struct lws_vhost *vh, int fd, const char *protocol);
+
+/* The WebSocket is told why in a goodbye, as rcomp-run tells a viewer, and
+ * closed once that is written. False without memory. */
+bool bridge_goodbye(struct bridge *b, enum wire_goodbye_reason reason, const char *text);
+
+/* The WebSocket side's events, for its protocol's callback; each returns
+ * what the callback returns. */
+int bridge_ws_receive(struct bridge *b, struct lws *wsi, const void *in, size_t len);
+/* Writes what waits for the WebSocket; once the socket has gone (or the
+ * bridge refused), the WebSocket closes after it. */
+int bridge_ws_writeable(struct bridge *b, struct lws *wsi);
+void bridge_ws_closed(struct bridge *b);
+
+/* The socket side's protocol callback (LWS_CALLBACK_RAW_*). */
+int bridge_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len);
+
+/* libwebsockets' log lines, in ours at the debug level. */
+void bridge_lws_log(int level, const char *line);
+
+#endif

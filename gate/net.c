@@ -470,9 +470,10 @@ static const char *form(struct http_pss *pss, int i)
 	return v ? v : "";
 }
 
-/* A JSON error of status code, written at once. */
-static int respond(struct lws *wsi, unsigned code, const char *type, const uint8_t *body,
-	size_t len, const char *cookie)
+/* A whole answer, written at once: its status code, type and body, a
+ * cookie to set and a place to go (each NULL: none). */
+static int respond_to(struct lws *wsi, unsigned code, const char *type, const uint8_t *body,
+	size_t len, const char *cookie, const char *location)
 {
 	uint8_t head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start,
 				      *end = head + sizeof(head);
@@ -484,6 +485,9 @@ static int respond(struct lws *wsi, unsigned code, const char *type, const uint8
 		(cookie &&
 			lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
 				(const unsigned char *)cookie, (int)strlen(cookie), &p, end)) ||
+		(location &&
+			lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
+				(const unsigned char *)location, (int)strlen(location), &p, end)) ||
 		lws_finalize_write_http_header(wsi, start, &p, end)) {
 		return -1;
 	}
@@ -491,6 +495,26 @@ static int respond(struct lws *wsi, unsigned code, const char *type, const uint8
 		return -1;
 	}
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int respond(struct lws *wsi, unsigned code, const char *type, const uint8_t *body,
+	size_t len, const char *cookie)
+{
+	return respond_to(wsi, code, type, body, len, cookie, NULL);
+}
+
+/* The same, of text anywhere (copied behind the room lws_write asks). */
+static int respond_text(struct lws *wsi, unsigned code, const char *text, size_t len,
+	const char *cookie)
+{
+	uint8_t *body = malloc(LWS_PRE + len);
+	if (!body) {
+		return -1;
+	}
+	memcpy(body + LWS_PRE, text, len);
+	int r = respond(wsi, code, "application/json", body + LWS_PRE, len, cookie);
+	free(body);
+	return r;
 }
 
 static int respond_error(struct lws *wsi, unsigned code, const char *text)
@@ -505,14 +529,7 @@ static int respond_error(struct lws *wsi, unsigned code, const char *text)
 		}
 	}
 	size_t len = (size_t)snprintf(json, sizeof(json), "{\"error\":\"%s\"}", plain);
-	uint8_t *body = malloc(LWS_PRE + len);
-	if (!body) {
-		return -1;
-	}
-	memcpy(body + LWS_PRE, json, len);
-	int r = respond(wsi, code, "application/json", body + LWS_PRE, len, NULL);
-	free(body);
-	return r;
+	return respond_text(wsi, code, json, len, NULL);
 }
 
 /* A login for another host's user: the balancer's cookie for that host,
@@ -522,20 +539,8 @@ static int respond_elsewhere(struct net *net, struct lws *wsi, const char *host)
 	char cookie[256];
 	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict%s",
 		net->config->cookie, host, net->tls ? "; Secure" : "");
-	uint8_t head[LWS_PRE + 1024], *start = head + LWS_PRE, *p = start,
-				      *end = head + sizeof(head);
-	if (lws_add_http_common_headers(wsi, 307 /* temporary: the same POST again */,
-		    "application/json", 0, &p, end) ||
-		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
-			(const unsigned char *)"/api/login", 10, &p, end) ||
-		lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-			(const unsigned char *)"no-store", 8, &p, end) ||
-		lws_add_http_header_by_name(wsi, (const unsigned char *)"set-cookie:",
-			(const unsigned char *)cookie, (int)strlen(cookie), &p, end) ||
-		lws_finalize_write_http_header(wsi, start, &p, end)) {
-		return -1;
-	}
-	return lws_http_transaction_completed(wsi) ? -1 : 0;
+	/* 307: the same POST again, there. */
+	return respond_to(wsi, 307, "application/json", NULL, 0, cookie, "/api/login");
 }
 
 static unsigned http_code(enum gate_status status)
@@ -608,14 +613,7 @@ static int write_answer(struct net *net, struct lws *wsi, struct http_pss *pss)
 		return respond(wsi, HTTP_STATUS_OK, "application/json", pss->text + LWS_PRE, len,
 			NULL);
 	}
-	uint8_t *body = malloc(LWS_PRE + len);
-	if (!body) {
-		return -1;
-	}
-	memcpy(body + LWS_PRE, text, len);
-	int r = respond(wsi, HTTP_STATUS_OK, "application/json", body + LWS_PRE, len, set);
-	free(body);
-	return r;
+	return respond_text(wsi, HTTP_STATUS_OK, text, len, set);
 }
 
 static void http_reset(struct net *net, struct http_pss *pss)
@@ -853,26 +851,16 @@ static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, vo
 
 /* Connections ------------------------------------------------------------ */
 
+/* Counted under its address, and room made for it by closing the oldest
+ * connection that proved nothing (the browsers' door's rules). */
 static bool arrive(struct net *net, struct lws *wsi)
 {
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	int fd = lws_get_socket_fd(wsi);
-	if (getpeername(fd, (struct sockaddr *)&addr, &len) != 0) {
-		return false;
-	}
-	char key[ADMIT_KEY_MAX];
-	admit_key((struct sockaddr *)&addr, len, -1, key);
 	const void *evict;
-	switch (admit_add(&net->admit, wsi, key, now_ms(), &evict)) {
-	case ADMIT_IN:
-		return true;
-	case ADMIT_IN_MADE_ROOM:
-		lws_set_timeout((struct lws *)evict, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-		return true;
-	default:
-		return false;
+	enum admit_verdict v = bridge_arrive(&net->admit, wsi, -1, now_ms(), &evict);
+	if (v == ADMIT_IN_MADE_ROOM) {
+		bridge_close_soon(evict);
 	}
+	return v == ADMIT_IN || v == ADMIT_IN_MADE_ROOM;
 }
 
 static int callback_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -911,8 +899,7 @@ static void sweep(lws_sorted_usec_list_t *sul)
 	const void *expired[64];
 	int n = admit_expired(&net->admit, now_ms(), expired, 64);
 	for (int i = 0; i < n; i++) {
-		lws_set_timeout((struct lws *)expired[i], PENDING_TIMEOUT_USER_OK,
-			LWS_TO_KILL_ASYNC);
+		bridge_close_soon(expired[i]);
 	}
 	lws_sul_schedule(net->context, 0, &net->sweep, sweep, 250 * LWS_US_PER_MS);
 }

@@ -4,6 +4,7 @@
 #include "bridge.h"
 #include "buffer.h"
 #include "log.h"
+#include "web-admit.h"
 
 static void release(struct bridge *b)
 {
@@ -171,6 +172,25 @@ int bridge_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, vo
 	default:
 		return 0;
 	}
+}
+
+enum admit_verdict bridge_arrive(struct admit *admit, struct lws *wsi, long uid, uint64_t now_ms,
+	const void **evict)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	*evict = NULL;
+	if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&addr, &len) != 0) {
+		return ADMIT_OUT_ADDRESS;
+	}
+	char key[ADMIT_KEY_MAX];
+	admit_key((struct sockaddr *)&addr, len, uid, key);
+	return admit_add(admit, wsi, key, now_ms, evict);
+}
+
+void bridge_close_soon(const void *wsi)
+{
+	lws_set_timeout((struct lws *)wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 void bridge_lws_log(int level, const char *line)

@@ -50,6 +50,17 @@ void bridge_ws_closed(struct bridge *b);
 int bridge_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len);
 
+/* A new connection at a door: counted under its address (with uid, the
+ * local user of a loopback peer, or -1) in admit, as web-admit.c says;
+ * *evict: a connection to close to make room for it (NULL: none). The
+ * verdict; ADMIT_OUT_ADDRESS also where its address cannot be read. */
+struct admit;
+enum admit_verdict bridge_arrive(struct admit *admit, struct lws *wsi, long uid, uint64_t now_ms,
+	const void **evict);
+
+/* Closes a connection soon (not from within its own callbacks). */
+void bridge_close_soon(const void *wsi);
+
 /* libwebsockets' log lines, in ours at the debug level. */
 void bridge_lws_log(int level, const char *line);
 

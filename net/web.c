@@ -138,12 +138,6 @@ static void refusals_flush(struct web *web, uint64_t now)
 	}
 }
 
-/* Closes another connection soon (not from within its own callbacks). */
-static void close_soon(const void *wsi)
-{
-	lws_set_timeout((struct lws *)wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-}
-
 /* Whether the browser's Origin header names the page this door serves:
  * the scheme it serves and the Host it was asked for. */
 static bool origin_ok(const char *origin, const char *host, bool tls)
@@ -363,21 +357,14 @@ static int callback_socket(struct lws *wsi, enum lws_callback_reasons reason, vo
  * made for it by closing the oldest that proved nothing. */
 static bool arrive(struct web *web, struct lws *wsi)
 {
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	int fd = lws_get_socket_fd(wsi);
-	if (getpeername(fd, (struct sockaddr *)&addr, &len) != 0) {
-		return false;
-	}
-	char key[ADMIT_KEY_MAX];
-	admit_key((struct sockaddr *)&addr, len, tcp_peer_uid(fd), key);
 	const void *evict;
-	switch (admit_add(&web->admit, wsi, key, now_ms(), &evict)) {
+	long uid = tcp_peer_uid(lws_get_socket_fd(wsi));
+	switch (bridge_arrive(&web->admit, wsi, uid, now_ms(), &evict)) {
 	case ADMIT_IN:
 		return true;
 	case ADMIT_IN_MADE_ROOM:
 		refusal(web, (struct lws *)evict, "closed to make room for a newer connection");
-		close_soon(evict);
+		bridge_close_soon(evict);
 		return true;
 	case ADMIT_OUT_ADDRESS:
 		refusal(web, wsi, "its address holds as many connections as one may, all proven");
@@ -452,7 +439,7 @@ static void sweep(lws_sorted_usec_list_t *sul)
 		refusal(web, (struct lws *)expired[i],
 			"nothing came in time (a request's headers, "
 			"or a WebSocket's hello)");
-		close_soon(expired[i]);
+		bridge_close_soon(expired[i]);
 	}
 	refusals_flush(web, now_ms());
 	lws_sul_schedule(web->context, 0, &web->sweep, sweep, 250 * LWS_US_PER_MS);

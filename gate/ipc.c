@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -114,5 +116,18 @@ bool gate_copy(char *field, size_t size, const char *text)
 		return false;
 	}
 	memcpy(field, text, n + 1);
+	return true;
+}
+
+bool gate_random_hex(char *out, size_t bytes)
+{
+	uint8_t raw[64];
+	if (bytes > sizeof(raw) || getrandom(raw, bytes, 0) != (ssize_t)bytes) {
+		return false;
+	}
+	for (size_t i = 0; i < bytes; i++) {
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	}
+	explicit_bzero(raw, sizeof(raw));
 	return true;
 }

@@ -87,6 +87,9 @@ bool gate_send_answer(int fd, const struct gate_answer *answer, const void *text
  */
 ssize_t gate_receive(int fd, void *buf, size_t size, int *passfd);
 
+/* bytes random bytes (getrandom) as hex into out (2 * bytes + 1). */
+bool gate_random_hex(char *out, size_t bytes);
+
 /* Copies text into a field of size bytes; false if it does not fit. */
 bool gate_copy(char *field, size_t size, const char *text);
 

@@ -1,24 +1,19 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "apps.h"
+#include "acts.h"
 #include "ipc.h"
 #include "log.h"
 #include "monitor.h"
 #include "monotonic.h"
-#include "session.h"
-#include "user.h"
 #include "wire.h"
 
 /* Acts in flight at once (children), and logins held. */
@@ -27,9 +22,6 @@
 #define MAX_BUCKETS 1024
 /* A child that has not answered by then is killed and its act fails. */
 #define JOB_TIMEOUT_MS 15000
-/* How long an attach waits for a session that is starting to listen. */
-#define OPEN_WAIT_MS 5000
-#define SESSIONS_MAX 64
 
 struct job {
 	pid_t pid; /* 0: a free slot */
@@ -67,19 +59,6 @@ struct monitor {
 static uint64_t now_ms(void)
 {
 	return monotonic_usec() / 1000;
-}
-
-static bool random_hex(char *out, size_t bytes)
-{
-	uint8_t raw[64];
-	if (bytes > sizeof(raw) || getrandom(raw, bytes, 0) != (ssize_t)bytes) {
-		return false;
-	}
-	for (size_t i = 0; i < bytes; i++) {
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	}
-	explicit_bzero(raw, sizeof(raw));
-	return true;
 }
 
 static bool same(const char *a, const char *b, size_t n)
@@ -195,8 +174,8 @@ static struct login *login_new(struct monitor *m, const char *user, const char *
 			slot->addr);
 	}
 	memset(slot, 0, sizeof(*slot));
-	if (!random_hex(slot->cookie, GATE_COOKIE_HEX / 2) ||
-		!random_hex(slot->csrf, GATE_CSRF_HEX / 2)) {
+	if (!gate_random_hex(slot->cookie, GATE_COOKIE_HEX / 2) ||
+		!gate_random_hex(slot->csrf, GATE_CSRF_HEX / 2)) {
 		memset(slot, 0, sizeof(*slot));
 		return NULL;
 	}
@@ -204,364 +183,6 @@ static struct login *login_new(struct monitor *m, const char *user, const char *
 	snprintf(slot->addr, sizeof(slot->addr), "%s", addr);
 	slot->created_ms = slot->last_ms = now;
 	return slot;
-}
-
-/* The children's acts --------------------------------------------------- */
-
-static void child_answer(int fd, enum gate_status status, const char *text, int passfd)
-{
-	struct gate_answer a = {.status = status};
-	gate_send_answer(fd, &a, text, text ? strlen(text) : 0, passfd);
-}
-
-static void child_answer_bytes(int fd, const void *bytes, size_t len)
-{
-	struct gate_answer a = {.status = GATE_OK};
-	gate_send_answer(fd, &a, bytes, len, -1);
-}
-
-static int list_sessions(struct session_info *infos)
-{
-	int n = session_list(infos, SESSIONS_MAX);
-	return n < 0 ? 0 : n;
-}
-
-/* JSON written into a fixed buffer; full once something did not fit. */
-struct json {
-	char *buf;
-	size_t size, len;
-	bool full;
-};
-
-static void put(struct json *j, const char *text)
-{
-	size_t n = strlen(text);
-	if (j->full || j->len + n + 1 > j->size) {
-		j->full = true;
-		return;
-	}
-	memcpy(j->buf + j->len, text, n + 1);
-	j->len += n;
-}
-
-/* A string from an app or a user, made valid UTF-8 (other bytes as \xNN). */
-static void put_string(struct json *j, const char *text, size_t n)
-{
-	char safe[1024];
-	log_escape(safe, sizeof(safe), text, n);
-	j->full = j->full || !json_string(j->buf, j->size, &j->len, safe);
-}
-
-static void do_list(int fd)
-{
-	static struct session_info infos[SESSIONS_MAX];
-	static char out[GATE_TEXT_MAX];
-	int n = list_sessions(infos);
-	struct json j = {out, sizeof(out), 0, false};
-	put(&j, "[");
-	for (int i = 0; i < n; i++) {
-		struct json before = j;
-		put(&j, i ? ",{\"name\":" : "{\"name\":");
-		put_string(&j, infos[i].name, strlen(infos[i].name));
-		put(&j, ",\"app\":");
-		put_string(&j, infos[i].app, strlen(infos[i].app));
-		put(&j, ",\"titles\":[");
-		for (const char *t = infos[i].titles; *t;) {
-			size_t tn = strcspn(t, "\n");
-			if (t != infos[i].titles) {
-				put(&j, ",");
-			}
-			put_string(&j, t, tn);
-			t += tn + (t[tn] == '\n');
-		}
-		char tail[128];
-		snprintf(tail, sizeof(tail), "],\"started\":%lld,\"viewers\":%d,\"pid\":%d}",
-			(long long)infos[i].started, infos[i].viewers, (int)infos[i].pid);
-		put(&j, tail);
-		if (j.full) {
-			j = before; /* the sessions that fit */
-			j.full = false;
-			break;
-		}
-	}
-	put(&j, "]");
-	child_answer_bytes(fd, out, j.len);
-}
-
-static void do_apps(int fd, const struct gate_config *config)
-{
-	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
-	static char out[GATE_TEXT_MAX];
-	int len = apps_json(apps, n, config, out, sizeof(out));
-	if (len < 0) {
-		child_answer(fd, GATE_FAILED, "too many apps to list", -1);
-		return;
-	}
-	child_answer_bytes(fd, out, (size_t)len);
-}
-
-static void do_icon(int fd, const struct gate_config *config, const char *id)
-{
-	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
-	const struct app *app = apps_find(apps, n, config, id);
-	char path[4096];
-	static uint8_t bytes[GATE_TEXT_MAX];
-	FILE *f = app && apps_icon_path(app, path, sizeof(path)) ? fopen(path, "re") : NULL;
-	size_t len = f ? fread(bytes, 1, sizeof(bytes), f) : 0;
-	bool whole = f && feof(f);
-	if (f) {
-		fclose(f);
-	}
-	static const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-	if (!whole || len < 8 || memcmp(bytes, png, 8) != 0) {
-		child_answer(fd, GATE_NOT_FOUND, "no icon", -1);
-		return;
-	}
-	child_answer_bytes(fd, bytes, len);
-}
-
-static const struct session_info *find_session(struct session_info *infos, int n, const char *name)
-{
-	for (int i = 0; i < n; i++) {
-		if (strcmp(infos[i].name, name) == 0) {
-			return &infos[i];
-		}
-	}
-	return NULL;
-}
-
-static void do_open(int fd, const char *name)
-{
-	static struct session_info infos[SESSIONS_MAX];
-	uint64_t until = now_ms() + OPEN_WAIT_MS;
-	for (;;) {
-		int n = list_sessions(infos);
-		const struct session_info *s = find_session(infos, n, name);
-		char path[SESSION_PATH_MAX];
-		if (s && session_path(path, sizeof(path), s->dir, s->name, "sock")) {
-			int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			struct sockaddr_un addr = {.sun_family = AF_UNIX};
-			snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-			if (sock >= 0 &&
-				connect(sock, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
-				child_answer(fd, GATE_OK, NULL, sock);
-				return;
-			}
-			if (sock >= 0) {
-				close(sock);
-			}
-		}
-		if (now_ms() >= until) {
-			child_answer(fd, GATE_NOT_FOUND, "no such session of yours is running", -1);
-			return;
-		}
-		usleep(50000);
-	}
-}
-
-static void do_stop(int fd, const struct gate_config *config, const char *name)
-{
-	static struct session_info infos[SESSIONS_MAX];
-	int n = list_sessions(infos);
-	if (!find_session(infos, n, name)) {
-		child_answer(fd, GATE_NOT_FOUND, "no such session of yours is running", -1);
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(config->rcomp_run, config->rcomp_run, "--stop", name, (char *)NULL);
-		_exit(127);
-	}
-	int status = 0;
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-	}
-	bool ok = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	child_answer(fd, ok ? GATE_OK : GATE_FAILED, ok ? NULL : "the session did not stop", -1);
-}
-
-/*
- * A new session, as the user, in the child made for it: the app is one
- * the user may start, the user is under the limit, and rcomp-run runs it
- * under a new name. What the child says goes back on report (close-on-exec,
- * so a good exec says nothing more).
- */
-static void start_as_user(int report, const struct gate_config *config, const char *id)
-{
-	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
-	const struct app *app = apps_find(apps, n, config, id);
-	char buf[2048], *argv[APP_ARGS_MAX + 1];
-	if (!app || !apps_argv(app, buf, sizeof(buf), argv)) {
-		dprintf(report, "%d no app %s to start", GATE_NOT_FOUND, id);
-		_exit(1);
-	}
-	static struct session_info infos[SESSIONS_MAX];
-	if (list_sessions(infos) >= config->sessions_per_user) {
-		dprintf(report,
-			"%d you have %d sessions, as many as one may have here: stop one first",
-			GATE_LIMIT, config->sessions_per_user);
-		_exit(1);
-	}
-	char name[WIRE_MAX_SESSION_NAME + 1], tag[9];
-	if (!random_hex(tag, 4)) {
-		dprintf(report, "%d no random bytes", GATE_FAILED);
-		_exit(1);
-	}
-	/* The app's id, in the characters a session's name may have. */
-	int len = snprintf(name, sizeof(name), "%.40s", app->id);
-	for (int i = 0; i < len; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			    c == '.' || c == '_' || c == '-')) {
-			name[i] = '-';
-		}
-	}
-	snprintf(name + len, sizeof(name) - (size_t)len, "-%s", tag);
-	char *args[APP_ARGS_MAX + 8];
-	int a = 0;
-	args[a++] = (char *)config->rcomp_run;
-	args[a++] = "--name";
-	args[a++] = name;
-	args[a++] = "--";
-	for (int i = 0; argv[i]; i++) {
-		args[a++] = argv[i];
-	}
-	args[a] = NULL;
-	/* Its log where --persist puts a session's: DIR/NAME.log. */
-	char dir[SESSION_PATH_MAX], log[SESSION_PATH_MAX];
-	int logfd = session_dir_create(dir, sizeof(dir), false) &&
-			session_path(log, sizeof(log), dir, name, "log")
-		? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)
-		: -1;
-	if (logfd >= 0) {
-		dup2(logfd, STDOUT_FILENO);
-		dup2(logfd, STDERR_FILENO);
-		close(logfd);
-	}
-	dprintf(report, "%d %s", GATE_OK, name);
-	execv(config->rcomp_run, args);
-	dprintf(report, "\n%d cannot run %s: %s", GATE_FAILED, config->rcomp_run, strerror(errno));
-	_exit(127);
-}
-
-/* The keeper: root, it holds the user's PAM session for the session's life. */
-static void do_start(int fd, const struct gate_config *config, const struct gate_user *user,
-	const struct gate_request *req)
-{
-	char why[256];
-	char **env = NULL;
-	struct gate_pam *pam =
-		gate_pam_open(config->pam_service, user->name, req->addr, &env, why, sizeof(why));
-	if (!pam) {
-		child_answer(fd, GATE_FAILED, why, -1);
-		return;
-	}
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		child_answer(fd, GATE_FAILED, "cannot make a pipe", -1);
-		gate_pam_close(pam, env);
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		/* The session leads a process group of its own. */
-		setsid();
-		if (!gate_become(user, env, pipefd[1])) {
-			dprintf(pipefd[1], "%d cannot become %s: %s", GATE_FAILED, user->name,
-				strerror(errno));
-			_exit(1);
-		}
-		start_as_user(pipefd[1], config, req->arg);
-	}
-	close(pipefd[1]);
-	char said[512];
-	size_t len = 0;
-	ssize_t r;
-	while (len < sizeof(said) - 1 &&
-		(r = read(pipefd[0], said + len, sizeof(said) - 1 - len)) != 0) {
-		if (r < 0 && errno == EINTR) {
-			continue;
-		}
-		if (r < 0) {
-			break;
-		}
-		len += (size_t)r;
-	}
-	close(pipefd[0]);
-	said[len] = '\0';
-	/* The last line is the verdict: "0 NAME", or a status and why. */
-	char *last = strrchr(said, '\n');
-	last = last ? last + 1 : said;
-	char *text = strchr(last, ' ');
-	int status = pid > 0 && text ? atoi(last) : GATE_FAILED;
-	child_answer(fd, (enum gate_status)status, text ? text + 1 : "the session did not start",
-		-1);
-	close(fd);
-	if (pid > 0) {
-		int ws;
-		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-		}
-	}
-	gate_pam_close(pam, env);
-}
-
-static void do_login(int fd, const struct gate_config *config, const struct gate_request *req)
-{
-	char why[256] = "";
-	struct gate_user user;
-	bool ok = gate_pam_login(config->pam_service, req->user, req->secret, req->addr, why,
-		sizeof(why));
-	if (ok && !gate_user_find(req->user, &user)) {
-		ok = false;
-		snprintf(why, sizeof(why), "root and accounts without a home may not log in here");
-	}
-	child_answer(fd, ok ? GATE_OK : GATE_REFUSED, why, -1);
-}
-
-/* The child of one act: as root (a login's PAM, a session's keeper) or as
- * the user. */
-static void run_job(const struct gate_config *config, struct gate_request *req, int fd)
-{
-	signal(SIGCHLD, SIG_DFL);
-	if (req->op == GATE_LOGIN) {
-		do_login(fd, config, req);
-		return;
-	}
-	struct gate_user user;
-	if (!gate_user_find(req->user, &user)) {
-		child_answer(fd, GATE_FAILED, "the account is gone", -1);
-		return;
-	}
-	if (req->op == GATE_START) {
-		do_start(fd, config, &user, req);
-		return;
-	}
-	if (!gate_become(&user, NULL, fd)) {
-		child_answer(fd, GATE_FAILED, "cannot become the user", -1);
-		return;
-	}
-	switch (req->op) {
-	case GATE_LIST:
-		do_list(fd);
-		break;
-	case GATE_APPS:
-		do_apps(fd, config);
-		break;
-	case GATE_ICON:
-		do_icon(fd, config, req->arg);
-		break;
-	case GATE_OPEN:
-		do_open(fd, req->arg);
-		break;
-	case GATE_STOP:
-		do_stop(fd, config, req->arg);
-		break;
-	default:
-		child_answer(fd, GATE_FAILED, "not an act of a child", -1);
-	}
 }
 
 static bool spawn(struct monitor *m, const struct gate_request *req)
@@ -586,7 +207,7 @@ static bool spawn(struct monitor *m, const struct gate_request *req)
 		close(sv[0]);
 		close(m->net);
 		struct gate_request copy = *req;
-		run_job(m->config, &copy, sv[1]);
+		acts_run(m->config, &copy, sv[1]);
 		explicit_bzero(copy.secret, sizeof(copy.secret));
 		_exit(0);
 	}

@@ -1,0 +1,70 @@
+/*
+ * The network process's state, shared by its rooms: net.c (the monitor's
+ * socket, connections, the process), api.c (the page's requests), viewers.c
+ * (viewers' WebSockets) and peers.c (the cluster's other hosts).
+ */
+#ifndef RCOMP_GATE_NET_STATE_H
+#define RCOMP_GATE_NET_STATE_H
+
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "ipc.h"
+#include "web-admit.h"
+
+/* Requests to the monitor in flight at once. */
+#define MAX_WAITERS 1024
+/* WebSockets (viewers) at once. */
+#define MAX_BRIDGES 512
+
+struct waiter {
+	uint32_t id; /* 0: free */
+	struct lws *wsi;
+};
+
+/* Viewers open, by user (viewers-per-user). */
+struct viewers {
+	char user[GATE_USER_MAX + 1]; /* empty: free */
+	int n;
+};
+
+struct net {
+	const struct gate_config *config;
+	struct lws_context *context;
+	struct lws_vhost *vhost;
+	struct lws_http_mount mounts[2];
+	struct lws_protocols protocols[6];
+	int monitor;
+	bool tls;
+	uint32_t next_id;
+	struct waiter waiters[MAX_WAITERS];
+	struct admit admit;
+	lws_sorted_usec_list_t sweep;
+	int bridges;
+	struct viewers viewers[MAX_BRIDGES];
+	char *names[16]; /* the certificate's: Host headers that name us */
+	int nnames;
+	bool gone; /* the monitor went */
+};
+
+/* The net of a connection's context. */
+struct net *net_of(struct lws *wsi);
+uint64_t net_now_ms(void);
+
+/* Sends req to the monitor for wsi, whose answer comes to api.c or
+ * viewers.c by its id (returned; 0: it could not be sent, and the secret
+ * is wiped either way). */
+uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi);
+/* An answer no longer wanted (its connection went). */
+void net_forget(struct net *net, uint32_t id);
+
+/* The request's Host is ours (copied into host); its Origin the gate's
+ * page's; the browser's address; the login cookie (empty: none). */
+bool net_host_ok(struct lws *wsi, char *host, size_t size);
+bool net_origin_ok(struct net *net, struct lws *wsi);
+void net_peer(struct lws *wsi, char *out, size_t size);
+void net_cookie_of(struct lws *wsi, char *out);
+
+#endif

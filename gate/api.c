@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "log.h"
 #include "net-state.h"
-#include "net.h"
 #include "peers.h"
 #include "wire.h"
 
@@ -39,8 +39,12 @@ const size_t api_pss_size = sizeof(struct http_pss);
 static const char *const form_names[] = {"user", "password", "csrf", "app", "name"};
 enum { FORM_USER, FORM_PASSWORD, FORM_CSRF, FORM_APP, FORM_NAME, FORM_COUNT };
 
-void api_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len)
+static void api_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len,
+	int fd)
 {
+	if (fd >= 0) {
+		close(fd); /* none is asked for */
+	}
 	struct http_pss *pss = lws_wsi_user(wsi);
 	if (!pss || !pss->waiting) {
 		return;
@@ -305,7 +309,7 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 		lws_spa_destroy(pss->spa);
 		pss->spa = NULL;
 	}
-	pss->waiting = net_ask(net, &req, wsi);
+	pss->waiting = net_ask(net, &req, wsi, api_answered);
 	if (!pss->waiting) {
 		return respond_error(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
 			"The gate is busy: try again in a moment.");

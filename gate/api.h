@@ -11,13 +11,14 @@
 
 #include "ipc.h"
 
+/* The most a request's form (its body) may hold. */
+#define GATE_BODY_MAX 2048
+
 /* Per connection of the "gate-api" protocol. */
 struct http_pss;
 extern const size_t api_pss_size;
 
 int api_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len);
-/* The monitor's answer to a request of wsi's. */
-void api_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len);
 
 #endif

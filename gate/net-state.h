@@ -1,13 +1,15 @@
 /*
- * The network process's state, shared by its rooms: net.c (the monitor's
- * socket, connections, the process), api.c (the page's requests), viewers.c
- * (viewers' WebSockets) and peers.c (the cluster's other hosts).
+ * The network process's state, shared by its rooms: net.c (connections,
+ * the process), api.c (the page's requests), viewers.c (viewers'
+ * WebSockets), peers.c (the cluster's other hosts), and ask.c, below them
+ * all: the monitor's socket, and what each request's headers say.
  */
 #ifndef RCOMP_GATE_NET_STATE_H
 #define RCOMP_GATE_NET_STATE_H
 
 #include <libwebsockets.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -19,9 +21,15 @@
 /* WebSockets (viewers) at once. */
 #define MAX_BRIDGES 512
 
+/* The monitor's answer to a request of wsi's (fd: a descriptor that came
+ * with it, or -1; the callee takes it). */
+typedef void (*net_answered_fn)(struct lws *wsi, const struct gate_answer *a, const char *text,
+	size_t len, int fd);
+
 struct waiter {
 	uint32_t id; /* 0: free */
 	struct lws *wsi;
+	net_answered_fn answered;
 };
 
 /* Viewers open, by user (viewers-per-user). */
@@ -53,12 +61,16 @@ struct net {
 struct net *net_of(struct lws *wsi);
 uint64_t net_now_ms(void);
 
-/* Sends req to the monitor for wsi, whose answer comes to api.c or
- * viewers.c by its id (returned; 0: it could not be sent, and the secret
- * is wiped either way). */
-uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi);
+/* Sends req to the monitor for wsi, whose answer goes to answered; its id
+ * (0: it could not be sent). The secret is wiped either way. */
+uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
+	net_answered_fn answered);
 /* An answer no longer wanted (its connection went). */
 void net_forget(struct net *net, uint32_t id);
+
+/* The monitor's socket's protocol callback (a raw file of lws's). */
+int net_monitor_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len);
 
 /* The request's Host is ours (copied into host); its Origin the gate's
  * page's; the browser's address; the login cookie (empty: none). */

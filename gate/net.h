@@ -12,10 +12,6 @@
 
 #include "config.h"
 
-/* Per connection, what the network process holds at most: a request's
- * form (its body), an answer, and a WebSocket's one chunk each way. */
-#define GATE_BODY_MAX 2048
-
 /*
  * Binds the configured address (as root), drops to the configured user
  * and serves until the monitor (on fd) goes. The exit status.

@@ -33,8 +33,8 @@ struct ws_pss {
 
 const size_t viewers_pss_size = sizeof(struct ws_pss);
 
-void viewers_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len,
-	int fd)
+static void viewers_answered(struct lws *wsi, const struct gate_answer *a, const char *text,
+	size_t len, int fd)
 {
 	struct net *net = net_of(wsi);
 	struct ws_pss *pss = lws_wsi_user(wsi);
@@ -141,7 +141,7 @@ int viewers_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		snprintf(req.addr, sizeof(req.addr), "%s", pss->addr);
 		/* What the page says before its socket comes waits in the
 		 * bridge, which holds one chunk. */
-		pss->waiting = net_ask(net, &req, wsi);
+		pss->waiting = net_ask(net, &req, wsi, viewers_answered);
 		if (!pss->waiting) {
 			bridge_goodbye(&gb->b, WIRE_BYE_BUSY, "the gate is busy: trying again");
 		}

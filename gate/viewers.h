@@ -18,8 +18,5 @@ int viewers_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 	size_t len);
 int viewers_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len);
-/* The monitor's answer to a viewer's attach: fd the session's socket. */
-void viewers_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len,
-	int fd);
 
 #endif

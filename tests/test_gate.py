@@ -469,3 +469,73 @@ def test_a_flood_of_idle_connections_from_one_address_does_not_keep_the_owner_ou
     finally:
         for s in flood:
             s.close()
+
+
+def test_a_locked_or_expired_account_is_refused_as_a_wrong_password_is(gate):
+    """PAM's account stack runs: the right password of a locked account,
+    or of one whose account has expired, opens nothing."""
+    c = gate.client()
+    try:
+        subprocess.run(["usermod", "--lock", BOB], check=True)
+        status, body, _ = c.login(BOB)
+        assert status == 401 and body == {"error": "Wrong user name or password."}, body
+        subprocess.run(["usermod", "--unlock", BOB], check=True)
+        subprocess.run(["chage", "--expiredate", "1", BOB], check=True)
+        status, body, _ = c.login(BOB)
+        assert status == 401 and body == {"error": "Wrong user name or password."}, body
+        assert "account" in gate.rig.read_log(gate.name).split("login failed: %s" % BOB)[-1]
+    finally:
+        subprocess.run(["usermod", "--unlock", BOB])
+        subprocess.run(["chage", "--expiredate", "-1", BOB])
+    assert c.login(BOB)[0] == 200
+
+
+def test_the_menu_honours_no_display_hidden_try_exec_and_the_administrators_allow_list(
+        desktop, accounts):
+    """The user's own entries beside the system's: one NoDisplay, one
+    Hidden (which also hides the system's entry of its id), one whose
+    TryExec is not installed, one good; then an allow-list of two."""
+    uid, _, home = rig.user_ids(ALICE)
+    apps = os.path.join(home, ".local", "share", "applications")
+    os.makedirs(apps, exist_ok=True)
+    entries = {
+        "rcomp-test-shown": "Name=Shown\nExec=foot\n",
+        "rcomp-test-nodisplay": "Name=Not shown\nExec=foot\nNoDisplay=true\n",
+        "rcomp-test-tryexec": "Name=Not installed\nExec=foot\nTryExec=/nonexistent/app\n",
+        "footclient": "Name=Foot Client\nExec=footclient\nHidden=true\n",
+    }
+    try:
+        for name, body in entries.items():
+            with open(os.path.join(apps, name + ".desktop"), "w") as f:
+                f.write("[Desktop Entry]\nType=Application\n" + body)
+        gate = rig.Gate(desktop)
+        c = gate.client()
+        c.login(ALICE)
+        ids = [a["id"] for a in c.get("apps")[1]]
+        assert "rcomp-test-shown" in ids and "foot" in ids, ids
+        for hidden in ("rcomp-test-nodisplay", "rcomp-test-tryexec", "footclient"):
+            assert hidden not in ids, (hidden, ids)
+        assert c.post("start", {"app": "rcomp-test-nodisplay"})[0] == 404
+        narrow = rig.Gate(desktop, name="narrow-gate",
+                          apps={"allow": "foot, rcomp-test-shown.desktop"})
+        n = narrow.client()
+        n.login(ALICE)
+        assert sorted(a["id"] for a in n.get("apps")[1]) == ["foot", "rcomp-test-shown"]
+        assert n.post("start", {"app": "chromium"})[0] == 404
+    finally:
+        for name in entries:
+            os.remove(os.path.join(apps, name + ".desktop"))
+
+
+def test_the_owner_stops_a_session_from_the_list(gate):
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    session = wait_for("the session", lambda: c.sessions())[0]
+    status, body, _ = c.post("stop", {"name": name})
+    assert status == 200, (status, body)
+    assert c.sessions() == []
+    assert not os.path.exists("/proc/%d" % session["pid"]) or \
+        open("/proc/%d/stat" % session["pid"]).read().split()[2] == "Z"
+    assert "stop: %s from 127.0.0.1: session %s" % (ALICE, name) in \
+        gate.rig.read_log(gate.name)

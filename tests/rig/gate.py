@@ -78,7 +78,7 @@ class Gate:
     "rcomp-gate"; settings: more [gate] lines."""
 
     def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", port=None, cluster=None,
-                 **settings):
+                 apps=None, **settings):
         self.rig = rig
         self.name = name
         self.port = port or free_port()
@@ -88,8 +88,9 @@ class Gate:
                  "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
         lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
         self.tls = "cert" in settings
-        if cluster:
-            lines += ["[cluster]"] + ["%s = %s" % kv for kv in cluster.items()]
+        for section, keys in (("cluster", cluster), ("apps", apps)):
+            if keys:
+                lines += ["[%s]" % section] + ["%s = %s" % kv for kv in keys.items()]
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
         self.proc = rig.start(name, [RCOMP_GATE, "--config", self.config], os.environ.copy())

@@ -535,7 +535,13 @@ def test_the_owner_stops_a_session_from_the_list(gate):
     status, body, _ = c.post("stop", {"name": name})
     assert status == 200, (status, body)
     assert c.sessions() == []
-    assert not os.path.exists("/proc/%d" % session["pid"]) or \
-        open("/proc/%d/stat" % session["pid"]).read().split()[2] == "Z"
+
+    def gone():
+        try:
+            with open("/proc/%d/stat" % session["pid"]) as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            return True
+    wait_for("the session's process to end", gone, timeout=30)
     assert "stop: %s from 127.0.0.1: session %s" % (ALICE, name) in \
         gate.rig.read_log(gate.name)

@@ -1,8 +1,9 @@
 """rcomp-gate against its targets. Prints numbers; passes or fails nothing.
 Runs as root (it makes accounts, as the tests do).
 
-    python3 tools/bench_gate.py [--only viewers,logins,first] [--users 20]
-                                [--viewers 100] [--seconds 20]
+    python3 tools/bench_gate.py [--only viewers,pages,logins,first]
+                                [--users 20] [--viewers 100] [--pages 100]
+                                [--seconds 20]
 
 - viewers: USERS accounts, each with one session started at the gate (a
   moving picture, tests/clients/anim-client, 160x120, lossless), and
@@ -14,6 +15,13 @@ Runs as root (it makes accounts, as the tests do).
   frame's arrival through the gate less its arrival direct; target at
   most 1 ms), and the gate's RSS, both its processes (target at most 64 MB
   plus 1 MB a viewer).
+- pages: the viewers case with Debian's chromium: one headless chromium
+  with PAGES pages of the browser viewer through the gate and, beside them,
+  one page per session on the session's own browsers' door (its user's
+  settings give it one); the pages' presented frame rates, side by side.
+  (The page is copied to /usr/local/share/rcomp/web for the run, where a
+  built rcomp-run serves it from: a session the gate starts has a login's
+  environment, not the tests' RCOMP_WEB_DIR.)
 - logins: wrong logins, 50 a second from one address for SECONDS, while the
   owner of a session (logged in before) attaches 10 times: each attach's
   time to the session's welcome (target: 10 of 10 within 2 s).
@@ -24,9 +32,11 @@ RCOMP_BUILD picks the build to measure (default: build/).
 import argparse
 import base64
 import concurrent.futures
+import json
 import os
 import pwd
 import selectors
+import shutil
 import socket
 import statistics
 import struct
@@ -248,6 +258,104 @@ def viewers_case(users, nviewers, seconds):
         r.close()
 
 
+def pages_case(users, npages, seconds):
+    """The viewers case with browser pages: one headless chromium holds
+    NPAGES pages through the gate (each session's share) and, beside them,
+    one page per session on the session's own browsers' door (its user's
+    settings give it one, with a token file), all at once."""
+    r = Rig()
+    web = "/usr/local/share/rcomp/web"  # where a built rcomp-run serves its page from
+    made = not os.path.exists(web)
+    try:
+        if made:
+            # The sessions the gate starts have a login's environment, so
+            # not the tests' RCOMP_WEB_DIR: the page goes where rcomp-run
+            # looks by default, for the run.
+            shutil.copytree(rig.WEB_DIR, web)
+        names = bench_users(users)
+        doors = {}
+        for name in names:
+            p = pwd.getpwnam(name)
+            conf = os.path.join(p.pw_dir, ".config", "rcomp")
+            os.makedirs(conf, exist_ok=True)
+            token = base64.b16encode(os.urandom(16)).decode().lower()
+            port = rig.free_port()
+            with open(os.path.join(conf, "token"), "w") as f:
+                f.write(token + "\n")
+            with open(os.path.join(conf, "rcomp.ini"), "w") as f:
+                f.write("[run]\nlisten-web = 127.0.0.1:%d\ntoken-file = %s\n"
+                        % (port, os.path.join(conf, "token")))
+            for d in (os.path.join(p.pw_dir, ".config"), conf):
+                os.chown(d, p.pw_uid, p.pw_gid)
+            for f in ("token", "rcomp.ini"):
+                os.chown(os.path.join(conf, f), p.pw_uid, p.pw_gid)
+                os.chmod(os.path.join(conf, f), 0o600)
+            doors[name] = (port, token)
+        gate = rig.Gate(r, sessions_per_user=2, viewers_per_user=16, logins_at_once=32,
+                        connections_per_address=npages + 64)
+        sessions = []
+        for name in names:
+            c = gate.client()
+            status, body, _ = c.login(name, PASSWORD)
+            assert status == 200, (name, status, body)
+            sessions.append((name, c, c.start(APP_ID)))
+        for name, c, s in sessions:
+            port = doors[name][0]
+
+            def door_up():
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    return True
+                except OSError:
+                    return False
+            wait_for("session %s's own door" % s, door_up, timeout=30)
+        pages = []
+        for i in range(npages):
+            name, c, s = sessions[i % len(sessions)]
+            pages.append({"url": gate.url + "index.html#gate=%s&share=1&sound=0" % s,
+                          "cookie": {"name": "rcomp-gate", "value": c.cookie, "url": gate.url},
+                          "session": s, "gate": True})
+        for name, c, s in sessions:
+            port, token = doors[name]
+            pages.append({"url": "http://127.0.0.1:%d/#token=%s&share=1&sound=0" % (port, token),
+                          "cookie": None, "session": s, "gate": False})
+        plan = os.path.join(r.tmp, "pages.json")
+        with open(plan, "w") as f:
+            json.dump({"pages": pages, "warm": 5, "seconds": seconds}, f)
+        rss0 = gate_memory(gate)[0]
+        out = subprocess.run(["node", os.path.join(HERE, "..", "tests", "web", "pages.mjs"), plan],
+                             capture_output=True, text=True, timeout=600 + 2 * seconds)
+        rss = gate_memory(gate)[0]
+        got = json.loads(out.stdout.strip().splitlines()[-1]) if out.stdout.strip() else {}
+        if not isinstance(got, list):
+            print("pages: the browser failed: %s %s" % (got, out.stderr[-500:]))
+            return
+        if os.environ.get("BENCH_VERBOSE"):
+            for p, g in zip(pages, got):
+                print("   ", p["session"], "gate" if p["gate"] else "direct", g)
+        direct = {p["session"]: g["fps"] for p, g in zip(pages, got) if not p["gate"]}
+        through = [(p["session"], g["fps"]) for p, g in zip(pages, got) if p["gate"]]
+        ratios = [f / direct[s] if direct[s] else 0 for s, f in through]
+        fps = [f for _, f in through]
+        print("pages: %d users, %d pages through the gate and %d on the sessions' own doors, "
+              "in one chromium" % (users, len(through), len(direct)))
+        print("  fps through the gate: median %.1f, least %.1f; direct: median %.1f, least %.1f"
+              % (statistics.median(fps), min(fps), statistics.median(direct.values()),
+                 min(direct.values())))
+        print("  through/direct: median %.3f, worst %.3f (target >= 0.95)"
+              % (statistics.median(ratios), min(ratios)))
+        print("  the gate's RSS (monitor and network process): %.1f MB with the pages "
+              "(%.1f MB before); target <= %d MB" % (rss / 1024, rss0 / 1024, 64 + len(through)))
+    finally:
+        for name in ["rcomp-bench-%02d" % i for i in range(users)]:
+            rig.end_sessions(name)
+            shutil.rmtree(os.path.join(pwd.getpwnam(name).pw_dir, ".config", "rcomp"),
+                          ignore_errors=True)
+        if made:
+            shutil.rmtree(web, ignore_errors=True)
+        r.close()
+
+
 def logins_case(seconds):
     r = Rig()
     try:
@@ -335,6 +443,7 @@ def main():
     ap.add_argument("--only", default="viewers,logins,first")
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--viewers", type=int, default=100)
+    ap.add_argument("--pages", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=20)
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -343,6 +452,8 @@ def main():
     print("cores: %d" % os.cpu_count())
     if "viewers" in only:
         viewers_case(args.users, args.viewers, args.seconds)
+    if "pages" in only:
+        pages_case(args.users, args.pages, args.seconds)
     if "logins" in only:
         logins_case(args.seconds)
     if "first" in only:

@@ -81,6 +81,21 @@ def bench_users(n):
     return names
 
 
+def bench_gate(r, names, viewers):
+    """A gate for the bench (every viewer comes from this one address), and
+    each user logged in with a session of the moving picture started:
+    (gate, [(user, its client, its session's name)])."""
+    gate = rig.Gate(r, sessions_per_user=2, viewers_per_user=16, logins_at_once=32,
+                    connections_per_address=viewers + 64)
+    sessions = []
+    for name in names:
+        c = gate.client()
+        status, body, _ = c.login(name, PASSWORD)
+        assert status == 200, (name, status, body)
+        sessions.append((name, c, c.start(APP_ID)))
+    return gate, sessions
+
+
 class Viewer:
     """One viewer in the bench's one loop: through the gate (a WebSocket
     with the login's cookie) or direct (the session's socket); it reads
@@ -198,15 +213,7 @@ def viewers_case(users, nviewers, seconds):
     r = Rig()
     try:
         names = bench_users(users)
-        # Every viewer comes from this one address.
-        gate = rig.Gate(r, sessions_per_user=2, viewers_per_user=16, logins_at_once=32,
-                        connections_per_address=nviewers + 64)
-        sessions = []
-        for name in names:
-            c = gate.client()
-            status, body, _ = c.login(name, PASSWORD)
-            assert status == 200, (name, status, body)
-            sessions.append((name, c, c.start(APP_ID)))
+        gate, sessions = bench_gate(r, names, nviewers)
         for name, c, s in sessions:
             wait_for("session %s" % s, lambda: [x for x in c.sessions() if x["name"] == s])
         sel = selectors.DefaultSelector()
@@ -291,14 +298,7 @@ def pages_case(users, npages, seconds, ndirect=1):
                 os.chown(os.path.join(conf, f), p.pw_uid, p.pw_gid)
                 os.chmod(os.path.join(conf, f), 0o600)
             doors[name] = (port, token)
-        gate = rig.Gate(r, sessions_per_user=2, viewers_per_user=16, logins_at_once=32,
-                        connections_per_address=npages + 64)
-        sessions = []
-        for name in names:
-            c = gate.client()
-            status, body, _ = c.login(name, PASSWORD)
-            assert status == 200, (name, status, body)
-            sessions.append((name, c, c.start(APP_ID)))
+        gate, sessions = bench_gate(r, names, npages)
         for name, c, s in sessions:
             port = doors[name][0]
 

@@ -11,7 +11,7 @@
 #include "server.h"
 #include "status.h"
 #include "record.h"
-#include "window.h"
+#include "shell.h"
 
 /* The command line for --list, shortened to fit. */
 static void describe_app(char *out, size_t size, char **argv)
@@ -70,7 +70,7 @@ void record_update(struct rc_server *server)
 			continue;
 		}
 		const char *title = window->impl->title(window);
-		size_t len = title ? strnlen(title, 120) : 0;
+		size_t len = strnlen(title, 120); /* never NULL */
 		if (used + len + 2 > sizeof(info.titles)) {
 			break;
 		}

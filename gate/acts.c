@@ -11,6 +11,7 @@
 
 #include "acts.h"
 #include "apps.h"
+#include "json.h"
 #include "log.h"
 #include "monotonic.h"
 #include "session.h"
@@ -44,65 +45,39 @@ static int list_sessions(struct session_info *infos)
 	return n < 0 ? 0 : n;
 }
 
-/* JSON written into a fixed buffer; full once something did not fit. */
-struct json {
-	char *buf;
-	size_t size, len;
-	bool full;
-};
-
-static void put(struct json *j, const char *text)
-{
-	size_t n = strlen(text);
-	if (j->full || j->len + n + 1 > j->size) {
-		j->full = true;
-		return;
-	}
-	memcpy(j->buf + j->len, text, n + 1);
-	j->len += n;
-}
-
-/* A string from an app or a user, made valid UTF-8 (other bytes as \xNN). */
-static void put_string(struct json *j, const char *text, size_t n)
-{
-	char safe[1024];
-	log_escape(safe, sizeof(safe), text, n);
-	j->full = j->full || !json_string(j->buf, j->size, &j->len, safe);
-}
-
 static void do_list(int fd)
 {
 	static struct session_info infos[SESSIONS_MAX];
 	static char out[GATE_TEXT_MAX];
 	int n = list_sessions(infos);
 	struct json j = {out, sizeof(out), 0, false};
-	put(&j, "[");
+	json_put(&j, "[");
 	for (int i = 0; i < n; i++) {
 		struct json before = j;
-		put(&j, i ? ",{\"name\":" : "{\"name\":");
-		put_string(&j, infos[i].name, strlen(infos[i].name));
-		put(&j, ",\"app\":");
-		put_string(&j, infos[i].app, strlen(infos[i].app));
-		put(&j, ",\"titles\":[");
+		json_put(&j, i ? ",{\"name\":" : "{\"name\":");
+		json_string(&j, infos[i].name, strlen(infos[i].name));
+		json_put(&j, ",\"app\":");
+		json_string(&j, infos[i].app, strlen(infos[i].app));
+		json_put(&j, ",\"titles\":[");
 		for (const char *t = infos[i].titles; *t;) {
 			size_t tn = strcspn(t, "\n");
 			if (t != infos[i].titles) {
-				put(&j, ",");
+				json_put(&j, ",");
 			}
-			put_string(&j, t, tn);
+			json_string(&j, t, tn);
 			t += tn + (t[tn] == '\n');
 		}
 		char tail[128];
 		snprintf(tail, sizeof(tail), "],\"started\":%lld,\"viewers\":%d,\"pid\":%d}",
 			(long long)infos[i].started, infos[i].viewers, (int)infos[i].pid);
-		put(&j, tail);
+		json_put(&j, tail);
 		if (j.full) {
 			j = before; /* the sessions that fit */
 			j.full = false;
 			break;
 		}
 	}
-	put(&j, "]");
+	json_put(&j, "]");
 	child_answer_bytes(fd, out, j.len);
 }
 

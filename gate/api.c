@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "json.h"
 #include "log.h"
 #include "net-state.h"
 #include "peers.h"
@@ -142,17 +143,12 @@ static int respond_text(struct lws *wsi, unsigned code, const char *text, size_t
 
 static int respond_error(struct lws *wsi, unsigned code, const char *text)
 {
-	/* The messages are ours or the monitor's, escaped by log_escape: a
-	 * quote or a backslash is all JSON would choke on. */
-	char plain[400], json[512];
-	snprintf(plain, sizeof(plain), "%s", text);
-	for (char *c = plain; *c; c++) {
-		if (*c == '"' || *c == '\\') {
-			*c = '\'';
-		}
-	}
-	size_t len = (size_t)snprintf(json, sizeof(json), "{\"error\":\"%s\"}", plain);
-	return respond_text(wsi, code, json, len, NULL);
+	char buf[2048]; /* room for text escaped twice over */
+	struct json j = {buf, sizeof(buf), 0, false};
+	json_put(&j, "{\"error\":");
+	json_string(&j, text, strlen(text));
+	json_put(&j, "}");
+	return respond_text(wsi, code, buf, j.len, NULL);
 }
 
 /* A login for another host's user: the balancer's cookie for that host,
@@ -336,15 +332,11 @@ int api_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 		}
 		pss->route = route_of(path, method);
 		net_peer(wsi, pss->addr, sizeof(pss->addr));
-		char host[256];
-		if (!net_host_ok(wsi, host, sizeof(host))) {
-			return respond_error(wsi, HTTP_STATUS_BAD_REQUEST,
-				"the Host names no address or name of this server");
-		}
+		/* Its Host was checked, and its connection counted as one
+		 * that asked, for every request (net.c). */
 		if (pss->route == ROUTE_NONE) {
 			return respond_error(wsi, HTTP_STATUS_NOT_FOUND, "no such request");
 		}
-		admit_set(&net->admit, lws_get_network_wsi(wsi), ADMIT_HTTP, net_now_ms());
 		if (method == LWSHUMETH_POST) {
 			pss->spa = lws_spa_create(wsi, form_names, FORM_COUNT, GATE_BODY_MAX, NULL,
 				NULL);

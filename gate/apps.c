@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "apps.h"
+#include "json.h"
 
 /* Lines longer than this in an entry are passed over. */
 #define LINE_MAX_BYTES 4096
@@ -192,73 +193,26 @@ const struct app *apps_find(const struct app *apps, int n, const struct gate_con
 	return i >= 0 && apps[i].shown && gate_config_allows(config, id) ? &apps[i] : NULL;
 }
 
-bool json_string(char *out, size_t size, size_t *len, const char *s)
-{
-	size_t n = *len;
-#define PUT(c) \
-	do { \
-		if (n + 1 >= size) \
-			return false; \
-		out[n++] = (c); \
-	} while (0)
-	PUT('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			PUT('\\');
-			PUT((char)*p);
-		} else if (*p < 0x20) {
-			char esc[8];
-			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-			for (char *e = esc; *e; e++) {
-				PUT(*e);
-			}
-		} else {
-			PUT((char)*p);
-		}
-	}
-	PUT('"');
-#undef PUT
-	out[n] = '\0';
-	*len = n;
-	return true;
-}
-
-static bool append(char *out, size_t size, size_t *len, const char *text)
-{
-	size_t t = strlen(text);
-	if (*len + t + 1 > size) {
-		return false;
-	}
-	memcpy(out + *len, text, t + 1);
-	*len += t;
-	return true;
-}
-
 int apps_json(const struct app *apps, int n, const struct gate_config *config, char *out,
 	size_t size)
 {
-	size_t len = 0;
-	bool first = true;
-	if (!append(out, size, &len, "[")) {
-		return -1;
-	}
+	struct json j = {out, size, 0, false};
+	json_put(&j, "[");
 	for (int i = 0; i < n; i++) {
 		if (!apps[i].shown || !gate_config_allows(config, apps[i].id)) {
 			continue;
 		}
 		char icon[4096];
-		bool has_icon = apps_icon_path(&apps[i], icon, sizeof(icon));
-		if (!append(out, size, &len, first ? "{\"id\":" : ",{\"id\":") ||
-			!json_string(out, size, &len, apps[i].id) ||
-			!append(out, size, &len, ",\"name\":") ||
-			!json_string(out, size, &len, apps[i].name) ||
-			!append(out, size, &len,
-				has_icon ? ",\"icon\":true}" : ",\"icon\":false}")) {
-			return -1;
-		}
-		first = false;
+		json_put(&j, j.len > 1 ? ",{\"id\":" : "{\"id\":");
+		json_string(&j, apps[i].id, strlen(apps[i].id));
+		json_put(&j, ",\"name\":");
+		json_string(&j, apps[i].name, strlen(apps[i].name));
+		json_put(&j,
+			apps_icon_path(&apps[i], icon, sizeof(icon)) ? ",\"icon\":true}"
+								     : ",\"icon\":false}");
 	}
-	return append(out, size, &len, "]") ? (int)len : -1;
+	json_put(&j, "]");
+	return j.full ? -1 : (int)j.len;
 }
 
 bool apps_argv(const struct app *app, char *buf, size_t size, char *argv[APP_ARGS_MAX + 1])

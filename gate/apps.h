@@ -47,8 +47,4 @@ bool apps_argv(const struct app *app, char *buf, size_t size, char *argv[APP_ARG
  * pixmaps' largest PNG of that name. False if none is found. */
 bool apps_icon_path(const struct app *app, char *out, size_t size);
 
-/* Writes s into out as a JSON string (with its quotes); false if it does
- * not fit. */
-bool json_string(char *out, size_t size, size_t *len, const char *s);
-
 #endif

@@ -73,14 +73,14 @@ static bool add_hosts(struct gate_config *config, const char *list)
 		tok = strtok_r(NULL, ", \t", &save)) {
 		char *eq = strchr(tok, '=');
 		char host[128];
-		const char *port;
+		int port;
 		ok = eq && eq != tok && config->nhosts < GATE_HOSTS_MAX;
 		if (ok) {
 			*eq = '\0';
 			struct gate_host *h = &config->hosts[config->nhosts++];
 			ok = set_text(h->name, sizeof(h->name), tok) &&
 				set_text(h->addr, sizeof(h->addr), eq + 1) &&
-				address_split(h->addr, host, sizeof(host), &port) && *host && *port;
+				address_listen(h->addr, host, sizeof(host), &port);
 		}
 	}
 	free(copy);
@@ -183,6 +183,19 @@ bool gate_config_read(struct gate_config *config, const char *path, char *err, s
 	}
 	if (!config->cert[0] != !config->key[0]) {
 		snprintf(err, err_size, "%s: TLS needs both cert and key", path);
+		return false;
+	}
+	char host[128];
+	int port;
+	if (!address_listen(config->listen, host, sizeof(host), &port)) {
+		snprintf(err, err_size, "%s: listen = %s is not ADDR:PORT", path, config->listen);
+		return false;
+	}
+	if (!config->cert[0] && !address_is_loopback(host)) {
+		snprintf(err, err_size,
+			"%s: listen = %s needs cert and key: plain HTTP is served only on a "
+			"loopback address",
+			path, config->listen);
 		return false;
 	}
 	if (!config->cookie[0]) {
@@ -324,19 +337,7 @@ int gate_config_check(const char *path)
 		printf("rcomp-gate: %s\n", err);
 		return 1;
 	}
-	int problems = 0;
-	char host[256];
-	const char *port;
-	if (!address_split(c.listen, host, sizeof(host), &port) || !*port) {
-		problems += problem("listen = %s is not ADDR:PORT%s", c.listen, "");
-	}
-	problems += check_tls(&c);
-	if (!c.cert[0] && strncmp(c.listen, "127.", 4) != 0 &&
-		strncmp(c.listen, "localhost:", 10) != 0 && strncmp(c.listen, "[::1]:", 6) != 0) {
-		problems += problem("listen = %s needs cert and key: plain HTTP is served only on "
-				    "a loopback address%s",
-			c.listen, "");
-	}
+	int problems = check_tls(&c);
 	if (!getpwnam(c.user)) {
 		problems += problem("no system user %s (user =): the network process runs as it "
 				    "(the package makes it with systemd-sysusers)%s",

@@ -110,12 +110,9 @@ int net_run(const struct gate_config *config, int fd)
 	net.config = config;
 	net.monitor = fd;
 	net.tls = config->cert[0] != '\0';
-	char host[256];
-	const char *port;
-	if (!address_split(config->listen, host, sizeof(host), &port)) {
-		log_error("listen = %s is not ADDR:PORT", config->listen);
-		return 1;
-	}
+	char host[128];
+	int port; /* gate_config_read checked it */
+	address_listen(config->listen, host, sizeof(host), &port);
 	admit_init(&net.admit, config->connections, config->connections_per_address);
 	net.mounts[0] = (struct lws_http_mount){
 		.mountpoint = "/api",
@@ -140,8 +137,8 @@ int net_run(const struct gate_config *config, int fd)
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", net_monitor_callback, 0, 0};
 	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
 	struct lws_context_creation_info info = {0};
-	info.port = atoi(port);
-	info.iface = strcmp(host, "localhost") == 0 ? "127.0.0.1" : host;
+	info.port = port;
+	info.iface = host;
 	info.protocols = net.protocols;
 	info.mounts = &net.mounts[0];
 	info.user = &net;

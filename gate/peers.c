@@ -78,17 +78,17 @@ static bool peers_init(const struct gate_config *config)
 	for (int i = 0; i < config->nhosts; i++) {
 		struct peer *p = &peers[i];
 		char host[128];
-		const char *port;
-		address_split(config->hosts[i].addr, host, sizeof(host), &port);
+		int port; /* gate_config_read checked it */
+		address_listen(config->hosts[i].addr, host, sizeof(host), &port);
 		struct sockaddr_in *a4 = (struct sockaddr_in *)&p->addr;
 		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&p->addr;
 		if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
 			a4->sin_family = AF_INET;
-			a4->sin_port = htons((uint16_t)atoi(port));
+			a4->sin_port = htons((uint16_t)port);
 			p->len = sizeof(*a4);
 		} else if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
 			a6->sin6_family = AF_INET6;
-			a6->sin6_port = htons((uint16_t)atoi(port));
+			a6->sin6_port = htons((uint16_t)port);
 			p->len = sizeof(*a6);
 		} else {
 			log_error("[cluster] hosts: %s is not an address (ADDR:PORT)",

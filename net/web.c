@@ -456,36 +456,6 @@ static void *serve(void *data)
 	return NULL;
 }
 
-static bool loopback(const char *addr)
-{
-	struct in_addr a4;
-	struct in6_addr a6;
-	if (inet_pton(AF_INET, addr, &a4) == 1) {
-		return (ntohl(a4.s_addr) >> 24) == 127;
-	}
-	return inet_pton(AF_INET6, addr, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
-}
-
-/* ADDR:PORT or [ADDR]:PORT (tcp.c splits it as --listen-tcp's); "localhost"
- * is 127.0.0.1. */
-static bool parse_spec(const char *spec, char *addr, size_t addr_size, int *port)
-{
-	const char *digits;
-	if (!address_split(spec, addr, addr_size, &digits) || !*addr) {
-		return false;
-	}
-	if (strcmp(addr, "localhost") == 0) {
-		snprintf(addr, addr_size, "127.0.0.1");
-	}
-	char *end;
-	long p = strtol(digits, &end, 10);
-	if (*end || p < 1 || p > 65535) {
-		return false;
-	}
-	*port = (int)p;
-	return true;
-}
-
 /* Whether addr:port can be bound: lws says only that its vhost failed. */
 static int bind_error(const char *addr, int port)
 {
@@ -556,7 +526,7 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 		   *key = config->key;
 	char addr[256];
 	int port;
-	if (!parse_spec(spec, addr, sizeof(addr), &port)) {
+	if (!address_listen(spec, addr, sizeof(addr), &port)) {
 		snprintf(err, err_size, "%s is not ADDR:PORT (for example 127.0.0.1:8080)", spec);
 		errno = EINVAL;
 		return NULL;
@@ -567,7 +537,7 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!tls && !loopback(addr)) {
+	if (!tls && !address_is_loopback(addr)) {
 		snprintf(err, err_size,
 			"plain HTTP is served only on a loopback address (127.0.0.1:%d, reached "
 			"with ssh -L %d:localhost:%d HOST); on %s give --web-cert and --web-key "

@@ -198,15 +198,7 @@ def websocket(client, session, seconds=10, hello=False):
     """Opens the viewer's WebSocket to session with the client's cookies, as
     the page does (with hello, says hello as the page does), and returns
     what comes within seconds (or until the gate closes it)."""
-    import base64
-    host, port = client.gate.host.rsplit(":", 1)
-    s = socket.create_connection((host, int(port)), timeout=seconds)
-    key = base64.b64encode(os.urandom(16)).decode()
-    cookies = "; ".join("%s=%s" % kv for kv in client.cookies.items() if kv[1])
-    s.sendall(("GET /ws?session=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
-               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: %s\r\n\r\n"
-               % (session, client.gate.host, key, client.gate.host, cookies)).encode())
+    s = client.websocket(session, timeout=seconds)
     if hello:
         import webdoor
         s.sendall(webdoor.frame(rig.hello(flags=rig.HELLO_SHARE, caps=1)))
@@ -425,12 +417,7 @@ def test_a_user_may_open_viewers_up_to_the_limit_and_is_told_so_past_it(desktop,
 
 def test_over_tls_the_cookie_is_secure_and_only_the_certificates_names_are_the_gates(
         desktop, accounts):
-    key, cert = (os.path.join(desktop.tmp, n) for n in ("gate.key", "gate.crt"))
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
-                    "-days", "2", "-subj", "/CN=rcomp gate test",
-                    "-addext", "subjectAltName=DNS:gate.test"],
-                   check=True, capture_output=True, timeout=60)
+    key, cert = rig.self_signed(desktop.tmp, "gate", "rcomp gate test", ["gate.test"])
     gate = rig.Gate(desktop, cert=cert, key=key)
     c = gate.client()
     status, body, _ = c.login(ALICE)

@@ -237,12 +237,8 @@ def test_an_unmasked_frame_from_a_browser_closes_its_websocket(desktop):
 
 def test_over_tls_the_certificates_names_are_this_servers_and_others_are_refused(desktop):
     import ssl
-    key, cert = (os.path.join(desktop.tmp, n) for n in ("web.key", "web.crt"))
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
-                    "-days", "2", "-subj", "/CN=rcomp door test",
-                    "-addext", "subjectAltName=DNS:rcomp.test,DNS:desk.test"],
-                   check=True, capture_output=True, timeout=60)
+    key, cert = rig.self_signed(desktop.tmp, "web", "rcomp door test",
+                                ["rcomp.test", "desk.test"])
     _, url = web_session(desktop, options=("--web-cert", cert, "--web-key", key))
     port = port_of(url)
     context = ssl.create_default_context()

@@ -37,7 +37,7 @@ def offer(token):
     return "rcomp, rcomp-key." + proof(token)
 
 
-def upgrade_request(port, host=None, origin=None, protocols=None, path="/"):
+def upgrade_request(port, host=None, origin=None, protocols=None, path="/", cookie=None):
     host = host or "127.0.0.1:%d" % port
     lines = ["GET %s HTTP/1.1" % path, "Host: " + host, "Upgrade: websocket",
              "Connection: Upgrade", "Sec-WebSocket-Key: " +
@@ -46,6 +46,8 @@ def upgrade_request(port, host=None, origin=None, protocols=None, path="/"):
         lines.append("Sec-WebSocket-Protocol: " + protocols)
     if origin is not False:
         lines.append("Origin: " + (origin or "http://" + host))
+    if cookie:
+        lines.append("Cookie: " + cookie)
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 

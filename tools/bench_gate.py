@@ -63,12 +63,7 @@ def bench_users(n):
     rig.make_accounts()
     names = ["rcomp-bench-%02d" % i for i in range(n)]
     for name in names:
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name],
-                           check=True)
-        subprocess.run(["chpasswd"], input="%s:%s\n" % (name, PASSWORD), text=True, check=True)
+        rig.make_user(name, PASSWORD)
         p = pwd.getpwnam(name)
         apps = os.path.join(p.pw_dir, ".local", "share", "applications")
         os.makedirs(apps, exist_ok=True)
@@ -164,15 +159,9 @@ class Viewer:
         return True
 
 
-def ws_connect(host, cookies, session):
-    h, port = host.rsplit(":", 1)
-    s = socket.create_connection((h, int(port)), timeout=10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    jar = "; ".join("%s=%s" % kv for kv in cookies.items() if kv[1])
-    s.sendall(("GET /ws?session=%s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\n"
-               "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
-               "Sec-WebSocket-Protocol: rcomp\r\nOrigin: http://%s\r\nCookie: %s\r\n\r\n"
-               % (session, host, key, host, jar)).encode())
+def ws_connect(client, session):
+    """The viewer's WebSocket to session through the gate, open."""
+    s = client.websocket(session)
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = s.recv(1)
@@ -225,7 +214,7 @@ def viewers_case(users, nviewers, seconds):
             direct[s] = Viewer(sel, sock, False, s)
         for i in range(nviewers):
             name, c, s = sessions[i % len(sessions)]
-            through.append(Viewer(sel, ws_connect(gate.host, c.cookies, s), True, s))
+            through.append(Viewer(sel, ws_connect(c, s), True, s))
         rss0 = gate_memory(gate)[0]
         end = time.monotonic() + seconds + 3
         while time.monotonic() < end:
@@ -395,7 +384,7 @@ def logins_case(seconds):
         for i in range(10):
             time.sleep(max(0.0, (seconds - 4) / 10))
             t0 = time.monotonic()
-            sock = ws_connect(gate.host, owner.cookies, s)
+            sock = ws_connect(owner, s)
             sock.sendall(webdoor.frame(hello(flags=HELLO_SHARE, caps=1)))
             msg, _ = webdoor.first_message(sock, timeout=10)
             took.append(time.monotonic() - t0 if msg == WELCOME else float("inf"))

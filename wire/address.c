@@ -1,5 +1,8 @@
 /* Network addresses as text (see address.h). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "address.h"
@@ -34,4 +37,32 @@ bool address_is_ip(const char *text, size_t len)
 		}
 	}
 	return len > 0;
+}
+
+bool address_listen(const char *spec, char *host, size_t host_size, int *port)
+{
+	const char *digits;
+	if (!address_split(spec, host, host_size, &digits) || !*host) {
+		return false;
+	}
+	if (strcmp(host, "localhost") == 0) {
+		snprintf(host, host_size, "127.0.0.1");
+	}
+	char *end;
+	long p = strtol(digits, &end, 10);
+	if (*end || p < 1 || p > 65535) {
+		return false;
+	}
+	*port = (int)p;
+	return true;
+}
+
+bool address_is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	}
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }

@@ -15,4 +15,10 @@ void address_join(char *out, size_t size, const char *host, unsigned port);
  * colons only, and at least one. */
 bool address_is_ip(const char *text, size_t len);
 
+/* ADDR:PORT or [ADDR]:PORT to listen on: host gets ADDR ("localhost"
+ * becomes 127.0.0.1), *port the port, 1 to 65535. False if it is not one. */
+bool address_listen(const char *spec, char *host, size_t host_size, int *port);
+/* Whether host is a loopback address literal (127/8 or ::1). */
+bool address_is_loopback(const char *host);
+
 #endif

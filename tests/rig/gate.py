@@ -37,6 +37,15 @@ def gate_possible():
     return None
 
 
+def make_user(user, password):
+    """An account (made if missing, with a home) and its password."""
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
+    subprocess.run(["chpasswd"], input="%s:%s\n" % (user, password), text=True, check=True)
+
+
 def make_accounts():
     """The gate's system user, the test users with their passwords, and the
     PAM service file."""
@@ -46,12 +55,7 @@ def make_accounts():
         subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
                         "--shell", "/usr/sbin/nologin", GATE_USER], check=True)
     for user, password in USERS.items():
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user],
-                           check=True)
-        subprocess.run(["chpasswd"], input="%s:%s\n" % (user, password), text=True, check=True)
+        make_user(user, password)
     with open(PAM_FILE) as f:
         want = f.read()
     path = "/etc/pam.d/rcomp"
@@ -232,6 +236,17 @@ class Client:
         if r.getheader("content-type") == "application/json" and data:
             data = json.loads(data)
         return r.status, data, took, r.getheader("location")
+
+    def websocket(self, session, timeout=10):
+        """A socket with the viewer's WebSocket request to session sent, as
+        the page makes it (the login's cookies, the gate's Origin)."""
+        host, port = self.gate.host.rsplit(":", 1)
+        import webdoor
+        s = socket.create_connection((host, int(port)), timeout=timeout)
+        jar = "; ".join("%s=%s" % kv for kv in self.cookies.items() if kv[1])
+        s.sendall(webdoor.upgrade_request(int(port), host=self.gate.host, protocols="rcomp",
+                                          path="/ws?session=" + session, cookie=jar))
+        return s
 
     def login(self, user, password=None):
         status, body, took = self.request("POST", "/api/login",

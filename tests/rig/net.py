@@ -164,3 +164,15 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def self_signed(directory, name, cn, dns):
+    """A P-256 key and a self-signed certificate for two days, with dns (a
+    list of names) as its subject alternative names: (key path, cert path)."""
+    key, cert = (os.path.join(directory, name + ext) for ext in (".key", ".crt"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=" + cn,
+                    "-addext", "subjectAltName=" + ",".join("DNS:" + d for d in dns)],
+                   check=True, capture_output=True, timeout=60)
+    return key, cert

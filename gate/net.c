@@ -145,6 +145,10 @@ int net_run(const struct gate_config *config, int fd)
 	info.gid = (gid_t)-1;
 	info.uid = (uid_t)-1;
 	info.fd_limit_per_thread = (unsigned)(config->connections + MAX_BRIDGES + 64);
+	/* What a bridge reads from its socket at once (lws reads a raw socket
+	 * into this buffer, 4 KiB by default): a frame then goes to the
+	 * browser in a few WebSocket messages, not one each 4 KiB. */
+	info.pt_serv_buf_size = BRIDGE_CHUNK;
 	info.max_http_header_pool = (unsigned short)config->connections;
 	info.timeout_secs = 10;
 	info.alpn = "http/1.1";

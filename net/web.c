@@ -609,6 +609,10 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 	info.gid = (gid_t)-1;
 	info.uid = (uid_t)-1;
 	info.fd_limit_per_thread = TABLE_SIZE;
+	/* What a bridge reads from its socket at once (lws reads a raw socket
+	 * into this buffer, 4 KiB by default): a frame then goes to the
+	 * browser in a few WebSocket messages, not one each 4 KiB. */
+	info.pt_serv_buf_size = BRIDGE_CHUNK;
 	info.max_http_header_pool = MAX_CONNECTIONS;
 	info.timeout_secs = 10;
 	/* One protocol to guard: HTTP/1.1, never h2 by ALPN. */

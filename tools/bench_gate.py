@@ -3,10 +3,11 @@ Runs as root (it makes accounts, as the tests do).
 
     python3 tools/bench_gate.py [--only viewers,pages,logins,first]
                                 [--users 20] [--viewers 100] [--pages 100]
+                                [--direct 1] [--fps N] [--size 160x120]
                                 [--seconds 20]
 
 - viewers: USERS accounts, each with one session started at the gate (a
-  moving picture, tests/clients/anim-client, 160x120, lossless), and
+  moving picture, tests/clients/anim-client, 160x120 or --size, lossless), and
   VIEWERS viewers spread over them, each a WebSocket through the gate that
   reads and acks as the page does; beside them, one viewer per session on
   the session's own socket, without the gate. Printed: each gate viewer's
@@ -17,8 +18,12 @@ Runs as root (it makes accounts, as the tests do).
   plus 1 MB a viewer).
 - pages: the viewers case with Debian's chromium: one headless chromium
   with PAGES pages of the browser viewer through the gate and, beside them,
-  one page per session on the session's own browsers' door (its user's
-  settings give it one); the pages' presented frame rates, side by side.
+  DIRECT pages per session on the session's own browsers' door (its user's
+  settings give it one, lossless), a renderer process each; the pages'
+  presented frame rates, side by side, once every page shows its window.
+  The app draws at each frame callback, or N pictures a second (--fps):
+  chromium takes about 2 ms of CPU for each frame a page presents, so on
+  a few cores 120 pages starve at 60 a second, direct ones too.
   (The page is copied to /usr/local/share/rcomp/web for the run, where a
   built rcomp-run serves it from: a session the gate starts has a login's
   environment, not the tests' RCOMP_WEB_DIR.)
@@ -57,9 +62,13 @@ PASSWORD = "bench-Gate-42"
 APP_ID = "rcomp-bench-anim"
 
 
-def bench_users(n):
+SIZE = (160, 120)  # the moving picture's (--size)
+
+
+def bench_users(n, fps=0):
     """rcomp-bench-00.. with PASSWORD, each with a desktop entry for the
-    moving picture in its own data directory."""
+    moving picture in its own data directory: drawn at each frame callback,
+    or FPS times a second where FPS is given."""
     rig.make_accounts()
     names = ["rcomp-bench-%02d" % i for i in range(n)]
     for name in names:
@@ -69,7 +78,8 @@ def bench_users(n):
         os.makedirs(apps, exist_ok=True)
         with open(os.path.join(apps, APP_ID + ".desktop"), "w") as f:
             f.write("[Desktop Entry]\nType=Application\nName=Bench picture\n"
-                    "Exec=%s 86400 160 120\n" % ANIM_CLIENT)
+                    "Exec=%s 86400 %d %d%s\n"
+                    % (ANIM_CLIENT, *SIZE, " 0 %g" % fps if fps else ""))
         for d in (os.path.join(p.pw_dir, ".local"), os.path.join(p.pw_dir, ".local", "share"),
                   apps):
             os.chown(d, p.pw_uid, p.pw_gid)
@@ -186,6 +196,16 @@ def memory_kib(pid, field):
     return 0
 
 
+def cpu_seconds(pid):
+    """The CPU time a process has used, user and system, in seconds."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def gate_memory(gate):
     """(the monitor's and the network process's RSS, and the keepers' (one
     root child per session, holding its PAM session): how many and their
@@ -216,11 +236,16 @@ def viewers_case(users, nviewers, seconds):
             name, c, s = sessions[i % len(sessions)]
             through.append(Viewer(sel, ws_connect(c, s), True, s))
         rss0 = gate_memory(gate)[0]
+        net_pid = gate.net_pid()
         end = time.monotonic() + seconds + 3
+        cpu0 = None
         while time.monotonic() < end:
+            if cpu0 is None and time.monotonic() >= end - seconds:
+                cpu0 = cpu_seconds(net_pid)
             for key, _ in sel.select(0.1):
                 if not key.data.readable():
                     sel.unregister(key.fileobj)
+        cpu = (cpu_seconds(net_pid) - (cpu0 or 0)) / seconds
         rss, keepers, keepers_kib = gate_memory(gate)
         # The last SECONDS (the first 3 are the start).
         since = end - seconds
@@ -246,6 +271,7 @@ def viewers_case(users, nviewers, seconds):
         print("  the gate's RSS (monitor and network process): %.1f MB with the viewers "
               "(%.1f MB before they read); target <= %d MB" % (rss / 1024, rss0 / 1024,
                                                               64 + len(through)))
+        print("  the network process's CPU: %.1f%% of a core" % (cpu * 100))
         print("  the sessions' keepers (root, one a session, holding its PAM session): "
               "%d, %.1f MB PSS in all" % (keepers, keepers_kib / 1024))
     finally:
@@ -254,7 +280,7 @@ def viewers_case(users, nviewers, seconds):
         r.close()
 
 
-def pages_case(users, npages, seconds, ndirect=1):
+def pages_case(users, npages, seconds, ndirect=1, fps=0):
     """The viewers case with browser pages: one headless chromium holds
     NPAGES pages through the gate (each session's share) and, beside them,
     one page per session on the session's own browsers' door (its user's
@@ -268,7 +294,7 @@ def pages_case(users, npages, seconds, ndirect=1):
             # not the tests' RCOMP_WEB_DIR: the page goes where rcomp-run
             # looks by default, for the run.
             shutil.copytree(rig.WEB_DIR, web)
-        names = bench_users(users)
+        names = bench_users(users, fps)
         doors = {}
         for name in names:
             p = pwd.getpwnam(name)
@@ -279,7 +305,9 @@ def pages_case(users, npages, seconds, ndirect=1):
             with open(os.path.join(conf, "token"), "w") as f:
                 f.write(token + "\n")
             with open(os.path.join(conf, "rcomp.ini"), "w") as f:
-                f.write("[run]\nlisten-web = 127.0.0.1:%d\ntoken-file = %s\n"
+                # Lossless: what the gate carries is then the larger, and
+                # each picture the app draws is one frame a page presents.
+                f.write("[run]\nlisten-web = 127.0.0.1:%d\ntoken-file = %s\ncodec = lossless\n"
                         % (port, os.path.join(conf, "token")))
             for d in (os.path.join(p.pw_dir, ".config"), conf):
                 os.chown(d, p.pw_uid, p.pw_gid)
@@ -298,17 +326,19 @@ def pages_case(users, npages, seconds, ndirect=1):
                 except OSError:
                     return False
             wait_for("session %s's own door" % s, door_up, timeout=30)
+        # Session by session, its direct pages then its pages through the
+        # gate, so that the two kinds load into chromium side by side.
         pages = []
-        for i in range(npages):
-            name, c, s = sessions[i % len(sessions)]
-            pages.append({"url": gate.url + "index.html#gate=%s&share=1&sound=0" % s,
-                          "cookie": {"name": "rcomp-gate", "value": c.cookie, "url": gate.url},
-                          "session": s, "gate": True})
-        for _ in range(ndirect):
-            for name, c, s in sessions:
-                port, token = doors[name]
+        for k, (name, c, s) in enumerate(sessions):
+            port, token = doors[name]
+            for _ in range(ndirect):
                 pages.append({"url": "http://127.0.0.1:%d/#token=%s&share=1&sound=0"
                               % (port, token), "cookie": None, "session": s, "gate": False})
+            for _ in range(k, npages, len(sessions)):
+                pages.append({"url": gate.url + "index.html#gate=%s&share=1&sound=0" % s,
+                              "cookie": {"name": "rcomp-gate", "value": c.cookie,
+                                         "url": gate.url},
+                              "session": s, "gate": True})
         plan = os.path.join(r.tmp, "pages.json")
         with open(plan, "w") as f:
             json.dump({"pages": pages, "warm": 5, "seconds": seconds}, f)
@@ -317,8 +347,10 @@ def pages_case(users, npages, seconds, ndirect=1):
                              capture_output=True, text=True, timeout=600 + 2 * seconds)
         rss = gate_memory(gate)[0]
         got = json.loads(out.stdout.strip().splitlines()[-1]) if out.stdout.strip() else {}
+        again = [line for line in out.stderr.splitlines() if line.startswith("pages: ")]
         if not isinstance(got, list):
-            print("pages: the browser failed: %s %s" % (got, out.stderr[-500:]))
+            print("pages: the browser failed: %s\n%s" % (got, out.stderr[-2000:]))
+            print("the gate's log, its end:\n" + r.read_log("rcomp-gate")[-3000:])
             return
         if os.environ.get("BENCH_VERBOSE"):
             for p, g in zip(pages, got):
@@ -331,14 +363,25 @@ def pages_case(users, npages, seconds, ndirect=1):
         direct = {k: statistics.mean(v) for k, v in directs.items()}
         through = [(p["session"], g["fps"]) for p, g in zip(pages, got) if p["gate"]]
         ratios = [f / direct[s] if direct[s] else 0 for s, f in through]
-        fps = [f for _, f in through]
+        rates = [f for _, f in through]
         print("pages: %d users, %d pages through the gate and %d on the sessions' own doors, "
-              "in one chromium" % (users, len(through), len(direct) * ndirect))
+              "in one chromium; the app draws %s"
+              % (users, len(through), len(direct) * ndirect,
+                 "%g pictures a second" % fps if fps else "at each frame callback"))
         print("  fps through the gate: median %.1f, least %.1f; direct: median %.1f, least %.1f"
-              % (statistics.median(fps), min(fps), statistics.median(direct.values()),
+              % (statistics.median(rates), min(rates), statistics.median(direct.values()),
                  min(direct.values())))
         print("  through/direct: median %.3f, worst %.3f (target >= 0.95)"
               % (statistics.median(ratios), min(ratios)))
+        print("  pages loaded again after a failed load: %d%s"
+              % (len(again), "".join("\n    " + line for line in again)))
+        bare = [(p, g) for p, g in zip(pages, got) if not g["windows"]]
+        print("  pages with no window: %d" % len(bare))
+        log = r.read_log("rcomp-gate").splitlines()
+        for p, g in bare:
+            print("    %s (%s) shows %r; the gate's log of it:%s"
+                  % (p["session"], "gate" if p["gate"] else "direct", g.get("says"),
+                     "".join("\n      " + line for line in log if p["session"] in line)))
         print("  the gate's RSS (monitor and network process): %.1f MB with the pages "
               "(%.1f MB before); target <= %d MB" % (rss / 1024, rss0 / 1024, 64 + len(through)))
     finally:
@@ -441,7 +484,12 @@ def main():
     ap.add_argument("--pages", type=int, default=100)
     ap.add_argument("--direct", type=int, default=1, help="direct pages per session")
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--size", default="160x120", help="the moving picture's, WxH")
+    ap.add_argument("--fps", type=float, default=0,
+                    help="pages: the app's pictures a second (default: each frame callback)")
     args = ap.parse_args()
+    global SIZE
+    SIZE = tuple(int(x) for x in args.size.split("x"))
     if os.geteuid() != 0:
         sys.exit("bench_gate.py makes accounts and runs the gate: run it as root")
     only = args.only.split(",")
@@ -449,7 +497,7 @@ def main():
     if "viewers" in only:
         viewers_case(args.users, args.viewers, args.seconds)
     if "pages" in only:
-        pages_case(args.users, args.pages, args.seconds, args.direct)
+        pages_case(args.users, args.pages, args.seconds, args.direct, args.fps)
     if "logins" in only:
         logins_case(args.seconds)
     if "first" in only:

@@ -149,7 +149,9 @@ static void redraw(struct app *app)
 	}
 	double now = elapsed(app);
 	bool moving = now < app->seconds && !(app->until && access(app->until, F_OK) == 0);
-	bool early = moving && app->slow_fps > 0 && now >= app->slow_after &&
+	/* The first picture is never early: a surface with no buffer yet gets
+	 * no frame callbacks. */
+	bool early = moving && app->frame > 0 && app->slow_fps > 0 && now >= app->slow_after &&
 		now - app->drawn_at < 1.0 / app->slow_fps;
 	if (!buf || early) {
 		/* All held, or too early: try again at the next frame. */

@@ -2,10 +2,15 @@
 // (tools/bench_gate.py): node pages.mjs PLAN.json, where PLAN is
 //   {"pages": [{"url": U, "cookie": {"name", "value", "url"} | null}],
 //    "warm": S, "seconds": S}
-// Each page is opened (with its cookie set first), then after warm seconds
+// Each page is opened (with its cookie set first), then once every page
+// shows a window, after warm seconds
 // the frames each page presented (window.rcomp.stats(), all its windows)
-// are counted over seconds; prints one line of JSON: [{"fps", "windows"}]
-// in the plan's order. Failures print {"failure": message} and exit 1.
+// are counted over seconds; prints one line of JSON: [{"fps", "windows",
+// "says": the text of a page that shows no window}]
+// in the plan's order, with "tries": a page whose load failed is loaded
+// again, twice at most (a chromium starved of CPU can be too slow for a
+// door's deadline for a request's headers). Failures print
+// {"failure": message} and exit 1.
 import { readFileSync } from 'node:fs';
 import puppeteer from 'puppeteer-core';
 
@@ -14,7 +19,10 @@ const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: 'new',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-timer-throttling',
-    '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
+    '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows',
+    // A renderer process for each page, as each browser of its own would
+    // have (past 82 pages chromium would put pages together in one).
+    '--renderer-process-limit=1000'],
   defaultViewport: { width: 640, height: 480 },
 });
 const sleep = (s) => new Promise((r) => setTimeout(r, s * 1000));
@@ -22,12 +30,17 @@ const sleep = (s) => new Promise((r) => setTimeout(r, s * 1000));
 async function presented(page) {
   return page.evaluate(() => {
     const s = window.rcomp ? window.rcomp.stats() : [];
-    return { frames: s.reduce((n, w) => n + w.presented, 0), windows: s.length };
+    return {
+      frames: s.reduce((n, w) => n + w.presented, 0),
+      windows: s.length,
+      // What a page with no window shows instead (a door's refusal).
+      says: s.length ? undefined : document.body.innerText.slice(0, 200),
+    };
   });
 }
 
 try {
-  const pages = [];
+  const pages = [], tries = [];
   for (const p of plan.pages) {
     const page = await browser.newPage();
     // Every page painted as the one in front is: a tab behind would stop
@@ -35,15 +48,31 @@ try {
     const cdp = await page.createCDPSession();
     await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     if (p.cookie) await page.setCookie(p.cookie);
-    await page.goto(p.url, { waitUntil: 'domcontentloaded', timeout: 60000 });
+    for (let n = 1; ; n++) {
+      try {
+        await page.goto(p.url, { waitUntil: 'domcontentloaded', timeout: 60000 });
+        tries.push(n);
+        break;
+      } catch (e) {
+        if (n >= 3) throw new Error(`page ${pages.length}: ${e.message}`);
+        process.stderr.write(`pages: ${p.url}: ${e.message}; loading it again\n`);
+      }
+    }
     pages.push(page);
+  }
+  // A starved chromium can take long to show the last pages' windows:
+  // the count starts once each page shows one (or after two minutes).
+  for (const end = Date.now() + 120000; Date.now() < end; await sleep(1)) {
+    const now = await Promise.all(pages.map(presented));
+    if (now.every((n) => n.windows > 0)) break;
   }
   await sleep(plan.warm);
   const before = await Promise.all(pages.map(presented));
   await sleep(plan.seconds);
   const after = await Promise.all(pages.map(presented));
   process.stdout.write(JSON.stringify(after.map((a, i) => ({
-    fps: (a.frames - before[i].frames) / plan.seconds, windows: a.windows,
+    fps: (a.frames - before[i].frames) / plan.seconds, windows: a.windows, tries: tries[i],
+    says: a.says,
   }))) + '\n');
   await browser.close();
 } catch (e) {

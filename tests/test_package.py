@@ -2,15 +2,20 @@
 dpkg-buildpackage from a clean checkout, installed with apt into a clean
 root (this machine's own, seen through an overlay that takes every change,
 so the machine itself is left as it was), then rcomp-gate --check-config
-on the installed files and systemd-analyze verify on the unit."""
+on the installed files and systemd-analyze verify on the unit; and the
+installed gate, started with its unit's own command lines (no systemd runs
+here), logs a user in through the packaged PAM file and starts a session
+with the installed rcomp-run."""
 import glob
 import os
 import shutil
+import socket
 import subprocess
+import types
 
 import pytest
 
-from rig import SANITIZED, TESTS
+from rig import SANITIZED, TESTS, Client, free_port, wait_for
 
 SOURCE = os.path.abspath(os.path.join(TESTS, ".."))
 
@@ -50,27 +55,39 @@ def clean_root(tmp_path):
     for d in ("upper", "work", "root"):
         os.makedirs(os.path.join(tmp_path, d))
 
-    def run(command, timeout=600):
+    def run(command, timeout=600, background=False):
+        """The command's result; or, in the background, its process,
+        whose end ends every process it started (a PID namespace of its
+        own, /proc its own)."""
         script = """set -e
 mount -t overlay overlay -o lowerdir=/,upperdir={t}/upper,workdir={t}/work {t}/root
-for d in proc dev sys; do mount --rbind /$d {t}/root/$d; done
+mount -t proc proc {t}/root/proc
+for d in dev sys; do mount --rbind /$d {t}/root/$d; done
 mount -t tmpfs tmpfs {t}/root/tmp
 mount -t tmpfs tmpfs {t}/root/run
 exec chroot {t}/root /bin/sh -c "$1"
 """.format(t=tmp_path)
-        return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                               script, "sh", command], capture_output=True, text=True,
-                              timeout=timeout)
+        argv = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
+                "--kill-child", "sh", "-c", script, "sh", command]
+        if background:
+            return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     return run
+
+
+def stage(debs, tmp_path):
+    """The two packages in the root's /srv: their paths there."""
+    where = os.path.join(tmp_path, "upper", "srv")
+    os.makedirs(where)
+    for name in ("rcomp", "rcomp-gate"):
+        shutil.copy(debs[name], where)
+    return " ".join("/srv/" + os.path.basename(debs[n]) for n in ("rcomp", "rcomp-gate"))
 
 
 def test_the_packages_build_install_into_a_clean_root_and_the_gates_configuration_checks(
         debs, clean_root, tmp_path):
-    stage = os.path.join(tmp_path, "upper", "srv")
-    os.makedirs(stage)
-    for name in ("rcomp", "rcomp-gate"):
-        shutil.copy(debs[name], stage)
-    names = " ".join("/srv/" + os.path.basename(debs[n]) for n in ("rcomp", "rcomp-gate"))
+    names = stage(debs, tmp_path)
     # Whatever an earlier run or the suite left (the test accounts' system
     # user, the PAM file) is taken away first, in the root only.
     r = clean_root("userdel rcomp-gate 2>/dev/null || true; rm -f /etc/pam.d/rcomp; "
@@ -87,3 +104,46 @@ def test_the_packages_build_install_into_a_clean_root_and_the_gates_configuratio
     assert os.path.exists(os.path.join(tmp_path, "upper", "usr/lib/sysusers.d/rcomp-gate.conf"))
     # The machine itself was left as it was.
     assert not os.path.exists("/usr/sbin/rcomp-gate")
+
+
+def test_the_installed_gate_started_as_its_unit_says_logs_a_user_in_and_starts_a_session(
+        debs, clean_root, tmp_path):
+    names = stage(debs, tmp_path)
+    port = free_port()
+    user, password = "rcomp-pkg-user", "Pkg-Gate-42"
+    # apt, a user of the host, then what systemd would run: ExecStartPre
+    # and ExecStart, read from the installed unit. The shipped gate.ini
+    # listens on 0.0.0.0:8443; the test's gate on a free loopback port.
+    unit = "/lib/systemd/system/rcomp-gate.service"
+    gate = clean_root(
+        "userdel rcomp-gate 2>/dev/null || true; rm -f /etc/pam.d/rcomp; "
+        "apt-get install -y -q %s >/dev/null && "
+        "useradd -m %s && echo '%s:%s' | chpasswd && "
+        "sed -i 's/^listen = .*/listen = 127.0.0.1:%d/' /etc/rcomp/gate.ini && "
+        "$(sed -n 's/^ExecStartPre=//p' %s) && exec $(sed -n 's/^ExecStart=//p' %s)"
+        % (names, user, user, password, port, unit, unit), background=True)
+    try:
+        def serving():
+            if gate.poll() is not None:
+                raise AssertionError("the installed gate ended:\n" + gate.stdout.read()[-4000:])
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+        wait_for("the installed gate to serve", serving, timeout=300)
+        c = Client(types.SimpleNamespace(host="127.0.0.1:%d" % port, tls=True))
+        status, body, _ = c.login(user, password)
+        assert status == 200, (status, body)
+        status, me, _ = c.get("me")
+        assert status == 200 and me["user"] == user, (status, me)
+        name = c.start("foot")
+        session = wait_for("the session's window in the list",
+                           lambda: [s for s in c.sessions() if s["titles"]], timeout=60)[0]
+        assert session["name"] == name and session["titles"] == ["foot"], session
+    finally:
+        gate.kill()
+        out = gate.communicate(timeout=60)[0]
+    assert "/etc/rcomp/gate.ini is good" in out, out[-3000:]
+    assert "login: %s from" % user in out, out[-3000:]
+    assert "start: %s from" % user in out, out[-3000:]

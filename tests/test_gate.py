@@ -153,8 +153,13 @@ def test_each_session_runs_as_its_user_with_a_logins_groups_and_environment(gate
     session = wait_for("the session in the list",
                        lambda: [s for s in c.sessions() if s["name"] == name])[0]
     uid, groups, home = rig.user_ids(ALICE)
-    # The app (the session's own sound server has a HOME of its own).
-    app = wait_for("foot in the session", lambda: children(session["pid"], "foot"))
+    # The app (the session's own sound server has a HOME of its own). On
+    # 2 loaded cores a session's start can take long.
+    try:
+        app = wait_for("foot in the session", lambda: children(session["pid"], "foot"),
+                       timeout=45)
+    except rig.Failure as e:
+        raise rig.Failure("%s; the session's log:\n%s" % (e, rig.session_log(ALICE, name)))
     for pid in [session["pid"]] + app:
         puid, pgid, pgroups, env = proc_ids(pid)
         assert puid == {uid}, (pid, puid)

@@ -70,6 +70,20 @@ def user_ids(user):
     return p.pw_uid, groups, p.pw_dir
 
 
+def session_log(user, name):
+    """The end of a session's log (DIR/NAME.log, in whichever of the
+    user's session directories it is), or a line saying there is none."""
+    p = pwd.getpwnam(user)
+    for d in ("/run/user/%d/rcomp" % p.pw_uid, "/tmp/rcomp-%d" % p.pw_uid,
+              os.path.join(p.pw_dir, ".cache", "rcomp")):
+        try:
+            with open(os.path.join(d, name + ".log"), errors="replace") as f:
+                return f.read()[-4000:]
+        except OSError:
+            pass
+    return "(no log of session %s)" % name
+
+
 def end_sessions(user):
     """Every process of user ends (the sessions a test left)."""
     subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)

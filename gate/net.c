@@ -135,31 +135,13 @@ int net_run(const struct gate_config *config, int fd)
 	net.protocols[3] =
 		(struct lws_protocols){"rcomp-socket", viewers_socket_callback, 0, BRIDGE_CHUNK};
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", net_monitor_callback, 0, 0};
-	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
 	struct lws_context_creation_info info = {0};
-	info.port = port;
-	info.iface = host;
+	bridge_door_info(&info, host, port, config->cert, config->key);
 	info.protocols = net.protocols;
 	info.mounts = &net.mounts[0];
 	info.user = &net;
-	info.gid = (gid_t)-1;
-	info.uid = (uid_t)-1;
 	info.fd_limit_per_thread = (unsigned)(config->connections + MAX_BRIDGES + 64);
-	/* What a bridge reads from its socket at once (lws reads a raw socket
-	 * into this buffer, 4 KiB by default): a frame then goes to the
-	 * browser in a few WebSocket messages, not one each 4 KiB. */
-	info.pt_serv_buf_size = BRIDGE_CHUNK;
 	info.max_http_header_pool = (unsigned short)config->connections;
-	info.timeout_secs = 10;
-	info.alpn = "http/1.1";
-	if (!strchr(info.iface, ':')) {
-		info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
-	}
-	if (net.tls) {
-		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-		info.ssl_cert_filepath = config->cert;
-		info.ssl_private_key_filepath = config->key;
-	}
 	if (net.tls) {
 		net.nnames = web_cert_names(config->cert, net.names, 16);
 	}

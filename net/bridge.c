@@ -53,6 +53,27 @@ static bool flush(struct lws *wsi, uint8_t *buf, size_t *len, enum lws_write_pro
 	return true;
 }
 
+void bridge_door_info(struct lws_context_creation_info *info, const char *iface, int port,
+	const char *cert, const char *key)
+{
+	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
+	info->port = port;
+	info->iface = iface;
+	info->gid = (gid_t)-1;
+	info->uid = (uid_t)-1;
+	info->pt_serv_buf_size = BRIDGE_CHUNK;
+	info->timeout_secs = 10;
+	info->alpn = "http/1.1";
+	if (!strchr(iface, ':')) {
+		info->options = LWS_SERVER_OPTION_DISABLE_IPV6;
+	}
+	if (cert && cert[0]) {
+		info->options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+		info->ssl_cert_filepath = cert;
+		info->ssl_private_key_filepath = key;
+	}
+}
+
 bool bridge_adopt(struct bridge *b, struct lws_vhost *vh, int fd, const char *protocol)
 {
 	lws_adopt_desc_t desc = {

@@ -29,6 +29,18 @@ struct bridge {
 	void (*release)(struct bridge *b); /* both sides are gone */
 };
 
+/* What every door that bridges sets up alike in its libwebsockets context
+ * (info zeroed first): its address (IPv6 only for an address with a
+ * colon), HTTP/1.1 alone (never h2 by ALPN: one protocol to guard), TLS
+ * with cert and key where cert is given, a 10 s timeout, no change of user
+ * by the library, lws's warnings into our log, and a service buffer of
+ * BRIDGE_CHUNK: lws reads an adopted socket into that buffer, not the
+ * protocol's rx_buffer_size, so at its default 4 KiB a frame went to the
+ * browser as a WebSocket message each 4 KiB. The door adds its protocols,
+ * mounts, user and limits. */
+void bridge_door_info(struct lws_context_creation_info *info, const char *iface, int port,
+	const char *cert, const char *key);
+
 /* Its socket side: fd adopted on vh as protocol (whose callback is
  * bridge_socket_callback's). False if libwebsockets would not (it has then
  * closed fd). */

@@ -599,32 +599,13 @@ struct web *web_listen(const struct web_config *config, char *err, size_t err_si
 		(struct lws_protocols){"rcomp", callback_ws, sizeof(struct ws_session), CHUNK};
 	web->protocols[2] = (struct lws_protocols){"rcomp-socket", callback_socket, 0, CHUNK};
 
-	lws_set_log_level(LLL_ERR | LLL_WARN, bridge_lws_log);
 	struct lws_context_creation_info info = {0};
-	info.port = port;
-	info.iface = addr;
+	bridge_door_info(&info, addr, port, cert, key);
 	info.protocols = web->protocols;
 	info.mounts = &web->mount;
 	info.user = web;
-	info.gid = (gid_t)-1;
-	info.uid = (uid_t)-1;
 	info.fd_limit_per_thread = TABLE_SIZE;
-	/* What a bridge reads from its socket at once (lws reads a raw socket
-	 * into this buffer, 4 KiB by default): a frame then goes to the
-	 * browser in a few WebSocket messages, not one each 4 KiB. */
-	info.pt_serv_buf_size = BRIDGE_CHUNK;
 	info.max_http_header_pool = MAX_CONNECTIONS;
-	info.timeout_secs = 10;
-	/* One protocol to guard: HTTP/1.1, never h2 by ALPN. */
-	info.alpn = "http/1.1";
-	if (!strchr(addr, ':')) {
-		info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
-	}
-	if (tls) {
-		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-		info.ssl_cert_filepath = cert;
-		info.ssl_private_key_filepath = key;
-	}
 	web->context = web->event >= 0 ? lws_create_context(&info) : NULL;
 	web->vhost = web->context ? lws_get_vhost_by_name(web->context, "default") : NULL;
 	if (!web->vhost) {

@@ -9,13 +9,12 @@ with the installed rcomp-run."""
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import types
 
 import pytest
 
-from rig import SANITIZED, TESTS, Client, free_port, wait_for
+from rig import SANITIZED, TESTS, Client, accepts, free_port, wait_for
 
 SOURCE = os.path.abspath(os.path.join(TESTS, ".."))
 
@@ -126,11 +125,7 @@ def test_the_installed_gate_started_as_its_unit_says_logs_a_user_in_and_starts_a
         def serving():
             if gate.poll() is not None:
                 raise AssertionError("the installed gate ended:\n" + gate.stdout.read()[-4000:])
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return True
-            except OSError:
-                return False
+            return accepts(port)
         wait_for("the installed gate to serve", serving, timeout=300)
         c = Client(types.SimpleNamespace(host="127.0.0.1:%d" % port, tls=True))
         status, body, _ = c.login(user, password)

@@ -283,8 +283,8 @@ def viewers_case(users, nviewers, seconds):
 def pages_case(users, npages, seconds, ndirect=1, fps=0):
     """The viewers case with browser pages: one headless chromium holds
     NPAGES pages through the gate (each session's share) and, beside them,
-    one page per session on the session's own browsers' door (its user's
-    settings give it one, with a token file), all at once."""
+    NDIRECT pages per session on the session's own browsers' door (its
+    user's settings give it one, with a token file), all at once."""
     r = Rig()
     web = "/usr/local/share/rcomp/web"  # where a built rcomp-run serves its page from
     made = not os.path.exists(web)
@@ -317,15 +317,8 @@ def pages_case(users, npages, seconds, ndirect=1, fps=0):
             doors[name] = (port, token)
         gate, sessions = bench_gate(r, names, npages)
         for name, c, s in sessions:
-            port = doors[name][0]
-
-            def door_up():
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    return True
-                except OSError:
-                    return False
-            wait_for("session %s's own door" % s, door_up, timeout=30)
+            wait_for("session %s's own door" % s, lambda: rig.accepts(doors[name][0]),
+                     timeout=30)
         # Session by session, its direct pages then its pages through the
         # gate, so that the two kinds load into chromium side by side.
         pages = []

@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,7 @@ import time
 
 from .base import (Failure, RCOMP_RUN, RCOMP_VIEW, RELAY, SANITIZER_MARKERS, WEB_DIR, log, pinned,
                    wait_for)
+from .net import accepts
 from .procs import descendant
 from .screen import read_ppm
 
@@ -207,13 +207,7 @@ class Rig:
         if listen.startswith("tcp:"):
             host, port = listen[4:].rsplit(":", 1)
 
-            def listening():
-                try:
-                    socket.create_connection((host, int(port)), timeout=1).close()
-                    return True
-                except OSError:
-                    return self._dead(p)
-            wait_for("the relay's port", listening)
+            wait_for("the relay's port", lambda: accepts(port, host) or self._dead(p))
         else:
             wait_for("the relay's socket", lambda: os.path.exists(listen) or self._dead(p))
         self.check_alive(p)

@@ -14,7 +14,7 @@ import time
 import urllib.parse
 
 from .base import BUILD, TESTS, Failure, WEB_DIR, wait_for
-from .net import free_port
+from .net import accepts, free_port
 
 RCOMP_GATE = os.path.abspath(os.path.join(BUILD, "gate", "rcomp-gate"))
 PAM_FILE = os.path.join(TESTS, "..", "gate", "pam.d", "rcomp")
@@ -153,13 +153,7 @@ class Balancer:
             f.write(HAPROXY_CONFIG % {"bind": self.host, "cookie": cookie, "servers": servers})
         self.proc = rig.start("haproxy", ["haproxy", "-db", "-f", cfg], os.environ.copy())
 
-        def up():
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return True
-            except OSError:
-                return self.proc.poll() is not None
-        wait_for("haproxy to listen", up)
+        wait_for("haproxy to listen", lambda: accepts(self.port) or self.proc.poll() is not None)
         if self.proc.poll() is not None:
             raise Failure("haproxy ended: " + rig.read_log("haproxy"))
 

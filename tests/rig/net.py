@@ -146,15 +146,20 @@ def start_sshd(desktop, link=None, env=None):
     def listening():
         if link:
             return link.check_output("remote", ["ss", "-Htln", "sport = :%d" % port]).strip()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            return False
+        return accepts(port)
 
     wait_for("sshd to listen", listening)
     return ["-p", str(port), "-i", os.path.join(d, "user"), "-o", "StrictHostKeyChecking=no",
             "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
+
+
+def accepts(port, host="127.0.0.1"):
+    """Whether something takes TCP connections on host:port now."""
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 def free_port():

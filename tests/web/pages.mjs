@@ -2,15 +2,14 @@
 // (tools/bench_gate.py): node pages.mjs PLAN.json, where PLAN is
 //   {"pages": [{"url": U, "cookie": {"name", "value", "url"} | null}],
 //    "warm": S, "seconds": S}
-// Each page is opened (with its cookie set first), then once every page
-// shows a window, after warm seconds
-// the frames each page presented (window.rcomp.stats(), all its windows)
-// are counted over seconds; prints one line of JSON: [{"fps", "windows",
-// "says": the text of a page that shows no window}]
-// in the plan's order, with "tries": a page whose load failed is loaded
-// again, twice at most (a chromium starved of CPU can be too slow for a
-// door's deadline for a request's headers). Failures print
-// {"failure": message} and exit 1.
+// Each page is opened (with its cookie set first; a load that fails is
+// tried again, twice at most: a chromium starved of CPU can be too slow for
+// a door's deadline for a request's headers). Once every page shows a
+// window (or after two minutes), and warm seconds more, the frames each
+// page presents (window.rcomp.stats(), all its windows) are counted over
+// seconds. Prints one line of JSON in the plan's order:
+// [{"fps", "windows", "tries", "says": the text of a page with no window}];
+// a failure prints {"failure": message} and exits 1.
 import { readFileSync } from 'node:fs';
 import puppeteer from 'puppeteer-core';
 
@@ -20,8 +19,8 @@ const browser = await puppeteer.launch({
   headless: 'new',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-timer-throttling',
     '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows',
-    // A renderer process for each page, as each browser of its own would
-    // have (past 82 pages chromium would put pages together in one).
+    // A renderer process for each page, as a browser of its own would have
+    // (past its cap chromium puts pages into processes with others).
     '--renderer-process-limit=1000'],
   defaultViewport: { width: 640, height: 480 },
 });
@@ -60,8 +59,7 @@ try {
     }
     pages.push(page);
   }
-  // A starved chromium can take long to show the last pages' windows:
-  // the count starts once each page shows one (or after two minutes).
+  // A starved chromium can take long to show the last pages' windows.
   for (const end = Date.now() + 120000; Date.now() < end; await sleep(1)) {
     const now = await Promise.all(pages.map(presented));
     if (now.every((n) => n.windows > 0)) break;

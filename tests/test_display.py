@@ -511,6 +511,56 @@ def test_a_scrolling_terminal_and_a_new_window_stay_lossless(desktop):
     assert scrolls >= 10
 
 
+def terminal(desktop, name):
+    """The argv that has terminal name print LINES, touch a file and wait
+    there; its app_id, and the file."""
+    done = os.path.join(desktop.tmp, "printed")
+    script = os.path.join(desktop.tmp, "lines.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nfor i in $(seq 1 300); do echo \"line $i: the quick brown fox "
+                "jumps over the lazy dog\"; sleep 0.01; done\ntouch %s\nsleep 60\n" % done)
+    os.chmod(script, 0o755)
+    if name == "foot":
+        return ["foot", script], "foot", done
+    return ["weston-terminal", "--shell=" + script], "org.freedesktop.weston.wayland-terminal", done
+
+
+@pytest.mark.skipif(not VIDEO, reason="this build has no video: nothing to choose")
+@pytest.mark.parametrize("name", ["foot", "weston-terminal"])
+def test_a_terminal_that_scrolls_over_a_20_ms_link_stays_lossless_and_sends_scrolls_as_copy_rect(
+        desktop, name):
+    """300 lines 10 ms apart through a relay of 10 ms each way, zstd, video
+    allowed: a link that is not local, whose capacity the first frames
+    measure low, so that a scroll of the whole terminal is more than a band
+    (what the link carries in 100 ms). The scroll is found before the band
+    is cut, and what is left is a line or two: never video, the scrolls as
+    copy_rects, and the screen at the end is the app's last picture."""
+    app, app_id, done = terminal(desktop, name)
+    os.makedirs(os.path.join(desktop.tmp, "dump"), exist_ok=True)
+    server = desktop.start_server(app, ["-v", "--stats", "--compress", "zstd", "--dump-dir",
+                                        os.path.join(desktop.tmp, "dump")])
+    relay = desktop.start_relay(server.socket, delay_ms=10)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--socket", relay.socket, "--stats"],
+                  desktop.local_env)
+    wait_for("the terminal to print its lines", lambda: os.path.exists(done), timeout=60)
+    # weston-terminal's corners are round (translucent): the desktop
+    # blends them.
+    wait_screen_matches(desktop, app_id, dump_path(desktop), timeout=30,
+                        inset=0 if name == "foot" else 4)
+    # The second of --stats the last lines fell in.
+    time.sleep(1.5)
+    run_log = desktop.read_log("rcomp-run")
+    stats = re.findall(r"stats window 1 \(%s\): .*" % re.escape(app_id), run_log)
+    assert stats, "no --stats lines"
+    video = [line for line in stats if " video " in line]
+    assert not video and "video with" not in run_log, \
+        "%s went to video:\n%s" % (name, "\n".join(video))
+    scrolls = sum(int(n) for n in re.findall(r", (\d+) scrolls,", "\n".join(stats)))
+    log("%d seconds of stats, %d scrolls" % (len(stats), scrolls))
+    assert scrolls >= 50, "\n".join(stats)
+    desktop.check_alive(server)
+
+
 def test_foot_finds_each_buffer_released_as_soon_as_it_is_copied(desktop):
     """foot warns when the compositor keeps its buffers past the commit
     (it then needs a third); rcomp-run copies each commit's damage and

@@ -3,6 +3,13 @@ equal compression, counted by the relay in tests/relay.py. Prints a table;
 it measures, it does not pass or fail.
 
     python3 tools/bench.py [--workloads seq,lines,wterm,less,egl] [--compress lz4,zstd]
+                           [--delay-ms 20] [--codec auto] [--runs 3] [--against BUILD]
+
+--delay-ms is the relay's round trip (half each way): a remote link, where
+rcomp's codec choice sees a link that is not local. --codec is rcomp-run's
+(lossless by default, like with like; auto is what a user gets). --against
+runs a second build of rcomp (another checkout's build folder) in the same
+run, each workload once per build in turn, for a before and after.
 
 Runs as root on the headless-sway rig (see tests/rig/).
 """
@@ -16,6 +23,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from rig import RCOMP_RUN, RCOMP_VIEW, Failure, Rig, wait_for  # noqa: E402
+
+import re  # noqa: E402
 
 RELAY = os.path.join(HERE, "..", "tests", "relay.py")
 
@@ -94,31 +103,41 @@ def read_stats(path):
         return json.load(f)
 
 
-def run_rcomp(rig, app, compress, tag, drive=None):
+def delay(args):
+    return ["--delay-ms", str(args.delay_ms / 2)] if args.delay_ms else []
+
+
+def run_rcomp(rig, args, build, app, compress, tag, drive=None):
     sock = os.path.join(rig.remote_rt, tag + ".sock")
-    # Lossless, to compare like with like; video is tools/bench_link.py's.
-    server = rig.start("rcomp-run-" + tag, [RCOMP_RUN, "--socket", sock, "--compress", compress,
-                                           "--codec", "lossless", "--", *app], rig.remote_env)
+    run = os.path.join(build, "compositor", "rcomp-run")
+    view = os.path.join(build, "viewer", "rcomp-view")
+    # -v and --stats for the codec's log: streams started, scrolls sent.
+    server = rig.start("rcomp-run-" + tag, [run, "-v", "--stats", "--socket", sock, "--compress", compress,
+                                           "--codec", args.codec, "--", *app], rig.remote_env)
     wait_for("rcomp-run's socket", lambda: os.path.exists(sock))
     rsock = os.path.join(rig.tmp, tag + "-relay.sock")
-    relay_proc, stats = relay(rig, "relay-" + tag, rsock, sock)
+    relay_proc, stats = relay(rig, "relay-" + tag, rsock, sock, delay(args))
     t0 = time.monotonic()
-    viewer = rig.start("rcomp-view-" + tag, [RCOMP_VIEW, "--socket", rsock], rig.local_env)
+    viewer = rig.start("rcomp-view-" + tag, [view, "--socket", rsock], rig.local_env)
     if drive:
         drive(rig)
     finish(rig, [server, viewer, relay_proc], 300)
     s = read_stats(stats)
+    log = rig.read_log("rcomp-run-" + tag, 10 ** 8)
     # The viewer dials the relay: what flows down goes to the viewer.
-    return {"down": s["down"], "up": s["up"]}, time.monotonic() - t0
+    return {"down": s["down"], "up": s["up"],
+            "video": len(re.findall(r"window \d+: video with", log)),
+            "scrolls": sum(int(n) for n in re.findall(r"stats window .*?, (\d+) scrolls", log))
+            }, time.monotonic() - t0
 
 
-def run_waypipe(rig, app, compress, tag, drive=None):
+def run_waypipe(rig, args, app, compress, tag, drive=None):
     csock = os.path.join(rig.tmp, tag + "-client.sock")
     client = rig.start("waypipe-client-" + tag, ["waypipe", "--oneshot", "-c", compress, "-s",
                                                  csock, "client"], rig.local_env)
     wait_for("waypipe client's socket", lambda: os.path.exists(csock))
     rsock = os.path.join(rig.tmp, tag + "-relay.sock")
-    relay_proc, stats = relay(rig, "relay-" + tag, rsock, csock)
+    relay_proc, stats = relay(rig, "relay-" + tag, rsock, csock, delay(args))
     t0 = time.monotonic()
     server = rig.start("waypipe-server-" + tag, ["waypipe", "-c", compress, "-s", rsock,
                                                  "server", "--", *app], rig.remote_env)
@@ -138,7 +157,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--workloads", default="seq,lines,wterm,less,egl")
     ap.add_argument("--compress", default="lz4,zstd")
+    ap.add_argument("--delay-ms", type=float, default=0, help="the relay's round trip")
+    ap.add_argument("--codec", default="lossless", help="rcomp-run's --codec")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--against", help="a second build folder of rcomp, measured beside")
     args = ap.parse_args()
+    builds = [("rcomp", os.path.dirname(os.path.dirname(RCOMP_RUN)))]
+    if args.against:
+        builds.append(("against", os.path.abspath(args.against)))
     rows = []
     rig = Rig()
     try:
@@ -147,14 +173,19 @@ def main():
             app = make_app(rig)
             for c in args.compress.split(","):
                 rc_opt, wp_opt = COMPRESSIONS[c]
-                tag = "%s-%s" % (w, c)
-                rc, rc_time = run_rcomp(rig, app, rc_opt, "rc-" + tag, drive)
-                wp, wp_time = run_waypipe(rig, app, wp_opt, "wp-" + tag, drive)
-                rows.append((title, c, rc, rc_time, wp, wp_time))
-                print("%-36s %-5s rcomp %s MB down %s MB up (%.1f s) | waypipe %s MB down "
-                      "%s MB up (%.1f s)" % (title, c, mb(rc["down"]), mb(rc["up"]), rc_time,
-                                             mb(wp["down"]), mb(wp["up"]), wp_time),
-                      flush=True)
+                for n in range(args.runs):
+                    tag = "%s-%s-%d" % (w, c, n)
+                    for name, build in builds:
+                        rc, rc_time = run_rcomp(rig, args, build, app, rc_opt,
+                                                "%s-%s" % (name, tag), drive)
+                        wp, wp_time = run_waypipe(rig, args, app, wp_opt, "wp-%s-%s" % (
+                            name, tag), drive)
+                        rows.append((title, c, name, rc, wp))
+                        print("%-36s %-5s %s %s MB down %s MB up (%.1f s), %d video streams, "
+                              "%d scrolls | waypipe %s MB down %s MB up (%.1f s)" % (
+                                  title, c, name, mb(rc["down"]), mb(rc["up"]), rc_time,
+                                  rc["video"], rc["scrolls"], mb(wp["down"]), mb(wp["up"]),
+                                  wp_time), flush=True)
     except Failure as e:
         print("benchmark failed:", e)
         for p in rig.procs:
@@ -164,15 +195,17 @@ def main():
         rig.close()
 
     print()
-    print("| workload | compression | rcomp to viewer (MB) | waypipe to viewer (MB) | "
-          "rcomp to app side (MB) | waypipe to app side (MB) | rcomp / waypipe (total) |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for title, c, rc, rc_time, wp, wp_time in rows:
+    print("round trip %g ms, rcomp --codec %s" % (args.delay_ms, args.codec))
+    print("| workload | compression | build | rcomp to viewer (MB) | waypipe to viewer (MB) | "
+          "rcomp to app side (MB) | waypipe to app side (MB) | video streams | scrolls | "
+          "rcomp / waypipe (total) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for title, c, name, rc, wp in rows:
         total_rc = rc["down"] + rc["up"]
         total_wp = wp["down"] + wp["up"]
-        print("| %s | %s | %s | %s | %s | %s | %.2f |" % (
-            title, c, mb(rc["down"]), mb(wp["down"]), mb(rc["up"]), mb(wp["up"]),
-            total_rc / total_wp if total_wp else float("nan")))
+        print("| %s | %s | %s | %s | %s | %s | %s | %d | %d | %.2f |" % (
+            title, c, name, mb(rc["down"]), mb(wp["down"]), mb(rc["up"]), mb(wp["up"]),
+            rc["video"], rc["scrolls"], total_rc / total_wp if total_wp else float("nan")))
     return 0
 
 

@@ -150,6 +150,7 @@ void pace_wrote(struct pace *pace, uint64_t bytes, bool more_waiting, uint64_t n
 
 static void add_sample(struct pace *pace, uint64_t rate, bool app_limited, uint64_t now_us)
 {
+	pace->measured = pace->measured || !app_limited;
 	if (app_limited && rate < pace_rate(pace)) {
 		return;
 	}

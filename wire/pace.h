@@ -39,6 +39,9 @@ struct pace {
 	 * queue cannot pass for the round trip (BBR's ProbeRTT). */
 	bool probing;
 	uint8_t filling; /* a bit a write, newest lowest: it reached the limit */
+	/* A write the link limited was acknowledged: the rate is a measure of
+	 * the link, not only a floor under it. */
+	bool measured;
 	uint64_t probe_due_us; /* when the next probe starts */
 	uint64_t probe_start_us;
 	uint64_t probe_mark; /* sent, when the pipe had drained: its ack ends the probe */

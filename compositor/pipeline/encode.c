@@ -5,13 +5,17 @@
  *
  * The choice (written down in the README) is made from what each codec would
  * cost, not from how much was damaged. A window goes to video only after
- * MOTION_FRAMES lossless frames in a row that each changed at least
- * MOTION_FRACTION of it (after any scroll was taken out) and each cost more
- * than VIDEO_GAIN times what a video frame would at the bit rate video
- * would get now, on a link where bytes are not cheap (bytes_are_cheap: a
- * local link with room for lossless, where video would only cost CPU).
- * A frame counts once for each LATE_US the link takes to carry it (at its
- * delivery rate): where lossless cannot keep pace, motion is seen at once.
+ * MOTION_FRAMES lossless frames in a row, each drawn within two frame
+ * intervals of the last (a change after a pause, a page turned, counts
+ * afresh), that each changed at least MOTION_FRACTION of it (after any
+ * scroll was taken out: lossless.c finds the scroll before it cuts bands)
+ * and each cost more than VIDEO_GAIN times what a video frame would at the
+ * bit rate video would get now, on a link where bytes are not cheap
+ * (bytes_are_cheap: a local link with room for lossless, where video would
+ * only cost CPU). A frame counts once for each LATE_US the link takes to
+ * carry it (at its delivery rate, once the link was measured full: small
+ * frames measure only a floor under its rate): where lossless cannot keep
+ * pace, motion is seen at once.
  * A frame that brings the count to MOTION_FRAMES and would itself take
  * LATE_US or more is not sent: its picture goes as the stream's first, so
  * no picture waits behind a lossless one that takes seconds. (A large
@@ -23,8 +27,9 @@
  * lossless and do not count, nor do the bands that fill them out (a band
  * is what the link carries in about 100 ms, lossless.c), so a new window is
  * never sent as video, unless it changes again much of what its bands
- * have carried while they still fill it (a game's first picture on a slow
- * link: motion waits behind one band, not the whole picture); a
+ * have carried while they still fill it, at more than a video frame would
+ * cost (a game's first picture on a slow link: motion waits behind one
+ * band, not the whole picture; a terminal's new line is not that); a
  * scrolling terminal changes only its new lines and typing little, so both
  * stay lossless. A window leaves video after STILL_FRAMES frames that change
  * less than STILL_FRACTION, or when nothing changed for REFRESH_AFTER_US;
@@ -228,11 +233,13 @@ static double damage_fraction(const struct rc_encoder *enc, pixman_region32_t *d
 /* How many frames of motion a lossless frame of bytes counts for: one for
  * each LATE_US the link takes to carry it at its delivery rate (the
  * frames' or, if higher, the channel's), at least one; MOTION_FRAMES at
- * most. */
+ * most. One while the rate is only a floor (link.measured): a terminal's
+ * first page, on a link its small frames measured slow, is no sign that
+ * lossless cannot keep pace. */
 static int motion_weight(const struct rc_encoder *enc, size_t bytes)
 {
 	uint64_t rate = encode_link_capacity(&enc->link);
-	if (rate == 0) {
+	if (rate == 0 || !enc->link.measured) {
 		return 1;
 	}
 	uint64_t us = (uint64_t)bytes * 1000000 / rate;
@@ -284,15 +291,14 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->need_reset = enc->need_reset || enc->in_video;
 	}
 	uint64_t now = monotonic_usec();
-	uint64_t changed;
-	double share;
+	struct lossless_sent sent;
 	bool damaged = pixman_region32_not_empty(damage);
 	enum rc_codec_mode mode = enc->link.mode;
 	if (enc->in_video) {
 		if (!damaged) {
 			if (now - enc->last_change_us >= REFRESH_AFTER_US) {
 				stream_stop(enc, damage, "motion stopped");
-				lossless_send(enc, tools, image, damage, &changed, &share);
+				lossless_send(enc, tools, image, damage, &sent);
 			}
 			return;
 		}
@@ -301,32 +307,33 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->still_frames = still ? enc->still_frames + 1 : 0;
 		if (mode == RC_CODEC_AUTO && enc->still_frames >= STILL_FRAMES) {
 			stream_stop(enc, damage, "little motion");
-			lossless_send(enc, tools, image, damage, &changed, &share);
+			lossless_send(enc, tools, image, damage, &sent);
 			return;
 		}
 		stream_send(enc, tools, image, damage);
 		return;
 	}
-	/* While bands still fill a whole picture, much of the part the
-	 * viewer has changing again is motion; the bands that fill it
-	 * are not. */
-	bool filling = pixman_region32_not_empty(&enc->unfilled);
-	uint64_t again = 0, have = 0;
-	if (filling && !enc->need_reset) {
+	/* What only fills out a picture (after a refresh, say: bands still
+	 * fill it, and nothing of the part the viewer has changed again)
+	 * stays lossless, also where video is forced. */
+	bool refilling = false;
+	if (pixman_region32_not_empty(&enc->unfilled) && !enc->need_reset) {
 		pixman_region32_t had;
 		pixman_region32_init(&had);
 		pixman_region32_subtract(&had, damage, &enc->unfilled);
-		again = region_area(&had);
+		refilling = !pixman_region32_not_empty(&had);
 		pixman_region32_fini(&had);
-		have = (uint64_t)enc->width * (uint64_t)enc->height - region_area(&enc->unfilled);
 	}
-	/* What only fills out a picture (after a refresh, say) stays
-	 * lossless, also where video is forced. */
-	bool refilling = filling && !enc->need_reset && again == 0;
+	/* Motion is frame after frame: the app drew this frame's change
+	 * within two frame intervals of the last lossless frame (a game does,
+	 * also one the link holds back), not after a pause (a page turned,
+	 * even a few times a second): a change after a pause counts afresh. */
+	bool sustained =
+		enc->job_time_us <= enc->lossless_at_us + 2000000u / (unsigned)enc->link.fps;
+	int motion_before = sustained ? enc->motion_frames : 0;
 	if (damaged && !refilling && mode != RC_CODEC_LOSSLESS && enc->link.video &&
 		!enc->video_failed && (int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
-		(mode == RC_CODEC_VIDEO ||
-			(enc->motion_frames >= MOTION_FRAMES && !enc->need_reset))) {
+		(mode == RC_CODEC_VIDEO || (motion_before >= MOTION_FRAMES && !enc->need_reset))) {
 		if (stream_start(enc)) {
 			enc->need_reset = false;
 			stream_send(enc, tools, image, damage);
@@ -346,21 +353,35 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 		enc->fast_frames = fast ? enc->fast_frames + 1 : 0;
 		size_t out_before = buffer_size(&enc->out);
 		bool produced_before = enc->produced;
-		size_t bytes = lossless_send(enc, tools, image, damage, &changed, &share);
+		size_t bytes = lossless_send(enc, tools, image, damage, &sent);
 		tools->compressor.fast = false;
 		/* Motion is what lossless carries dearly: much of the window,
-		 * frame after frame, at more than video would cost. A band
-		 * stands for the damage it is part of. */
+		 * frame after frame, at more than video would cost, both
+		 * weighed after the scroll went as a copy_rect. A band stands
+		 * for the damage it is part of (whole: what all of it would
+		 * cost). While bands still fill a whole picture, the bands
+		 * that fill it are no motion; much of the part the viewer has
+		 * changing again is, where carrying that change again would
+		 * cost more than a video frame (at what this frame's pixels
+		 * cost): a game's moving picture, not a terminal's new line. */
 		double video = stream_frame_bytes(enc);
-		size_t whole = share > 0 ? (size_t)((double)bytes / share) : bytes;
+		size_t whole = sent.share > 0 ? (size_t)((double)bytes / sent.share) : bytes;
 		double area = (double)enc->width * enc->height;
-		bool motion = bytes && !reset &&
-			(filling ? again > 0 && (double)again >= MOTION_FRACTION * (double)have
-				 : (double)changed / share >= MOTION_FRACTION * area);
+		bool motion;
+		if (sent.filling) {
+			double per_pixel = sent.changed ? (double)bytes / (double)sent.changed
+							: enc->lossless_ratio * 4;
+			motion = bytes && !reset && sent.again > 0 &&
+				(double)sent.again >= MOTION_FRACTION * (double)sent.have &&
+				(double)sent.again * per_pixel > VIDEO_GAIN * video;
+		} else {
+			motion = bytes && !reset &&
+				(double)sent.changed / sent.share >= MOTION_FRACTION * area;
+		}
 		bool cheap = bytes_are_cheap(enc, whole);
 		bool moving = motion && (double)whole > VIDEO_GAIN * video && !cheap;
 		int weight = moving ? motion_weight(enc, whole) : 0;
-		if (moving && weight > 1 && enc->motion_frames + weight >= MOTION_FRAMES &&
+		if (moving && weight > 1 && motion_before + weight >= MOTION_FRAMES &&
 			mode == RC_CODEC_AUTO && enc->link.video && !enc->video_failed &&
 			(int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS) {
 			/* Lossless cannot keep pace: this picture goes as video,
@@ -383,15 +404,16 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 			return;
 		}
 		if (bytes || reset) {
-			enc->motion_frames = moving ? enc->motion_frames + weight : 0;
+			enc->motion_frames = moving ? motion_before + weight : 0;
 			enc->cheap_motion_frames =
 				motion && cheap ? (next ? enc->cheap_motion_frames + 1 : 1) : 0;
 			enc->lossless_at_us = now;
 		}
-		log_debug("window %u: lossless %zu bytes%s, %llu of %dx%d changed, video ~%.0f "
+		log_debug("window %u: lossless %zu bytes%s%s, %llu of %dx%d changed%s, video ~%.0f "
 			  "bytes%s; link %.2f ms, %.0f Mbit/s",
-			enc->id, bytes, fast ? " (fast)" : "", (unsigned long long)changed,
-			enc->width, enc->height, video,
+			enc->id, bytes, enc->job_copies ? " after a copy_rect" : "",
+			fast ? " (fast)" : "", (unsigned long long)sent.changed, enc->width,
+			enc->height, sent.share < 1 ? " in a band" : "", video,
 			bytes && cheap ? " (bytes are cheap: a local link)" : "",
 			(double)enc->link.link_min_rtt_us / 1000,
 			(double)enc->link.link_rate * 8 / 1e6);
@@ -476,6 +498,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.rtt_ms = enc->rtt_ms,
 		.link_min_rtt_us = conn->channel.pace.min_rtt_us,
 		.link_rate = pace_rate(&conn->channel.pace),
+		.measured = conn->flow.measured || conn->channel.pace.measured,
 		.link_queued = channel_queued_class(&conn->channel, CHANNEL_FOCUS) +
 			channel_queued_class(&conn->channel, CHANNEL_FRAMES),
 		.fps = fps,

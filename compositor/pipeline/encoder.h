@@ -44,6 +44,10 @@ struct rc_encode_link {
 	/* The link's own (link acks, not frames): its minimum round trip and
 	 * delivery rate in bytes per second; 0: unknown. */
 	uint64_t link_min_rtt_us, link_rate;
+	/* Either rate was measured where the link limited it: until then
+	 * both are floors (a terminal's small frames say little of a fast
+	 * link), and nothing is judged too slow from them. */
+	bool measured;
 	/* Frame bytes waiting to be written: the link carries less than the
 	 * frames made (pacing keeps the queue here, not in the network). */
 	uint64_t link_queued;

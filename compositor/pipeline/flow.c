@@ -149,6 +149,7 @@ int64_t flow_acked(struct flow *flow, uint32_t window, uint32_t seq, uint64_t no
 		if (!newest.app_limited || rate >= max_rate(flow)) {
 			flow->rate_samples[flow->next_sample++ % FLOW_RATE_SAMPLES] = rate;
 		}
+		flow->measured = flow->measured || !newest.app_limited;
 	}
 	if (now_us - flow->probe_stamp_us > PROBE_INTERVAL_US) {
 		if (flow->filling) {

@@ -29,6 +29,9 @@ struct flow {
 	uint64_t min_rtt_us, min_rtt_stamp_us;
 	uint64_t probe_until_us, probe_stamp_us; /* one frame at a time until then */
 	uint8_t filling; /* a bit a frame, newest lowest: it was not app-limited */
+	/* A frame the link limited was acknowledged: the rate is a measure
+	 * of the link, not only a floor under it. */
+	bool measured;
 };
 
 void flow_init(struct flow *flow);

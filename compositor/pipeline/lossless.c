@@ -73,15 +73,18 @@ static void dump(const struct rc_encoder *enc, const char *dir)
 }
 
 /* Moves what scrolled in the viewer's copy with a copy_rect, appended to
- * out: the diff that follows then carries only what is new. */
+ * out: the diff that follows then carries only what is new. The rectangle
+ * moved to is, in *to, exactly the new image. */
 static bool send_scroll(struct rc_encoder *enc, struct buffer *out, struct image cur,
-	struct wire_rect box)
+	struct wire_rect box, struct wire_rect *to)
 {
 	struct image base = {enc->sent, enc->width, enc->height, enc->width};
 	struct scroll_move move;
 	if (!scroll_find(&enc->scroll, &cur, &base, box, &move)) {
 		return false;
 	}
+	*to = (struct wire_rect){move.src.x + move.dx, move.src.y + move.dy, move.src.width,
+		move.src.height};
 	struct wire_msg msg = {
 		.type = WIRE_COPY_RECT,
 		.copy_rect = {enc->id, move.src.x, move.src.y, move.src.width, move.src.height,
@@ -155,6 +158,36 @@ uint64_t region_area(pixman_region32_t *region)
 	return area;
 }
 
+/* Keeps of damage only the runs of rows that differ from the viewer's
+ * copy: after a scroll moved most of it there, what is left is what is
+ * new (a line or two of a terminal), which a band then holds whole. */
+static void damage_shrink(struct rc_encoder *enc, struct image cur, pixman_region32_t *damage)
+{
+	pixman_region32_t left;
+	pixman_region32_init(&left);
+	int n = 0;
+	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
+	for (int i = 0; i < n; i++) {
+		size_t bytes = (size_t)(boxes[i].x2 - boxes[i].x1) * 4;
+		int32_t run = -1;
+		for (int32_t y = boxes[i].y1; y <= boxes[i].y2; y++) {
+			bool differs = y < boxes[i].y2 &&
+				memcmp(cur.pixels + (size_t)y * cur.stride + boxes[i].x1,
+					enc->sent + (size_t)y * enc->width + boxes[i].x1,
+					bytes) != 0;
+			if (differs && run < 0) {
+				run = y;
+			} else if (!differs && run >= 0) {
+				pixman_region32_union_rect(&left, &left, boxes[i].x1, run,
+					(unsigned)(boxes[i].x2 - boxes[i].x1), (unsigned)(y - run));
+				run = -1;
+			}
+		}
+	}
+	pixman_region32_copy(damage, &left);
+	pixman_region32_fini(&left);
+}
+
 /* A band is what the link carries in about BAND_US, so that motion which
  * starts while a large picture fills waits behind one band, not behind
  * seconds of them in one frame (a 1080p first picture is 2 MB or more of
@@ -200,7 +233,15 @@ static double take_band(struct rc_encoder *enc, pixman_region32_t *damage, pixma
 	enc->refresh_whole = false;
 	int32_t rows = row ? (int32_t)(most / row) : 0;
 	rows = rows > 0 ? rows : 1;
-	if ((int64_t)(extents.y2 - extents.y1) <= rows) {
+	/* What the frame would carry: the damage, or its extents where it
+	 * has more rectangles than a frame sends (lossless_send). A scroll's
+	 * new lines at the top and the bottom go in one frame. */
+	int n = 0;
+	pixman_region32_rectangles(damage, &n);
+	uint64_t raw = n > MAX_FRAME_RECTS
+		? (uint64_t)(extents.x2 - extents.x1) * (uint64_t)(extents.y2 - extents.y1) * 4
+		: region_area(damage) * 4;
+	if ((int64_t)(extents.y2 - extents.y1) <= rows || raw <= most) {
 		enc->band_y = 0;
 		return 1;
 	}
@@ -224,14 +265,26 @@ static double take_band(struct rc_encoder *enc, pixman_region32_t *damage, pixma
 	return all ? (double)band / (double)all : 1;
 }
 
-/* Encodes what changed as a lossless frame into enc->out; returns its bytes
- * (0: none) and, in *changed, how many pixels the diff carries. A frame of
- * one band of the damage (take_band) returns, in *share, the part of the
- * damage it holds; what it left waits in damage. */
-size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image cur,
-	pixman_region32_t *damage, uint64_t *changed, double *share)
+/* Forgets the row hashes where the viewer's copy is not yet the new image
+ * (a band of a larger change went); keeps them where it now is. */
+static void scroll_done(struct rc_encoder *enc, struct wire_rect searched, bool whole,
+	struct wire_rect band)
 {
-	*changed = 0;
+	if (searched.width > 0 && whole) {
+		scroll_sent(&enc->scroll, searched);
+	} else if (searched.width > 0) {
+		scroll_changed(&enc->scroll, searched);
+	} else {
+		scroll_sent(&enc->scroll, band);
+	}
+}
+
+/* Encodes what changed as a lossless frame into enc->out; returns its bytes
+ * (0: none) and fills *sent (lossless.h). */
+size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image cur,
+	pixman_region32_t *damage, struct lossless_sent *sent)
+{
+	*sent = (struct lossless_sent){.share = 1};
 	struct image base = {enc->sent, enc->width, enc->height, enc->width};
 	uint16_t flags = 0;
 	if (enc->need_reset) {
@@ -244,9 +297,54 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 			(unsigned)enc->height);
 		flags |= WIRE_FRAME_RESET;
 	}
+	struct buffer *out = &enc->out;
+	size_t before = buffer_size(out);
+	/* The scroll search comes before the band is cut: a scroll of more
+	 * than a band (a terminal on a link measured slow) is still one
+	 * copy_rect, and what it leaves, a line or two, is what the band
+	 * holds and what the codec's choice weighs. fast_frames is 0 unless
+	 * this frame is made fast (encode_frame). */
+	pixman_box32_t all = *pixman_region32_extents(damage);
+	struct wire_rect searched = {0};
+	bool copied = false;
+	struct wire_rect to = {0};
+	if (!(flags & WIRE_FRAME_RESET) && enc->link.copy_rect &&
+		enc->fast_frames % FAST_SCROLL_EVERY == 0 && pixman_region32_not_empty(damage)) {
+		searched = (struct wire_rect){all.x1, all.y1, all.x2 - all.x1, all.y2 - all.y1};
+		copied = send_scroll(enc, out, cur, searched, &to);
+	}
+	/* Damage the viewer's copy already holds (what a scroll moved there,
+	 * what an app damaged but drew the same) needs no band: before bands
+	 * are cut, damage keeps only what differs. A row that differs costs
+	 * the compare up to its first difference, so a picture in motion
+	 * costs little more. */
+	if (!(flags & WIRE_FRAME_RESET) && (copied || region_area(damage) * 4 > band_bytes(enc))) {
+		damage_shrink(enc, cur, damage);
+		/* What the copy filled is the new image, no longer zero, so no
+		 * longer unfilled (encode.c's sharing reads unfilled as zero);
+		 * and what no longer differs was filled. */
+		pixman_region32_t moved;
+		pixman_region32_init_rect(&moved, to.x, to.y, (unsigned)to.width,
+			(unsigned)to.height);
+		pixman_region32_subtract(&enc->unfilled, &enc->unfilled, &moved);
+		pixman_region32_fini(&moved);
+		pixman_region32_intersect(&enc->unfilled, &enc->unfilled, damage);
+	}
+	/* While bands still fill a whole picture: what of the part the
+	 * viewer has changed again, after the scroll. */
+	sent->filling = !(flags & WIRE_FRAME_RESET) && pixman_region32_not_empty(&enc->unfilled);
+	if (sent->filling) {
+		pixman_region32_t had;
+		pixman_region32_init(&had);
+		pixman_region32_subtract(&had, damage, &enc->unfilled);
+		sent->again = region_area(&had);
+		pixman_region32_fini(&had);
+		sent->have =
+			(uint64_t)enc->width * (uint64_t)enc->height - region_area(&enc->unfilled);
+	}
 	pixman_region32_t rest;
 	pixman_region32_init(&rest);
-	*share = take_band(enc, damage, &rest);
+	sent->share = take_band(enc, damage, &rest);
 	/* What of a whole picture this frame leaves, the next bands fill. */
 	if (flags & WIRE_FRAME_RESET) {
 		pixman_region32_copy(&enc->unfilled, &rest);
@@ -254,16 +352,10 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 		pixman_region32_subtract(&enc->unfilled, &enc->unfilled, damage);
 	}
 
-	struct buffer *out = &enc->out;
-	size_t before = buffer_size(out);
 	pixman_box32_t extents = *pixman_region32_extents(damage);
 	struct wire_rect box = {extents.x1, extents.y1, extents.x2 - extents.x1,
 		extents.y2 - extents.y1};
-	/* fast_frames is 0 unless this frame is made fast (encode_frame); a
-	 * band of a larger change is no scroll. */
-	bool search = enc->fast_frames % FAST_SCROLL_EVERY == 0 && *share == 1;
-	bool copied = !(flags & WIRE_FRAME_RESET) && enc->link.copy_rect && search &&
-		send_scroll(enc, out, cur, box);
+	bool whole = sent->share == 1;
 
 	int n = 0;
 	pixman_box32_t *boxes = pixman_region32_rectangles(damage, &n);
@@ -289,7 +381,7 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 	pixman_region32_copy(damage, &rest);
 	pixman_region32_fini(&rest);
 	if (nrects == 0 && !(flags & WIRE_FRAME_RESET) && !copied) {
-		scroll_sent(&enc->scroll, box);
+		scroll_done(enc, searched, whole, box);
 		return 0;
 	}
 	struct payloads made = choose_payloads(enc, flags & WIRE_FRAME_RESET, raw_size);
@@ -327,14 +419,17 @@ size_t lossless_send(struct rc_encoder *enc, struct tools *tools, struct image c
 	/* The copy_rect and its frame count as one frame. */
 	enc->produced = true;
 	enc->need_reset = false;
-	scroll_sent(&enc->scroll, box);
+	scroll_done(enc, searched, whole, box);
 	if (enc->link.dump_dir) {
 		dump(enc, enc->link.dump_dir);
 	}
-	*changed = raw_size / 4;
+	sent->changed = raw_size / 4;
 	size_t bytes = buffer_size(out) - before;
-	if (raw_size > 0) {
-		/* For the next band's size: the newest counts half. */
+	sent->bytes = bytes;
+	if (raw_size >= BAND_MIN_RAW) {
+		/* For the next band's size, from frames of a band's size or
+		 * more (a smaller one's header and copy_rect weigh more than
+		 * its pixels): the newest counts half. */
 		double ratio = (double)bytes / (double)raw_size;
 		enc->lossless_ratio =
 			enc->lossless_ratio > 0 ? (enc->lossless_ratio + ratio) / 2 : ratio;

@@ -291,7 +291,10 @@ bool scroll_find(struct rc_scroll *s, const struct image *cur, const struct imag
 	return true;
 }
 
-void scroll_sent(struct rc_scroll *s, struct wire_rect box)
+/* Within box: the new image's hashes become the old image's where keep
+ * and scroll_find took them for this very box; elsewhere the old image's
+ * are forgotten. */
+static void box_done(struct rc_scroll *s, struct wire_rect box, bool keep)
 {
 	if (!s->width || box.width <= 0 || box.height <= 0) {
 		return;
@@ -299,7 +302,8 @@ void scroll_sent(struct rc_scroll *s, struct wire_rect box)
 	int32_t y0 = box.y < 0 ? 0 : box.y;
 	int32_t y1 = box.y + box.height > s->height ? s->height : box.y + box.height;
 	struct wire_rect h = s->hashed;
-	bool same = h.x == box.x && h.y == box.y && h.width == box.width && h.height == box.height;
+	bool same = keep && h.x == box.x && h.y == box.y && h.width == box.width &&
+		h.height == box.height;
 	for (int32_t k = 0; k < s->bands; k++) {
 		int32_t x = band_x(s, k), w = band_x(s, k + 1) - x;
 		if (x + w <= box.x || x >= box.x + box.width) {
@@ -314,6 +318,16 @@ void scroll_sent(struct rc_scroll *s, struct wire_rect box)
 		}
 	}
 	s->hashed = (struct wire_rect){0};
+}
+
+void scroll_sent(struct rc_scroll *s, struct wire_rect box)
+{
+	box_done(s, box, true);
+}
+
+void scroll_changed(struct rc_scroll *s, struct wire_rect box)
+{
+	box_done(s, box, false);
 }
 
 void scroll_forget(struct rc_scroll *s)

@@ -46,6 +46,10 @@ bool scroll_find(struct rc_scroll *scroll, const struct image *cur, const struct
  * the new image's hashes there, if scroll_find took them for this box, are
  * the old image's from now on. */
 void scroll_sent(struct rc_scroll *scroll, struct wire_rect box);
+/* The old image changed within box, not all of it to the new one (a band
+ * of a larger change went, after a copy_rect): its hashes there are
+ * forgotten. */
+void scroll_changed(struct rc_scroll *scroll, struct wire_rect box);
 /* The old image changed some other way: no hash of it is known. */
 void scroll_forget(struct rc_scroll *scroll);
 void scroll_finish(struct rc_scroll *scroll);

@@ -266,9 +266,8 @@ void stream_send(struct rc_encoder *enc, struct tools *tools, struct image cur,
 		if (!stream_start(enc)) {
 			enc->need_reset = true;
 			enc->in_video = false;
-			uint64_t changed;
-			double share;
-			lossless_send(enc, tools, cur, damage, &changed, &share);
+			struct lossless_sent sent;
+			lossless_send(enc, tools, cur, damage, &sent);
 			return;
 		}
 	}

@@ -30,22 +30,28 @@ def read_ppm(path):
     return w, h, pixels
 
 
-def count_differences(a, b):
+def count_differences(a, b, inset=0):
+    """Pixels that differ, or None for pictures of different sizes; inset:
+    the rows and columns that far from an edge or nearer are not compared."""
     (wa, ha, pa), (wb, hb, pb) = a, b
     if (wa, ha) != (wb, hb):
         return None
     diff = 0
-    for i in range(0, len(pa), 3):
-        if pa[i:i + 3] != pb[i:i + 3]:
-            diff += 1
+    for y in range(inset, ha - inset):
+        row = y * wa * 3
+        for i in range(row + inset * 3, row + (wa - inset) * 3, 3):
+            if pa[i:i + 3] != pb[i:i + 3]:
+                diff += 1
     return diff
 
 
-def wait_screen_matches(rig, app_id, path, timeout=20, shows=None, pid=None):
+def wait_screen_matches(rig, app_id, path, timeout=20, shows=None, pid=None, inset=0):
     """Waits until a screenshot of the local window (of viewer process pid,
     if given) equals the capture that rcomp-run dumped to path (and
     shows(screenshot) says it shows what the test waits for, if given);
-    returns (screenshot, capture, window)."""
+    returns (screenshot, capture, window). inset: how far from the edges
+    pixels are left out (an app's rounded corners are translucent, and the
+    local desktop blends them with what lies behind)."""
     state = {}
 
     def attempt():
@@ -54,7 +60,7 @@ def wait_screen_matches(rig, app_id, path, timeout=20, shows=None, pid=None):
             return None
         shot = rig.screenshot(w["rect"])
         dump = read_ppm(path)
-        diff = count_differences(shot, dump)
+        diff = count_differences(shot, dump, inset)
         state["last"] = "screen %dx%d, capture %dx%d, %s pixels differ" % (
             shot[0], shot[1], dump[0], dump[1], diff)
         if shows and diff == 0 and not shows(shot):

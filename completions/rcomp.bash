@@ -30,6 +30,8 @@ _rcomp_values()
 		;;
 	--fps) COMPREPLY=($(compgen -W 'auto 30 60 75 120 144 165 240' -- "$cur")) ;;
 	--stall-timeout) COMPREPLY=($(compgen -W '10 30 60' -- "$cur")) ;;
+	--grace) COMPREPLY=($(compgen -W '1 3 10' -- "$cur")) ;;
+	--log-max) COMPREPLY=($(compgen -W '8 64 512' -- "$cur")) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
 	--socket | --token-file | --remote-bin | --web-cert | --web-key) _filedir ;;
@@ -68,7 +70,7 @@ _rcomp_run()
 	_rcomp_common && return
 	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --listen-web --web-cert
 		--web-key --token-file --watch-token
-		--stall-timeout --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
+		--stall-timeout --grace --log-max --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
 		--motion --audio --no-xwayland --stats --dump-dir --verbose --show-config --version --help
 		--' -- "$cur"))
 }

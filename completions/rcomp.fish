@@ -62,6 +62,8 @@ complete -c rcomp-run -l web-key -r -F -d 'The private key of the certificate (P
 complete -c rcomp-run -l token-file -r -F -d 'The TCP token is the first line of FILE'
 complete -c rcomp-run -l watch-token -d 'Also write a token that admits viewers to watch only'
 complete -c rcomp-run -l stall-timeout -x -a '10 30 60' -d 'Drop a viewer whose link takes nothing this long'
+complete -c rcomp-run -l grace -x -a '1 3 10' -d 'Seconds from SIGTERM to SIGKILL at the session\'s end'
+complete -c rcomp-run -l log-max -x -a '8 64 512' -d 'MiB a session\'s log file keeps'
 complete -c rcomp-run -l stdio -d 'Speak to one viewer on stdin/stdout'
 complete -c rcomp-run -l persist -d 'With --stdio: run on in the background'
 complete -c rcomp-run -l offer-udp -d 'With --persist: offer UDP to a viewer over ssh'

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "channel.h"
 #include "log.h"
+#include "procs.h"
 #include "record.h"
 #include "status.h"
 
@@ -35,7 +36,8 @@ int command_list(void)
 		printf("no sessions\n");
 		return 0;
 	}
-	printf("%-16s %8s  %-19s  %-11s  %s\n", "SESSION", "PID", "STARTED", "VIEWERS", "APP");
+	printf("%-16s %8s  %-19s  %-11s  %9s  %s\n", "SESSION", "PID", "STARTED", "VIEWERS",
+		"PROCESSES", "APP");
 	for (int i = 0; i < n; i++) {
 		char when[32] = "?";
 		time_t t = (time_t)infos[i].started;
@@ -47,8 +49,15 @@ int command_list(void)
 		if (infos[i].viewers > 0) {
 			snprintf(viewers, sizeof(viewers), "%d attached", infos[i].viewers);
 		}
-		printf("%-16s %8ld  %-19s  %-11s  %s\n", infos[i].name, (long)infos[i].pid, when,
-			viewers, infos[i].app);
+		/* What runs in it: rcomp-run's reaper, sound server and
+		 * Xwayland, and all the app has started. */
+		char procs[16] = "?";
+		int below = procs_below(infos[i].pid, NULL, 0);
+		if (below >= 0) {
+			snprintf(procs, sizeof(procs), "%d", below);
+		}
+		printf("%-16s %8ld  %-19s  %-11s  %9s  %s\n", infos[i].name, (long)infos[i].pid,
+			when, viewers, procs, infos[i].app);
 	}
 	return 0;
 }
@@ -250,7 +259,13 @@ int command_stop(const char *name)
 	int result = RC_EXIT_FAILURE;
 	if (status == WIRE_OK && msg.type == WIRE_GOODBYE &&
 		msg.goodbye.reason == WIRE_BYE_SHUTDOWN) {
-		printf("session %s has ended\n", chosen->name);
+		/* "the session has ended", and what that took (what it had
+		 * to kill), from the session. */
+		static const char said[] = "the session has ended";
+		log_escape(text, sizeof(text), msg.goodbye.text, msg.goodbye.text_len);
+		const char *more =
+			strncmp(text, said, strlen(said)) == 0 ? text + strlen(said) : "";
+		printf("session %s has ended%s\n", chosen->name, more);
 		result = 0;
 	} else if (status == WIRE_OK && msg.type == WIRE_WELCOME) {
 		log_error("session %s is run by an older rcomp-run that cannot be stopped this "

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "output.h"
+#include "reaper.h"
 #include "record.h"
 #include "settings.h"
 #include "sound.h"
@@ -100,7 +101,13 @@ static const char usage[] =
 	"                      one, or the only detached one, if not named)\n"
 	"  --stop [SESSION]    end a running session (the only one, if not named):\n"
 	"                      its apps are asked to close their windows, and ended\n"
-	"                      5 s later if they have not; waits until it has ended\n"
+	"                      5 s later if they have not; waits until it has ended,\n"
+	"                      and says what it had to kill\n"
+	"  --grace S           at the session's end, every process it started has S\n"
+	"                      seconds from SIGTERM before SIGKILL (default 3)\n"
+	"  --log-max MIB       where the session's standard error is a file (its log),\n"
+	"                      it keeps at most MIB MiB: its first part and its newest,\n"
+	"                      with a line saying how much was dropped (default 8)\n"
 	"  --fps N|auto        frame clock of each window, 1-240 (default auto: the\n"
 	"                      refresh of the viewer's output the window is on, else 60)\n"
 	"  --compress ALGO     none, lz4 (default), zstd or zstd:LEVEL\n"
@@ -214,6 +221,28 @@ static bool set_stall_timeout(void *data, const char *value)
 	return true;
 }
 
+static bool set_grace(void *data, const char *value)
+{
+	char *end;
+	double seconds = strtod(value, &end);
+	if (end == value || *end || !(seconds >= 0 && seconds <= 600)) {
+		return false;
+	}
+	((struct rc_options *)data)->grace_ms = (int)(seconds * 1000 + 0.5);
+	return true;
+}
+
+static bool set_log_max(void *data, const char *value)
+{
+	char *end;
+	long mib = strtol(value, &end, 10);
+	if (end == value || *end || mib < 1 || mib > 65536) {
+		return false;
+	}
+	((struct rc_options *)data)->log_max = (uint64_t)mib << 20;
+	return true;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -242,6 +271,8 @@ static const struct settings_key keys[] = {
 	SETTINGS_FLAG("watch-token", OPTIONS, watch_token),
 	SETTINGS_CUSTOM("stall-timeout", "10", false, set_stall_timeout,
 		"a number of seconds from 1 to 3600"),
+	SETTINGS_CUSTOM("grace", "3", false, set_grace, "a number of seconds from 0 to 600"),
+	SETTINGS_CUSTOM("log-max", "8", false, set_log_max, "a number of MiB from 1 to 65536"),
 	SETTINGS_CUSTOM("fps", "auto", false, set_fps, "auto or a number from 1 to 240"),
 	SETTINGS_CUSTOM("compress", "lz4", false, set_compress,
 		"none, lz4, zstd or zstd:LEVEL (1-22)"),
@@ -569,6 +600,10 @@ static void say_goodbye(struct rc_server *server, bool started)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--reaper") == 0) {
+		/* The session's reaper, which app.c runs: not for users. */
+		return reaper_main(argc, argv);
+	}
 	struct rc_server server = {
 		.exit_code = 1,
 		.next_window_id = 1,
@@ -676,10 +711,15 @@ int main(int argc, char **argv)
 	}
 	destroy_compositor(&server);
 	idmap_finish(&server.window_ids);
+	/* Nothing the session started outlives it. */
+	app_wait_ended(&server);
 	if (own_runtime_dir) {
 		rmdir(runtime_dir); /* empty now: the display removed its socket */
 	}
-	handshake_tell_stoppers(&server);
+	char ended[WIRE_MAX_TEXT];
+	app_ended_text(&server, ended, sizeof(ended));
+	handshake_tell_stoppers(&server, ended);
 	settings_finish(&settings);
+	app_leave(&server);
 	return server.exit_code;
 }

@@ -197,6 +197,8 @@ struct rc_options {
 	const char *token_file;
 	bool watch_token; /* --watch-token: a second token, for watching only */
 	int stall_timeout; /* --stall-timeout: seconds a viewer's link may take nothing */
+	int grace_ms; /* --grace: from SIGTERM to SIGKILL of what the session started */
+	uint64_t log_max; /* --log-max: the most a session's log file may hold, bytes */
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	int verbose;
 };

@@ -9,9 +9,11 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bands.h"
 #include "log.h"
+#include "procs.h"
 #include "quic.h"
 #include "sound.h"
 #include "stats.h"
@@ -118,6 +120,12 @@ static void print_stats(struct rc_server *server)
 	sound_describe(server, sound, sizeof(sound));
 	if (*sound) {
 		log_info("stats %s", sound);
+	}
+	/* Everything the session runs: the reaper, the sound server,
+	 * Xwayland, and what the app started. */
+	int procs = procs_below(getpid(), NULL, 0);
+	if (procs >= 0) {
+		log_info("stats session: %d process%s", procs, procs == 1 ? "" : "es");
 	}
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include "json.h"
 #include "log.h"
 #include "monotonic.h"
+#include "procs.h"
 #include "session.h"
 #include "user.h"
 #include "wire.h"
@@ -239,7 +241,14 @@ static void start_as_user(int report, const struct gate_config *config, const ch
 	_exit(127);
 }
 
-/* The keeper: root, it holds the user's PAM session for the session's life. */
+/* What is left of a session once its rcomp-run has gone (killed, or
+ * crashed, before its reaper could end it all) has this long from SIGTERM
+ * to SIGKILL: rcomp-run's own default grace. */
+#define KEEPER_GRACE_MS 3000
+
+/* The keeper: root, it holds the user's PAM session for the session's life,
+ * and is the child subreaper of everything in it, so that whatever of the
+ * session outlives its rcomp-run comes back to it to be ended. */
 static void do_start(int fd, const struct gate_config *config, const struct gate_user *user,
 	const struct gate_request *req)
 {
@@ -257,6 +266,7 @@ static void do_start(int fd, const struct gate_config *config, const struct gate
 		gate_pam_close(pam, env);
 		return;
 	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(pipefd[0]);
@@ -296,6 +306,15 @@ static void do_start(int fd, const struct gate_config *config, const struct gate
 	if (pid > 0) {
 		int ws;
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+		}
+		/* rcomp-run ends what it started before it exits; what is
+		 * left here, it could not (it was killed). */
+		struct procs_ended e = procs_end_below(KEEPER_GRACE_MS, 0);
+		if (e.asked > 0) {
+			log_info("session of %s ended with %d processes left running: %d ended at "
+				 "SIGTERM, %d killed%s",
+				user->name, e.asked, e.asked - e.killed, e.killed,
+				e.left ? ", some could not be ended" : "");
 		}
 	}
 	gate_pam_close(pam, env);

@@ -2,7 +2,10 @@
 chpasswd), the real PAM stack, sessions started as their users, Debian's
 chromium on the gate's page."""
 import os
+import pwd
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -10,7 +13,7 @@ import time
 import pytest
 
 import rig
-from rig import ALICE, BOB, USERS, wait_for
+from rig import ALICE, BOB, STUBBORN_APP, USERS, all_gone_by, stubborn_pids, wait_for
 
 pytestmark = pytest.mark.skipif(rig.gate_possible() is not None,
                                 reason=str(rig.gate_possible()))
@@ -156,8 +159,9 @@ def test_each_session_runs_as_its_user_with_a_logins_groups_and_environment(gate
     # The app (the session's own sound server has a HOME of its own). On
     # 2 loaded cores a session's start can take long.
     try:
-        app = wait_for("foot in the session", lambda: children(session["pid"], "foot"),
-                       timeout=45)
+        # Below the session's reaper, which runs the app.
+        app = wait_for("foot in the session", lambda: [
+            p for p in [rig.descendant(session["pid"], "foot")] if p], timeout=45)
     except rig.Failure as e:
         raise rig.Failure("%s; the session's log:\n%s" % (e, rig.session_log(ALICE, name)))
     for pid in [session["pid"]] + app:
@@ -537,3 +541,103 @@ def test_the_owner_stops_a_session_from_the_list(gate):
     wait_for("the session's process to end", gone, timeout=30)
     assert "stop: %s from 127.0.0.1: session %s" % (ALICE, name) in \
         gate.rig.read_log(gate.name)
+
+
+def user_app(user, app_id, script):
+    """A menu entry of user's own that runs script (a file in their home):
+    the path its app writes its pids and files beside."""
+    uid, groups, home = rig.user_ids(user)
+    gid = pwd.getpwnam(user).pw_gid
+    path = os.path.join(home, app_id + ".sh")
+    with open(path, "w") as f:
+        f.write(script)
+    os.chmod(path, 0o755)
+    os.chown(path, uid, gid)
+    apps = os.path.join(home, ".local", "share", "applications")
+    os.makedirs(apps, exist_ok=True)
+    for d in (os.path.join(home, ".local"), os.path.join(home, ".local", "share"), apps):
+        os.chown(d, uid, gid)
+    entry = os.path.join(apps, app_id + ".desktop")
+    with open(entry, "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s\n" % (
+            app_id, path, os.path.join(home, app_id)))
+    return os.path.join(home, app_id), entry
+
+
+def stubborn_session(gate, app_id):
+    """A session of alice's, from the gate, whose app ignores SIGTERM and
+    whose helper in a session of its own ignores it too; their pids."""
+    where, entry = user_app(ALICE, app_id, STUBBORN_APP)
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start(app_id)
+    return c, name, wait_for("the app and its helper", lambda: stubborn_pids(where),
+                             timeout=45), entry
+
+
+def test_the_gates_stop_ends_an_app_that_ignores_sigterm_and_its_setsid_helper_within_the_grace(
+        gate):
+    c, name, pids, entry = stubborn_session(gate, "rcomp-test-stubborn")
+    try:
+        t0 = time.monotonic()
+        status, body, _ = c.post("stop", {"name": name})
+        assert status == 200, (status, body)
+        # rcomp-run's default grace, 3 s, and a second.
+        done = all_gone_by(pids, t0 + 4)
+        rig.log("the gate's stop: app and helper gone %.2f s after it" % (done - t0))
+    finally:
+        os.remove(entry)
+
+
+def test_a_gate_session_whose_rcomp_run_and_reaper_are_killed_is_ended_by_its_keeper(gate):
+    """rcomp-run and its reaper both killed with SIGKILL (as a crash of
+    both would leave it): what the app started comes back to the session's
+    keeper in the gate, which ends it within its grace (3 s) and a second,
+    and says so in the gate's log."""
+    c, name, pids, entry = stubborn_session(gate, "rcomp-test-orphans")
+    try:
+        session = wait_for("the session", lambda: c.sessions())[0]
+        reaper = children(session["pid"], "rcomp-reaper")
+        assert reaper, "no reaper below rcomp-run"
+        t0 = time.monotonic()
+        for pid in [session["pid"]] + reaper:
+            os.kill(pid, signal.SIGKILL)
+        done = all_gone_by(pids, t0 + 4)
+        rig.log("keeper: app and helper gone %.2f s after the kill" % (done - t0))
+        wait_for("the keeper's line", lambda: re.search(
+            r"session of %s ended with \d+ processes left running: \d+ ended at SIGTERM, "
+            r"[1-9]\d* killed" % ALICE, desktop_log(gate)), timeout=10)
+    finally:
+        os.remove(entry)
+
+
+def test_a_gate_sessions_log_stays_within_its_cap_however_much_its_app_writes(gate):
+    """An app of alice's writes 100 MB to its standard error and waits: its
+    session's log (DIR/NAME.log, on the user's tmpfs) stays within
+    rcomp-run's default cap of 8 MiB and says what it dropped."""
+    where, entry = user_app(ALICE, "rcomp-test-noisy", "#!/bin/sh\n"
+                            "yes 'a line the app writes again and again' | "
+                            "head -c 100000000 >&2\ntouch \"$1.done\"\nexec sleep 600\n")
+    try:
+        c = gate.client()
+        c.login(ALICE)
+        name = c.start("rcomp-test-noisy")
+        wait_for("the app to have written it", lambda: os.path.exists(where + ".done"),
+                 timeout=120)
+        uid = pwd.getpwnam(ALICE).pw_uid
+        logs = [os.path.join(d, name + ".log") for d in
+                ("/run/user/%d/rcomp" % uid, "/tmp/rcomp-%d" % uid,
+                 os.path.join(rig.user_ids(ALICE)[2], ".cache", "rcomp"))]
+        path = wait_for("the session's log", lambda: next(
+            (p for p in logs if os.path.exists(p)), None))
+
+        def written():
+            with open(path, "rb") as f:
+                text = f.read()
+            return text if b"were dropped here in all" in text and len(text) > 1 << 20 \
+                else None
+        text = wait_for("the log to say what it dropped", written)
+        rig.log("the session's log: %d bytes after 100 MB" % len(text))
+        assert len(text) <= 8 << 20
+    finally:
+        os.remove(entry)

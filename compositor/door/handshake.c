@@ -474,12 +474,11 @@ void handshake_start(struct rc_server *server, int conn, int out_fd, bool tcp, b
 	wl_event_source_timer_update(pending->timeout, PENDING_TIMEOUT_MS);
 }
 
-void handshake_tell_stoppers(struct rc_server *server)
+void handshake_tell_stoppers(struct rc_server *server, const char *text)
 {
 	struct rc_handshake *hs = &server->handshake;
 	for (int i = 0; i < hs->nstoppers; i++) {
-		channel_write_goodbye(hs->stoppers[i], WIRE_BYE_SHUTDOWN, server->exit_code,
-			"the session has ended");
+		channel_write_goodbye(hs->stoppers[i], WIRE_BYE_SHUTDOWN, server->exit_code, text);
 		close(hs->stoppers[i]);
 	}
 	hs->nstoppers = 0;

@@ -38,8 +38,8 @@ void handshake_start(struct rc_server *server, int fd, int out_fd, bool tcp, boo
 	int move_slot, const char *host, const char *peer);
 
 /* Tells those that asked the session to end (rcomp-run --stop) that it
- * has: the last thing it does. */
-void handshake_tell_stoppers(struct rc_server *server);
+ * has, in text (what ending it took): the last thing it does. */
+void handshake_tell_stoppers(struct rc_server *server, const char *text);
 /* Tells every viewer still on its way in why the session ends, as the
  * attached ones are told: one moving over to UDP (its hello not yet
  * taken) would else find its new link closed with no word, and its old

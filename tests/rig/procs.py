@@ -1,6 +1,7 @@
 """Processes: their memory, their descendants, programs hidden from a
 desktop."""
 import os
+import time
 
 from .base import Failure
 
@@ -43,3 +44,45 @@ def descendant(pid, comm):
         except OSError:
             continue
     return None
+
+
+# An app that ignores SIGTERM, with a helper in a session of its own that
+# ignores it too; run with a path P, they write their pids to P.app and
+# P.helper.
+STUBBORN_APP = """#!/bin/sh
+trap '' TERM
+setsid sh -c 'trap "" TERM; echo $$ > "$0.helper"; while :; do sleep 0.1; done' "$1" &
+echo $$ > "$1.app"
+while :; do sleep 0.1; done
+"""
+
+
+def alive(pid):
+    """Running: not gone, and not a zombie waiting to be reaped."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def stubborn_pids(where):
+    """The pids STUBBORN_APP wrote at where, once both run; else None."""
+    try:
+        found = [int(open(where + ext).read()) for ext in (".app", ".helper")]
+    except (OSError, ValueError):
+        return None
+    return found if all(alive(p) for p in found) else None
+
+
+def all_gone_by(pids, deadline):
+    """Waits until none of pids runs, at most until deadline (monotonic);
+    returns when that was, or raises with what still runs."""
+    while True:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return time.monotonic()
+        if time.monotonic() > deadline:
+            raise Failure("still running %.1f s past the deadline: %s" % (
+                time.monotonic() - deadline, left))
+        time.sleep(0.02)

@@ -86,7 +86,7 @@ static void do_list(int fd)
 static void do_apps(int fd, const struct gate_config *config)
 {
 	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
+	int n = apps_read(apps, APPS_MAX, config);
 	static char out[GATE_TEXT_MAX];
 	int len = apps_json(apps, n, config, out, sizeof(out));
 	if (len < 0) {
@@ -99,7 +99,7 @@ static void do_apps(int fd, const struct gate_config *config)
 static void do_icon(int fd, const struct gate_config *config, const char *id)
 {
 	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
+	int n = apps_read(apps, APPS_MAX, config);
 	const struct app *app = apps_find(apps, n, config, id);
 	char path[4096];
 	static uint8_t bytes[GATE_TEXT_MAX];
@@ -127,10 +127,12 @@ static const struct session_info *find_session(struct session_info *infos, int n
 	return NULL;
 }
 
-static void do_open(int fd, const char *name)
+static void do_open(int fd, const char *name, uint32_t flags)
 {
 	static struct session_info infos[SESSIONS_MAX];
-	uint64_t until = now_ms() + OPEN_WAIT_MS;
+	/* A session that has just started may not listen yet; any other is
+	 * there or not (a made-up name holds no act for seconds). */
+	uint64_t until = now_ms() + (flags & GATE_OPEN_WAIT ? OPEN_WAIT_MS : 0);
 	for (;;) {
 		int n = list_sessions(infos);
 		const struct session_info *s = find_session(infos, n, name);
@@ -185,7 +187,7 @@ static void do_stop(int fd, const struct gate_config *config, const char *name)
 static void start_as_user(int report, const struct gate_config *config, const char *id)
 {
 	static struct app apps[APPS_MAX];
-	int n = apps_read(apps, APPS_MAX);
+	int n = apps_read(apps, APPS_MAX, config);
 	const struct app *app = apps_find(apps, n, config, id);
 	char buf[2048], *argv[APP_ARGS_MAX + 1];
 	if (!app || !apps_argv(app, buf, sizeof(buf), argv)) {
@@ -330,6 +332,12 @@ static void do_login(int fd, const struct gate_config *config, const struct gate
 		ok = false;
 		snprintf(why, sizeof(why), "root and accounts without a home may not log in here");
 	}
+	if (ok && !config->shells_any && !gate_user_login_shell(&user)) {
+		/* Answered as a wrong password is; the log says why. */
+		ok = false;
+		snprintf(why, sizeof(why), "the account's shell (%.200s) is no login shell",
+			user.shell);
+	}
 	child_answer(fd, ok ? GATE_OK : GATE_REFUSED, why, -1);
 }
 
@@ -343,6 +351,11 @@ void acts_run(const struct gate_config *config, struct gate_request *req, int fd
 	struct gate_user user;
 	if (!gate_user_find(req->user, &user)) {
 		child_answer(fd, GATE_FAILED, "the account is gone", -1);
+		return;
+	}
+	if (!config->shells_any && !gate_user_login_shell(&user)) {
+		/* Its shell was taken away since it logged in. */
+		child_answer(fd, GATE_REFUSED, "the account may not log in here", -1);
 		return;
 	}
 	if (req->op == GATE_START) {
@@ -364,7 +377,7 @@ void acts_run(const struct gate_config *config, struct gate_request *req, int fd
 		do_icon(fd, config, req->arg);
 		break;
 	case GATE_OPEN:
-		do_open(fd, req->arg);
+		do_open(fd, req->arg, req->flags);
 		break;
 	case GATE_STOP:
 		do_stop(fd, config, req->arg);

@@ -94,6 +94,26 @@ static const char *form(struct http_pss *pss, int i)
 	return v ? v : "";
 }
 
+/* The form goes, its strings wiped first: a password must not stay in
+ * this process once its request has gone to the monitor, however the
+ * request ended (answered, refused, cut, or followed by another on the
+ * same connection). */
+static void form_destroy(struct http_pss *pss)
+{
+	if (!pss->spa) {
+		return;
+	}
+	for (int i = 0; i < FORM_COUNT; i++) {
+		char *v = (char *)lws_spa_get_string(pss->spa, i);
+		int n = lws_spa_get_length(pss->spa, i);
+		if (v && n > 0) {
+			explicit_bzero(v, (size_t)n);
+		}
+	}
+	lws_spa_destroy(pss->spa);
+	pss->spa = NULL;
+}
+
 /* A whole answer, written at once: its status code, type and body, a
  * cookie to set and a place to go (each NULL: none). */
 static int respond_to(struct lws *wsi, unsigned code, const char *type, const uint8_t *body,
@@ -237,9 +257,7 @@ static int write_answer(struct net *net, struct lws *wsi, struct http_pss *pss)
 
 static void http_reset(struct net *net, struct http_pss *pss)
 {
-	if (pss->spa) {
-		lws_spa_destroy(pss->spa);
-	}
+	form_destroy(pss);
 	net_forget(net, pss->waiting);
 	free(pss->text);
 	*pss = (struct http_pss){0};
@@ -264,6 +282,7 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 	net_cookie_of(wsi, req.cookie);
 	if (pss->route == ROUTE_LOGIN) {
 		if (!net_origin_ok(net, wsi)) {
+			form_destroy(pss);
 			return respond_error(wsi, HTTP_STATUS_FORBIDDEN,
 				"a login must come from the gate's own page");
 		}
@@ -271,14 +290,14 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 			!gate_copy(req.secret, sizeof(req.secret), form(pss, FORM_PASSWORD)) ||
 			!req.user[0]) {
 			explicit_bzero(req.secret, sizeof(req.secret));
+			form_destroy(pss);
 			return respond_error(wsi, HTTP_STATUS_BAD_REQUEST,
 				"give a user name and a password");
 		}
 		const char *owner = peers_owner_of(net->config, req.user);
 		if (owner && strcmp(owner, net->config->me) != 0) {
 			explicit_bzero(req.secret, sizeof(req.secret));
-			lws_spa_destroy(pss->spa);
-			pss->spa = NULL;
+			form_destroy(pss);
 			char user[GATE_USER_MAX * 4 + 1];
 			log_escape(user, sizeof(user), req.user, strlen(req.user));
 			log_info("login of %s from %s sent on to %s, the host of its sessions",
@@ -301,10 +320,7 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 		}
 	}
 	/* The password goes to the monitor and nowhere else. */
-	if (pss->spa) {
-		lws_spa_destroy(pss->spa);
-		pss->spa = NULL;
-	}
+	form_destroy(pss);
 	pss->waiting = net_ask(net, &req, wsi, api_answered);
 	if (!pss->waiting) {
 		return respond_error(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
@@ -344,13 +360,15 @@ int api_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 		}
 		return http_ask(net, wsi, pss) < 0 ? -1 : 0;
 	}
-	case LWS_CALLBACK_HTTP_BODY:
+	case LWS_CALLBACK_HTTP_BODY: {
 		pss->body += (int)len;
-		if (!pss->spa || pss->body > GATE_BODY_MAX ||
-			lws_spa_process(pss->spa, in, (int)len)) {
-			return -1;
-		}
-		return 0;
+		bool bad = !pss->spa || pss->body > GATE_BODY_MAX ||
+			lws_spa_process(pss->spa, in, (int)len);
+		/* The body as it came (the password, url-encoded) is in lws's
+		 * read buffer: the form holds what it needs of it now. */
+		explicit_bzero(in, len);
+		return bad ? -1 : 0;
+	}
 	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
 		if (!pss->spa) {
 			return -1;

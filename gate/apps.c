@@ -159,7 +159,7 @@ static int by_name(const void *a, const void *b)
 	return strcasecmp(((const struct app *)a)->name, ((const struct app *)b)->name);
 }
 
-int apps_read(struct app *apps, int max)
+int apps_read(struct app *apps, int max, const struct gate_config *config)
 {
 	int n = 0;
 	char dir[4096];
@@ -170,7 +170,9 @@ int apps_read(struct app *apps, int max)
 		snprintf(dir, sizeof(dir), "%s/.local/share/applications",
 			getenv("HOME") ? getenv("HOME") : "/");
 	}
-	n = read_dir(dir, "", apps, n, max, 0);
+	if (config->nallow == 0 || config->apps_own) {
+		n = read_dir(dir, "", apps, n, max, 0);
+	}
 	const char *dirs = getenv("XDG_DATA_DIRS");
 	char *copy = strdup(dirs && *dirs ? dirs : "/usr/local/share:/usr/share"), *save = NULL;
 	for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d;

@@ -1,7 +1,8 @@
 /*
  * The apps a user may start from the gate: the freedesktop desktop entries
  * of the user's and the system's data directories ($XDG_DATA_HOME, then
- * $XDG_DATA_DIRS; a user's entry hides the system's of the same id),
+ * $XDG_DATA_DIRS; a user's entry hides the system's of the same id,
+ * unless an allow-list names what may run),
  * without those marked NoDisplay or Hidden, those whose TryExec is not
  * installed, those that need a terminal, and those the administrator's
  * allow-list leaves out. Read as the user, in a child of the monitor.
@@ -26,8 +27,10 @@ struct app {
 };
 
 /* The apps (shown or not: a hidden entry still hides the system's),
- * sorted by name; how many. */
-int apps_read(struct app *apps, int max);
+ * sorted by name; how many. The user's own entries count unless the
+ * administrator's allow-list says what runs and [apps] own is not yes:
+ * then an allowed id is the system's entry, never one a user wrote. */
+int apps_read(struct app *apps, int max, const struct gate_config *config);
 
 /* The app of id that may be started, or NULL. */
 const struct app *apps_find(const struct app *apps, int n, const struct gate_config *config,

@@ -31,6 +31,18 @@ uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 		}
 	}
 	if (!w || net->gone) {
+		explicit_bzero(req->secret, sizeof(req->secret));
+		return 0;
+	}
+	int mine = 0;
+	for (int i = 0; i < MAX_WAITERS; i++) {
+		const struct waiter *o = &net->waiters[i];
+		mine += o->id &&
+			(req->cookie[0] ? strcmp(o->cookie, req->cookie) == 0
+					: !o->cookie[0] && strcmp(o->addr, req->addr) == 0);
+	}
+	if (mine >= (req->cookie[0] ? ASKS_PER_LOGIN : ASKS_PER_ADDRESS)) {
+		explicit_bzero(req->secret, sizeof(req->secret));
 		return 0;
 	}
 	if (++net->next_id == 0) {
@@ -45,6 +57,8 @@ uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 	w->id = req->id;
 	w->wsi = wsi;
 	w->answered = answered;
+	snprintf(w->cookie, sizeof(w->cookie), "%s", req->cookie);
+	snprintf(w->addr, sizeof(w->addr), "%s", req->addr);
 	return req->id;
 }
 

@@ -122,6 +122,11 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 			ok = set_int(&c->connections, value, 16, 4096);
 		} else if (strcmp(name, "connections-per-address") == 0) {
 			ok = set_int(&c->connections_per_address, value, 4, 4096);
+		} else if (strcmp(name, "shells") == 0) {
+			ok = strcmp(value, "login") == 0 || strcmp(value, "any") == 0;
+			c->shells_any = strcmp(value, "any") == 0;
+		} else if (strcmp(name, "tls-ciphers") == 0) {
+			ok = set_text(c->tls_ciphers, sizeof(c->tls_ciphers), value);
 		} else {
 			known = false;
 		}
@@ -138,6 +143,9 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 		}
 	} else if (strcmp(section, "apps") == 0 && strcmp(name, "allow") == 0) {
 		add_allowed(c, value);
+	} else if (strcmp(section, "apps") == 0 && strcmp(name, "own") == 0) {
+		ok = strcmp(value, "yes") == 0 || strcmp(value, "no") == 0;
+		c->apps_own = strcmp(value, "yes") == 0;
 	} else {
 		known = false;
 	}

@@ -31,6 +31,9 @@ struct gate_config {
 	int sessions_per_user, viewers_per_user;
 	int logins_at_once; /* PAM conversations at once */
 	int connections, connections_per_address;
+	/* TLS 1.2's cipher suites, in OpenSSL's names (lws speaks TLS through
+	 * OpenSSL); empty: ECDHE with an AEAD only (bridge.h). */
+	char tls_ciphers[512];
 	/* [cluster]: each user's sessions live on one host, the first
 	 * (that answers) in the user's rendezvous order of hosts. */
 	struct gate_host hosts[GATE_HOSTS_MAX];
@@ -40,6 +43,8 @@ struct gate_config {
 	/* [apps] */
 	char *allow[GATE_ALLOW_MAX]; /* desktop ids; none: every app */
 	int nallow;
+	bool apps_own; /* own = yes: a user's entry may stand for an allowed id */
+	bool shells_any; /* [gate] shells = any: accounts without a login shell too */
 };
 
 /* Reads path into config (defaults first). False with why in err. */

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,12 +16,20 @@ static bool ends(const char *field, size_t size)
 	return memchr(field, '\0', size) != NULL;
 }
 
+bool gate_addr_ok(const char *addr)
+{
+	struct in6_addr a;
+	return strcmp(addr, "?") == 0 || inet_pton(AF_INET, addr, &a) == 1 ||
+		inet_pton(AF_INET6, addr, &a) == 1;
+}
+
 bool gate_request_ok(const struct gate_request *req)
 {
 	return req->op >= GATE_LOGIN && req->op <= GATE_ICON &&
 		ends(req->cookie, sizeof(req->cookie)) && ends(req->csrf, sizeof(req->csrf)) &&
 		ends(req->user, sizeof(req->user)) && ends(req->secret, sizeof(req->secret)) &&
-		ends(req->addr, sizeof(req->addr)) && ends(req->arg, sizeof(req->arg));
+		ends(req->addr, sizeof(req->addr)) && ends(req->arg, sizeof(req->arg)) &&
+		gate_addr_ok(req->addr);
 }
 
 static bool send_all(int fd, struct iovec *iov, int n, int passfd)

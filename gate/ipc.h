@@ -46,9 +46,12 @@ enum gate_status {
 	GATE_LIMIT, /* a limit of the user's (sessions, viewers) */
 };
 
-/* GATE_OPEN's flags: what the viewer asks of the session. */
+/* GATE_OPEN's flags: what the viewer asks of the session; and, set by the
+ * monitor alone, that the session has just started (its socket may be
+ * waited for). */
 #define GATE_OPEN_SHARE 1u
 #define GATE_OPEN_WATCH 2u
+#define GATE_OPEN_WAIT 4u
 
 struct gate_request {
 	uint32_t op, id; /* id: the network process's, echoed in the answer */
@@ -71,9 +74,12 @@ struct gate_answer {
 	uint32_t max_age; /* GATE_LOGIN's: the cookie's lifetime, seconds */
 };
 
-/* Whether every string of a request ends inside its field and its op is
- * one of ours. */
+/* Whether every string of a request ends inside its field, its op is one
+ * of ours, and its address is an address (IPv4 or IPv6, as the network
+ * process read it off its socket; "?" where it could not): the network
+ * side cannot write a log line through it. */
 bool gate_request_ok(const struct gate_request *req);
+bool gate_addr_ok(const char *addr);
 
 /* Sends a request (one record). False if the socket failed. */
 bool gate_send_request(int fd, const struct gate_request *req);

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "monotonic.h"
+#include "web-admit.h"
 #include "wire.h"
 
 /* Acts in flight at once (children), and logins held. */
@@ -22,14 +24,46 @@
 #define MAX_BUCKETS 1024
 /* A child that has not answered by then is killed and its act fails. */
 #define JOB_TIMEOUT_MS 15000
+/* One logged-in user's acts in flight at once: however many requests one
+ * user sends, the others' acts have the rest of the slots. */
+#define ACTS_PER_USER 8
+/* Failed logins' answers waiting for their second (GATE_FAIL_ANSWER_MS),
+ * out of the jobs' slots; past this many, one is answered at once. */
+#define MAX_HELD 1024
+/* Sessions' keepers (a START's child, which holds the session's PAM
+ * session while it runs), and how long a session that has started may
+ * still be starting (an attach waits for its socket that long). */
+#define MAX_KEEPERS 4096
+#define STARTING_MS 5000
+/* Addresses that logged in (a user's own machines): their logins keep a
+ * share of the PAM conversations that strangers' never take. */
+#define MAX_KNOWN 4096
+#define KNOWN_FOR_MS (30ull * 86400 * 1000)
 
 struct job {
 	pid_t pid; /* 0: a free slot */
 	int fd; /* the monitor's end of the child's socket pair */
 	struct gate_request req; /* its secret wiped */
-	uint64_t started_ms, due_ms; /* due: a failed login's answer is held until then */
-	bool held;
+	uint64_t started_ms;
 	bool pam; /* a login's PAM conversation, counted in logins_at_once */
+	bool stranger; /* and from an address that has not logged in */
+};
+
+struct held {
+	uint32_t id; /* 0: free */
+	uint64_t due_ms;
+};
+
+struct keeper {
+	pid_t pid; /* 0: free */
+	char user[GATE_USER_MAX + 1];
+	char name[GATE_ARG_MAX + 1]; /* the session's, once it started */
+	uint64_t started_ms;
+};
+
+struct known {
+	char addr[ADMIT_KEY_MAX]; /* addr_key's; empty: free */
+	uint64_t at_ms;
 };
 
 struct login {
@@ -52,13 +86,25 @@ struct monitor {
 	struct job jobs[MAX_JOBS];
 	struct login logins[MAX_LOGINS];
 	struct bucket buckets[MAX_BUCKETS];
-	int logins_at_once;
+	struct held held[MAX_HELD];
+	struct keeper keepers[MAX_KEEPERS];
+	struct known known[MAX_KNOWN];
+	int logins_at_once, strangers_at_once;
 	uint8_t text[sizeof(struct gate_answer) + GATE_TEXT_MAX];
 };
 
 static uint64_t now_ms(void)
 {
 	return monotonic_usec() / 1000;
+}
+
+/* A name a peer typed, as a log line may hold it: control characters and
+ * bad UTF-8 as \xNN, so that no name writes a line of its own. */
+#define SHOWN_MAX (GATE_USER_MAX * 4 + 1)
+static const char *shown(const char *name, char out[SHOWN_MAX])
+{
+	log_escape(out, SHOWN_MAX, name, strnlen(name, GATE_USER_MAX));
+	return out;
 }
 
 static bool same(const char *a, const char *b, size_t n)
@@ -79,6 +125,115 @@ static void answer(struct monitor *m, uint32_t id, enum gate_status status, cons
 	if (!gate_send_answer(m->net, &a, text, text ? strlen(text) : 0, -1)) {
 		log_error("cannot answer the network process: %s", strerror(errno));
 	}
+}
+
+/* What an address counts as, as the browsers' door counts it (admit_key):
+ * IPv4 by address, IPv6 by its /64 (one machine or one network's worth:
+ * 2^64 addresses of one attacker are one source), IPv4 in IPv6 as IPv4.
+ * The address is one gate_request_ok let through: an address, or "?". */
+#define KEY_MAX ADMIT_KEY_MAX
+static void addr_key(const char *addr, char out[KEY_MAX])
+{
+	struct sockaddr_in6 six = {.sin6_family = AF_INET6};
+	struct sockaddr_in four = {.sin_family = AF_INET};
+	if (inet_pton(AF_INET6, addr, &six.sin6_addr) == 1) {
+		admit_key((struct sockaddr *)&six, sizeof(six), -1, out);
+	} else if (inet_pton(AF_INET, addr, &four.sin_addr) == 1) {
+		admit_key((struct sockaddr *)&four, sizeof(four), -1, out);
+	} else {
+		snprintf(out, KEY_MAX, "%s", addr);
+	}
+}
+
+/* Addresses that logged in --------------------------------------------- */
+
+static struct known *known_of(struct monitor *m, const char *addr, uint64_t now)
+{
+	char key[KEY_MAX];
+	addr_key(addr, key);
+	for (int i = 0; i < MAX_KNOWN; i++) {
+		struct known *k = &m->known[i];
+		if (k->addr[0] && strcmp(k->addr, key) == 0) {
+			return now - k->at_ms < KNOWN_FOR_MS ? k : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void known_add(struct monitor *m, const char *addr, uint64_t now)
+{
+	struct known *slot = known_of(m, addr, now);
+	for (int i = 0; i < MAX_KNOWN && !slot; i++) {
+		if (!m->known[i].addr[0]) {
+			slot = &m->known[i];
+		}
+	}
+	if (!slot) {
+		slot = &m->known[0]; /* full: the one that logged in longest ago goes */
+		for (int i = 1; i < MAX_KNOWN; i++) {
+			if (m->known[i].at_ms < slot->at_ms) {
+				slot = &m->known[i];
+			}
+		}
+	}
+	addr_key(addr, slot->addr);
+	slot->at_ms = now;
+}
+
+/* Acts and sessions per user --------------------------------------------- */
+
+static int acts_of(const struct monitor *m, const char *user)
+{
+	int n = 0;
+	for (int i = 0; i < MAX_JOBS; i++) {
+		const struct job *j = &m->jobs[i];
+		n += j->pid && !j->pam && strcmp(j->req.user, user) == 0;
+	}
+	return n;
+}
+
+static int keepers_of(const struct monitor *m, const char *user)
+{
+	int n = 0;
+	for (int i = 0; i < MAX_KEEPERS; i++) {
+		n += m->keepers[i].pid && strcmp(m->keepers[i].user, user) == 0;
+	}
+	return n;
+}
+
+static struct keeper *keeper_of(struct monitor *m, pid_t pid)
+{
+	for (int i = 0; i < MAX_KEEPERS; i++) {
+		if (m->keepers[i].pid == pid) {
+			return &m->keepers[i];
+		}
+	}
+	return NULL;
+}
+
+/* Whether user's session name started within STARTING_MS: an attach to
+ * it may wait for its socket. Any other name is tried once. */
+static bool starting(struct monitor *m, const char *user, const char *name, uint64_t now)
+{
+	for (int i = 0; i < MAX_KEEPERS; i++) {
+		const struct keeper *k = &m->keepers[i];
+		if (k->pid && strcmp(k->user, user) == 0 && strcmp(k->name, name) == 0 &&
+			now - k->started_ms < STARTING_MS) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hold(struct monitor *m, uint32_t id, uint64_t due)
+{
+	for (int i = 0; i < MAX_HELD; i++) {
+		if (!m->held[i].id) {
+			m->held[i] = (struct held){id, due};
+			return;
+		}
+	}
+	answer(m, id, GATE_REFUSED, "Wrong user name or password.", NULL);
 }
 
 /* Failed logins --------------------------------------------------------- */
@@ -109,6 +264,9 @@ static struct bucket *bucket(struct monitor *m, const char *kind, const char *na
 /* The seconds a login from addr for user must wait, 0 if none. */
 static int must_wait(struct monitor *m, const char *user, const char *addr, uint64_t now)
 {
+	char key[KEY_MAX];
+	addr_key(addr, key);
+	addr = key;
 	double a = bucket(m, "a", addr, now)->fails - (GATE_FAIL_BURST - 1);
 	double u = bucket(m, "u", user, now)->fails - (2 * GATE_FAIL_BURST - 1);
 	double over = a > u ? a : u;
@@ -119,7 +277,9 @@ static int must_wait(struct monitor *m, const char *user, const char *addr, uint
  * as tries in a row are), and is given back if it succeeds. */
 static void tried(struct monitor *m, const char *user, const char *addr, uint64_t now, double n)
 {
-	struct bucket *a = bucket(m, "a", addr, now), *u = bucket(m, "u", user, now);
+	char key[KEY_MAX];
+	addr_key(addr, key);
+	struct bucket *a = bucket(m, "a", key, now), *u = bucket(m, "u", user, now);
 	a->fails = a->fails + n > 0 ? a->fails + n : 0;
 	u->fails = u->fails + n > 0 ? u->fails + n : 0;
 }
@@ -185,7 +345,7 @@ static struct login *login_new(struct monitor *m, const char *user, const char *
 	return slot;
 }
 
-static bool spawn(struct monitor *m, const struct gate_request *req)
+static bool spawn(struct monitor *m, const struct gate_request *req, bool stranger)
 {
 	struct job *job = NULL;
 	for (int i = 0; i < MAX_JOBS && !job; i++) {
@@ -216,7 +376,18 @@ static bool spawn(struct monitor *m, const struct gate_request *req)
 	explicit_bzero(job->req.secret, sizeof(job->req.secret));
 	if (req->op == GATE_LOGIN) {
 		job->pam = true;
+		job->stranger = stranger;
 		m->logins_at_once++;
+		m->strangers_at_once += stranger;
+	}
+	if (req->op == GATE_START) {
+		/* The act's child stays as the session's keeper: the user's
+		 * sessions are counted here, at once. */
+		struct keeper *k = keeper_of(m, 0);
+		if (k) {
+			*k = (struct keeper){.pid = pid, .started_ms = job->started_ms};
+			snprintf(k->user, sizeof(k->user), "%s", req->user);
+		}
 	}
 	return true;
 }
@@ -228,6 +399,7 @@ static void job_end(struct monitor *m, struct job *job)
 	}
 	if (job->pam) {
 		m->logins_at_once--;
+		m->strangers_at_once -= job->stranger;
 	}
 	memset(job, 0, sizeof(*job));
 	job->fd = -1;
@@ -258,12 +430,14 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 	if (req->op == GATE_LOGIN) {
 		if (got && got->status == GATE_OK) {
 			tried(m, req->user, req->addr, now, -1);
+			known_add(m, req->addr, now);
 			struct login *l = login_new(m, req->user, req->addr, now);
 			if (!l) {
 				answer(m, req->id, GATE_FAILED, "no random bytes for a cookie",
 					NULL);
 			} else {
-				log_info("login: %s from %s", req->user, req->addr);
+				char u[SHOWN_MAX];
+				log_info("login: %s from %s", shown(req->user, u), req->addr);
 				struct gate_answer a = {.max_age = (uint32_t)m->config->lifetime_s};
 				memcpy(a.cookie, l->cookie, sizeof(a.cookie));
 				memcpy(a.csrf, l->csrf, sizeof(a.csrf));
@@ -273,16 +447,21 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 			job_end(m, job);
 			return;
 		}
-		log_info("login failed: %s from %s: %s", req->user, req->addr,
+		char u[SHOWN_MAX];
+		log_info("login failed: %s from %s: %s", shown(req->user, u), req->addr,
 			got ? said : "PAM's child ended without a word");
-		/* Answered when every failure is, whatever the reason. */
-		job->held = true;
-		job->due_ms = job->started_ms + GATE_FAIL_ANSWER_MS;
-		close(job->fd);
-		job->fd = -1;
-		job->pam = false;
-		m->logins_at_once--;
+		/* Answered when every failure is, whatever the reason; its
+		 * slot is free now. */
+		hold(m, req->id, job->started_ms + GATE_FAIL_ANSWER_MS);
+		job_end(m, job);
 		return;
+	}
+	if (req->op == GATE_START && got && got->status == GATE_OK) {
+		struct keeper *k = keeper_of(m, job->pid);
+		if (k) {
+			snprintf(k->name, sizeof(k->name), "%.*s", (int)len, text);
+			k->started_ms = now;
+		}
 	}
 	const char *verb = op_name(req->op);
 	struct gate_answer a = {0};
@@ -345,14 +524,26 @@ static void request(struct monitor *m, struct gate_request *req)
 				"again "
 				"in %d s.",
 				wait);
-			log_info("login slowed: %s from %s (wait %d s)", req->user, req->addr,
-				wait);
+			char u[SHOWN_MAX];
+			log_info("login slowed: %s from %s (wait %d s)", shown(req->user, u),
+				req->addr, wait);
 			answer(m, req->id, GATE_SLOW, text, NULL);
-		} else if (m->logins_at_once >= m->config->logins_at_once || !spawn(m, req)) {
-			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.",
-				NULL);
 		} else {
-			tried(m, req->user, req->addr, now, 1);
+			/* A quarter of the conversations (one at least) are
+			 * kept for addresses that have logged in: a flood of
+			 * strangers' logins never keeps a user's own machine
+			 * out. */
+			int most = m->config->logins_at_once;
+			int reserve = most / 4 > 0 ? most / 4 : 1;
+			bool stranger = !known_of(m, req->addr, now);
+			if (m->logins_at_once >= most ||
+				(stranger && m->strangers_at_once >= most - reserve) ||
+				!spawn(m, req, stranger)) {
+				answer(m, req->id, GATE_BUSY,
+					"The gate is busy: try again in a moment.", NULL);
+			} else {
+				tried(m, req->user, req->addr, now, 1);
+			}
 		}
 		explicit_bzero(req->secret, sizeof(req->secret));
 		return;
@@ -402,7 +593,30 @@ static void request(struct monitor *m, struct gate_request *req)
 		}
 		/* The user is the login's, never the request's. */
 		memcpy(req->user, login->user, sizeof(req->user));
-		if (!spawn(m, req)) {
+		if (acts_of(m, req->user) >= ACTS_PER_USER) {
+			answer(m, req->id, GATE_BUSY,
+				"You have as many requests at the gate at once as one may have: "
+				"wait for them.",
+				NULL);
+			return;
+		}
+		if (req->op == GATE_START &&
+			keepers_of(m, req->user) >= m->config->sessions_per_user) {
+			char text[160];
+			snprintf(text, sizeof(text),
+				"you have %d sessions, as many as one may have here: stop one "
+				"first",
+				m->config->sessions_per_user);
+			answer(m, req->id, GATE_LIMIT, text, NULL);
+			return;
+		}
+		/* Only a session of the user's that has just started is waited
+		 * for; any other name is tried once. */
+		req->flags &= ~GATE_OPEN_WAIT;
+		if (req->op == GATE_OPEN && starting(m, req->user, req->arg, now)) {
+			req->flags |= GATE_OPEN_WAIT;
+		}
+		if (!spawn(m, req, false)) {
 			answer(m, req->id, GATE_BUSY, "The gate is busy: try again in a moment.",
 				NULL);
 		}
@@ -414,10 +628,15 @@ static void request(struct monitor *m, struct gate_request *req)
 
 /* Children that ended: the acts' (whose sockets said so already) and the
  * sessions' keepers. */
-static void reap(void)
+static void reap(struct monitor *m)
 {
 	int status;
-	while (waitpid(-1, &status, WNOHANG) > 0) {
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		struct keeper *k = keeper_of(m, pid);
+		if (k) {
+			memset(k, 0, sizeof(*k));
+		}
 	}
 }
 
@@ -431,33 +650,34 @@ int monitor_run(const struct gate_config *config, int fd)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
-		reap();
+		reap(&m);
 		struct pollfd fds[MAX_JOBS + 1];
 		struct job *of[MAX_JOBS + 1];
 		int n = 0;
 		fds[n] = (struct pollfd){.fd = m.net, .events = POLLIN};
 		of[n++] = NULL;
 		uint64_t now = now_ms(), next = now + 1000;
+		for (int i = 0; i < MAX_HELD; i++) {
+			struct held *h = &m.held[i];
+			if (h->id && h->due_ms <= now) {
+				answer(&m, h->id, GATE_REFUSED, "Wrong user name or password.",
+					NULL);
+				h->id = 0;
+			} else if (h->id) {
+				next = h->due_ms < next ? h->due_ms : next;
+			}
+		}
 		for (int i = 0; i < MAX_JOBS; i++) {
 			struct job *job = &m.jobs[i];
 			if (!job->pid) {
 				continue;
 			}
-			if (job->held) {
-				if (job->due_ms <= now) {
-					answer(&m, job->req.id, GATE_REFUSED,
-						"Wrong user name or password.", NULL);
-					job_end(&m, job);
-					continue;
-				}
-				next = job->due_ms < next ? job->due_ms : next;
-				continue;
-			}
 			if (now - job->started_ms >= JOB_TIMEOUT_MS) {
 				kill(job->pid, SIGKILL);
+				char u[SHOWN_MAX];
 				log_info("%s of %s took too long: ended",
 					op_name(job->req.op) ? op_name(job->req.op) : "an act",
-					job->req.user);
+					shown(job->req.user, u));
 				job_answered(&m, job, NULL, NULL, 0, -1);
 				continue;
 			}
@@ -470,7 +690,7 @@ int monitor_run(const struct gate_config *config, int fd)
 			return 1;
 		}
 		for (int i = 1; i < n; i++) {
-			if (fds[i].revents && of[i]->pid && !of[i]->held) {
+			if (fds[i].revents && of[i]->pid) {
 				job_readable(&m, of[i]);
 			}
 		}

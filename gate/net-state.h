@@ -30,7 +30,16 @@ struct waiter {
 	uint32_t id; /* 0: free */
 	struct lws *wsi;
 	net_answered_fn answered;
+	/* Whose it is: a login's cookie, or (none) the address that asks. */
+	char cookie[GATE_COOKIE_HEX + 1];
+	char addr[GATE_ADDR_MAX + 1];
 };
+
+/* Requests to the monitor in flight at once for one login (its cookie),
+ * and for one address without a login (logins): past these, a request is
+ * answered "busy" here and costs the monitor nothing. */
+#define ASKS_PER_LOGIN 8
+#define ASKS_PER_ADDRESS 8
 
 /* Viewers open, by user (viewers-per-user). */
 struct viewers {

@@ -137,6 +137,9 @@ int net_run(const struct gate_config *config, int fd)
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", net_monitor_callback, 0, 0};
 	struct lws_context_creation_info info = {0};
 	bridge_door_info(&info, host, port, config->cert, config->key);
+	if (net.tls && config->tls_ciphers[0]) {
+		info.ssl_cipher_list = config->tls_ciphers;
+	}
 	info.protocols = net.protocols;
 	info.mounts = &net.mounts[0];
 	info.user = &net;

@@ -30,6 +30,22 @@ bool gate_user_find(const char *name, struct gate_user *user)
 	return true;
 }
 
+bool gate_user_login_shell(const struct gate_user *user)
+{
+	const char *base = strrchr(user->shell, '/');
+	base = base ? base + 1 : user->shell;
+	if (strcmp(base, "nologin") == 0 || strcmp(base, "false") == 0) {
+		return false;
+	}
+	bool listed = false;
+	setusershell();
+	for (const char *s; !listed && (s = getusershell());) {
+		listed = strcmp(s, user->shell) == 0;
+	}
+	endusershell();
+	return listed;
+}
+
 /* The password for every prompt that hides its answer; nothing for the rest. */
 static int converse(int n, const struct pam_message **msgs, struct pam_response **out, void *data)
 {

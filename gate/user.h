@@ -24,6 +24,10 @@ struct gate_user {
 
 /* The account name names; false if there is none (or it is root's). */
 bool gate_user_find(const char *name, struct gate_user *user);
+/* Whether the account's shell is a login shell, as su and sshd judge it:
+ * one /etc/shells lists, and not nologin or false (an account for SFTP
+ * only, or locked down, gets no command through the gate either). */
+bool gate_user_login_shell(const struct gate_user *user);
 
 /*
  * PAM's authentication and account stacks for user with password, from

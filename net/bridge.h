@@ -38,6 +38,12 @@ struct bridge {
  * protocol's rx_buffer_size, so at its default 4 KiB a frame went to the
  * browser as a WebSocket message each 4 KiB. The door adds its protocols,
  * mounts, user and limits. */
+/* OpenSSL's names (lws speaks TLS through OpenSSL here): ECDHE with
+ * AES-GCM or ChaCha20-Poly1305. */
+#define BRIDGE_TLS12_CIPHERS \
+	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:" \
+	"ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:" \
+	"ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 void bridge_door_info(struct lws_context_creation_info *info, const char *iface, int port,
 	const char *cert, const char *key);
 

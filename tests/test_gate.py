@@ -1,6 +1,7 @@
 """rcomp-gate, the door for every user of a host: real accounts (useradd,
 chpasswd), the real PAM stack, sessions started as their users, Debian's
 chromium on the gate's page."""
+import http.client
 import os
 import pwd
 import re
@@ -9,6 +10,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.parse
 
 import pytest
 
@@ -512,12 +514,20 @@ def test_the_menu_honours_no_display_hidden_try_exec_and_the_administrators_allo
         for hidden in ("rcomp-test-nodisplay", "rcomp-test-tryexec", "footclient"):
             assert hidden not in ids, (hidden, ids)
         assert c.post("start", {"app": "rcomp-test-nodisplay"})[0] == 404
+        # An allow-list says what runs: the user's own entries count only
+        # with own = yes.
         narrow = rig.Gate(desktop, name="narrow-gate",
                           apps={"allow": "foot, rcomp-test-shown.desktop"})
         n = narrow.client()
         n.login(ALICE)
-        assert sorted(a["id"] for a in n.get("apps")[1]) == ["foot", "rcomp-test-shown"]
+        assert sorted(a["id"] for a in n.get("apps")[1]) == ["foot"]
         assert n.post("start", {"app": "chromium"})[0] == 404
+        assert n.post("start", {"app": "rcomp-test-shown"})[0] == 404
+        trusting = rig.Gate(desktop, name="trusting-gate",
+                            apps={"allow": "foot, rcomp-test-shown.desktop", "own": "yes"})
+        t = trusting.client()
+        t.login(ALICE)
+        assert sorted(a["id"] for a in t.get("apps")[1]) == ["foot", "rcomp-test-shown"]
     finally:
         for name in entries:
             os.remove(os.path.join(apps, name + ".desktop"))
@@ -641,3 +651,279 @@ def test_a_gate_sessions_log_stays_within_its_cap_however_much_its_app_writes(ga
         assert len(text) <= 8 << 20
     finally:
         os.remove(entry)
+
+
+def test_a_user_name_with_newlines_writes_no_line_of_its_own_in_the_gates_log(gate):
+    """The audit's forged line: a name that would end the gate's line and
+    write a login of its own. Every field a peer sent is escaped."""
+    c = gate.client()
+    forged = "\nrcomp-gate: login: audit_a\n"
+    status, _, _ = c.login(forged, "not-the-password")
+    assert status == 401
+    log = wait_for("the failure's line", lambda: "login failed: \\x0arcomp-gate: login: "
+                   "audit_a\\x0a from 127.0.0.1" in desktop_log(gate) and desktop_log(gate))
+    assert not [line for line in log.split("\n") if line.startswith("rcomp-gate: login: audit_a")]
+
+
+def raw_login(gate, user, password, cut=False, keep=None):
+    """A login POST on a socket of its own: its answer's status line, or
+    (cut) only part of the body sent before the socket closes; keep: a
+    function called while the connection stays open after its answer."""
+    body = urllib.parse.urlencode({"user": user, "password": password}).encode()
+    head = ("POST /api/login HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n"
+            % (gate.host, gate.host, len(body) + (100 if cut else 0))).encode()
+    s = socket.create_connection(("127.0.0.1", gate.port), timeout=10)
+    try:
+        s.sendall(head + body)
+        if cut:
+            time.sleep(0.5)
+            return None
+        answer = s.recv(4096).decode(errors="replace")
+        if keep:
+            keep()
+        return answer.split("\r\n", 1)[0]
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("path", ["wrong password", "unknown user", "slowed",
+                                  "too long a user name", "cut body", "keep-alive"])
+def test_a_password_does_not_stay_in_the_network_process_however_its_request_ends(gate, path):
+    """The network process's writable memory, read as root after the
+    request: the password is nowhere in it (the form wiped, and lws's read
+    buffer where the body came)."""
+    secret = "pw-%s-%s" % (path.replace(" ", "-"), os.urandom(6).hex())
+    net = gate.net_pid()
+    if path == "slowed":
+        # As a guesser tries: several at once.
+        import concurrent.futures
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            list(pool.map(lambda _: gate.client().login("rcomp-slowed-name", "wrong"),
+                          range(6)))
+    user = {"wrong password": ALICE, "unknown user": "rcomp-nobody-here",
+            "slowed": "rcomp-slowed-name", "too long a user name": "a" * 40 + "@example.com",
+            "cut body": ALICE, "keep-alive": ALICE}[path]
+    seen = {}
+    status = raw_login(gate, user, secret, cut=path == "cut body",
+                       keep=(lambda: seen.update(held=rig.memory_holds(net, secret.encode())))
+                       if path == "keep-alive" else None)
+    want = {"wrong password": "401", "unknown user": "401", "slowed": "429",
+            "too long a user name": "400", "keep-alive": "401"}.get(path)
+    if want:
+        assert status and want in status, status
+    time.sleep(0.3)
+    assert not seen.get("held"), "the password is in the network process's memory"
+    assert not rig.memory_holds(net, secret.encode()), \
+        "the password is in the network process's memory"
+
+
+def tls_handshake(port, ciphers=None, version=None):
+    """Whether a TLS client offering only ciphers (OpenSSL's names, TLS 1.2)
+    or only version gets through the handshake."""
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    if ciphers:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+        context.set_ciphers(ciphers)
+    if version:
+        context.minimum_version = context.maximum_version = version
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            with context.wrap_socket(s) as t:
+                return t.version()
+    except (ssl.SSLError, OSError):
+        return None
+
+
+def test_over_tls_only_forward_secret_aead_suites_are_offered_and_every_answer_has_a_banks_headers(
+        desktop, accounts):
+    """An RSA certificate, as Debian's snakeoil one is: no static RSA and no
+    CBC in TLS 1.2, nothing before it; the page and the API answer with a
+    Content-Security-Policy that forbids framing, HSTS, nosniff and no
+    Referer."""
+    import ssl
+    key, cert = (os.path.join(desktop.tmp, "rsa" + ext) for ext in (".key", ".crt"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=gate.test",
+                    "-addext", "subjectAltName=DNS:gate.test"], check=True, capture_output=True,
+                   timeout=60)
+    gate = rig.Gate(desktop, cert=cert, key=key)
+    assert tls_handshake(gate.port, "ECDHE-RSA-AES128-GCM-SHA256") == "TLSv1.2"
+    assert tls_handshake(gate.port, "ECDHE-RSA-CHACHA20-POLY1305") == "TLSv1.2"
+    for refused in ("AES128-GCM-SHA256", "AES256-SHA", "ECDHE-RSA-AES128-SHA",
+                    "ECDHE-RSA-AES256-SHA384"):
+        assert tls_handshake(gate.port, refused) is None, refused
+    assert tls_handshake(gate.port, version=ssl.TLSVersion.TLSv1_3) == "TLSv1.3"
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    for path in ("/", "/gate.html", "/index.html", "/api/me"):
+        conn = http.client.HTTPSConnection(gate.host, timeout=10, context=context)
+        conn.request("GET", path, headers={"Host": gate.host})
+        r = conn.getresponse()
+        r.read()
+        headers = {k.lower(): v for k, v in r.getheaders()}
+        conn.close()
+        csp = headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, (path, headers)
+        assert "unsafe-inline" not in csp
+        assert headers.get("strict-transport-security", "").startswith("max-age="), path
+        assert headers.get("x-content-type-options") == "nosniff", path
+        assert headers.get("referrer-policy") == "no-referrer", path
+        assert headers.get("x-frame-options") == "DENY", path
+
+
+def test_an_account_without_a_login_shell_is_refused_as_a_wrong_password_is(desktop, accounts):
+    """An SFTP-only account (/usr/sbin/nologin) gets no command through the
+    gate, as su and sshd give it none: the same answer as a wrong password,
+    and the log says why; shells = any lets it in."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    user = "rcomp-nologin" + ("-" + worker if worker else "")
+    rig.make_user(user, "nologin-Pass-3", shell="/usr/sbin/nologin")
+    try:
+        gate = rig.Gate(desktop)
+        c = gate.client()
+        status, body, took = c.login(user, "nologin-Pass-3")
+        assert (status, body) == (401, {"error": "Wrong user name or password."})
+        assert took >= 0.95
+        assert "login failed: %s from 127.0.0.1: the account's shell (/usr/sbin/nologin) is " \
+               "no login shell" % user in desktop_log(gate)
+        lax = rig.Gate(desktop, name="lax-gate", shells="any")
+        assert lax.client().login(user, "nologin-Pass-3")[0] == 200
+    finally:
+        rig.end_sessions(user)
+        subprocess.run(["userdel", "--remove", user], capture_output=True)
+
+
+def test_a_users_own_entry_does_not_stand_in_for_an_allowed_system_app(desktop, accounts):
+    """alice's own foot.desktop runs something else; with [apps] allow =
+    foot, starting foot runs the system's foot."""
+    uid, _, home = rig.user_ids(ALICE)
+    where, entry = user_app(ALICE, "foot", "#!/bin/sh\ntouch \"$1.ran\"\nexec sleep 600\n")
+    try:
+        gate = rig.Gate(desktop, apps={"allow": "foot"})
+        c = gate.client()
+        c.login(ALICE)
+        name = c.start("foot")
+        session = wait_for("the session", lambda: [s for s in c.sessions()
+                                                     if s["name"] == name])[0]
+        wait_for("foot in the session", lambda: rig.descendant(session["pid"], "foot"),
+                 timeout=45)
+        assert not os.path.exists(where + ".ran"), "the user's own entry ran"
+    finally:
+        os.remove(entry)
+
+
+def login_times(gate, user, n=10, source=None):
+    """n logins of user, one after another: (status, seconds) of each."""
+    out = []
+    for _ in range(n):
+        status, _, took = gate.client(source).login(user)
+        out.append((status, round(took, 2)))
+    return out
+
+
+def test_one_users_flood_of_viewers_to_made_up_sessions_keeps_no_other_user_out(gate):
+    """150 WebSockets of alice's to made-up session names, each reopened as
+    it closes (the audit's): each used to hold one of the monitor's 64
+    slots for 5 s. Now a name that did not just start is tried once, and
+    one login's requests in flight are bounded: bob logs in 10 of 10 times
+    within 2 s meanwhile."""
+    import select
+    import threading
+    alice = gate.client()
+    assert alice.login(ALICE)[0] == 200
+    stop = threading.Event()
+    opened = [0]
+
+    def flood(source):
+        mine = alice.like(source)
+        socks = []
+        while not stop.is_set():
+            while len(socks) < 50 and not stop.is_set():
+                try:
+                    socks.append(mine.websocket("nosuch-" + os.urandom(4).hex()))
+                    opened[0] += 1
+                except OSError:
+                    time.sleep(0.05)
+            ready, _, _ = select.select(socks, [], [], 0.05)
+            for s in ready:
+                s.close()
+                socks.remove(s)
+        for s in socks:
+            s.close()
+    threads = [threading.Thread(target=flood, args=("127.0.1.%d" % i,)) for i in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(1)
+        got = login_times(gate, BOB)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    rig.log("%d WebSockets opened; bob's logins: %s" % (opened[0], got))
+    assert opened[0] >= 150
+    assert all(s == 200 and took < 2 for s, took in got), got
+
+
+def test_a_login_flood_from_many_addresses_keeps_out_neither_a_logged_in_user_nor_a_known_address(
+        gate):
+    """200 addresses, each trying a name of its own again and again: a
+    logged-in user's requests and a login from an address that has logged
+    in before get through, 10 of 10 within 2 s, as failed logins no
+    longer hold the monitor's slots while their answers wait, and a
+    quarter of the PAM conversations are kept for known addresses."""
+    import threading
+    home = "127.0.0.5"
+    alice = gate.client(home)
+    assert alice.login(ALICE)[0] == 200
+    stop = threading.Event()
+    tries = [0]
+
+    def flood(i):
+        c = gate.client("127.2.%d.%d" % (i // 200, 1 + i % 200))
+        while not stop.is_set():
+            try:
+                c.login("rcomp-flood-%d-%s" % (i, os.urandom(3).hex()), "wrong")
+                tries[0] += 1
+            except OSError:
+                time.sleep(0.05)
+    threads = [threading.Thread(target=flood, args=(i,)) for i in range(200)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(2)
+        asked = []
+        for _ in range(10):
+            status, _, took = alice.get("sessions")
+            asked.append((status, round(took, 2)))
+        logins = login_times(gate, ALICE, source=home)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    rig.log("%d tries of the flood; alice's requests: %s; her logins: %s" % (
+        tries[0], asked, logins))
+    assert tries[0] >= 200
+    assert all(s == 200 and took < 2 for s, took in asked), asked
+    assert all(s == 200 and took < 2 for s, took in logins), logins
+
+
+def test_twelve_starts_at_once_give_no_more_sessions_than_the_limit(gate):
+    """sessions-per-user (4) is counted in the monitor as each start comes,
+    not by the children that list the sessions."""
+    import concurrent.futures
+    c = gate.client()
+    c.login(ALICE)
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        answers = list(pool.map(lambda _: c.post("start", {"app": "foot"})[0], range(12)))
+    # The rest: over the limit (403), or more than one login may ask at
+    # once (503).
+    assert answers.count(200) == 4, answers
+    assert set(answers) <= {200, 403, 503}, answers
+    time.sleep(3)
+    assert len(c.sessions()) == 4

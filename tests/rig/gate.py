@@ -37,12 +37,12 @@ def gate_possible():
     return None
 
 
-def make_user(user, password):
-    """An account (made if missing, with a home) and its password."""
+def make_user(user, password, shell="/bin/bash"):
+    """An account (made if missing, with a home and shell) and its password."""
     try:
         pwd.getpwnam(user)
     except KeyError:
-        subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", user], check=True)
+        subprocess.run(["useradd", "--create-home", "--shell", shell, user], check=True)
     subprocess.run(["chpasswd"], input="%s:%s\n" % (user, password), text=True, check=True)
 
 
@@ -129,8 +129,8 @@ class Gate:
             raise Failure("the network process is not one child of the gate's user: %r" % out)
         return int(out[0])
 
-    def client(self):
-        return Client(self)
+    def client(self, source=None):
+        return Client(self, source)
 
     def stop(self):
         self.proc.terminate()
@@ -184,11 +184,18 @@ backend gates
 class Client:
     """One browser's worth of HTTP: its cookie and the login's CSRF token."""
 
-    def __init__(self, gate):
+    def __init__(self, gate, source=None):
         self.gate = gate
+        self.source = source  # the address it connects from (one of 127/8)
         self.cookies = {}  # what the gate (or the balancer) set
         self.csrf = ""
         self.redirects = 0
+
+    def like(self, source):
+        """The same browser (its login) from another address."""
+        other = Client(self.gate, source)
+        other.cookies, other.csrf = dict(self.cookies), self.csrf
+        return other
 
     @property
     def cookie(self):
@@ -212,10 +219,12 @@ class Client:
             context = ssl.create_default_context()
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
-            conn = http.client.HTTPSConnection(self.gate.host, timeout=30, context=context)
+            conn = http.client.HTTPSConnection(self.gate.host, timeout=30, context=context,
+                                               source_address=self.source and (self.source, 0))
             scheme = "https://"
         else:
-            conn = http.client.HTTPConnection(self.gate.host, timeout=30)
+            conn = http.client.HTTPConnection(self.gate.host, timeout=30,
+                                              source_address=self.source and (self.source, 0))
             scheme = "http://"
         headers = {"Host": host or self.gate.host}
         body = None
@@ -250,7 +259,8 @@ class Client:
         the page makes it (the login's cookies, the gate's Origin)."""
         host, port = self.gate.host.rsplit(":", 1)
         import webdoor
-        s = socket.create_connection((host, int(port)), timeout=timeout)
+        s = socket.create_connection((host, int(port)), timeout=timeout,
+                                     source_address=self.source and (self.source, 0))
         jar = "; ".join("%s=%s" % kv for kv in self.cookies.items() if kv[1])
         s.sendall(webdoor.upgrade_request(int(port), host=self.gate.host, protocols="rcomp",
                                           path="/ws?session=" + session, cookie=jar))

@@ -86,3 +86,21 @@ def all_gone_by(pids, deadline):
             raise Failure("still running %.1f s past the deadline: %s" % (
                 time.monotonic() - deadline, left))
         time.sleep(0.02)
+
+
+def memory_holds(pid, needle):
+    """Whether the writable memory of process pid (root may read it) holds
+    needle anywhere: a secret it should have wiped."""
+    with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as mem:
+        for line in maps:
+            fields = line.split()
+            if "w" not in fields[1] or (len(fields) > 5 and fields[5].startswith("[v")):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                mem.seek(start)
+                if needle in mem.read(end - start):
+                    return True
+            except OSError:
+                continue
+    return False

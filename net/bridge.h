@@ -29,21 +29,22 @@ struct bridge {
 	void (*release)(struct bridge *b); /* both sides are gone */
 };
 
-/* What every door that bridges sets up alike in its libwebsockets context
- * (info zeroed first): its address (IPv6 only for an address with a
- * colon), HTTP/1.1 alone (never h2 by ALPN: one protocol to guard), TLS
- * with cert and key where cert is given, a 10 s timeout, no change of user
- * by the library, lws's warnings into our log, and a service buffer of
- * BRIDGE_CHUNK: lws reads an adopted socket into that buffer, not the
- * protocol's rx_buffer_size, so at its default 4 KiB a frame went to the
- * browser as a WebSocket message each 4 KiB. The door adds its protocols,
- * mounts, user and limits. */
 /* OpenSSL's names (lws speaks TLS through OpenSSL here): ECDHE with
  * AES-GCM or ChaCha20-Poly1305. */
 #define BRIDGE_TLS12_CIPHERS \
 	"ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:" \
 	"ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:" \
 	"ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+/* What every door that bridges sets up alike in its libwebsockets context
+ * (info zeroed first): its address (IPv6 only for an address with a
+ * colon), HTTP/1.1 alone (never h2 by ALPN: one protocol to guard), TLS
+ * with cert and key where cert is given (1.2 with BRIDGE_TLS12_CIPHERS,
+ * or 1.3), the security headers on every answer (bridge.c), a 10 s
+ * timeout, no change of user by the library, lws's warnings into our log,
+ * and a service buffer of BRIDGE_CHUNK: lws reads an adopted socket into
+ * that buffer, not the protocol's rx_buffer_size, so at its default 4 KiB
+ * a frame went to the browser as a WebSocket message each 4 KiB. The door
+ * adds its protocols, mounts, user and limits. */
 void bridge_door_info(struct lws_context_creation_info *info, const char *iface, int port,
 	const char *cert, const char *key);
 

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "net-state.h"
+#include "viewers.h"
 #include "web-admit.h"
 
 uint64_t net_now_ms(void)
@@ -106,7 +107,14 @@ static void monitor_readable(struct net *net)
 		}
 		if (!wsi) {
 			if (fd >= 0) {
-				close(fd); /* it asked, and went */
+				/* It asked, and went: a viewer the monitor let
+				 * through is counted there no more. */
+				close(fd);
+				struct gate_request closed = {.op = GATE_CLOSED, .id = a.id, .addr = "?"};
+				gate_send_request(net->monitor, &closed);
+			}
+			if (a.status == GATE_ENDED) {
+				viewers_end(net, a.id, text, len);
 			}
 			continue;
 		}

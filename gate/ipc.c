@@ -25,7 +25,7 @@ bool gate_addr_ok(const char *addr)
 
 bool gate_request_ok(const struct gate_request *req)
 {
-	return req->op >= GATE_LOGIN && req->op <= GATE_ICON &&
+	return req->op >= GATE_LOGIN && req->op <= GATE_CLOSED &&
 		ends(req->cookie, sizeof(req->cookie)) && ends(req->csrf, sizeof(req->csrf)) &&
 		ends(req->user, sizeof(req->user)) && ends(req->secret, sizeof(req->secret)) &&
 		ends(req->addr, sizeof(req->addr)) && ends(req->arg, sizeof(req->arg)) &&

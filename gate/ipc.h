@@ -34,6 +34,7 @@ enum gate_op {
 	GATE_STOP, /* cookie, arg (a session's name) */
 	GATE_OPEN, /* cookie, arg (a session's name): its socket, as a descriptor */
 	GATE_ICON, /* cookie, arg (an app's id): its icon's bytes */
+	GATE_CLOSED, /* id: the OPEN whose viewer has ended; not answered */
 };
 
 enum gate_status {
@@ -44,6 +45,9 @@ enum gate_status {
 	GATE_NOT_FOUND, /* no such app or session of this user */
 	GATE_FAILED, /* it could not be done; the text says why */
 	GATE_LIMIT, /* a limit of the user's (sessions, viewers) */
+	/* Unasked, to an OPEN's id: its viewer ends (its login ended: a
+	 * logout, an expiry); the text says why. */
+	GATE_ENDED,
 };
 
 /* GATE_OPEN's flags: what the viewer asks of the session; and, set by the

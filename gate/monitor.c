@@ -61,6 +61,16 @@ struct keeper {
 	uint64_t started_ms;
 };
 
+/* Viewers the monitor let through (an OPEN answered with the session's
+ * socket), until the network process says they ended: counted per user,
+ * and ended with their login. */
+#define MAX_VIEWERS 4096
+struct viewer {
+	uint32_t id; /* the OPEN's; 0: free */
+	char user[GATE_USER_MAX + 1];
+	char cookie[GATE_COOKIE_HEX + 1]; /* its login's */
+};
+
 struct known {
 	char addr[ADMIT_KEY_MAX]; /* addr_key's; empty: free */
 	uint64_t at_ms;
@@ -89,7 +99,9 @@ struct monitor {
 	struct held held[MAX_HELD];
 	struct keeper keepers[MAX_KEEPERS];
 	struct known known[MAX_KNOWN];
+	struct viewer viewers[MAX_VIEWERS];
 	int logins_at_once, strangers_at_once;
+	uint64_t swept_ms;
 	uint8_t text[sizeof(struct gate_answer) + GATE_TEXT_MAX];
 };
 
@@ -201,6 +213,55 @@ static int keepers_of(const struct monitor *m, const char *user)
 	return n;
 }
 
+/* The user's viewers, open or being opened. */
+static int viewers_of(const struct monitor *m, const char *user)
+{
+	int n = 0;
+	for (int i = 0; i < MAX_VIEWERS; i++) {
+		n += m->viewers[i].id && strcmp(m->viewers[i].user, user) == 0;
+	}
+	for (int i = 0; i < MAX_JOBS; i++) {
+		const struct job *j = &m->jobs[i];
+		n += j->pid && j->req.op == GATE_OPEN && strcmp(j->req.user, user) == 0;
+	}
+	return n;
+}
+
+static void viewer_add(struct monitor *m, const struct gate_request *req)
+{
+	for (int i = 0; i < MAX_VIEWERS; i++) {
+		struct viewer *v = &m->viewers[i];
+		if (!v->id) {
+			v->id = req->id;
+			memcpy(v->user, req->user, sizeof(v->user));
+			memcpy(v->cookie, req->cookie, sizeof(v->cookie));
+			return;
+		}
+	}
+}
+
+/* A login has ended: so do its viewers, told why. */
+static void viewers_end(struct monitor *m, const char *cookie, const char *why)
+{
+	for (int i = 0; i < MAX_VIEWERS; i++) {
+		struct viewer *v = &m->viewers[i];
+		if (v->id && same(v->cookie, cookie, GATE_COOKIE_HEX)) {
+			answer(m, v->id, GATE_ENDED, why, NULL);
+			memset(v, 0, sizeof(*v));
+		}
+	}
+}
+
+static bool has_viewers(const struct monitor *m, const char *cookie)
+{
+	for (int i = 0; i < MAX_VIEWERS; i++) {
+		if (m->viewers[i].id && same(m->viewers[i].cookie, cookie, GATE_COOKIE_HEX)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static struct keeper *keeper_of(struct monitor *m, pid_t pid)
 {
 	for (int i = 0; i < MAX_KEEPERS; i++) {
@@ -286,6 +347,33 @@ static void tried(struct monitor *m, const char *user, const char *addr, uint64_
 
 /* Logins ---------------------------------------------------------------- */
 
+/* A login ends: its viewers with it, told why. */
+static void login_end(struct monitor *m, struct login *l, const char *why)
+{
+	viewers_end(m, l->cookie, why);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Whether l has expired (and is ended now): past its lifetime, or idle,
+ * where a viewer open counts as use. */
+static bool login_expired(struct monitor *m, struct login *l, uint64_t now)
+{
+	const struct gate_config *c = m->config;
+	if (has_viewers(m, l->cookie)) {
+		l->last_ms = now;
+	}
+	const char *why = now - l->created_ms >= (uint64_t)c->lifetime_s * 1000 ? "its lifetime"
+		: now - l->last_ms >= (uint64_t)c->idle_s * 1000		? "idle"
+										: NULL;
+	if (!why) {
+		return false;
+	}
+	log_info("login of %s from %s expired (%s)", l->user, l->addr, why);
+	login_end(m, l,
+		"your login at the gate expired: log in again to go on (the session runs on)");
+	return true;
+}
+
 static struct login *login_of(struct monitor *m, const char *cookie, uint64_t now)
 {
 	if (strlen(cookie) != GATE_COOKIE_HEX) {
@@ -298,16 +386,7 @@ static struct login *login_of(struct monitor *m, const char *cookie, uint64_t no
 			found = l;
 		}
 	}
-	if (!found) {
-		return NULL;
-	}
-	const struct gate_config *c = m->config;
-	const char *why = now - found->created_ms >= (uint64_t)c->lifetime_s * 1000 ? "its lifetime"
-		: now - found->last_ms >= (uint64_t)c->idle_s * 1000		    ? "idle"
-										    : NULL;
-	if (why) {
-		log_info("login of %s from %s expired (%s)", found->user, found->addr, why);
-		memset(found, 0, sizeof(*found));
+	if (!found || login_expired(m, found, now)) {
 		return NULL;
 	}
 	found->last_ms = now;
@@ -456,6 +535,9 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 		job_end(m, job);
 		return;
 	}
+	if (req->op == GATE_OPEN && got && got->status == GATE_OK && passfd >= 0) {
+		viewer_add(m, req);
+	}
 	if (req->op == GATE_START && got && got->status == GATE_OK) {
 		struct keeper *k = keeper_of(m, job->pid);
 		if (k) {
@@ -515,6 +597,15 @@ static void job_readable(struct monitor *m, struct job *job)
 static void request(struct monitor *m, struct gate_request *req)
 {
 	uint64_t now = now_ms();
+	if (req->op == GATE_CLOSED) {
+		/* A viewer of an OPEN's ended; nothing is answered. */
+		for (int i = 0; req->id && i < MAX_VIEWERS; i++) {
+			if (m->viewers[i].id == req->id) {
+				memset(&m->viewers[i], 0, sizeof(m->viewers[i]));
+			}
+		}
+		return;
+	}
 	if (req->op == GATE_LOGIN) {
 		int wait = must_wait(m, req->user, req->addr, now);
 		if (wait) {
@@ -572,7 +663,8 @@ static void request(struct monitor *m, struct gate_request *req)
 		return;
 	case GATE_LOGOUT:
 		log_info("logout: %s from %s", login->user, req->addr);
-		memset(login, 0, sizeof(*login));
+		login_end(m, login,
+			"you logged out of the gate: log in again to go on (the session runs on)");
 		answer(m, req->id, GATE_OK, NULL, NULL);
 		return;
 	case GATE_LIST:
@@ -598,6 +690,15 @@ static void request(struct monitor *m, struct gate_request *req)
 				"You have as many requests at the gate at once as one may have: "
 				"wait for them.",
 				NULL);
+			return;
+		}
+		if (req->op == GATE_OPEN && viewers_of(m, req->user) >= m->config->viewers_per_user) {
+			char text[160];
+			snprintf(text, sizeof(text),
+				"you have %d viewers open at this gate, as many as one may have: "
+				"close one",
+				m->config->viewers_per_user);
+			answer(m, req->id, GATE_LIMIT, text, NULL);
 			return;
 		}
 		if (req->op == GATE_START &&
@@ -657,6 +758,15 @@ int monitor_run(const struct gate_config *config, int fd)
 		fds[n] = (struct pollfd){.fd = m.net, .events = POLLIN};
 		of[n++] = NULL;
 		uint64_t now = now_ms(), next = now + 1000;
+		if (now - m.swept_ms >= 1000) {
+			/* Logins that expired end their viewers within a second. */
+			m.swept_ms = now;
+			for (int i = 0; i < MAX_LOGINS; i++) {
+				if (m.logins[i].cookie[0]) {
+					login_expired(&m, &m.logins[i], now);
+				}
+			}
+		}
 		for (int i = 0; i < MAX_HELD; i++) {
 			struct held *h = &m.held[i];
 			if (h->id && h->due_ms <= now) {

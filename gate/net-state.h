@@ -26,6 +26,8 @@
 typedef void (*net_answered_fn)(struct lws *wsi, const struct gate_answer *a, const char *text,
 	size_t len, int fd);
 
+struct gate_bridge;
+
 struct waiter {
 	uint32_t id; /* 0: free */
 	struct lws *wsi;
@@ -41,12 +43,6 @@ struct waiter {
 #define ASKS_PER_LOGIN 8
 #define ASKS_PER_ADDRESS 8
 
-/* Viewers open, by user (viewers-per-user). */
-struct viewers {
-	char user[GATE_USER_MAX + 1]; /* empty: free */
-	int n;
-};
-
 struct net {
 	const struct gate_config *config;
 	struct lws_context *context;
@@ -60,7 +56,7 @@ struct net {
 	struct admit admit;
 	lws_sorted_usec_list_t sweep;
 	int bridges;
-	struct viewers viewers[MAX_BRIDGES];
+	struct gate_bridge *opened[MAX_BRIDGES]; /* viewers the monitor let through */
 	char *names[16]; /* the certificate's: Host headers that name us */
 	int nnames;
 	bool gone; /* the monitor went */

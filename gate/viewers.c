@@ -11,10 +11,12 @@
 #include "wire.h"
 
 /* A viewer's WebSocket and the session socket the monitor hands over
- * (bridge.c). */
+ * (bridge.c); open: the OPEN's id, by which the monitor counts it among
+ * its user's viewers and may end it (its login ended). */
 struct gate_bridge {
 	struct bridge b;
-	struct viewers *user; /* counted among its user's viewers */
+	uint32_t open;
+	struct lws *wsi;
 };
 
 static void gate_bridge_free(struct bridge *b)
@@ -50,8 +52,13 @@ static void viewers_answered(struct lws *wsi, const struct gate_answer *a, const
 	if (a->status != GATE_OK || fd < 0) {
 		char why[256];
 		log_escape(why, sizeof(why), text, len);
+		if (a->status == GATE_LIMIT) {
+			log_info("refused a viewer of %s from %s: %s", a->user, pss->addr, why);
+		}
 		bridge_goodbye(b,
-			a->status == GATE_REFUSED ? WIRE_BYE_UNAUTHORIZED : WIRE_BYE_SHUTDOWN,
+			a->status == GATE_REFUSED ? WIRE_BYE_UNAUTHORIZED
+			: a->status == GATE_LIMIT ? WIRE_BYE_BUSY
+						  : WIRE_BYE_SHUTDOWN,
 			a->status == GATE_REFUSED ? "not logged in at the gate (or the login "
 						    "expired): log in again"
 						  : why);
@@ -60,32 +67,16 @@ static void viewers_answered(struct lws *wsi, const struct gate_answer *a, const
 		}
 		return;
 	}
-	struct viewers *free_slot = NULL, *mine = NULL;
-	for (int i = 0; i < MAX_BRIDGES && !mine; i++) {
-		struct viewers *v = &net->viewers[i];
-		if (v->user[0] && strcmp(v->user, a->user) == 0) {
-			mine = v;
-		} else if (!v->user[0] && !free_slot) {
-			free_slot = v;
+	/* The monitor counts it among its user's viewers (viewers-per-user)
+	 * from now until it is told this one ended. */
+	gb->open = a->id;
+	gb->wsi = wsi;
+	for (int i = 0; i < MAX_BRIDGES; i++) {
+		if (!net->opened[i]) {
+			net->opened[i] = gb;
+			break;
 		}
 	}
-	int most = net->config->viewers_per_user;
-	if ((mine && mine->n >= most) || (!mine && !free_slot)) {
-		char why[160];
-		snprintf(why, sizeof(why),
-			"you have %d viewers open at this gate, as many as one may have: close one",
-			most);
-		log_info("refused a viewer of %s from %s: %s", a->user, pss->addr, why);
-		close(fd);
-		bridge_goodbye(b, WIRE_BYE_BUSY, why);
-		return;
-	}
-	if (!mine) {
-		mine = free_slot;
-		snprintf(mine->user, sizeof(mine->user), "%s", a->user);
-	}
-	mine->n++;
-	gb->user = mine;
 	if (!bridge_adopt(b, net->vhost, fd, "rcomp-socket")) {
 		bridge_goodbye(b, WIRE_BYE_SHUTDOWN, "the gate cannot take the session's socket");
 		return;
@@ -162,16 +153,41 @@ int viewers_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 		}
 		if (gb) {
 			net->bridges--;
-			if (gb->user && --gb->user->n == 0) {
-				gb->user->user[0] = '\0';
+			if (gb->open) {
+				/* The monitor counts it no more. */
+				struct gate_request req = {.op = GATE_CLOSED, .id = gb->open, .addr = "?"};
+				gate_send_request(net->monitor, &req);
+				for (int i = 0; i < MAX_BRIDGES; i++) {
+					if (net->opened[i] == gb) {
+						net->opened[i] = NULL;
+					}
+				}
+				gb->open = 0;
 			}
-			gb->user = NULL;
+			gb->wsi = NULL;
 			pss->bridge = NULL;
 			bridge_ws_closed(&gb->b);
 		}
 		return 0;
 	default:
 		return 0;
+	}
+}
+
+void viewers_end(struct net *net, uint32_t open, const char *text, size_t len)
+{
+	for (int i = 0; i < MAX_BRIDGES; i++) {
+		struct gate_bridge *gb = net->opened[i];
+		if (gb && gb->open == open) {
+			char why[256];
+			log_escape(why, sizeof(why), text, len);
+			bridge_goodbye(&gb->b, WIRE_BYE_UNAUTHORIZED, why);
+			if (gb->b.raw) {
+				/* The session's side goes now: no key reaches it
+				 * from here on. */
+				bridge_close_soon(gb->b.raw);
+			}
+		}
 	}
 }
 

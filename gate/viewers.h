@@ -1,7 +1,8 @@
 /*
  * Viewers at the gate: a WebSocket that shows a login's cookie asks the
  * monitor for its session's socket, and is bridged to it (net/bridge.c);
- * each user's viewers are counted (viewers-per-user).
+ * the monitor counts each user's viewers (viewers-per-user) and ends a
+ * login's with it.
  */
 #ifndef RCOMP_GATE_VIEWERS_H
 #define RCOMP_GATE_VIEWERS_H
@@ -18,5 +19,10 @@ int viewers_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 	size_t len);
 int viewers_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
 	size_t len);
+
+/* The monitor ends the viewer of its OPEN open (its login ended): told
+ * why (text), its session's socket closed at once. */
+struct net;
+void viewers_end(struct net *net, uint32_t open, const char *text, size_t len);
 
 #endif

@@ -927,3 +927,46 @@ def test_twelve_starts_at_once_give_no_more_sessions_than_the_limit(gate):
     assert set(answers) <= {200, 403, 503}, answers
     time.sleep(3)
     assert len(c.sessions()) == 4
+
+
+def test_logout_ends_the_open_viewers_of_that_login_within_a_second(gate):
+    """A viewer tab open before "log out" in another tab: its WebSocket is
+    told why and closed within a second, and keys from it reach nothing."""
+    import threading
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    wait_for("the session", lambda: c.sessions())
+    seen = {}
+
+    def view():
+        t0 = time.monotonic()
+        seen["said"] = websocket(c, name, seconds=30, hello=True)
+        seen["closed"] = time.monotonic()
+        seen["opened"] = t0
+    t = threading.Thread(target=view)
+    t.start()
+    wait_for("the viewer attached", lambda: "attach: %s" % ALICE in desktop_log(gate))
+    time.sleep(1)
+    assert c.post("logout", {})[0] == 200
+    out = time.monotonic()
+    t.join(timeout=10)
+    assert "closed" in seen, "the viewer stayed open after the logout"
+    assert seen["closed"] - out < 1.0, seen["closed"] - out
+    assert b"you logged out of the gate" in seen["said"], seen["said"][-300:]
+
+
+def test_viewers_per_user_holds_for_viewers_opened_at_once(desktop, accounts):
+    """viewers-per-user 2, ten viewers at once: two get the session."""
+    import concurrent.futures
+    gate = rig.Gate(desktop, viewers_per_user=2)
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    wait_for("the session", lambda: c.sessions())
+    time.sleep(2)
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        said = list(pool.map(lambda _: websocket(c, name, seconds=4, hello=True), range(10)))
+    refused = [s for s in said if b"as many as one may have" in s]
+    busy = [s for s in said if b"busy" in s]
+    assert len(said) - len(refused) - len(busy) == 2, [s[-120:] for s in said]

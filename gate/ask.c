@@ -110,7 +110,9 @@ static void monitor_readable(struct net *net)
 				/* It asked, and went: a viewer the monitor let
 				 * through is counted there no more. */
 				close(fd);
-				struct gate_request closed = {.op = GATE_CLOSED, .id = a.id, .addr = "?"};
+				struct gate_request closed = {.op = GATE_CLOSED,
+					.id = a.id,
+					.addr = "?"};
 				gate_send_request(net->monitor, &closed);
 			}
 			if (a.status == GATE_ENDED) {

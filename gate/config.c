@@ -122,6 +122,9 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 			ok = set_int(&c->connections, value, 16, 4096);
 		} else if (strcmp(name, "connections-per-address") == 0) {
 			ok = set_int(&c->connections_per_address, value, 4, 4096);
+		} else if (strcmp(name, "state") == 0) {
+			ok = set_text(c->state, sizeof(c->state), value) &&
+				(!*value || *value == '/');
 		} else if (strcmp(name, "shells") == 0) {
 			ok = strcmp(value, "login") == 0 || strcmp(value, "any") == 0;
 			c->shells_any = strcmp(value, "any") == 0;
@@ -173,6 +176,7 @@ bool gate_config_read(struct gate_config *config, const char *path, char *err, s
 	snprintf(config->path, sizeof(config->path), "%s", path);
 	snprintf(config->listen, sizeof(config->listen), "0.0.0.0:8443");
 	snprintf(config->user, sizeof(config->user), "rcomp-gate");
+	snprintf(config->state, sizeof(config->state), "/var/lib/rcomp-gate");
 	snprintf(config->pam_service, sizeof(config->pam_service), "rcomp");
 	snprintf(config->page, sizeof(config->page), "%s", RCOMP_WEB_DIR);
 	snprintf(config->rcomp_run, sizeof(config->rcomp_run), "%s/rcomp-run", RCOMP_BIN_DIR);

@@ -34,6 +34,9 @@ struct gate_config {
 	/* TLS 1.2's cipher suites, in OpenSSL's names (lws speaks TLS through
 	 * OpenSSL); empty: ECDHE with an AEAD only (bridge.h). */
 	char tls_ciphers[512];
+	/* Where the monitor keeps what outlives a restart (its logins), root's
+	 * alone; empty: nothing is kept. */
+	char state[4096];
 	/* [cluster]: each user's sessions live on one host, the first
 	 * (that answers) in the user's rendezvous order of hosts. */
 	struct gate_host hosts[GATE_HOSTS_MAX];

@@ -13,6 +13,7 @@
 #include "acts.h"
 #include "ipc.h"
 #include "log.h"
+#include "logins.h"
 #include "monitor.h"
 #include "monotonic.h"
 #include "web-admit.h"
@@ -20,7 +21,6 @@
 
 /* Acts in flight at once (children), and logins held. */
 #define MAX_JOBS 64
-#define MAX_LOGINS 4096
 #define MAX_BUCKETS 1024
 /* A child that has not answered by then is killed and its act fails. */
 #define JOB_TIMEOUT_MS 15000
@@ -68,20 +68,12 @@ struct keeper {
 struct viewer {
 	uint32_t id; /* the OPEN's; 0: free */
 	char user[GATE_USER_MAX + 1];
-	char cookie[GATE_COOKIE_HEX + 1]; /* its login's */
+	uint8_t login[LOGIN_KEY_BYTES]; /* its login's key */
 };
 
 struct known {
 	char addr[ADMIT_KEY_MAX]; /* addr_key's; empty: free */
 	uint64_t at_ms;
-};
-
-struct login {
-	char cookie[GATE_COOKIE_HEX + 1]; /* empty: a free slot */
-	char csrf[GATE_CSRF_HEX + 1];
-	char user[GATE_USER_MAX + 1];
-	char addr[GATE_ADDR_MAX + 1];
-	uint64_t created_ms, last_ms;
 };
 
 struct bucket {
@@ -94,7 +86,7 @@ struct monitor {
 	const struct gate_config *config;
 	int net;
 	struct job jobs[MAX_JOBS];
-	struct login logins[MAX_LOGINS];
+	struct logins logins;
 	struct bucket buckets[MAX_BUCKETS];
 	struct held held[MAX_HELD];
 	struct keeper keepers[MAX_KEEPERS];
@@ -229,33 +221,34 @@ static int viewers_of(const struct monitor *m, const char *user)
 
 static void viewer_add(struct monitor *m, const struct gate_request *req)
 {
-	for (int i = 0; i < MAX_VIEWERS; i++) {
+	struct login *l = logins_find(&m->logins, req->cookie);
+	for (int i = 0; l && i < MAX_VIEWERS; i++) {
 		struct viewer *v = &m->viewers[i];
 		if (!v->id) {
 			v->id = req->id;
 			memcpy(v->user, req->user, sizeof(v->user));
-			memcpy(v->cookie, req->cookie, sizeof(v->cookie));
+			memcpy(v->login, l->key, sizeof(v->login));
 			return;
 		}
 	}
 }
 
 /* A login has ended: so do its viewers, told why. */
-static void viewers_end(struct monitor *m, const char *cookie, const char *why)
+static void viewers_end(struct monitor *m, const uint8_t *login, const char *why)
 {
 	for (int i = 0; i < MAX_VIEWERS; i++) {
 		struct viewer *v = &m->viewers[i];
-		if (v->id && same(v->cookie, cookie, GATE_COOKIE_HEX)) {
+		if (v->id && logins_same_key(v->login, login)) {
 			answer(m, v->id, GATE_ENDED, why, NULL);
 			memset(v, 0, sizeof(*v));
 		}
 	}
 }
 
-static bool has_viewers(const struct monitor *m, const char *cookie)
+static bool has_viewers(const struct monitor *m, const uint8_t *login)
 {
 	for (int i = 0; i < MAX_VIEWERS; i++) {
-		if (m->viewers[i].id && same(m->viewers[i].cookie, cookie, GATE_COOKIE_HEX)) {
+		if (m->viewers[i].id && logins_same_key(m->viewers[i].login, login)) {
 			return true;
 		}
 	}
@@ -350,8 +343,8 @@ static void tried(struct monitor *m, const char *user, const char *addr, uint64_
 /* A login ends: its viewers with it, told why. */
 static void login_end(struct monitor *m, struct login *l, const char *why)
 {
-	viewers_end(m, l->cookie, why);
-	memset(l, 0, sizeof(*l));
+	viewers_end(m, l->key, why);
+	logins_remove(&m->logins, l);
 }
 
 /* Whether l has expired (and is ended now): past its lifetime, or idle,
@@ -359,8 +352,9 @@ static void login_end(struct monitor *m, struct login *l, const char *why)
 static bool login_expired(struct monitor *m, struct login *l, uint64_t now)
 {
 	const struct gate_config *c = m->config;
-	if (has_viewers(m, l->cookie)) {
+	if (has_viewers(m, l->key)) {
 		l->last_ms = now;
+		m->logins.touched = true;
 	}
 	const char *why = now - l->created_ms >= (uint64_t)c->lifetime_s * 1000 ? "its lifetime"
 		: now - l->last_ms >= (uint64_t)c->idle_s * 1000		? "idle"
@@ -376,52 +370,13 @@ static bool login_expired(struct monitor *m, struct login *l, uint64_t now)
 
 static struct login *login_of(struct monitor *m, const char *cookie, uint64_t now)
 {
-	if (strlen(cookie) != GATE_COOKIE_HEX) {
-		return NULL;
-	}
-	struct login *found = NULL;
-	for (int i = 0; i < MAX_LOGINS; i++) {
-		struct login *l = &m->logins[i];
-		if (l->cookie[0] && same(l->cookie, cookie, GATE_COOKIE_HEX)) {
-			found = l;
-		}
-	}
+	struct login *found = logins_find(&m->logins, cookie);
 	if (!found || login_expired(m, found, now)) {
 		return NULL;
 	}
 	found->last_ms = now;
+	m->logins.touched = true;
 	return found;
-}
-
-static struct login *login_new(struct monitor *m, const char *user, const char *addr, uint64_t now)
-{
-	struct login *slot = NULL;
-	for (int i = 0; i < MAX_LOGINS && !slot; i++) {
-		if (!m->logins[i].cookie[0]) {
-			slot = &m->logins[i];
-		}
-	}
-	if (!slot) {
-		/* Full: the login idle longest goes. */
-		slot = &m->logins[0];
-		for (int i = 1; i < MAX_LOGINS; i++) {
-			if (m->logins[i].last_ms < slot->last_ms) {
-				slot = &m->logins[i];
-			}
-		}
-		log_info("login of %s from %s ended to make room for a new one", slot->user,
-			slot->addr);
-	}
-	memset(slot, 0, sizeof(*slot));
-	if (!gate_random_hex(slot->cookie, GATE_COOKIE_HEX / 2) ||
-		!gate_random_hex(slot->csrf, GATE_CSRF_HEX / 2)) {
-		memset(slot, 0, sizeof(*slot));
-		return NULL;
-	}
-	snprintf(slot->user, sizeof(slot->user), "%s", user);
-	snprintf(slot->addr, sizeof(slot->addr), "%s", addr);
-	slot->created_ms = slot->last_ms = now;
-	return slot;
 }
 
 static bool spawn(struct monitor *m, const struct gate_request *req, bool stranger)
@@ -443,6 +398,8 @@ static bool spawn(struct monitor *m, const struct gate_request *req, bool strang
 		return false;
 	}
 	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
 		close(sv[0]);
 		close(m->net);
 		struct gate_request copy = *req;
@@ -510,7 +467,8 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 		if (got && got->status == GATE_OK) {
 			tried(m, req->user, req->addr, now, -1);
 			known_add(m, req->addr, now);
-			struct login *l = login_new(m, req->user, req->addr, now);
+			char cookie[GATE_COOKIE_HEX + 1];
+			struct login *l = logins_add(&m->logins, req->user, req->addr, now, cookie);
 			if (!l) {
 				answer(m, req->id, GATE_FAILED, "no random bytes for a cookie",
 					NULL);
@@ -518,7 +476,8 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 				char u[SHOWN_MAX];
 				log_info("login: %s from %s", shown(req->user, u), req->addr);
 				struct gate_answer a = {.max_age = (uint32_t)m->config->lifetime_s};
-				memcpy(a.cookie, l->cookie, sizeof(a.cookie));
+				memcpy(a.cookie, cookie, sizeof(a.cookie));
+				explicit_bzero(cookie, sizeof(cookie));
 				memcpy(a.csrf, l->csrf, sizeof(a.csrf));
 				memcpy(a.user, l->user, sizeof(a.user));
 				answer(m, req->id, GATE_OK, NULL, &a);
@@ -692,7 +651,8 @@ static void request(struct monitor *m, struct gate_request *req)
 				NULL);
 			return;
 		}
-		if (req->op == GATE_OPEN && viewers_of(m, req->user) >= m->config->viewers_per_user) {
+		if (req->op == GATE_OPEN &&
+			viewers_of(m, req->user) >= m->config->viewers_per_user) {
 			char text[160];
 			snprintf(text, sizeof(text),
 				"you have %d viewers open at this gate, as many as one may have: "
@@ -741,6 +701,14 @@ static void reap(struct monitor *m)
 	}
 }
 
+static volatile sig_atomic_t stopping;
+
+static void handle_stop(int signo)
+{
+	(void)signo;
+	stopping = 1;
+}
+
 int monitor_run(const struct gate_config *config, int fd)
 {
 	static struct monitor m;
@@ -750,8 +718,20 @@ int monitor_run(const struct gate_config *config, int fd)
 		m.jobs[i].fd = -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* A restart (an upgrade's, systemctl's) costs no one their login. */
+	logins_load(&m.logins, config->state, config->lifetime_s, config->idle_s, now_ms());
+	struct sigaction stop = {.sa_handler = handle_stop};
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGINT, &stop, NULL);
 	for (;;) {
 		reap(&m);
+		/* What changed is on disk before anything else happens. */
+		logins_save(&m.logins, now_ms(), false);
+		if (stopping) {
+			logins_save(&m.logins, now_ms(), true);
+			log_info("stopping: the logins are kept for the next start");
+			return 0;
+		}
 		struct pollfd fds[MAX_JOBS + 1];
 		struct job *of[MAX_JOBS + 1];
 		int n = 0;
@@ -761,11 +741,12 @@ int monitor_run(const struct gate_config *config, int fd)
 		if (now - m.swept_ms >= 1000) {
 			/* Logins that expired end their viewers within a second. */
 			m.swept_ms = now;
-			for (int i = 0; i < MAX_LOGINS; i++) {
-				if (m.logins[i].cookie[0]) {
-					login_expired(&m, &m.logins[i], now);
+			for (int i = 0; i < LOGINS_MAX; i++) {
+				if (m.logins.all[i].used) {
+					login_expired(&m, &m.logins.all[i], now);
 				}
 			}
+			logins_save(&m.logins, now, false);
 		}
 		for (int i = 0; i < MAX_HELD; i++) {
 			struct held *h = &m.held[i];

@@ -56,9 +56,9 @@ static void viewers_answered(struct lws *wsi, const struct gate_answer *a, const
 			log_info("refused a viewer of %s from %s: %s", a->user, pss->addr, why);
 		}
 		bridge_goodbye(b,
-			a->status == GATE_REFUSED ? WIRE_BYE_UNAUTHORIZED
-			: a->status == GATE_LIMIT ? WIRE_BYE_BUSY
-						  : WIRE_BYE_SHUTDOWN,
+			a->status == GATE_REFUSED	  ? WIRE_BYE_UNAUTHORIZED
+				: a->status == GATE_LIMIT ? WIRE_BYE_BUSY
+							  : WIRE_BYE_SHUTDOWN,
 			a->status == GATE_REFUSED ? "not logged in at the gate (or the login "
 						    "expired): log in again"
 						  : why);
@@ -155,7 +155,9 @@ int viewers_callback(struct lws *wsi, enum lws_callback_reasons reason, void *us
 			net->bridges--;
 			if (gb->open) {
 				/* The monitor counts it no more. */
-				struct gate_request req = {.op = GATE_CLOSED, .id = gb->open, .addr = "?"};
+				struct gate_request req = {.op = GATE_CLOSED,
+					.id = gb->open,
+					.addr = "?"};
 				gate_send_request(net->monitor, &req);
 				for (int i = 0; i < MAX_BRIDGES; i++) {
 					if (net->opened[i] == gb) {

@@ -970,3 +970,27 @@ def test_viewers_per_user_holds_for_viewers_opened_at_once(desktop, accounts):
     refused = [s for s in said if b"as many as one may have" in s]
     busy = [s for s in said if b"busy" in s]
     assert len(said) - len(refused) - len(busy) == 2, [s[-120:] for s in said]
+
+
+def test_a_login_outlives_a_restart_of_the_gate_and_a_logout_does_not(gate):
+    """Logins are kept in the state directory (root's alone, cookies as
+    their SHA-256 only): after a restart the same cookie is the same login
+    with the same page token; one that logged out before is not."""
+    c = gate.client()
+    assert c.login(ALICE)[0] == 200
+    gone = gate.client()
+    assert gone.login(BOB)[0] == 200
+    old = gone.cookie
+    assert gone.post("logout", {})[0] == 200
+    state = os.path.join(gate.rig.tmp, gate.name + ".state")
+    mode = os.stat(state).st_mode & 0o777
+    with open(os.path.join(state, "logins")) as f:
+        kept = f.read()
+    assert mode == 0o700 and c.cookie not in kept and ALICE in kept, (oct(mode), kept)
+    gate.stop()
+    assert "logins are kept" in desktop_log(gate)
+    again = rig.Gate(gate.rig, name=gate.name, port=gate.port)
+    status, body, _ = c.get("me")
+    assert status == 200 and body["user"] == ALICE and body["csrf"] == c.csrf, (status, body)
+    assert again.client().request("GET", "/api/me", cookie=old)[0] == 401
+    assert "1 logins kept from before the gate started" in again.rig.read_log(again.name)

@@ -103,6 +103,7 @@ class Gate:
         self.host = "%s:%d" % (address, self.port)
         self.config = os.path.join(rig.tmp, name + ".ini")
         lines = ["[gate]", "listen = " + self.host, "page = " + WEB_DIR,
+                 "state = " + os.path.join(rig.tmp, name + ".state"),
                  "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
         lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
         self.tls = "cert" in settings

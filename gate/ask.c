@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <libwebsockets.h>
 #include <stdio.h>
@@ -167,7 +168,17 @@ bool net_origin_ok(struct net *net, struct lws *wsi)
 void net_peer(struct lws *wsi, char *out, size_t size)
 {
 	snprintf(out, size, "?");
-	lws_get_peer_simple(wsi, out, size);
+	struct sockaddr_storage addr;
+	socklen_t len;
+	if (!listen_peer(wsi, &addr, &len)) {
+		return;
+	}
+	const void *where = addr.ss_family == AF_INET
+		? (const void *)&((struct sockaddr_in *)&addr)->sin_addr
+		: (const void *)&((struct sockaddr_in6 *)&addr)->sin6_addr;
+	if (!inet_ntop(addr.ss_family, where, out, (socklen_t)size)) {
+		snprintf(out, size, "?");
+	}
 }
 
 void net_cookie_of(struct lws *wsi, char *out)

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
@@ -64,6 +65,35 @@ static void add_allowed(struct gate_config *config, const char *list)
 	free(copy);
 }
 
+/* "ADDR, ADDR ...": IPv4 or IPv6 addresses. */
+static bool add_proxies(struct gate_config *config, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	bool ok = copy != NULL;
+	for (char *tok = copy ? strtok_r(copy, ", \t", &save) : NULL; tok && ok;
+		tok = strtok_r(NULL, ", \t", &save)) {
+		ok = config->nproxies < GATE_PROXIES_MAX;
+		if (!ok) {
+			break;
+		}
+		struct sockaddr_storage *ss = &config->proxies[config->nproxies];
+		memset(ss, 0, sizeof(*ss));
+		struct sockaddr_in *four = (struct sockaddr_in *)ss;
+		struct sockaddr_in6 *six = (struct sockaddr_in6 *)ss;
+		if (inet_pton(AF_INET, tok, &four->sin_addr) == 1) {
+			four->sin_family = AF_INET;
+		} else if (inet_pton(AF_INET6, tok, &six->sin6_addr) == 1) {
+			six->sin6_family = AF_INET6;
+		} else {
+			ok = false;
+			break;
+		}
+		config->nproxies++;
+	}
+	free(copy);
+	return ok;
+}
+
 /* "NAME=ADDR:PORT NAME=ADDR:PORT ...". */
 static bool add_hosts(struct gate_config *config, const char *list)
 {
@@ -122,6 +152,8 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 			ok = set_int(&c->connections, value, 16, 4096);
 		} else if (strcmp(name, "connections-per-address") == 0) {
 			ok = set_int(&c->connections_per_address, value, 4, 4096);
+		} else if (strcmp(name, "proxies") == 0) {
+			ok = add_proxies(c, value);
 		} else if (strcmp(name, "state") == 0) {
 			ok = set_text(c->state, sizeof(c->state), value) &&
 				(!*value || *value == '/');

@@ -7,10 +7,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #define GATE_CONFIG_DEFAULT "/etc/rcomp/gate.ini"
 #define GATE_ALLOW_MAX 64
 #define GATE_HOSTS_MAX 32
+#define GATE_PROXIES_MAX 16
 
 /* One host of a cluster of gates behind a balancer. */
 struct gate_host {
@@ -34,6 +36,11 @@ struct gate_config {
 	/* TLS 1.2's cipher suites, in OpenSSL's names (lws speaks TLS through
 	 * OpenSSL); empty: ECDHE with an AEAD only (bridge.h). */
 	char tls_ciphers[512];
+	/* Balancers in front (HAProxy with send-proxy-v2): a connection from
+	 * one of these addresses begins with a PROXY v2 header that names the
+	 * browser (listen.h). */
+	struct sockaddr_storage proxies[GATE_PROXIES_MAX];
+	int nproxies;
 	/* Where the monitor keeps what outlives a restart (its logins), root's
 	 * alone; empty: nothing is kept. */
 	char state[4096];

@@ -84,7 +84,7 @@ struct bucket {
 
 struct monitor {
 	const struct gate_config *config;
-	int net;
+	int net, listen;
 	struct job jobs[MAX_JOBS];
 	struct logins logins;
 	struct bucket buckets[MAX_BUCKETS];
@@ -94,6 +94,7 @@ struct monitor {
 	struct viewer viewers[MAX_VIEWERS];
 	int logins_at_once, strangers_at_once;
 	uint64_t swept_ms;
+	bool started;
 	uint8_t text[sizeof(struct gate_answer) + GATE_TEXT_MAX];
 };
 
@@ -402,6 +403,9 @@ static bool spawn(struct monitor *m, const struct gate_request *req, bool strang
 		signal(SIGINT, SIG_DFL);
 		close(sv[0]);
 		close(m->net);
+		/* The port is the gate's alone: a session's keeper, which
+		 * outlives the gate, must not hold it open. */
+		close(m->listen);
 		struct gate_request copy = *req;
 		acts_run(m->config, &copy, sv[1]);
 		explicit_bzero(copy.secret, sizeof(copy.secret));
@@ -709,17 +713,26 @@ static void handle_stop(int signo)
 	stopping = 1;
 }
 
-int monitor_run(const struct gate_config *config, int fd)
+int monitor_run(const struct gate_config *config, int fd, int listen_fd)
 {
 	static struct monitor m;
 	m.config = config;
 	m.net = fd;
-	for (int i = 0; i < MAX_JOBS; i++) {
-		m.jobs[i].fd = -1;
+	m.listen = listen_fd;
+	/* A new network process: the old one's viewers and waiting answers
+	 * went with it; logins, sessions and acts in flight stay. */
+	memset(m.viewers, 0, sizeof(m.viewers));
+	memset(m.held, 0, sizeof(m.held));
+	if (!m.started) {
+		m.started = true;
+		for (int i = 0; i < MAX_JOBS; i++) {
+			m.jobs[i].fd = -1;
+		}
+		/* A restart (an upgrade's, systemctl's) costs no one their
+		 * login. */
+		logins_load(&m.logins, config->state, config->lifetime_s, config->idle_s, now_ms());
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* A restart (an upgrade's, systemctl's) costs no one their login. */
-	logins_load(&m.logins, config->state, config->lifetime_s, config->idle_s, now_ms());
 	struct sigaction stop = {.sa_handler = handle_stop};
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGINT, &stop, NULL);
@@ -780,6 +793,9 @@ int monitor_run(const struct gate_config *config, int fd)
 			log_error("poll: %s", strerror(errno));
 			return 1;
 		}
+		if (stopping) {
+			continue; /* written and ended at the top */
+		}
 		for (int i = 1; i < n; i++) {
 			if (fds[i].revents && of[i]->pid) {
 				job_readable(&m, of[i]);
@@ -793,15 +809,19 @@ int monitor_run(const struct gate_config *config, int fd)
 				close(passfd);
 			}
 			if (got == 0 || (got < 0 && errno != EAGAIN)) {
-				log_info("the network process is gone: the gate ends");
-				return 0;
+				log_error("the network process is gone: starting a new one");
+				return MONITOR_RESTART;
 			}
 			if (got == (ssize_t)sizeof(req) && gate_request_ok(&req)) {
 				request(&m, &req);
 			} else if (got > 0) {
-				log_error("a malformed request from the network process: the gate "
-					  "ends");
-				return 1;
+				/* It is not believed further: a new one takes its
+				 * place, the logins and sessions as they were. */
+				log_error(
+					"a malformed request from the network process: it is ended "
+					"and a new one started");
+				explicit_bzero(&req, sizeof(req));
+				return MONITOR_RESTART;
 			}
 			explicit_bzero(&req, sizeof(req));
 		}

@@ -20,7 +20,12 @@
 #define GATE_FAIL_EVERY_MS 2000
 #define GATE_FAIL_ANSWER_MS 1000
 
-/* Serves the network process on fd until it closes; the exit status. */
-int monitor_run(const struct gate_config *config, int fd);
+/* Serves the network process on fd until it ends or misbehaves (a
+ * malformed request: it is not believed further), MONITOR_RESTART: the
+ * caller ends it and starts a new one on the same port (listen_fd, which
+ * the monitor's children close) and calls again, the logins and sessions
+ * as they were; 0 when the gate is stopped (SIGTERM), 1 on an error. */
+#define MONITOR_RESTART 3
+int monitor_run(const struct gate_config *config, int fd, int listen_fd);
 
 #endif

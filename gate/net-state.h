@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "ipc.h"
+#include "listen.h"
 #include "web-admit.h"
 
 /* Requests to the monitor in flight at once. */
@@ -48,7 +49,7 @@ struct net {
 	struct lws_context *context;
 	struct lws_vhost *vhost;
 	struct lws_http_mount mounts[2];
-	struct lws_protocols protocols[6];
+	struct lws_protocols protocols[8];
 	int monitor;
 	bool tls;
 	uint32_t next_id;
@@ -60,6 +61,7 @@ struct net {
 	char *names[16]; /* the certificate's: Host headers that name us */
 	int nnames;
 	bool gone; /* the monitor went */
+	struct listen_state listen; /* the port, and whose each connection is */
 };
 
 /* The net of a connection's context. */

@@ -20,6 +20,7 @@
 #include "net-state.h"
 #include "net.h"
 #include "peers.h"
+#include "sandbox.h"
 #include "viewers.h"
 #include "tcp.h"
 #include "web-admit.h"
@@ -32,8 +33,16 @@
  * connection that proved nothing (the browsers' door's rules). */
 static bool arrive(struct net *net, struct lws *wsi)
 {
-	const void *evict;
-	enum admit_verdict v = bridge_arrive(&net->admit, wsi, -1, net_now_ms(), &evict);
+	const void *evict = NULL;
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char key[ADMIT_KEY_MAX];
+	/* The browser's address, a proxy's header's where one sent it. */
+	if (!listen_peer(wsi, &addr, &len)) {
+		return false;
+	}
+	admit_key((struct sockaddr *)&addr, len, -1, key);
+	enum admit_verdict v = admit_add(&net->admit, wsi, key, net_now_ms(), &evict);
 	if (v == ADMIT_IN_MADE_ROOM) {
 		bridge_close_soon(evict);
 	}
@@ -49,6 +58,7 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason, void
 		return arrive(net, wsi) ? 0 : -1;
 	case LWS_CALLBACK_WSI_DESTROY:
 		admit_remove(&net->admit, wsi);
+		listen_forget(wsi);
 		return 0;
 	case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
 		char host[256];
@@ -78,6 +88,7 @@ static void sweep(lws_sorted_usec_list_t *sul)
 	for (int i = 0; i < n; i++) {
 		bridge_close_soon(expired[i]);
 	}
+	listen_sweep(net, net_now_ms());
 	lws_sul_schedule(net->context, 0, &net->sweep, sweep, 250 * LWS_US_PER_MS);
 }
 
@@ -104,7 +115,7 @@ static bool drop(const struct gate_config *config)
 	return true;
 }
 
-int net_run(const struct gate_config *config, int fd)
+int net_run(const struct gate_config *config, int fd, int listen_fd)
 {
 	static struct net net;
 	net.config = config;
@@ -135,8 +146,12 @@ int net_run(const struct gate_config *config, int fd)
 	net.protocols[3] =
 		(struct lws_protocols){"rcomp-socket", viewers_socket_callback, 0, BRIDGE_CHUNK};
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", net_monitor_callback, 0, 0};
+	net.protocols[5] = (struct lws_protocols){"gate-listen", listen_callback, 0, 0};
+	net.protocols[6] = (struct lws_protocols){"gate-proxy", listen_proxy_callback, 0, 0};
 	struct lws_context_creation_info info = {0};
 	bridge_door_info(&info, host, port, config->cert, config->key);
+	/* The monitor took the port (listen.h): lws accepts nothing itself. */
+	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
 	if (net.tls && config->tls_ciphers[0]) {
 		info.ssl_cipher_list = config->tls_ciphers;
 	}
@@ -152,8 +167,7 @@ int net_run(const struct gate_config *config, int fd)
 	net.vhost = net.context ? lws_get_vhost_by_name(net.context, "default") : NULL;
 	if (!net.vhost) {
 		log_error("cannot serve %s%s", config->listen,
-			net.tls ? " (is the certificate or the key wrong?)"
-				: " (is the port taken?)");
+			net.tls ? " (is the certificate or the key wrong?)" : "");
 		return 1;
 	}
 	if (!drop(config)) {
@@ -166,15 +180,15 @@ int net_run(const struct gate_config *config, int fd)
 		.fd.filefd = fd,
 		.vh_prot_name = "gate-monitor",
 	};
-	if (!lws_adopt_descriptor_vhost_via_info(&desc)) {
-		log_error("cannot watch the monitor's socket");
+	if (!lws_adopt_descriptor_vhost_via_info(&desc) || !listen_serve(&net, listen_fd)) {
+		log_error("cannot watch the monitor's socket or the gate's port");
 		lws_context_destroy(net.context);
 		return 1;
 	}
 	log_info("serving %s://%s/ as %s", net.tls ? "https" : "http", config->listen,
 		config->user);
 	lws_sul_schedule(net.context, 0, &net.sweep, sweep, 250 * LWS_US_PER_MS);
-	if (!peers_start(config)) {
+	if (!peers_start(config) || !sandbox_enter()) {
 		lws_context_destroy(net.context);
 		return 1;
 	}

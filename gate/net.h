@@ -13,9 +13,10 @@
 #include "config.h"
 
 /*
- * Binds the configured address (as root), drops to the configured user
- * and serves until the monitor (on fd) goes. The exit status.
+ * Drops to the configured user and serves the gate's port (listen_fd,
+ * the monitor's: listen.h) until the monitor (on fd) goes. The exit
+ * status.
  */
-int net_run(const struct gate_config *config, int fd);
+int net_run(const struct gate_config *config, int fd, int listen_fd);
 
 #endif

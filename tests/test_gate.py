@@ -335,7 +335,8 @@ def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_i
     addrs = {"gate-a": "127.0.0.2", "gate-b": "127.0.0.3"}
     hosts = " ".join("%s=%s:%d" % (n, addrs[n], ports[n]) for n in ports)
     gates = {n: rig.Gate(desktop, name=n, address=addrs[n], port=ports[n],
-                         cluster={"me": n, "hosts": hosts}) for n in ports}
+                         cluster={"me": n, "hosts": hosts}, proxies=rig.PROXY_SOURCE)
+             for n in ports}
     lb = rig.Balancer(desktop, gates)
 
     def sees(name, peer):
@@ -994,3 +995,104 @@ def test_a_login_outlives_a_restart_of_the_gate_and_a_logout_does_not(gate):
     assert status == 200 and body["user"] == ALICE and body["csrf"] == c.csrf, (status, body)
     assert again.client().request("GET", "/api/me", cookie=old)[0] == 401
     assert "1 logins kept from before the gate started" in again.rig.read_log(again.name)
+
+
+def test_behind_haproxy_the_gate_slows_the_guessers_address_not_everyones(desktop, accounts):
+    """HAProxy with send-proxy-v2, the gate believing its PROXY header from
+    [gate] proxies only: wrong passwords from one browser's address slow
+    that address, not the users behind the same balancer, and the log names
+    the browsers' addresses. An X-Forwarded-For header is not believed."""
+    if not shutil.which("haproxy"):
+        pytest.skip("no haproxy (tools/deps.sh installs Debian's)")
+    gate = rig.Gate(desktop, proxies=rig.PROXY_SOURCE)
+    lb = rig.Balancer(desktop, {"gate": gate})
+    import concurrent.futures
+
+    def guess(_):
+        c = lb.client("127.0.4.1")
+        return c.request("POST", "/api/login", {"user": ALICE, "password": "wrong"},
+                         headers={"X-Forwarded-For": "127.0.4.2"})[0]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(guess, range(8)))
+    assert lb.client("127.0.4.1").login(ALICE)[0] == 429
+    got = [lb.client("127.0.4.2").login(BOB)[0] for _ in range(10)]
+    assert got == [200] * 10, got
+    log = desktop_log(gate)
+    assert "login failed: %s from 127.0.4.1" % ALICE in log
+    assert "login: %s from 127.0.4.2" % BOB in log
+    assert "from %s" % rig.PROXY_SOURCE not in log
+
+
+def test_a_connection_from_a_proxy_without_a_proxy_header_is_closed(desktop, accounts):
+    """From an address in proxies, a connection must begin with HAProxy's
+    header: one that sends HTTP at once is closed, and said so."""
+    gate = rig.Gate(desktop, proxies="127.0.0.1")
+    try:
+        status, _, _ = gate.client().login(ALICE)
+    except (OSError, http.client.HTTPException):
+        status = None
+    assert status is None, status
+    wait_for("the line", lambda: "without a PROXY protocol v2 header" in desktop_log(gate))
+    assert gate.client("127.0.0.8").login(ALICE)[0] == 200
+
+
+def test_the_port_stays_the_gates_while_its_network_process_is_started_anew(desktop, accounts):
+    """Socket-activated as the unit is: the network process killed (as a
+    crash, or the monitor ending one that misbehaved) is started anew on
+    the same port, which nobody else can take meanwhile; logins and the
+    sessions' list are as they were."""
+    if not shutil.which("systemd-socket-activate"):
+        pytest.skip("no systemd-socket-activate")
+    gate = rig.Gate(desktop, activated=True)
+    assert "listening on the socket systemd passed" in desktop_log(gate)
+    c = gate.client()
+    assert c.login(ALICE)[0] == 200
+    net = gate.net_pid()
+    os.kill(net, signal.SIGKILL)
+    taken = []
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", gate.port))
+            taken.append("bound")
+        except OSError:
+            pass
+        finally:
+            s.close()
+        time.sleep(0.05)
+    assert not taken, "another could bind the gate's port while it restarted"
+    wait_for("a new network process", lambda: "the network process is gone: starting a new "
+             "one" in desktop_log(gate) and gate.net_pid() != net)
+    status, body, _ = c.get("me")
+    assert status == 200 and body["user"] == ALICE, (status, body)
+
+
+def test_the_network_process_is_boxed_and_the_gate_keeps_nothing_of_its_launcher(desktop,
+                                                                                    accounts):
+    """A seccomp filter on the network process; the gate started with a
+    descriptor and a variable of its launcher's keeps neither, and a
+    session started through it sees none of the launcher's environment."""
+    secret = os.open("/dev/null", os.O_RDONLY)
+    os.set_inheritable(secret, True)
+    env = dict(os.environ, RCOMP_LAUNCHERS_SECRET="leaked")
+    try:
+        gate = rig.Gate(desktop, env=env, pass_fds=(secret,))
+    finally:
+        os.close(secret)
+    net = gate.net_pid()
+    with open("/proc/%d/status" % net) as f:
+        status = dict(line.split(":", 1) for line in f if ":" in line)
+    assert status["Seccomp"].strip() == "2" and status["NoNewPrivs"].strip() == "1", status
+    for pid in (gate.proc.pid, net):
+        assert str(secret) not in os.listdir("/proc/%d/fd" % pid) or \
+            os.readlink("/proc/%d/fd/%d" % (pid, secret)) != "/dev/null"
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            assert b"RCOMP_LAUNCHERS_SECRET" not in f.read()
+    c = gate.client()
+    c.login(ALICE)
+    name = c.start("foot")
+    session = wait_for("the session", lambda: [s for s in c.sessions() if s["name"] == name])[0]
+    with open("/proc/%d/environ" % session["pid"], "rb") as f:
+        assert b"RCOMP_LAUNCHERS_SECRET" not in f.read()

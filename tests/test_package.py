@@ -93,7 +93,8 @@ def test_the_packages_build_install_into_a_clean_root_and_the_gates_configuratio
                    "apt-get install -y -q %s && "
                    "rcomp-gate --check-config && getent passwd rcomp-gate && "
                    "cat /etc/pam.d/rcomp && "
-                   "systemd-analyze verify /lib/systemd/system/rcomp-gate.service && "
+                   "systemd-analyze verify /lib/systemd/system/rcomp-gate.service "
+                   "/lib/systemd/system/rcomp-gate.socket && "
                    "rcomp-run --version && man -w rcomp-gate && "
                    "ls /usr/share/rcomp/web/gate.html" % names)
     out = r.stdout + r.stderr

@@ -12,7 +12,7 @@ packages=(
 	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libisal-dev
 	libwebsockets-dev
 	# rcomp-gate: logins through PAM; several gates behind Debian's HAProxy
-	libpam0g-dev haproxy
+	libpam0g-dev libseccomp-dev haproxy
 	# the Debian packages: built and installed into a clean root in the tests
 	debhelper fakeroot dpkg-dev ssl-cert adduser libpam-runtime
 	# the browsers' door's TLS tests: a certificate made for them

@@ -96,7 +96,7 @@ class Gate:
     "rcomp-gate"; settings: more [gate] lines."""
 
     def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", port=None, cluster=None,
-                 apps=None, **settings):
+                 apps=None, activated=False, env=None, pass_fds=(), **settings):
         self.rig = rig
         self.name = name
         self.port = port or free_port()
@@ -112,7 +112,15 @@ class Gate:
                 lines += ["[%s]" % section] + ["%s = %s" % kv for kv in keys.items()]
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
-        self.proc = rig.start(name, [RCOMP_GATE, "--config", self.config], os.environ.copy())
+        argv = [RCOMP_GATE, "--config", self.config]
+        if activated:
+            # As rcomp-gate.socket does it: systemd's helper holds the
+            # port and passes it (LISTEN_FDS).
+            argv = ["systemd-socket-activate", "-l", self.host] + argv
+        self.proc = rig.start(name, argv, env or os.environ.copy(), pass_fds=pass_fds)
+        if activated:
+            # It starts the gate at the first connection, as systemd does.
+            wait_for("the port", lambda: accepts(self.port) or self.proc.poll() is not None)
         wait_for("the gate to serve", lambda: "serving" in rig.read_log(name) or
                  self.proc.poll() is not None)
         if self.proc.poll() is not None:
@@ -138,18 +146,25 @@ class Gate:
         self.proc.wait(timeout=10)
 
 
+# The address HAProxy connects to the gates from: their [gate] proxies.
+PROXY_SOURCE = "127.0.0.9"
+
+
 class Balancer:
     """Debian's HAProxy in front of gates (name: Gate), as the README's
     configuration has it: round robin for a browser without the cookie,
-    then the cookie's host; its log the rig's "haproxy"."""
+    then the cookie's host, each connection with a PROXY v2 header that
+    names the browser (the gates need proxies = PROXY_SOURCE); its log the
+    rig's "haproxy"."""
 
     def __init__(self, rig, gates, cookie="RCOMPHOST"):
         self.rig = rig
         self.port = free_port()
         self.host = "127.0.0.1:%d" % self.port
         cfg = os.path.join(rig.tmp, "haproxy.cfg")
-        servers = "".join("    server %s %s cookie %s check inter 300 fall 1 rise 1\n"
-                          % (name, g.host, name) for name, g in gates.items())
+        servers = "".join("    server %s %s cookie %s send-proxy-v2 source %s check inter 300 "
+                          "fall 1 rise 1\n" % (name, g.host, name, PROXY_SOURCE)
+                          for name, g in gates.items())
         with open(cfg, "w") as f:
             f.write(HAPROXY_CONFIG % {"bind": self.host, "cookie": cookie, "servers": servers})
         self.proc = rig.start("haproxy", ["haproxy", "-db", "-f", cfg], os.environ.copy())
@@ -158,8 +173,8 @@ class Balancer:
         if self.proc.poll() is not None:
             raise Failure("haproxy ended: " + rig.read_log("haproxy"))
 
-    def client(self):
-        return Client(self)
+    def client(self, source=None):
+        return Client(self, source)
 
 
 # What the README gives an administrator, with the test's addresses.
@@ -178,6 +193,7 @@ frontend door
     default_backend gates
 backend gates
     balance roundrobin
+    http-reuse never
     cookie %(cookie)s insert indirect nocache preserve httponly
 %(servers)s"""
 
@@ -202,19 +218,21 @@ class Client:
     def cookie(self):
         return self.cookies.get("rcomp-gate")
 
-    def request(self, method, path, form=None, origin=True, cookie=None, host=None):
+    def request(self, method, path, form=None, origin=True, cookie=None, host=None,
+                headers=None):
         """(status, JSON or bytes, seconds taken), after a 307 as a browser
         follows it (the same request again, with the cookies it set). host:
         the Host the browser names (the gate's address by default)."""
         for _ in range(5):
-            status, data, took, location = self._once(method, path, form, origin, cookie, host)
+            status, data, took, location = self._once(method, path, form, origin, cookie, host,
+                                                      headers)
             if status != 307:
                 return status, data, took
             self.redirects += 1
             path = location
         raise Failure("redirected round and round: last to %s" % path)
 
-    def _once(self, method, path, form, origin, cookie, host):
+    def _once(self, method, path, form, origin, cookie, host, extra=None):
         if getattr(self.gate, "tls", False):
             import ssl
             context = ssl.create_default_context()
@@ -227,7 +245,7 @@ class Client:
             conn = http.client.HTTPConnection(self.gate.host, timeout=30,
                                               source_address=self.source and (self.source, 0))
             scheme = "http://"
-        headers = {"Host": host or self.gate.host}
+        headers = {"Host": host or self.gate.host, **(extra or {})}
         body = None
         if form is not None:
             body = urllib.parse.urlencode(form)

@@ -15,13 +15,14 @@
 #include "log.h"
 #include "logins.h"
 #include "monitor.h"
+#include "penalty.h"
 #include "monotonic.h"
 #include "web-admit.h"
 #include "wire.h"
 
 /* Acts in flight at once (children), and logins held. */
 #define MAX_JOBS 64
-#define MAX_BUCKETS 1024
+#define MAX_BUCKETS 4096
 /* A child that has not answered by then is killed and its act fails. */
 #define JOB_TIMEOUT_MS 15000
 /* One logged-in user's acts in flight at once: however many requests one
@@ -73,13 +74,14 @@ struct viewer {
 
 struct known {
 	char addr[ADMIT_KEY_MAX]; /* addr_key's; empty: free */
+	char user[GATE_USER_MAX + 1]; /* who logged in from there */
 	uint64_t at_ms;
 };
 
 struct bucket {
-	char key[GATE_ADDR_MAX + GATE_USER_MAX + 4];
-	double fails; /* failures not yet forgiven */
-	uint64_t at_ms;
+	char key[ADMIT_KEY_MAX + GATE_USER_MAX + 4]; /* "a:ADDR" or "u:NAME"; empty: free */
+	struct penalty p;
+	uint64_t used_ms;
 };
 
 struct monitor {
@@ -152,22 +154,25 @@ static void addr_key(const char *addr, char out[KEY_MAX])
 
 /* Addresses that logged in --------------------------------------------- */
 
-static struct known *known_of(struct monitor *m, const char *addr, uint64_t now)
+/* An address that logged in (as user, where user is not NULL) within
+ * KNOWN_FOR_MS, or NULL. */
+static struct known *known_of(struct monitor *m, const char *addr, const char *user, uint64_t now)
 {
 	char key[KEY_MAX];
 	addr_key(addr, key);
 	for (int i = 0; i < MAX_KNOWN; i++) {
 		struct known *k = &m->known[i];
-		if (k->addr[0] && strcmp(k->addr, key) == 0) {
-			return now - k->at_ms < KNOWN_FOR_MS ? k : NULL;
+		if (k->addr[0] && strcmp(k->addr, key) == 0 && (!user || strcmp(k->user, user) == 0) &&
+			now - k->at_ms < KNOWN_FOR_MS) {
+			return k;
 		}
 	}
 	return NULL;
 }
 
-static void known_add(struct monitor *m, const char *addr, uint64_t now)
+static void known_add(struct monitor *m, const char *addr, const char *user, uint64_t now)
 {
-	struct known *slot = known_of(m, addr, now);
+	struct known *slot = known_of(m, addr, user, now);
 	for (int i = 0; i < MAX_KNOWN && !slot; i++) {
 		if (!m->known[i].addr[0]) {
 			slot = &m->known[i];
@@ -182,6 +187,7 @@ static void known_add(struct monitor *m, const char *addr, uint64_t now)
 		}
 	}
 	addr_key(addr, slot->addr);
+	snprintf(slot->user, sizeof(slot->user), "%s", user);
 	slot->at_ms = now;
 }
 
@@ -293,26 +299,45 @@ static void hold(struct monitor *m, uint32_t id, uint64_t due)
 
 /* Failed logins --------------------------------------------------------- */
 
+/* Per address (its prefix: addr_key): a burst of GATE_FAIL_BURST, then a
+ * shut-out of 3 s (a failure's answer takes 1 s: the first outlasts it)
+ * that doubles with each failure up to 10 min, halving each 10 min without
+ * one: a guesser from one source gets about 144 tries a day. Per user
+ * name, from addresses that never logged in as that user: twice the
+ * burst, then 3 s doubling up to an hour, halving each hour: about 24 a
+ * day however many addresses guess. The user's own machines
+ * (an address that logged in as the user before) are never shut out by
+ * the name's penalty. */
+static const struct penalty_rule address_rule = {GATE_FAIL_BURST, GATE_FAIL_EVERY_MS, 3000,
+	600 * 1000, 600 * 1000};
+static const struct penalty_rule name_rule = {2 * GATE_FAIL_BURST, GATE_FAIL_EVERY_MS, 3000,
+	3600 * 1000, 3600 * 1000};
+
 static struct bucket *bucket(struct monitor *m, const char *kind, const char *name, uint64_t now)
 {
 	char key[sizeof(m->buckets[0].key)];
 	snprintf(key, sizeof(key), "%s:%s", kind, name);
-	struct bucket *least = &m->buckets[0];
+	struct bucket *least = NULL;
 	for (int i = 0; i < MAX_BUCKETS; i++) {
 		struct bucket *b = &m->buckets[i];
-		double forgiven = (double)(now - b->at_ms) / GATE_FAIL_EVERY_MS;
-		b->fails = b->fails > forgiven ? b->fails - forgiven : 0;
-		b->at_ms = now;
 		if (b->key[0] && strcmp(b->key, key) == 0) {
+			b->used_ms = now;
 			return b;
 		}
-		if (!b->key[0] || b->fails < least->fails) {
+		/* Room is made by a source that is shut out of nothing and
+		 * has failed least, the one used longest ago among those. */
+		bool idle = !b->key[0] || b->p.until_ms <= now;
+		bool least_idle = least && (!least->key[0] || least->p.until_ms <= now);
+		if (!least || (idle && !least_idle) ||
+			(idle == least_idle &&
+				(b->p.fails < least->p.fails ||
+					(b->p.fails == least->p.fails && b->used_ms < least->used_ms)))) {
 			least = b;
 		}
 	}
+	memset(least, 0, sizeof(*least));
 	snprintf(least->key, sizeof(least->key), "%s", key);
-	least->fails = 0;
-	least->at_ms = now;
+	least->p.at_ms = least->p.decayed_ms = least->used_ms = now;
 	return least;
 }
 
@@ -321,22 +346,28 @@ static int must_wait(struct monitor *m, const char *user, const char *addr, uint
 {
 	char key[KEY_MAX];
 	addr_key(addr, key);
-	addr = key;
-	double a = bucket(m, "a", addr, now)->fails - (GATE_FAIL_BURST - 1);
-	double u = bucket(m, "u", user, now)->fails - (2 * GATE_FAIL_BURST - 1);
-	double over = a > u ? a : u;
-	return over > 0 ? (int)(over * GATE_FAIL_EVERY_MS / 1000) + 1 : 0;
+	uint64_t a = penalty_wait(&bucket(m, "a", key, now)->p, &address_rule, now);
+	uint64_t u = known_of(m, addr, user, now)
+		? 0
+		: penalty_wait(&bucket(m, "u", user, now)->p, &name_rule, now);
+	uint64_t wait = a > u ? a : u;
+	return wait ? (int)((wait + 999) / 1000) : 0;
 }
 
 /* A try counts as a failure from its start (so tries at once are slowed
  * as tries in a row are), and is given back if it succeeds. */
-static void tried(struct monitor *m, const char *user, const char *addr, uint64_t now, double n)
+static void tried(struct monitor *m, const char *user, const char *addr, uint64_t now, int n)
 {
 	char key[KEY_MAX];
 	addr_key(addr, key);
 	struct bucket *a = bucket(m, "a", key, now), *u = bucket(m, "u", user, now);
-	a->fails = a->fails + n > 0 ? a->fails + n : 0;
-	u->fails = u->fails + n > 0 ? u->fails + n : 0;
+	if (n > 0) {
+		penalty_failed(&a->p, &address_rule, now);
+		penalty_failed(&u->p, &name_rule, now);
+	} else {
+		penalty_given_back(&a->p, &address_rule, now);
+		penalty_given_back(&u->p, &name_rule, now);
+	}
 }
 
 /* Logins ---------------------------------------------------------------- */
@@ -470,7 +501,7 @@ static void job_answered(struct monitor *m, struct job *job, const struct gate_a
 	if (req->op == GATE_LOGIN) {
 		if (got && got->status == GATE_OK) {
 			tried(m, req->user, req->addr, now, -1);
-			known_add(m, req->addr, now);
+			known_add(m, req->addr, req->user, now);
 			char cookie[GATE_COOKIE_HEX + 1];
 			struct login *l = logins_add(&m->logins, req->user, req->addr, now, cookie);
 			if (!l) {
@@ -589,7 +620,7 @@ static void request(struct monitor *m, struct gate_request *req)
 			 * out. */
 			int most = m->config->logins_at_once;
 			int reserve = most / 4 > 0 ? most / 4 : 1;
-			bool stranger = !known_of(m, req->addr, now);
+			bool stranger = !known_of(m, req->addr, NULL, now);
 			if (m->logins_at_once >= most ||
 				(stranger && m->strangers_at_once >= most - reserve) ||
 				!spawn(m, req, stranger)) {

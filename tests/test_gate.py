@@ -1096,3 +1096,33 @@ def test_the_network_process_is_boxed_and_the_gate_keeps_nothing_of_its_launcher
     session = wait_for("the session", lambda: [s for s in c.sessions() if s["name"] == name])[0]
     with open("/proc/%d/environ" % session["pid"], "rb") as f:
         assert b"RCOMP_LAUNCHERS_SECRET" not in f.read()
+
+
+def test_guessers_of_a_name_do_not_keep_its_user_out_of_her_own_machine(gate):
+    """Three addresses retry alice's name every 0.3 s (the audit's): the
+    name's penalty shuts out strangers' tries at it, but alice, from an
+    address that logged in as her before, gets in 10 of 10 within 2 s."""
+    import threading
+    home = "127.0.0.6"
+    assert gate.client(home).login(ALICE)[0] == 200
+    stop = threading.Event()
+
+    def guess(source):
+        c = gate.client(source)
+        while not stop.is_set():
+            c.login(ALICE, "wrong")
+            time.sleep(0.3)
+    threads = [threading.Thread(target=guess, args=("127.0.7.%d" % i,)) for i in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(4)
+        got = login_times(gate, ALICE, source=home)
+        stranger = gate.client("127.0.7.9").login(ALICE)[0]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    rig.log("alice from her machine: %s; from a stranger's address: %s" % (got, stranger))
+    assert all(s == 200 and took < 2 for s, took in got), got
+    assert stranger == 429, "the name's penalty did not hold for a stranger's address"

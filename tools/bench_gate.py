@@ -1,10 +1,10 @@
 """rcomp-gate against its targets. Prints numbers; passes or fails nothing.
 Runs as root (it makes accounts, as the tests do).
 
-    python3 tools/bench_gate.py [--only viewers,pages,logins,first]
+    python3 tools/bench_gate.py [--only viewers,pages,logins,first,attacks]
                                 [--users 20] [--viewers 100] [--pages 100]
                                 [--direct 1] [--fps N] [--size 160x120]
-                                [--seconds 20]
+                                [--seconds 20] [--against BUILD]
 
 - viewers: USERS accounts, each with one session started at the gate (a
   moving picture, tests/clients/anim-client, 160x120 or --size, lossless), and
@@ -32,11 +32,20 @@ Runs as root (it makes accounts, as the tests do).
   time to the session's welcome (target: 10 of 10 within 2 s).
 - first: Debian's chromium on the gate's page: log in, start foot, until
   its window is presented (target at most 1.5 s on loopback); 3 times.
+- attacks: the audit's three (one logged-in user's 150 WebSockets to
+  made-up sessions, reopened as they close; a flood of logins from 200
+  addresses, a name of its own each; behind HAProxy, one address guessing
+  alice's password 8 at a time), each for its own gate: during each, a
+  logged-in user's request and a login from an address that logged in
+  before, 10 times each (target: 10 of 10 within 2 s). With --against
+  BUILD, the same for that build's gate, beside (before and after in one
+  run; a gate that knows no [gate] proxies sees HAProxy's address).
 RCOMP_BUILD picks the build to measure (default: build/).
 """
 import argparse
 import base64
 import concurrent.futures
+import http.client
 import json
 import os
 import pwd
@@ -469,6 +478,140 @@ def first_case():
         r.close()
 
 
+def attack_gate(r, name, program, modern, **settings):
+    if not modern:
+        settings.pop("proxies", None)
+    return rig.Gate(r, name=name, program=program, state=modern, **settings)
+
+
+def timed(fn, n=10):
+    out = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        try:
+            status = fn()
+        except (OSError, http.client.HTTPException):
+            status = None
+        out.append((status, time.monotonic() - t0))
+    return out
+
+
+def show(label, results):
+    ok = sum(1 for s, t in results if s == 200 and t <= 2)
+    print("    %s: %d of 10 within 2 s (%s)" % (label, ok, " ".join(
+        "%s/%.2f" % (s, t) for s, t in results)))
+
+
+def attack(gate, start_flood, user_client, home_login):
+    stop = threading.Event()
+    threads = start_flood(stop)
+    try:
+        time.sleep(2)
+        show("a logged-in user's request", timed(lambda: user_client.get("sessions")[0]))
+        show("a login from a known address", timed(home_login))
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+
+
+def attacks_case(against):
+    import select
+    builds = [("this build", rig.RCOMP_GATE, True)]
+    if against:
+        builds.append(("against", os.path.join(os.path.abspath(against), "gate", "rcomp-gate"),
+                       False))
+    r = Rig()
+    try:
+        rig.make_accounts()
+        for label, program, modern in builds:
+            print("attacks, %s (%s):" % (label, program))
+            # 1. One user's WebSockets to made-up sessions.
+            gate = attack_gate(r, "gate-1-" + label[:4], program, modern)
+            alice = gate.client("127.0.0.5")
+            alice.login(rig.ALICE)
+            bob = gate.client("127.0.0.6")
+            bob.login(rig.BOB)
+
+            def viewers(stop):
+                def run(source):
+                    mine = alice.like(source)
+                    socks = []
+                    while not stop.is_set():
+                        while len(socks) < 50 and not stop.is_set():
+                            try:
+                                socks.append(mine.websocket("nosuch-" + os.urandom(4).hex()))
+                            except OSError:
+                                time.sleep(0.05)
+                        ready, _, _ = select.select(socks, [], [], 0.05)
+                        for s in ready:
+                            s.close()
+                            socks.remove(s)
+                    for s in socks:
+                        s.close()
+                ts = [threading.Thread(target=run, args=("127.0.1.%d" % i,)) for i in (1, 2, 3)]
+                for t in ts:
+                    t.start()
+                return ts
+            print("  1. 150 viewers of alice's to made-up sessions:")
+            attack(gate, viewers, bob, lambda: gate.client("127.0.0.6").login(rig.BOB)[0])
+            gate.stop()
+            # 2. Logins from 200 addresses.
+            gate = attack_gate(r, "gate-2-" + label[:4], program, modern)
+            alice = gate.client("127.0.0.5")
+            alice.login(rig.ALICE)
+
+            def logins(stop):
+                def run(i):
+                    c = gate.client("127.2.%d.%d" % (i // 200, 1 + i % 200))
+                    while not stop.is_set():
+                        try:
+                            c.login("flood-%d-%s" % (i, os.urandom(3).hex()), "wrong")
+                        except OSError:
+                            time.sleep(0.05)
+                ts = [threading.Thread(target=run, args=(i,)) for i in range(200)]
+                for t in ts:
+                    t.start()
+                return ts
+            print("  2. logins from 200 addresses, a new name each:")
+            attack(gate, logins, alice, lambda: gate.client("127.0.0.5").login(rig.ALICE)[0])
+            gate.stop()
+            # 3. Behind HAProxy, one guesser.
+            if not shutil.which("haproxy"):
+                print("  3. no haproxy")
+                continue
+            gate = attack_gate(r, "gate-3-" + label[:4], program, modern,
+                               proxies=rig.PROXY_SOURCE)
+            lb = rig.Balancer(r, {"gate": gate}, proxy=modern)
+            alice = lb.client("127.0.4.5")
+            alice.login(rig.ALICE)
+
+            def guesses(stop):
+                def one(_):
+                    try:
+                        lb.client("127.0.4.1").login(rig.BOB, "wrong")
+                    except (OSError, http.client.HTTPException):
+                        pass
+
+                def run():
+                    pool = concurrent.futures.ThreadPoolExecutor(8)
+                    while not stop.is_set():
+                        list(pool.map(one, range(8)))
+                    pool.shutdown()
+                t = threading.Thread(target=run)
+                t.start()
+                return [t]
+            print("  3. behind HAProxy, one address guessing bob's password 8 at a time:")
+            attack(gate, guesses, alice, lambda: lb.client("127.0.4.5").login(rig.ALICE)[0])
+            lb.proc.terminate()
+            lb.proc.wait(timeout=10)
+            gate.stop()
+    finally:
+        for u in rig.USERS:
+            rig.end_sessions(u)
+        r.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="viewers,logins,first")
@@ -480,6 +623,7 @@ def main():
     ap.add_argument("--size", default="160x120", help="the moving picture's, WxH")
     ap.add_argument("--fps", type=float, default=0,
                     help="pages: the app's pictures a second (default: each frame callback)")
+    ap.add_argument("--against", help="attacks: a second build folder, measured beside")
     args = ap.parse_args()
     global SIZE
     SIZE = tuple(int(x) for x in args.size.split("x"))
@@ -495,6 +639,8 @@ def main():
         logins_case(args.seconds)
     if "first" in only:
         first_case()
+    if "attacks" in only:
+        attacks_case(args.against)
 
 
 if __name__ == "__main__":

@@ -96,15 +96,19 @@ class Gate:
     "rcomp-gate"; settings: more [gate] lines."""
 
     def __init__(self, rig, name="rcomp-gate", address="127.0.0.1", port=None, cluster=None,
-                 apps=None, activated=False, env=None, pass_fds=(), **settings):
+                 apps=None, activated=False, env=None, pass_fds=(), program=None, state=True,
+                 **settings):
         self.rig = rig
         self.name = name
         self.port = port or free_port()
         self.host = "%s:%d" % (address, self.port)
         self.config = os.path.join(rig.tmp, name + ".ini")
+        # program: another build's gate (a bench's before and after), with
+        # state = False where that one knows no state directory.
         lines = ["[gate]", "listen = " + self.host, "page = " + WEB_DIR,
-                 "state = " + os.path.join(rig.tmp, name + ".state"),
                  "rcomp-run = " + os.path.abspath(os.path.join(BUILD, "compositor", "rcomp-run"))]
+        if state:
+            lines.append("state = " + os.path.join(rig.tmp, name + ".state"))
         lines += ["%s = %s" % (k.replace("_", "-"), v) for k, v in settings.items()]
         self.tls = "cert" in settings
         for section, keys in (("cluster", cluster), ("apps", apps)):
@@ -112,7 +116,7 @@ class Gate:
                 lines += ["[%s]" % section] + ["%s = %s" % kv for kv in keys.items()]
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
-        argv = [RCOMP_GATE, "--config", self.config]
+        argv = [program or RCOMP_GATE, "--config", self.config]
         if activated:
             # As rcomp-gate.socket does it: systemd's helper holds the
             # port and passes it (LISTEN_FDS).
@@ -157,13 +161,16 @@ class Balancer:
     names the browser (the gates need proxies = PROXY_SOURCE); its log the
     rig's "haproxy"."""
 
-    def __init__(self, rig, gates, cookie="RCOMPHOST"):
+    def __init__(self, rig, gates, cookie="RCOMPHOST", proxy=True):
         self.rig = rig
         self.port = free_port()
         self.host = "127.0.0.1:%d" % self.port
         cfg = os.path.join(rig.tmp, "haproxy.cfg")
-        servers = "".join("    server %s %s cookie %s send-proxy-v2 source %s check inter 300 "
-                          "fall 1 rise 1\n" % (name, g.host, name, PROXY_SOURCE)
+        # proxy=False: as the README had it before the gates read the
+        # PROXY header (a bench's before).
+        servers = "".join("    server %s %s cookie %s %ssource %s check inter 300 "
+                          "fall 1 rise 1\n" % (name, g.host, name,
+                                                "send-proxy-v2 " if proxy else "", PROXY_SOURCE)
                           for name, g in gates.items())
         with open(cfg, "w") as f:
             f.write(HAPROXY_CONFIG % {"bind": self.host, "cookie": cookie, "servers": servers})

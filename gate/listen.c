@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +145,13 @@ static bool from_proxy(const struct gate_config *config, const struct sockaddr_s
 	return false;
 }
 
+/* The entry of fd, or (fd -1) a free one; NULL if none. */
 static struct listen_peer *peer_of(struct listen_state *l, int fd)
 {
 	for (int i = 0; i < LISTEN_PEERS; i++) {
-		if (l->peers[i].fd == fd) {
-			return &l->peers[i];
+		struct listen_peer *p = &l->peers[i];
+		if (fd < 0 ? !p->used : p->used && p->fd == fd) {
+			return p;
 		}
 	}
 	return NULL;
@@ -157,9 +161,6 @@ bool listen_serve(struct net *net, int fd)
 {
 	struct listen_state *l = &net->listen;
 	l->fd = fd;
-	for (int i = 0; i < LISTEN_PEERS; i++) {
-		l->peers[i].fd = -1;
-	}
 	for (int i = 0; i < LISTEN_PENDING; i++) {
 		l->pending[i].fd = -1;
 	}
@@ -217,11 +218,15 @@ static void accept_all(struct net *net)
 			return; /* EAGAIN, or out of descriptors until one closes */
 		}
 		normal(&ss);
+		/* As lws's own listener sets its connections: no Nagle delay
+		 * on a frame's last segment behind an ack. */
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		/* A number is reused as soon as it is closed: what was known of
 		 * the last connection by that number is not this one's. */
 		struct listen_peer *stale = peer_of(l, fd);
 		if (stale) {
-			stale->fd = -1;
+			stale->used = false;
 		}
 		if (from_proxy(net->config, &ss)) {
 			await_header(net, fd, &ss);
@@ -331,14 +336,17 @@ int listen_proxy_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
 		}
 		struct listen_peer *peer = alen ? peer_of(&net->listen, -1) : NULL;
 		if (peer) {
-			*peer = (struct listen_peer){.fd = p->fd, .addr = addr, .len = alen};
+			*peer = (struct listen_peer){.used = true,
+				.fd = p->fd,
+				.addr = addr,
+				.len = alen};
 		}
 		if (alen && !peer) {
 			return -1; /* no room to remember whose it is */
 		}
 		p->handed = true;
 		if (!lws_adopt_socket_vhost(net->vhost, p->fd) && peer) {
-			peer->fd = -1;
+			peer->used = false;
 		}
 		return -1; /* the copy goes; the connection is lws's */
 	}
@@ -392,8 +400,9 @@ void listen_forget(struct lws *wsi)
 	if (lws_get_network_wsi(wsi) != wsi) {
 		return;
 	}
-	struct listen_peer *p = peer_of(&net_of(wsi)->listen, lws_get_socket_fd(wsi));
+	int fd = lws_get_socket_fd(wsi);
+	struct listen_peer *p = fd >= 0 ? peer_of(&net_of(wsi)->listen, fd) : NULL;
 	if (p) {
-		p->fd = -1;
+		p->used = false;
 	}
 }

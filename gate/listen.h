@@ -27,7 +27,8 @@ int listen_socket(const struct gate_config *config, char *why, size_t why_size);
 #define LISTEN_PEERS 8192 /* connections with a proxy's address for them */
 #define LISTEN_HEADER_MAX (16 + 256) /* a PROXY v2 header with room for TLVs */
 struct listen_peer {
-	int fd; /* -1: free */
+	bool used; /* (a zeroed table is all free: its pages untouched) */
+	int fd;
 	struct sockaddr_storage addr;
 	socklen_t len;
 };

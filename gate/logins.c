@@ -138,7 +138,9 @@ static void parse_line(struct logins *logins, const char *line, int lifetime_s, 
 void logins_load(struct logins *logins, const char *state_dir, int lifetime_s, int idle_s,
 	uint64_t now_ms)
 {
-	memset(logins, 0, sizeof(*logins));
+	/* logins is zeroed (the monitor's is static): what is not used is
+	 * not touched, so it costs no memory. */
+	logins->path[0] = '\0';
 	if (!state_dir || !state_dir[0]) {
 		return;
 	}

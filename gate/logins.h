@@ -32,7 +32,8 @@ struct logins {
 	uint64_t written_ms;
 };
 
-/* The logins the file under state_dir holds, expired ones left out (with
+/* Into logins, zeroed: the logins the file under state_dir holds, expired
+ * ones left out (with
  * lifetime_s, idle_s); a directory that is not root's alone, or a file
  * that is not, is refused with a line in the log, and nothing read. */
 void logins_load(struct logins *logins, const char *state_dir, int lifetime_s, int idle_s,

@@ -162,8 +162,8 @@ static struct known *known_of(struct monitor *m, const char *addr, const char *u
 	addr_key(addr, key);
 	for (int i = 0; i < MAX_KNOWN; i++) {
 		struct known *k = &m->known[i];
-		if (k->addr[0] && strcmp(k->addr, key) == 0 && (!user || strcmp(k->user, user) == 0) &&
-			now - k->at_ms < KNOWN_FOR_MS) {
+		if (k->addr[0] && strcmp(k->addr, key) == 0 &&
+			(!user || strcmp(k->user, user) == 0) && now - k->at_ms < KNOWN_FOR_MS) {
 			return k;
 		}
 	}
@@ -331,7 +331,8 @@ static struct bucket *bucket(struct monitor *m, const char *kind, const char *na
 		if (!least || (idle && !least_idle) ||
 			(idle == least_idle &&
 				(b->p.fails < least->p.fails ||
-					(b->p.fails == least->p.fails && b->used_ms < least->used_ms)))) {
+					(b->p.fails == least->p.fails &&
+						b->used_ms < least->used_ms)))) {
 			least = b;
 		}
 	}
@@ -752,9 +753,10 @@ int monitor_run(const struct gate_config *config, int fd, int listen_fd)
 	m.listen = listen_fd;
 	/* A new network process: the old one's viewers and waiting answers
 	 * went with it; logins, sessions and acts in flight stay. */
-	memset(m.viewers, 0, sizeof(m.viewers));
-	memset(m.held, 0, sizeof(m.held));
-	if (!m.started) {
+	if (m.started) {
+		memset(m.viewers, 0, sizeof(m.viewers));
+		memset(m.held, 0, sizeof(m.held));
+	} else {
 		m.started = true;
 		for (int i = 0; i < MAX_JOBS; i++) {
 			m.jobs[i].fd = -1;

@@ -900,8 +900,8 @@ def test_a_login_flood_from_many_addresses_keeps_out_neither_a_logged_in_user_no
         time.sleep(2)
         asked = []
         for _ in range(10):
-            status, _, took = alice.get("sessions")
-            asked.append((status, round(took, 2)))
+            status, body, took = alice.get("sessions")
+            asked.append((status, round(took, 2)) if status == 200 else (status, body))
         logins = login_times(gate, ALICE, source=home)
     finally:
         stop.set()
@@ -1126,3 +1126,46 @@ def test_guessers_of_a_name_do_not_keep_its_user_out_of_her_own_machine(gate):
     rig.log("alice from her machine: %s; from a stranger's address: %s" % (got, stranger))
     assert all(s == 200 and took < 2 for s, took in got), got
     assert stranger == 429, "the name's penalty did not hold for a stranger's address"
+
+
+def v6_login(gate, source, user, password):
+    """A login from source, an address of a prefix routed to this machine
+    for the test (bound with IPV6_FREEBIND): its status code."""
+    body = urllib.parse.urlencode({"user": user, "password": password}).encode()
+    host = "[::1]:%d" % gate.port
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.settimeout(10)
+    try:
+        s.setsockopt(socket.IPPROTO_IPV6, 78, 1)  # IPV6_FREEBIND
+        s.bind((source, 0))
+        s.connect(("::1", gate.port))
+        s.sendall(("POST /api/login HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\n"
+                   "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n"
+                   "Connection: close\r\n\r\n" % (host, host, len(body))).encode() + body)
+        return int(s.recv(4096).split(b" ", 2)[1])
+    finally:
+        s.close()
+
+
+def test_the_addresses_of_one_ipv6_slash_64_are_one_source_to_the_throttle(desktop, accounts):
+    """Six tries at once from six addresses of one /64, then a seventh
+    address of it: slowed, as one address would be; an address of another
+    /64 is not."""
+    import concurrent.futures
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    net = "fd00:72:%x" % (0x60 + int("".join(c for c in worker if c.isdigit()) or "0"))
+    route = ["ip", "-6", "route", "add", "local", net + "::/48", "dev", "lo", "table", "local"]
+    if subprocess.run(route, capture_output=True).returncode != 0:
+        pytest.skip("cannot route %s::/48 to this machine" % net)
+    try:
+        gate = rig.Gate(desktop, address="[::1]")
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            first = list(pool.map(lambda i: v6_login(gate, "%s:0:%x::1" % (net, i + 1),
+                                                    ALICE, "wrong"), range(6)))
+        assert first.count(401) >= 5, first
+        assert v6_login(gate, net + ":0:ffff:1:2:3", ALICE, USERS[ALICE]) == 429
+        assert v6_login(gate, net + ":1::9", BOB, USERS[BOB]) == 200
+        assert "login slowed: %s from %s:0:ffff:1:2:3" % (ALICE, net) in desktop_log(gate)
+    finally:
+        route[3] = "del"
+        subprocess.run(route, capture_output=True)

@@ -126,8 +126,9 @@ static void parse_line(struct logins *logins, const char *line, int lifetime_s, 
 		}
 		l->used = true;
 		memcpy(l->csrf, csrf, sizeof(l->csrf));
-		snprintf(l->user, sizeof(l->user), "%s", user);
-		snprintf(l->addr, sizeof(l->addr), "%s", addr);
+		/* Both were checked to fit (parse_line's first test). */
+		memcpy(l->user, user, strlen(user) + 1);
+		memcpy(l->addr, addr, strlen(addr) + 1);
 		/* On the monotonic clock, where that reaches back so far. */
 		l->created_ms = now_ms > age ? now_ms - age : 0;
 		l->last_ms = now_ms > idle ? now_ms - idle : 0;

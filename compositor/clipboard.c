@@ -1,7 +1,7 @@
 /*
  * The clipboard and the primary selection, both ways. An app's selection is
  * offered to the viewer by its MIME types only; data moves when someone
- * pastes, as a transfer (wire/transfer.c). The viewer's local selection
+ * pastes, as a transfer (protocol/transfer.c). The viewer's local selection
  * becomes a data source here whose data is fetched from the viewer.
  */
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
  * The clipboard and the primary selection, both ways: an app's selection is
  * offered to the viewer by its MIME types, the viewer's becomes a data
- * source here, and data moves on paste as a transfer (wire/transfer.c).
+ * source here, and data moves on paste as a transfer (protocol/transfer.c).
  */
 #ifndef RCOMP_CLIPBOARD_H
 #define RCOMP_CLIPBOARD_H

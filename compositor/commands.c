@@ -303,7 +303,7 @@ bool command_persist(struct rc_server *server, int *ready)
 	}
 	if (pid > 0) {
 		close(fds[1]);
-		char name[WIRE_MAX_SESSION_NAME + 2] = "";
+		char name[SESSION_NAME_MAX + 2] = "";
 		size_t len = 0;
 		ssize_t n;
 		while (len < sizeof(name) - 1 &&

@@ -13,7 +13,7 @@
 /* This session on the host (record.c). */
 struct rc_record {
 	char dir[SESSION_PATH_MAX]; /* empty: not recorded (plain --stdio) */
-	char name[WIRE_MAX_SESSION_NAME + 1];
+	char name[SESSION_NAME_MAX + 1];
 	uint64_t id; /* random, fixed for the session's life */
 	int64_t started;
 	char app[256]; /* the command line, for --list */

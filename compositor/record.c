@@ -1,4 +1,4 @@
-/* This session's name and record; wire/session.c keeps the directory. */
+/* This session's name and record; common/session.c keeps the directory. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -201,7 +201,7 @@ static void start_as_user(int report, const struct gate_config *config, const ch
 			GATE_LIMIT, config->sessions_per_user);
 		_exit(1);
 	}
-	char name[WIRE_MAX_SESSION_NAME + 1], tag[9];
+	char name[SESSION_NAME_MAX + 1], tag[9];
 	if (!gate_random_hex(tag, 4)) {
 		dprintf(report, "%d no random bytes", GATE_FAILED);
 		_exit(1);

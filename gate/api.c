@@ -234,9 +234,9 @@ static int write_answer(struct net *net, struct lws *wsi, struct http_pss *pss)
 		len = (size_t)snprintf(text, sizeof(text), "{}");
 		break;
 	case ROUTE_START: {
-		char name[WIRE_MAX_SESSION_NAME + 1];
+		char name[SESSION_NAME_MAX + 1];
 		snprintf(name, sizeof(name), "%.*s", (int)len, (char *)pss->text + LWS_PRE);
-		if (!wire_session_name_ok(name, strlen(name))) {
+		if (!session_name_ok(name, strlen(name))) {
 			return respond_error(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR,
 				"the session did not start");
 		}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "listen.h"
 #include "log.h"
 #include "monotonic.h"
 #include "net-state.h"

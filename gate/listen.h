@@ -17,34 +17,11 @@
 #include <sys/socket.h>
 
 #include "config.h"
+#include "listen-state.h"
 
 /* In the monitor, at its start: the socket systemd passed (LISTEN_FDS), or
  * config's listen address bound and listening; -1 and why. */
 int listen_socket(const struct gate_config *config, char *why, size_t why_size);
-
-/* What the network process keeps of the port and its connections. */
-#define LISTEN_PENDING 64 /* connections from proxies whose header is coming */
-#define LISTEN_PEERS 8192 /* connections with a proxy's address for them */
-#define LISTEN_HEADER_MAX (16 + 256) /* a PROXY v2 header with room for TLVs */
-struct listen_peer {
-	bool used; /* (a zeroed table is all free: its pages untouched) */
-	int fd;
-	struct sockaddr_storage addr;
-	socklen_t len;
-};
-struct listen_pending {
-	int fd; /* -1: free */
-	struct lws *wsi; /* a raw watcher of a copy of fd */
-	uint64_t deadline_ms;
-	uint8_t head[LISTEN_HEADER_MAX];
-	size_t have;
-	bool handed; /* to lws, as an HTTP connection */
-};
-struct listen_state {
-	int fd;
-	struct listen_peer peers[LISTEN_PEERS];
-	struct listen_pending pending[LISTEN_PENDING];
-};
 
 struct net;
 /* In the network process: accepts on fd from now on. */

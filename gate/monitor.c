@@ -673,7 +673,7 @@ static void request(struct monitor *m, struct gate_request *req)
 			return;
 		}
 		if ((req->op == GATE_OPEN || req->op == GATE_STOP) &&
-			!wire_session_name_ok(req->arg, strlen(req->arg))) {
+			!session_name_ok(req->arg, strlen(req->arg))) {
 			answer(m, req->id, GATE_NOT_FOUND, "no such session of yours is running",
 				NULL);
 			return;

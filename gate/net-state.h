@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "ipc.h"
-#include "listen.h"
+#include "listen-state.h"
 #include "web-admit.h"
 
 /* Requests to the monitor in flight at once. */

@@ -15,6 +15,7 @@
 #include "api.h"
 #include "bridge.h"
 #include "ipc.h"
+#include "listen.h"
 #include "log.h"
 #include "monotonic.h"
 #include "net-state.h"

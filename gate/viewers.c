@@ -28,7 +28,7 @@ struct ws_pss {
 	struct gate_bridge *bridge;
 	uint32_t waiting;
 	char cookie[GATE_COOKIE_HEX + 1];
-	char session[WIRE_MAX_SESSION_NAME + 1];
+	char session[SESSION_NAME_MAX + 1];
 	uint32_t flags;
 	char addr[GATE_ADDR_MAX + 1];
 };
@@ -94,9 +94,9 @@ static bool ws_ok(struct net *net, struct lws *wsi, struct ws_pss *pss)
 	}
 	net_cookie_of(wsi, pss->cookie);
 	/* lws copies "name=value" and points past the name. */
-	char arg[WIRE_MAX_SESSION_NAME + 16], flag[16];
+	char arg[SESSION_NAME_MAX + 16], flag[16];
 	const char *name = lws_get_urlarg_by_name(wsi, "session=", arg, sizeof(arg));
-	if (!pss->cookie[0] || !name || !wire_session_name_ok(name, strlen(name))) {
+	if (!pss->cookie[0] || !name || !session_name_ok(name, strlen(name))) {
 		return false;
 	}
 	snprintf(pss->session, sizeof(pss->session), "%s", name);

@@ -1,4 +1,4 @@
-/* Unit tests of the channel's pacing (wire/pace.c) against a simulated
+/* Unit tests of the channel's pacing (protocol/pace.c) against a simulated
  * link: a bottleneck of a given rate and a fixed delay, whose reader
  * acknowledges what it has read a round trip after it was written. The
  * writer writes a record whenever pacing lets it (it fills the link) or on

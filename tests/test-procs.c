@@ -1,4 +1,4 @@
-/* The process tree (wire/procs.c): found below a subreaper, ended with
+/* The process tree (common/procs.c): found below a subreaper, ended with
  * SIGTERM and, after the grace, SIGKILL, however its processes hide. */
 #include <signal.h>
 #include <stdint.h>

@@ -647,13 +647,13 @@ static void test_session_names(void)
 {
 	const char *bad[] = {"", ".hidden", "a/b", "a b", "x;rm", "\xc3\xa9", ".."};
 	for (size_t i = 0; i < N(bad); i++) {
-		CHECK(!wire_session_name_ok(bad[i], strlen(bad[i])));
+		CHECK(!session_name_ok(bad[i], strlen(bad[i])));
 		struct wire_msg m = sample(WIRE_WELCOME);
 		m.welcome.name = bad[i];
 		m.welcome.name_len = (uint32_t)strlen(bad[i]);
 		expect_invalid(&m, NULL);
 	}
-	CHECK(wire_session_name_ok("0", 1) && wire_session_name_ok("work-2.b_c", 10));
+	CHECK(session_name_ok("0", 1) && session_name_ok("work-2.b_c", 10));
 }
 
 static void test_own_parent(void)

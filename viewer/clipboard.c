@@ -2,7 +2,7 @@
  * The clipboard and the primary selection, both ways. The local selection
  * is offered to the server by its MIME types; the remote one becomes a
  * local data source. Data moves only when someone pastes, as a transfer
- * (wire/transfer.c). The seat's data device is ours; what it says of drags
+ * (protocol/transfer.c). The seat's data device is ours; what it says of drags
  * goes to dnd.c, and what a local offer is, to offer.c.
  */
 #include <fcntl.h>

@@ -25,7 +25,7 @@ struct rv_connection {
 	bool ever_welcomed;
 	bool write_failed; /* the server stopped reading; read its last words */
 	uint64_t session_id;
-	char session_name[WIRE_MAX_SESSION_NAME + 1];
+	char session_name[SESSION_NAME_MAX + 1];
 	uint16_t server_minor; /* what the server understands */
 	char host_name[WIRE_MAX_HOST_NAME + 1]; /* "": not told */
 	/* session_viewers: how many watch the session (0: not told), whether

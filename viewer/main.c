@@ -209,7 +209,7 @@ static bool parse_ssh(struct rv_options *options, int argc, char **argv, int fir
 	bool attach = options->stop || (end < argc && strcmp(argv[end], "--attach") == 0);
 	bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
 	if (ok && attach && end + 1 < argc &&
-		!wire_session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
+		!session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
 		ok = false;
 	}
 	if (!ok) {

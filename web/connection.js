@@ -1,5 +1,5 @@
 // One WebSocket to rcomp-run, speaking the wire protocol as rcomp-view's
-// connection does (wire/PROTOCOL.md): the hello, the server's first
+// connection does (protocol/PROTOCOL.md): the hello, the server's first
 // message on its own, then records of RECORD.classes classes, each class a
 // stream of messages it may carry; a link_ack for each RECORD.ackBytes of
 // records read; and

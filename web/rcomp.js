@@ -4,7 +4,7 @@
 // window.js), the pictures (pictures.js, video.js), the cursor, input,
 // the clipboard, the HUD and sound; dispatch.js hands each message to its
 // room. The messages' layout comes from messages.js, which the build
-// generates from wire/messages.h. window.rcomp is what the tests and the
+// generates from protocol/messages.h. window.rcomp is what the tests and the
 // benchmarks read.
 import { CONSTRAINT } from './messages.js';
 import { Session } from './session.js';

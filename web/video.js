@@ -1,4 +1,4 @@
-// A window's video (wire/PROTOCOL.md, "Video frames"): each frame's
+// A window's video (protocol/PROTOCOL.md, "Video frames"): each frame's
 // payload is one H.264 access unit in Annex B, decoded by the browser's
 // WebCodecs VideoDecoder in the order it came. A reset starts a new stream,
 // and a new decoder configured from the stream's own sequence parameters

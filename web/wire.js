@@ -1,5 +1,5 @@
 // The wire format in the page: messages encoded and decoded from the table
-// the build generates from wire/messages.h (messages.js), each field
+// the build generates from protocol/messages.h (messages.js), each field
 // checked as wire.c checks it, each message's check across fields by the
 // name its row gives (CHECKS, wire.c's check_NAME), each on a class its
 // row says may carry it, and the records that carry them.

@@ -3,7 +3,7 @@
  * the frame's way into the connection's send queue. The lossless diff
  * (after any scroll) is lossless.c's, the video stream stream.c's.
  *
- * The choice (written down in the README) is made from what each codec would
+ * The choice (written down in doc/how-it-works.md) is made from what each codec would
  * cost, not from how much was damaged. A window goes to video only after
  * MOTION_FRAMES lossless frames in a row, each drawn within two frame
  * intervals of the last (a change after a pause, a page turned, counts

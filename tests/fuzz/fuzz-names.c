@@ -1,4 +1,4 @@
-/* libFuzzer harness: keymap names from a viewer (wire/keymap-names.c),
+/* libFuzzer harness: keymap names from a viewer (protocol/keymap-names.c),
  * the one parser of the browser viewer's input that is ours. Whatever the
  * bytes, what passes names no path: each name is within the copy, holds
  * only name characters, and the three with their separators are the

@@ -61,6 +61,10 @@ class Browser:
         r = self.command("canvas", title=title)
         return r["width"], r["height"], base64.b64decode(r["rgba"])
 
+    def screenshot(self, path):
+        """The page as shown, saved as a PNG."""
+        self.command("screenshot", path=path)
+
     def still(self, title, quiet=0.5, timeout=30):
         """Waits until the window has presented nothing new for quiet s."""
         end = time.time() + timeout

@@ -155,8 +155,8 @@ PROXY_SOURCE = "127.0.0.9"
 
 
 class Balancer:
-    """Debian's HAProxy in front of gates (name: Gate), as the README's
-    configuration has it: round robin for a browser without the cookie,
+    """Debian's HAProxy in front of gates (name: Gate), as doc/gate.md
+    gives its configuration: round robin for a browser without the cookie,
     then the cookie's host, each connection with a PROXY v2 header that
     names the browser (the gates need proxies = PROXY_SOURCE); its log the
     rig's "haproxy"."""
@@ -166,7 +166,7 @@ class Balancer:
         self.port = free_port()
         self.host = "127.0.0.1:%d" % self.port
         cfg = os.path.join(rig.tmp, "haproxy.cfg")
-        # proxy=False: as the README had it before the gates read the
+        # proxy=False: as the guide had it before the gates read the
         # PROXY header (a bench's before).
         servers = "".join("    server %s %s cookie %s %ssource %s check inter 300 "
                           "fall 1 rise 1\n" % (name, g.host, name,
@@ -184,7 +184,7 @@ class Balancer:
         return Client(self, source)
 
 
-# What the README gives an administrator, with the test's addresses.
+# What doc/gate.md gives an administrator, with the test's addresses.
 HAPROXY_CONFIG = """global
     maxconn 4096
 defaults

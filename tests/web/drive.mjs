@@ -16,6 +16,7 @@
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
+//   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
 //   {"op": "quit"}
 // A command that fails answers {failure: message}; the browser stays.
 import readline from 'node:readline';
@@ -61,6 +62,9 @@ async function run(c) {
         for (let i = 0; i < d.length; i += 32768) s += String.fromCharCode(...d.subarray(i, i + 32768));
         return { width: cv.width, height: cv.height, rgba: btoa(s) };
       }, c.title);
+    case 'screenshot':
+      await page.screenshot({ path: c.path });
+      return {};
     case 'mouse': {
       const m = page.mouse;
       if (c.do === 'move') await m.move(c.x, c.y, { steps: c.steps || 1 });

@@ -17,10 +17,25 @@
 #include "session.h"
 #include "status.h"
 
+bool session_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > SESSION_NAME_MAX || name[0] == '.') {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '.' || c == '_' || c == '-')) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Room for DIR/NAME.token in a socket address. */
 static bool dir_fits(const char *dir)
 {
-	return strlen(dir) + 1 + WIRE_MAX_SESSION_NAME + 6 < SESSION_PATH_MAX;
+	return strlen(dir) + 1 + SESSION_NAME_MAX + 6 < SESSION_PATH_MAX;
 }
 
 /* Adds a + b unless it does not fit. */
@@ -245,13 +260,13 @@ static int list_dir(const char *dir, struct session_info *out, int max)
 		if (len < 6 || strcmp(entry->d_name + len - 5, ".sock") != 0) {
 			continue;
 		}
-		char name[WIRE_MAX_SESSION_NAME + 1];
-		if (len - 5 > WIRE_MAX_SESSION_NAME) {
+		char name[SESSION_NAME_MAX + 1];
+		if (len - 5 > SESSION_NAME_MAX) {
 			continue;
 		}
 		memcpy(name, entry->d_name, len - 5);
 		name[len - 5] = '\0';
-		if (!wire_session_name_ok(name, len - 5)) {
+		if (!session_name_ok(name, len - 5)) {
 			continue;
 		}
 		struct session_info *info = &out[n];

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "buffer.h"
+#include "session.h" /* SESSION_NAME_MAX, session_name_ok */
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
@@ -28,7 +29,6 @@
 #define WIRE_MAX_KEYMAP (1024 * 1024)
 #define WIRE_MAX_KEYS 256
 #define WIRE_MAX_TOKEN 128
-#define WIRE_MAX_SESSION_NAME 64
 #define WIRE_MAX_HOST_NAME 255
 #define WIRE_MAX_ADDRESS 64 /* an IP address as text */
 #define WIRE_MAX_VIEWERS 16 /* of one session at once */
@@ -331,9 +331,6 @@ struct wire_message_info {
 };
 bool wire_message_info(size_t index, struct wire_message_info *info);
 
-/* Session names are 1 to WIRE_MAX_SESSION_NAME of [A-Za-z0-9._-], not
- * starting with a dot: safe as a file name and in a shell. */
-bool wire_session_name_ok(const char *name, size_t len);
 /* Whether a peer that speaks wire protocol major is refused: another major
  * version. text then says why and what to do, naming the peer ("the
  * viewer", "the remote rcomp-run") and this program ("rcomp-run"). */

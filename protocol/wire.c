@@ -227,21 +227,6 @@ void wire_put_key(uint8_t *keys, uint32_t i, uint32_t key)
 	put_u32(&p, key);
 }
 
-bool wire_session_name_ok(const char *name, size_t len)
-{
-	if (len == 0 || len > WIRE_MAX_SESSION_NAME || name[0] == '.') {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			    c == '.' || c == '_' || c == '-')) {
-			return false;
-		}
-	}
-	return true;
-}
-
 #define INVALID(...) \
 	do { \
 		snprintf(err, err_size, __VA_ARGS__); \
@@ -492,7 +477,7 @@ static enum wire_status check_welcome(const struct wire_msg *msg, char *err, siz
 		INVALID("welcome has bad magic 0x%08x: the peer does not speak rcomp",
 			msg->welcome.magic);
 	}
-	if (!wire_session_name_ok(msg->welcome.name, msg->welcome.name_len)) {
+	if (!session_name_ok(msg->welcome.name, msg->welcome.name_len)) {
 		INVALID("welcome has a session name that is not [A-Za-z0-9._-]");
 	}
 	return WIRE_OK;

@@ -199,7 +199,7 @@
 	FIELD(u32, caps) \
 	RANGE(u32, compression, 0, WIRE_COMPRESS_ZSTD) /* what frames use */ \
 	FIELD(u64, session_id) \
-	COUNT(u32, name_len, 1, WIRE_MAX_SESSION_NAME, name, char, 1)
+	COUNT(u32, name_len, 1, SESSION_NAME_MAX, name, char, 1)
 #define WIRE_GOODBYE_FIELDS \
 	FIELD(i32, status) \
 	RANGE(u32, reason, 0, WIRE_BYE_NO_SESSION) \

@@ -21,7 +21,7 @@ enum settings_type {
 	SETTINGS_CUSTOM, /* set checks and stores it */
 	SETTINGS_BOOL, /* a bool at offset: true/false, yes/no, on/off or 1/0 */
 	SETTINGS_STRING, /* a const char * at offset, NULL when empty */
-	SETTINGS_SESSION, /* the same, a session name (wire_session_name_ok) */
+	SETTINGS_SESSION, /* the same, a session name (session_name_ok) */
 	SETTINGS_ADDRESS, /* the same, HOST:PORT, [V6ADDR]:PORT or :PORT */
 };
 

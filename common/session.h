@@ -11,12 +11,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "wire.h"
-
 #define SESSION_PATH_MAX 108 /* sun_path */
 
+/* Session names are 1 to SESSION_NAME_MAX of [A-Za-z0-9._-], not
+ * starting with a dot: safe as a file name and in a shell. The wire
+ * carries them as they are (welcome, hello). */
+#define SESSION_NAME_MAX 64
+bool session_name_ok(const char *name, size_t len);
+
 struct session_info {
-	char name[WIRE_MAX_SESSION_NAME + 1];
+	char name[SESSION_NAME_MAX + 1];
 	char dir[SESSION_PATH_MAX]; /* the session directory it lives in */
 	pid_t pid;
 	int64_t started; /* wall clock, seconds */

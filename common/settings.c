@@ -1,6 +1,6 @@
 #include "address.h"
+#include "session.h"
 #include "settings.h"
-#include "wire.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -193,7 +193,7 @@ static bool set_value(const struct settings *settings, const struct settings_key
 		return true;
 	case SETTINGS_SESSION:
 		*(const char **)field = *value ? value : NULL;
-		return !*value || wire_session_name_ok(value, strlen(value));
+		return !*value || session_name_ok(value, strlen(value));
 	case SETTINGS_ADDRESS: {
 		char host[256];
 		const char *port;

@@ -3,10 +3,10 @@
  * the frame's way into the connection's send queue. The lossless diff
  * (after any scroll) is lossless.c's, the video stream stream.c's.
  *
- * The choice (written down in doc/how-it-works.md) is made from what each codec would
- * cost, not from how much was damaged. A window goes to video only after
- * MOTION_FRAMES lossless frames in a row, each drawn within two frame
- * intervals of the last (a change after a pause, a page turned, counts
+ * The choice (written down in doc/how-it-works.md) is made from what each
+ * codec would cost, not from how much was damaged. A window goes to video
+ * only after MOTION_FRAMES lossless frames in a row, each drawn within two
+ * frame intervals of the last (a change after a pause, a page turned, counts
  * afresh), that each changed at least MOTION_FRACTION of it (after any
  * scroll was taken out: lossless.c finds the scroll before it cuts bands)
  * and each cost more than VIDEO_GAIN times what a video frame would at the

@@ -103,6 +103,11 @@ static void form_destroy(struct http_pss *pss)
 	if (!pss->spa) {
 		return;
 	}
+	/* A field still coming (a body cut short) is in the form's storage
+	 * but not yet filed as a field, so not wiped below: end it first. Two
+	 * zero digits end any %xx it stopped inside, '&' ends the field, and
+	 * lws files it. (After lws_spa_finalize this is ignored.) */
+	(void)lws_spa_process(pss->spa, "00&", 3);
 	for (int i = 0; i < FORM_COUNT; i++) {
 		char *v = (char *)lws_spa_get_string(pss->spa, i);
 		int n = lws_spa_get_length(pss->spa, i);

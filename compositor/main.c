@@ -286,6 +286,39 @@ static const struct settings_key keys[] = {
 };
 #undef OPTIONS
 
+/* wlroots' lines go through rcomp's log: its format, its level, its file
+ * and line. What wlroots reports and then handles itself is no error to a
+ * user: an X display whose socket another session holds where its lock file
+ * cannot be seen (a session in another root on the host) fails to bind, and
+ * wlroots takes the next display; a request of the window manager's about
+ * an X11 window its app has just destroyed fails with BadWindow (code 3),
+ * as X allows at any time, and wlroots drops it. Those lines are debug. */
+static void wlroots_log(enum wlr_log_importance importance, const char *fmt, va_list args)
+{
+	char text[1024];
+	vsnprintf(text, sizeof(text), fmt, args);
+	enum log_level level = importance == WLR_ERROR ? LOG_ERROR
+		: importance == WLR_INFO	       ? LOG_INFO
+						       : LOG_DEBUG;
+	char file[128] = "wlroots";
+	int line = 0, used = 0;
+	const char *said = text;
+	if (sscanf(text, "[%127[^]: ]:%d] %n", file, &line, &used) == 2 && used > 0) {
+		said = text + used;
+	}
+	bool handled =
+		(strcmp(file, "xwayland/sockets.c") == 0 && strstr(said, "Failed to bind socket") &&
+			strstr(said, strerror(EADDRINUSE))) ||
+		(strcmp(file, "xwayland/xwm.c") == 0 && strncmp(said, "xcb error:", 10) == 0 &&
+			strstr(said, ", code 3,"));
+	if (level == LOG_ERROR && handled) {
+		level = LOG_DEBUG;
+	}
+	if (level <= log_get_level()) {
+		log_printf(level, file, line, "wlroots: %s", said);
+	}
+}
+
 /* The command line; then the settings under it. *mode: 0 (run APP), 'L'
  * (--list), 'A' (--attach) or 'C' (--show-config). A status to exit with,
  * or -1 to go on. */
@@ -428,7 +461,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		}
 		options->watch_token = false;
 	}
-	wlr_log_init(options->verbose >= 2 ? WLR_DEBUG : WLR_ERROR, NULL);
+	wlr_log_init(options->verbose >= 2 ? WLR_DEBUG : WLR_ERROR, wlroots_log);
 	return -1;
 }
 
@@ -483,8 +516,8 @@ static bool create_compositor(struct rc_server *server)
 
 static void destroy_compositor(struct rc_server *server)
 {
+	xwayland_finish(server); /* before its client is cut off */
 	wl_display_destroy_clients(server->display);
-	xwayland_finish(server);
 	textinput_finish(server);
 	dnd_out_finish(server);
 	/* Every window is gone, and with it every encoding job. */

@@ -4,12 +4,21 @@
  * override-redirect window (a menu, a tooltip) is a popup of the X11 window
  * that last had focus, placed where the app put it.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <wlr/xwayland.h>
 #include <xcb/xproto.h>
 
 #include "announce.h"
 #include "log.h"
+#include "monotonic.h"
+#include "procs.h"
 #include "window.h"
 #include "xwayland.h"
 
@@ -276,11 +285,24 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 		x->override_redirect ? " (override-redirect)" : "");
 }
 
+/* wlroots forks Xwayland itself, and a fork keeps the signal mask: ours
+ * blocks SIGTERM, SIGINT, SIGHUP and SIGCHLD for the event loop's signalfd,
+ * so an Xwayland started as it is would never see a SIGTERM (neither the
+ * one below nor the session's end's). Every child of rcomp-run starts with
+ * none blocked; those rcomp-run forks itself set theirs again anyway. */
+static void unblock_in_child(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 bool xwayland_init(struct rc_server *server)
 {
 	if (!server->options.xwayland) {
 		return true;
 	}
+	pthread_atfork(NULL, NULL, unblock_in_child);
 	server->xwayland = wlr_xwayland_create(server->display, server->compositor, true);
 	if (!server->xwayland) {
 		log_error("cannot set up Xwayland (see above); X11 apps will not run");
@@ -295,11 +317,77 @@ bool xwayland_init(struct rc_server *server)
 	return true;
 }
 
+/* Xwayland, where it runs, is asked to end before its Wayland connection
+ * goes: cut off first, it reports the broken pipe as an error ("(EE)
+ * failed to read Wayland events") at every session's end. On SIGTERM it
+ * ends in a few milliseconds and says nothing (see unblock_in_child), but
+ * it speaks to us as it goes, so the loop runs while it does; it has at most XWAYLAND_STOP_MS.
+ * (It is rcomp-run's child once wlroots' double fork has left it to the
+ * subreaper; the SIGCHLD handler is gone by now, and this reaps it.) */
+#define XWAYLAND_STOP_MS 1000
+
+static bool still_runs(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+/* Xwayland's pid: the child of ours named so (wlroots keeps only the pid
+ * of the fork between, gone by now, and the peer of a socketpair is its
+ * maker, us); 0 where there is none. */
+static pid_t xwayland_pid(void)
+{
+	pid_t below[64];
+	int n = procs_below(getpid(), below, 64);
+	for (int i = 0; i < n; i++) {
+		char path[64], stat[256];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)below[i]);
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			continue;
+		}
+		size_t got = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[got] = '\0';
+		const char *close = strrchr(stat, ')');
+		int ppid = 0;
+		if (strstr(stat, " (Xwayland) ") && close &&
+			sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == (int)getpid()) {
+			return below[i];
+		}
+	}
+	return 0;
+}
+
+static void stop_server(struct rc_server *server)
+{
+	struct wlr_xwayland_server *x = server->xwayland->server;
+	if (!x || !x->client) {
+		return;
+	}
+	pid_t pid = xwayland_pid();
+	if (pid <= 0 || !procs_signal_below(getpid(), pid, SIGTERM)) {
+		return;
+	}
+	uint64_t deadline = monotonic_usec() + XWAYLAND_STOP_MS * 1000ull;
+	while (still_runs(pid)) {
+		if (monotonic_usec() >= deadline) {
+			log_debug("Xwayland (pid %d) did not end within %d ms of SIGTERM", (int)pid,
+				XWAYLAND_STOP_MS);
+			return;
+		}
+		wl_display_flush_clients(server->display);
+		if (wl_event_loop_dispatch(server->loop, 10) < 0 && errno != EINTR) {
+			return;
+		}
+	}
+}
+
 void xwayland_finish(struct rc_server *server)
 {
 	if (!server->xwayland) {
 		return;
 	}
+	stop_server(server);
 	wl_list_remove(&server->new_x11_surface.link);
 	wlr_xwayland_destroy(server->xwayland);
 	server->xwayland = NULL;

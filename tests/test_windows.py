@@ -488,3 +488,66 @@ def test_a_resize_the_app_asks_for_follows_the_drag_and_gives_the_app_the_new_si
     page.mouse("up", button="back")
     wait_for("the new size", lambda: "configure 520 380" in remote_log(desktop))
     assert not page.stats()[0]["resizing"]
+
+
+def hold_an_x_display():
+    """Binds the abstract socket of the first X display whose lock file is
+    missing, as a session in another root on the host would hold it (its
+    lock file out of sight): the display a new session tries first."""
+    import socket
+    for d in range(32):
+        if os.path.exists("/tmp/.X%d-lock" % d):
+            continue
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.bind("\0/tmp/.X11-unix/X%d" % d)
+        except OSError:
+            s.close()
+            continue
+        s.listen(1)
+        return s
+    pytest.fail("no X display is free to hold")
+
+
+@pytest.mark.desktop(extra=X11_APART)
+def test_two_sessions_beside_a_display_held_out_of_sight_both_show_x11_and_log_no_error(desktop):
+    """The first free-looking X display's socket is taken where its lock
+    cannot be seen; two sessions start at once, each with an X11 app. Both
+    windows show, the display that failed to bind is only a debug line, and
+    neither session's log (nor its viewer's) says error, Xwayland's end
+    included."""
+    held = hold_an_x_display()
+    try:
+        colours = {"one": ("#2040e0", BLUE), "two": ("#20c020", GREEN)}
+        servers, viewers = {}, {}
+        for name, (bg, _) in colours.items():
+            servers[name] = desktop.start_server(["xlogo", "-bg", bg, "-fg", "#e0e020"], ["-v"],
+                                                 name="run-" + name)
+        for name in colours:
+            viewers[name] = desktop.start_viewer(servers[name], name="view-" + name)
+        for name in colours:
+            wait_for("xlogo's window of session %s" % name,
+                     lambda: desktop.window(app_id="XLogo", pid=viewers[name].pid), timeout=30)
+        for x, name in zip((0, 300), colours):
+            desktop.swaymsg("[pid=%d] move position %d 0" % (viewers[name].pid, x))
+        for x, (name, (_, rgb)) in zip((0, 300), colours.items()):
+            logo = wait_for("session %s's xlogo moved apart" % name,
+                            lambda: [w for w in [desktop.window(app_id="XLogo",
+                                                                pid=viewers[name].pid)]
+                                     if w["rect"]["x"] == x])[0]
+            wait_for("session %s's xlogo drawn" % name,
+                     lambda: desktop.pixel(50, 3, logo) == rgb, interval=0.2)
+        for p in servers.values():
+            p.terminate()
+        for p in servers.values():
+            p.wait(timeout=20)
+    finally:
+        held.close()
+    logs = {name: desktop.read_log(name) for name in
+            ["run-one", "run-two", "view-one", "view-two"]}
+    assert any(re.search(r"debug .*Failed to bind socket .*Address already in use", logs[n])
+               for n in ("run-one", "run-two")), \
+        "neither session tried the held display:\n" + logs["run-one"]
+    for name, text in logs.items():
+        said = [line for line in text.splitlines() if re.search(r"(?i)\berror\b|\(EE\)", line)]
+        assert not said, "%s's log says error:\n%s" % (name, "\n".join(said))

@@ -21,6 +21,18 @@ enum log_level log_get_level(void)
 	return log_level;
 }
 
+void log_clock(char out[LOG_CLOCK_SIZE])
+{
+	struct timespec now;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!localtime_r(&now.tv_sec, &tm) || strftime(out, 9, "%H:%M:%S", &tm) != 8) {
+		snprintf(out, LOG_CLOCK_SIZE, "?");
+		return;
+	}
+	snprintf(out + 8, LOG_CLOCK_SIZE - 8, ".%03d", (int)(now.tv_nsec / 1000000 % 1000));
+}
+
 void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
 {
 	static const char *const names[] = {"", "error", "warning", "info", "debug"};

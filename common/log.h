@@ -19,6 +19,10 @@ void log_init(const char *program, enum log_level level);
  * size - 1 characters and a NUL. */
 void log_escape(char *out, size_t size, const char *text, size_t len);
 enum log_level log_get_level(void);
+/* This machine's local time of day, "HH:MM:SS.mmm": what --stats lines
+ * begin with, to be read beside other logs. */
+#define LOG_CLOCK_SIZE 16
+void log_clock(char out[LOG_CLOCK_SIZE]);
 void log_printf(enum log_level level, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

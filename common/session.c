@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "procs.h"
 #include "session.h"
 #include "status.h"
 
@@ -314,8 +316,8 @@ int session_list(struct session_info *out, int max)
 	return n;
 }
 
-int session_choose(const struct session_info *infos, int n, const char *name, char *err,
-	size_t err_size)
+int session_choose(const struct session_info *infos, int n, const char *name, const char *verb,
+	char *err, size_t err_size)
 {
 	if (name) {
 		for (int i = 0; i < n; i++) {
@@ -324,9 +326,7 @@ int session_choose(const struct session_info *infos, int n, const char *name, ch
 			}
 		}
 		snprintf(err, err_size,
-			"no session named %s is running: rcomp-run --list shows those "
-			"that are",
-			name);
+			"no session named %s is running: --list shows those that are", name);
 		return -RC_EXIT_NO_SESSION;
 	}
 	int detached = 0, chosen = -1;
@@ -343,10 +343,11 @@ int session_choose(const struct session_info *infos, int n, const char *name, ch
 		return chosen;
 	}
 	if (n == 0) {
-		snprintf(err, err_size,
-			"no session is running: start one with rcomp-run -- APP, or name a host "
-			"with "
-			"rcomp-view ssh HOST");
+		snprintf(err, err_size, "%s",
+			strcmp(verb, "--stop") == 0
+				? "no session is running: there is none to stop"
+				: "no session is running: start one with rcomp-run -- APP (from "
+				  "your desktop: rcomp-view ssh HOST -- APP)");
 		return -RC_EXIT_NO_SESSION;
 	}
 	size_t len = (size_t)snprintf(err, err_size, "%d sessions are running (", n);
@@ -355,8 +356,45 @@ int session_choose(const struct session_info *infos, int n, const char *name, ch
 			infos[i].name);
 	}
 	if (len < err_size) {
-		snprintf(err + len, err_size - len,
-			") and none is named: choose one with --attach NAME");
+		snprintf(err + len, err_size - len, ") and none is named: choose one with %s NAME",
+			verb);
 	}
 	return -RC_EXIT_SEVERAL;
+}
+
+bool session_print_list(FILE *out)
+{
+	static struct session_info infos[256];
+	int n = session_list(infos, 256);
+	if (n < 0) {
+		return false;
+	}
+	if (n == 0) {
+		fprintf(out, "no sessions\n");
+		return true;
+	}
+	fprintf(out, "%-16s %8s  %-19s  %-11s  %9s  %s\n", "SESSION", "PID", "STARTED", "VIEWERS",
+		"PROCESSES", "APP");
+	for (int i = 0; i < n; i++) {
+		char when[32] = "?";
+		time_t t = (time_t)infos[i].started;
+		struct tm tm;
+		if (localtime_r(&t, &tm)) {
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		}
+		char viewers[24] = "detached";
+		if (infos[i].viewers > 0) {
+			snprintf(viewers, sizeof(viewers), "%d attached", infos[i].viewers);
+		}
+		/* What runs in it: rcomp-run's reaper, sound server and
+		 * Xwayland, and all the app has started. */
+		char procs[16] = "?";
+		int below = procs_below(infos[i].pid, NULL, 0);
+		if (below >= 0) {
+			snprintf(procs, sizeof(procs), "%d", below);
+		}
+		fprintf(out, "%-16s %8ld  %-19s  %-11s  %9s  %s\n", infos[i].name,
+			(long)infos[i].pid, when, viewers, procs, infos[i].app);
+	}
+	return true;
 }

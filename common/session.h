@@ -7,6 +7,7 @@
 #define RCOMP_SESSION_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -80,12 +81,19 @@ void session_remove(const char *dir, const char *name);
 int session_list(struct session_info *out, int max);
 
 /*
- * Which of n listed sessions to attach to: the one named name, or with no
- * name the only session, or else the only detached one. Returns its index,
- * or minus the exit status that says why not (RC_EXIT_NO_SESSION,
- * RC_EXIT_SEVERAL, status.h) with the reason and the fix in err.
+ * Which of n listed sessions to attach to (verb "--attach") or to stop
+ * ("--stop"): the one named name, or with no name the only session, or else
+ * the only detached one. Returns its index, or minus the exit status that
+ * says why not (RC_EXIT_NO_SESSION, RC_EXIT_SEVERAL, status.h) with the
+ * reason and a fix in err that holds wherever verb was typed (rcomp-run, or
+ * rcomp-view, here or through ssh).
  */
-int session_choose(const struct session_info *infos, int n, const char *name, char *err,
-	size_t err_size);
+int session_choose(const struct session_info *infos, int n, const char *name, const char *verb,
+	char *err, size_t err_size);
+
+/* The table --list prints (rcomp-run's and rcomp-view's): each session's
+ * name, pid, start, viewers, processes and app, or "no sessions". False
+ * where the session directory cannot be read. */
+bool session_print_list(FILE *out);
 
 #endif

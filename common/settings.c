@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -538,4 +539,21 @@ void settings_finish(struct settings *settings)
 	free(settings->values);
 	free(settings->getopt);
 	*settings = (struct settings){0};
+}
+
+int settings_bad_option(const char *program, int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	int len = (int)strcspn(arg, "=");
+	if (opt == ':') {
+		fprintf(stderr, "%s: %.*s needs a value: see %s --help\n", program, len, arg,
+			program);
+	} else if (optopt && arg[1] != '-') {
+		fprintf(stderr, "%s: unknown option -%c: see %s --help\n", program, optopt,
+			program);
+	} else {
+		fprintf(stderr, "%s: unknown option %.*s: see %s --help\n", program, len, arg,
+			program);
+	}
+	return 2;
 }

@@ -94,6 +94,11 @@ struct settings {
 
 void settings_init(struct settings *settings, const char *program, const char *section,
 	const char *kind, const struct settings_key *keys, size_t nkeys, void *options);
+/* What a program says when getopt_long returns '?' (an option it does not
+ * know) or ':' (one without its value; the option string begins "+:" or
+ * ":" and opterr is 0): one line naming it and pointing to --help, on
+ * stderr. Returns the exit status for it, 2. */
+int settings_bad_option(const char *program, int opt, char **argv);
 /* The long options of getopt_long: the program's own (up to their {0}),
  * then one per key, which returns SETTINGS_OPTION + its index. The
  * settings keep them until settings_finish. */

@@ -87,12 +87,12 @@ _rcomp_view()
 		fi
 	done
 	if ((ssh)); then
-		# ssh [ssh options] HOST -- APP, or HOST --attach|--stop [SESSION]
+		# ssh [ssh options] HOST -- APP, HOST --attach|--stop [SESSION], HOST --list
 		local host= j
 		local -a sshopts=()
 		for ((j = ssh + 1; j < cword; j++)); do
 			case ${words[j]} in
-			--) return ;; # the remote app: not ours to know
+			-- | --list) return ;; # the remote app: not ours to know; or nothing
 			--attach | --stop)
 				COMPREPLY=($(compgen -W "$(_rcomp_sessions "${sshopts[@]}")" -- "$cur"))
 				return
@@ -110,7 +110,7 @@ _rcomp_view()
 			esac
 		done
 		if [[ $host ]]; then
-			COMPREPLY=($(compgen -W '-- --attach --stop' -- "$cur"))
+			COMPREPLY=($(compgen -W '-- --attach --stop --list' -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '-p -l -i -o -J -F -v -4 -6 -A -C -X -Y' -- "$cur"))
 		else
@@ -120,7 +120,7 @@ _rcomp_view()
 	fi
 	_rcomp_common && return
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W '--attach --socket --tcp --udp --token-file --stdio --local
+		COMPREPLY=($(compgen -W '--attach --list --socket --tcp --udp --token-file --stdio --local
 			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic --share --view-only
 			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
 			--' -- "$cur"))

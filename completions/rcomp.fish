@@ -20,7 +20,7 @@ function __rcomp_view_ssh_args
                 continue
             end
             switch $w
-                case '--' '--attach' '--stop'
+                case '--' '--attach' '--stop' '--list'
                     break
                 case '-b' '-c' '-D' '-E' '-e' '-F' '-I' '-i' '-J' '-L' '-l' '-m' '-O' '-o' '-p' '-Q' '-R' '-S' '-W' '-w'
                     set -a args $w
@@ -85,6 +85,7 @@ complete -c rcomp-run -s h -l help -d 'Show the options'
 
 # rcomp-view
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -l attach -x -a '(__rcomp_sessions)' -d 'A session on this host'
+complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -l list -d 'List the sessions on this host'
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -l socket -r -F -d 'Connect to this unix socket'
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -l tcp -x -d 'Connect over TCP (HOST:PORT)'
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -l udp -x -d 'Connect over UDP, QUIC (HOST:PORT)'
@@ -111,5 +112,5 @@ complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -s V -l version 
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -s h -l help -d 'Show the options'
 complete -c rcomp-view -n 'not __fish_seen_subcommand_from ssh' -f -a ssh -d 'Run or attach on a host over ssh'
 complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and not __rcomp_view_ssh_host' -f -a '(__fish_print_hostnames)' -d 'Host'
-complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and __rcomp_view_ssh_host; and not __fish_seen_subcommand_from -- --attach --stop' -f -a '-- --attach --stop'
+complete -c rcomp-view -n '__fish_seen_subcommand_from ssh; and __rcomp_view_ssh_host; and not __fish_seen_subcommand_from -- --attach --stop --list' -f -a '-- --attach --stop --list'
 complete -c rcomp-view -n '__fish_seen_subcommand_from --attach --stop; and __fish_seen_subcommand_from ssh' -f -a '(__rcomp_view_ssh_sessions)' -d 'Session'

@@ -27,39 +27,7 @@
 
 int command_list(void)
 {
-	static struct session_info infos[256];
-	int n = session_list(infos, 256);
-	if (n < 0) {
-		return 1;
-	}
-	if (n == 0) {
-		printf("no sessions\n");
-		return 0;
-	}
-	printf("%-16s %8s  %-19s  %-11s  %9s  %s\n", "SESSION", "PID", "STARTED", "VIEWERS",
-		"PROCESSES", "APP");
-	for (int i = 0; i < n; i++) {
-		char when[32] = "?";
-		time_t t = (time_t)infos[i].started;
-		struct tm tm;
-		if (localtime_r(&t, &tm)) {
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		}
-		char viewers[24] = "detached";
-		if (infos[i].viewers > 0) {
-			snprintf(viewers, sizeof(viewers), "%d attached", infos[i].viewers);
-		}
-		/* What runs in it: rcomp-run's reaper, sound server and
-		 * Xwayland, and all the app has started. */
-		char procs[16] = "?";
-		int below = procs_below(infos[i].pid, NULL, 0);
-		if (below >= 0) {
-			snprintf(procs, sizeof(procs), "%d", below);
-		}
-		printf("%-16s %8ld  %-19s  %-11s  %9s  %s\n", infos[i].name, (long)infos[i].pid,
-			when, viewers, procs, infos[i].app);
-	}
-	return 0;
+	return session_print_list(stdout) ? 0 : 1;
 }
 
 /* Copies bytes both ways between stdin/stdout and sock until either side
@@ -157,7 +125,7 @@ int command_attach(const char *name)
 	if (n < 0) {
 		snprintf(text, sizeof(text), "cannot read the session directory");
 	} else {
-		int i = session_choose(infos, n, name, text, sizeof(text));
+		int i = session_choose(infos, n, name, "--attach", text, sizeof(text));
 		chosen = i >= 0 ? &infos[i] : NULL;
 		status = i >= 0 ? RC_EXIT_FAILURE : -i;
 	}
@@ -213,7 +181,7 @@ int command_stop(const char *name)
 		log_error("%s): name the one to end with --stop NAME", text);
 		return RC_EXIT_SEVERAL;
 	}
-	int i = session_choose(infos, n, name, text, sizeof(text));
+	int i = session_choose(infos, n, name, "--stop", text, sizeof(text));
 	if (i < 0) {
 		log_error("%s", text);
 		return -i;

@@ -341,7 +341,8 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	settings_init(settings, "rcomp-run", "run", "app", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
 	const struct option *long_options = settings_getopt(settings, own);
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+	opterr = 0; /* its complaint and ours would be two lines */
+	while ((opt = getopt_long(argc, argv, "+:vhV", long_options, NULL)) != -1) {
 		if (settings_option(settings, opt, optarg)) {
 			continue;
 		}
@@ -372,8 +373,7 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
 			return 0;
 		default:
-			fputs(usage, stderr);
-			return 2;
+			return settings_bad_option("rcomp-run", opt, argv);
 		}
 	}
 	if (verbose) {

@@ -18,6 +18,10 @@
 #include "sound.h"
 #include "stats.h"
 
+/* Every line of one second's stats begins with the time it was taken. */
+static char stamp[LOG_CLOCK_SIZE];
+#define STATS(fmt, ...) log_info("%s stats " fmt, stamp, __VA_ARGS__)
+
 /* A window's app id, safe for a log line. */
 #define NAME_MAX_ESCAPED (WIRE_MAX_APP_ID * 4 + 1)
 static const char *window_name(struct rc_window *window, char name[NAME_MAX_ESCAPED])
@@ -43,9 +47,9 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 	const struct flow *flow = &conn->flow;
 	char pace[160];
 	channel_describe(&conn->channel, pace, sizeof(pace));
-	log_info("stats %s%s", pace, who);
-	log_info("stats frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
-		 "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames%s",
+	STATS("%s%s", pace, who);
+	STATS("frames: in flight %u frames %.1f KiB (limit %.1f KiB, most %.1f "
+	      "KiB), delivery %.2f Mbit/s, min rtt %.1f ms, %llu writes for %llu frames%s",
 		flow->count, (double)flow->in_flight / 1024, (double)flow_limit(flow) / 1024,
 		(double)flow->max_in_flight / 1024, (double)flow_rate(flow) * 8 / 1e6,
 		(double)flow->min_rtt_us / 1000, (unsigned long long)conn->channel.writes,
@@ -66,8 +70,8 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
 			snprintf(shared, sizeof(shared), ", encoded once with viewer %u's",
 				view->lead->viewer->number);
 		}
-		log_info("stats window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
-			 "MB/s, rtt %.1f ms, in flight %u%s%s%s",
+		STATS("window %u (%s): app %u fps, sent %u fps, %s, %u scrolls, %.3f "
+		      "MB/s, rtt %.1f ms, in flight %u%s%s%s",
 			window->id, window_name(window, name), window->stat_commits,
 			enc->stat_frames, codec, enc->stat_copies, (double)enc->stat_bytes / 1e6,
 			enc->rtt_ms, frames_in_flight(&conn->flow, window->id),
@@ -79,13 +83,14 @@ static void print_viewer(struct rc_server *server, struct rc_viewer *viewer, con
  * viewer. */
 static void print_stats(struct rc_server *server)
 {
+	log_clock(stamp);
 	if (!server_watched(server)) {
 		struct rc_window *window;
 		wl_list_for_each(window, &server->windows, link)
 		{
 			char name[NAME_MAX_ESCAPED];
 			if (window->mapped) {
-				log_info("stats window %u (%s): app %u fps, no viewer", window->id,
+				STATS("window %u (%s): app %u fps, no viewer", window->id,
 					window_name(window, name), window->stat_commits);
 			}
 		}
@@ -107,25 +112,37 @@ static void print_stats(struct rc_server *server)
 	if (server->doors.quic) {
 		char udp[384];
 		quic_describe(server->doors.quic, udp, sizeof(udp));
-		log_info("stats %s (all viewers)", udp);
+		STATS("%s (all viewers)", udp);
 	}
 	const struct rc_encode_context *encode = &server->encode;
 	int streams = atomic_load(&encode->cores.streams);
 	int workers = workers_count(encode->workers), helpers = bands_threads();
-	log_info("stats cores %d: %d video stream%s share them; frames encoded on %d worker%s; "
-		 "pictures scaled and copied in bands on %d more thread%s",
-		encode->cores.total, streams, streams == 1 ? "" : "s", workers,
-		workers == 1 ? "" : "s", helpers, helpers == 1 ? "" : "s");
+	/* The cores line says how the work is spread: printed when that
+	 * changes (and first), not each second. */
+	static struct {
+		int total, streams, workers, helpers;
+	} said = {-1, -1, -1, -1};
+	if (said.total != encode->cores.total || said.streams != streams ||
+		said.workers != workers || said.helpers != helpers) {
+		said.total = encode->cores.total;
+		said.streams = streams;
+		said.workers = workers;
+		said.helpers = helpers;
+		STATS("cores %d: %d video stream%s share them; frames encoded on %d worker%s; "
+		      "pictures scaled and copied in bands on %d more thread%s",
+			encode->cores.total, streams, streams == 1 ? "" : "s", workers,
+			workers == 1 ? "" : "s", helpers, helpers == 1 ? "" : "s");
+	}
 	char sound[128];
 	sound_describe(server, sound, sizeof(sound));
 	if (*sound) {
-		log_info("stats %s", sound);
+		STATS("%s", sound);
 	}
 	/* Everything the session runs: the reaper, the sound server,
 	 * Xwayland, and what the app started. */
 	int procs = procs_below(getpid(), NULL, 0);
 	if (procs >= 0) {
-		log_info("stats session: %d process%s", procs, procs == 1 ? "" : "es");
+		STATS("session: %d process%s", procs, procs == 1 ? "" : "es");
 	}
 }
 

@@ -22,6 +22,7 @@
 #include "monitor.h"
 #include "monotonic.h"
 #include "net.h"
+#include "settings.h"
 
 static void usage(FILE *out)
 {
@@ -103,7 +104,8 @@ int main(int argc, char **argv)
 	bool check = false;
 	enum log_level level = LOG_INFO;
 	int c;
-	while ((c = getopt_long(argc, argv, "c:vh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:vh", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			path = optarg;
@@ -121,12 +123,12 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return settings_bad_option("rcomp-gate", c, argv);
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "rcomp-gate: unexpected argument %s: see rcomp-gate --help\n",
+			argv[optind]);
 		return 2;
 	}
 	log_init("rcomp-gate", level);

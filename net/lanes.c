@@ -763,10 +763,18 @@ double lanes_seen_loss(const struct lanes *l)
 
 void lanes_describe(const struct lanes *l, char *out, size_t size)
 {
+	/* What was lost of the datagrams seen (none yet: too few to say), and
+	 * apart from it the guess parity is sized for, which starts at
+	 * LOSS_START before any is seen and is no measurement. */
+	char lost[48] = "too few datagrams yet to measure loss";
+	double seen = lanes_seen_loss(l);
+	if (seen >= 0) {
+		snprintf(lost, sizeof(lost), "%.1f%% of datagrams lost", seen * 100);
+	}
 	snprintf(out, size,
-		"lanes: loss %.1f%%, %llu datagrams (%llu parity, %llu repairs, %llu tails), %llu "
-		"records rebuilt",
-		l->loss * 100, (unsigned long long)l->datagrams, (unsigned long long)l->parity,
-		(unsigned long long)l->repairs, (unsigned long long)l->tails,
-		(unsigned long long)l->rebuilt);
+		"lanes: %s (parity sized for %.1f%%), %llu datagrams (%llu parity, %llu repairs, "
+		"%llu tails), %llu records rebuilt",
+		lost, l->loss * 100, (unsigned long long)l->datagrams,
+		(unsigned long long)l->parity, (unsigned long long)l->repairs,
+		(unsigned long long)l->tails, (unsigned long long)l->rebuilt);
 }

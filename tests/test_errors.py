@@ -61,7 +61,7 @@ def test_a_session_that_does_not_exist_is_named(desktop):
         status, err = run(program, ["--attach", "nosuch"], env)
         assert status == NO_SESSION, err
         line = error_line(err, os.path.basename(program))
-        assert "no session named nosuch" in line and "rcomp-run --list" in line
+        assert "no session named nosuch" in line and "--list shows those" in line
     status, err = run(RCOMP_VIEW, [], desktop.local_env)
     assert status == NO_SESSION
     assert "no session is running: start one" in error_line(err, "rcomp-view")

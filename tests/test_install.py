@@ -172,7 +172,7 @@ def test_bash_completes_options_values_sessions_and_ssh_hosts(installed, tmp_pat
         shutil.rmtree(sessions, ignore_errors=True)
     assert "build-box" in bash_complete(installed, "rcomp-view ssh bui", env)
     assert bash_complete(installed, "rcomp-view ssh -p 22 build-box ", env) == [
-        "--", "--attach", "--stop"]
+        "--", "--attach", "--stop", "--list"]
     assert bash_complete(installed, "rcomp-run --sto", env) == ["--stop"]
     assert bash_complete(installed, "rcomp-run --sta", env) == ["--stall-timeout", "--stats"]
     # A remote host's sessions come from ssh with the options given: a

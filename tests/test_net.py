@@ -419,6 +419,37 @@ def test_an_idle_udp_session_stays_attached_past_quics_idle_timeout(desktop):
     assert "lost" not in desktop.read_log("rcomp-view")
 
 
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_stats_lines_carry_the_time_say_the_cores_once_and_count_no_loss_on_a_clean_link(desktop):
+    """Both ends' --stats over UDP through a link that loses nothing: every
+    line begins with the time of day, the cores line is printed only when
+    what it says changes (not each second), and the lanes' line reports no datagram lost
+    (the guess parity starts from is shown apart, as a guess)."""
+    link = NetLink(desktop, delay_ms=5, rate_mbit=50)
+    session_across(desktop, link, "udp", [ANIM_CLIENT, "5"], ["--stats"], ["--stats"])
+    for name in ("rcomp-run", "rcomp-view"):
+        wait_for("%s's lanes measured" % name, lambda: re.search(
+            r"stats .*lanes: [\d.]+% of datagrams lost", desktop.read_log(name)), timeout=60)
+        wait_for("four seconds of %s's stats" % name,
+                 lambda: len(set(re.findall(r"^%s: (\d\d:\d\d:\d\d)\.\d{3} stats " % name,
+                                            desktop.read_log(name), re.M))) >= 4, timeout=30)
+    counts = link.counts()
+    assert counts["a_to_b"]["lost"] == 0 and counts["b_to_a"]["lost"] == 0, counts
+    for name in ("rcomp-run", "rcomp-view"):
+        stats = [line for line in desktop.read_log(name).splitlines()
+                 if re.match(r"%s: (\S+ )?stats " % name, line)]
+        untimed = [line for line in stats if not re.match(
+            r"%s: \d\d:\d\d:\d\d\.\d{3} stats " % name, line)]
+        assert not untimed, untimed
+        cores = [line.split(" stats ", 1)[1] for line in stats if " stats cores " in line]
+        seconds = len(set(line.split()[1][:8] for line in stats))
+        assert cores and len(cores) < seconds, (cores, seconds)
+        assert all(a != b for a, b in zip(cores, cores[1:])), cores
+        losses = re.findall(r"lanes: ([\d.]+)% of datagrams lost \(parity sized for ([\d.]+)%\)",
+                            "\n".join(stats))
+        assert losses and all(float(lost) == 0 for lost, _ in losses), losses
+
+
 GARBAGE = """
 import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

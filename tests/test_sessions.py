@@ -167,6 +167,32 @@ def test_rcomp_run_list_shows_named_sessions_detached_and_attached(desktop):
              lambda: re.search(r"^work\s.*\sattached\s", listing(desktop), re.M))
 
 
+def test_rcomp_view_list_shows_this_hosts_sessions_as_rcomp_run_list_does(desktop):
+    named_session(desktop)
+    viewed = subprocess.run([RCOMP_VIEW, "--list"], env=desktop.remote_env,
+                            capture_output=True, text=True, timeout=10)
+    assert viewed.returncode == 0, viewed.stderr
+    assert re.search(r"^work\s+\d+\s+\S+ \S+\s+detached\s+.*input-client", viewed.stdout,
+                     re.M), viewed.stdout
+    assert viewed.stdout.splitlines()[0] == listing(desktop).splitlines()[0]
+
+
+def test_an_unknown_option_is_one_line_that_points_to_help(desktop):
+    for program in (RCOMP_VIEW, RCOMP_RUN):
+        name = os.path.basename(program)
+        wrong = subprocess.run([program, "--frobnicate"], env=desktop.remote_env,
+                               capture_output=True, text=True, timeout=10)
+        assert wrong.returncode == 2
+        assert wrong.stderr == "%s: unknown option --frobnicate: see %s --help\n" % (name, name)
+    short = subprocess.run([RCOMP_VIEW, "--tcp"], env=desktop.remote_env,
+                           capture_output=True, text=True, timeout=10)
+    assert short.stderr == "rcomp-view: --tcp needs a value: see rcomp-view --help\n"
+    ssh = subprocess.run([RCOMP_VIEW, "ssh", "box"], env=desktop.remote_env,
+                         capture_output=True, text=True, timeout=10)
+    assert ssh.returncode == 2 and len(ssh.stderr.splitlines()) == 1, ssh.stderr
+    assert "--list" in ssh.stderr and "see rcomp-view --help" in ssh.stderr
+
+
 def test_rcomp_view_attach_finds_a_session_by_name_and_fails_for_a_missing_one(desktop):
     named_session(desktop)
     desktop.start("rcomp-view", [RCOMP_VIEW, "--attach", "work"], desktop.local_env)
@@ -538,6 +564,11 @@ def test_rcomp_view_ssh_host_stop_ends_a_session_there(desktop):
     wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"), timeout=30)
     name = wait_for("the session's name", lambda: re.search(
         r"attached to session (\S+)", desktop.read_log("rcomp-view"))).group(1)
+    listed = subprocess.run([RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+                             "root@127.0.0.1", "--list"], env=desktop.local_env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"^%s\s+\d+\s.*\sattached\s" % name, listed.stdout, re.M), listed.stdout
     stop = subprocess.run([RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
                            "root@127.0.0.1", "--stop", name], env=desktop.local_env,
                           capture_output=True, text=True, timeout=60)
@@ -549,6 +580,11 @@ def test_rcomp_view_ssh_host_stop_ends_a_session_there(desktop):
                               "root@127.0.0.1", "--stop", "gone"], env=desktop.local_env,
                              capture_output=True, text=True, timeout=60)
     assert several.returncode == 5 and several.stderr.count("no session named gone") == 1
+    again = subprocess.run([RCOMP_VIEW, "--remote-bin", RCOMP_RUN, "ssh", *opts,
+                            "root@127.0.0.1", "--stop"], env=desktop.local_env,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 5 and "there is none to stop" in again.stderr, again.stderr
+    assert "rcomp-view ssh HOST" not in again.stderr
 
 
 # The same behaviours in the browser viewer.

@@ -6,6 +6,7 @@ proved nothing. The floods come from tests/webdoor.py; the owner is
 Debian's chromium with the real page."""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -332,3 +333,19 @@ def test_the_watch_token_admits_the_browser_to_watch_and_it_sends_no_input(deskt
     log = remote_log(desktop)
     assert "button main" not in log and "key 30 pressed" not in log
     assert "refused (it watches only)" not in log, "the page sent input it may not give"
+
+
+def test_the_pages_whole_address_is_printed_and_opens_the_session(desktop, page):
+    """With no --token-file, rcomp-run makes a token and says the page's
+    address with it: pasted into a browser, it opens the session."""
+    if not WEB:
+        pytest.skip("built without libwebsockets")
+    port = free_port()
+    desktop.start_server([INPUT_CLIENT], ["--listen-web", "127.0.0.1:%d" % port])
+    said = wait_for("the page's address", lambda: re.search(
+        r"listening for browsers: open (http://127\.0\.0\.1:%d/#token=\S+)" % port,
+        desktop.read_log("rcomp-run")))
+    assert "viewers in a browser must give the token in" in desktop.read_log("rcomp-run")
+    assert "TCP" not in desktop.read_log("rcomp-run")
+    page.open(said.group(1))
+    page.window("rcomp input test")

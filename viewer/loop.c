@@ -29,27 +29,37 @@ static void handle_signal(int signo)
 	stop_signal = signo;
 }
 
+/* Every line of one second's stats begins with the time it was taken. */
+static char stamp[LOG_CLOCK_SIZE];
+#define STATS(fmt, ...) log_info("%s stats " fmt, stamp, __VA_ARGS__)
+
 static void print_stats(struct rv_viewer *viewer)
 {
+	log_clock(stamp);
 	if (viewer->connection.connected && viewer->connection.welcomed) {
 		char pace[160];
 		channel_describe(&viewer->connection.channel, pace, sizeof(pace));
-		log_info("stats %s", pace);
+		STATS("%s", pace);
 		if (viewer->connection.quic) {
 			char udp[384];
 			quic_describe(viewer->connection.quic, udp, sizeof(udp));
-			log_info("stats %s", udp);
+			STATS("%s", udp);
 		}
 	}
-	int helpers = bands_threads();
-	log_info("stats cores %d: video decoded in slices on up to as many threads; pictures "
-		 "scaled "
-		 "in bands on %d more thread%s",
-		cores_available(), helpers, helpers == 1 ? "" : "s");
+	/* How the work is spread: printed when it changes (and first). */
+	static int said_cores = -1, said_helpers = -1;
+	int helpers = bands_threads(), cores = cores_available();
+	if (cores != said_cores || helpers != said_helpers) {
+		said_cores = cores;
+		said_helpers = helpers;
+		STATS("cores %d: video decoded in slices on up to as many threads; pictures "
+		      "scaled in bands on %d more thread%s",
+			cores, helpers, helpers == 1 ? "" : "s");
+	}
 	char sound[192];
 	sound_describe(viewer, sound, sizeof(sound));
 	if (*sound) {
-		log_info("stats %s", sound);
+		STATS("%s", sound);
 	}
 	struct rv_window *window;
 	wl_list_for_each(window, &viewer->windows, link)
@@ -72,8 +82,8 @@ static void print_stats(struct rv_viewer *viewer)
 					window->picture_scaled ? "the desktop" : "the viewer");
 			}
 		}
-		log_info("stats window %u: received %u fps, presented %u fps (the desktop's frame "
-			 "callbacks %u), %.3f MB/s, %s%s",
+		STATS("window %u: received %u fps, presented %u fps (the desktop's frame "
+		      "callbacks %u), %.3f MB/s, %s%s",
 			window->id, window->stat_received, window->stat_presented,
 			window->stat_callbacks, (double)window->stat_bytes / 1e6, codec, photon);
 		window->stat_received = window->stat_presented = window->stat_callbacks = 0;

@@ -33,6 +33,7 @@ static const char usage[] =
 	"       rcomp-view [options] ssh [ssh options] HOST -- APP [ARGS...]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST --attach [SESSION]\n"
 	"       rcomp-view [options] ssh [ssh options] HOST --stop [SESSION]\n"
+	"       rcomp-view [ssh [ssh options] HOST] --list\n"
 	"       rcomp-view [options] --show-config [ssh [ssh options] HOST ...]\n"
 	"\n"
 	"Shows the windows of a remote rcomp-run session as local windows. If the link\n"
@@ -40,7 +41,8 @@ static const char usage[] =
 	"with backoff; close one of them to give up.\n"
 	"\n"
 	"  --attach SESSION    a session on this host (default: the only one, or the\n"
-	"                      only detached one; see rcomp-run --list)\n"
+	"                      only detached one; see --list)\n"
+	"  --list              list the sessions on this host (after ssh HOST: there)\n"
 	"  --socket PATH       connect to rcomp-run on this unix socket\n"
 	"  --tcp HOST:PORT     connect over TCP (not encrypted; prefer ssh)\n"
 	"  --udp HOST:PORT     connect over UDP: QUIC, encrypted and keyed by the\n"
@@ -200,27 +202,31 @@ static bool every_window(struct rv_window *window, void *data)
  * from argv[first] on (after "ssh"); false if it is neither. */
 static bool parse_ssh(struct rv_options *options, int argc, char **argv, int first)
 {
-	int end = first;
-	while (end < argc && strcmp(argv[end], "--") != 0 && strcmp(argv[end], "--attach") != 0 &&
-		strcmp(argv[end], "--stop") != 0) {
-		end++;
+	static const char *const ends[] = {"--", "--attach", "--stop", "--list"};
+	int end = first, which = -1;
+	for (; end < argc && which < 0; end += which < 0) {
+		for (int k = 0; k < 4; k++) {
+			which = strcmp(argv[end], ends[k]) == 0 ? k : which;
+		}
 	}
-	options->stop = end < argc && strcmp(argv[end], "--stop") == 0;
-	bool attach = options->stop || (end < argc && strcmp(argv[end], "--attach") == 0);
-	bool ok = end > first && end < argc && (attach ? argc - end <= 2 : end + 1 < argc);
-	if (ok && attach && end + 1 < argc &&
-		!session_name_ok(argv[end + 1], strlen(argv[end + 1]))) {
-		ok = false;
-	}
-	if (!ok) {
+	if (end == first || which < 0) {
 		return false;
 	}
+	/* --list takes nothing after it; --attach and --stop a session's
+	 * name or nothing; -- the app. */
+	int after = argc - end - 1;
+	bool named = which == 1 || which == 2;
+	if ((which == 0 && after < 1) || (which == 3 && after > 0) || (named && after > 1) ||
+		(named && after == 1 && !session_name_ok(argv[end + 1], strlen(argv[end + 1])))) {
+		return false;
+	}
+	options->remote_command = which >= 2 ? ends[which] : NULL;
 	options->transport = RV_SSH;
 	options->ssh_args = argv + first;
 	options->nssh = end - first;
-	if (attach) {
-		options->attach_name = end + 1 < argc ? argv[end + 1] : NULL;
-	} else {
+	if (named) {
+		options->attach_name = after == 1 ? argv[end + 1] : NULL;
+	} else if (which == 0) {
 		options->app = argv + end + 1;
 	}
 	return true;
@@ -240,6 +246,7 @@ int main(int argc, char **argv)
 		{"stdio", no_argument, NULL, 'S'},
 		{"local", no_argument, NULL, 'l'},
 		{"show-config", no_argument, NULL, 'C'},
+		{"list", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -256,10 +263,11 @@ int main(int argc, char **argv)
 	settings_init(&settings, "rcomp-view", "view", "host", keys, sizeof(keys) / sizeof(keys[0]),
 		options);
 	const struct option *long_options = settings_getopt(&settings, own);
-	bool use_stdio = false, local = false, show_config = false;
+	bool use_stdio = false, local = false, show_config = false, list = false;
 	int opt;
 	log_init("rcomp-view", LOG_INFO);
-	while ((opt = getopt_long(argc, argv, "+vhV", long_options, NULL)) != -1) {
+	opterr = 0; /* its complaint and ours would be two lines */
+	while ((opt = getopt_long(argc, argv, "+:vhV", long_options, NULL)) != -1) {
 		if (settings_option(&settings, opt, optarg)) {
 			continue;
 		}
@@ -276,6 +284,9 @@ int main(int argc, char **argv)
 		case 'C':
 			show_config = true;
 			break;
+		case 'L':
+			list = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -284,8 +295,7 @@ int main(int argc, char **argv)
 				WIRE_VERSION_MAJOR, WIRE_VERSION_MINOR);
 			return 0;
 		default:
-			fputs(usage, stderr);
-			return 2;
+			return settings_bad_option("rcomp-view", opt, argv);
 		}
 	}
 	/* Where to connect: the command line's choice, else the settings'. */
@@ -303,11 +313,8 @@ int main(int argc, char **argv)
 	bool ssh = nmodes == 0 && optind < argc && strcmp(argv[optind], "ssh") == 0;
 	if (ssh && !parse_ssh(options, argc, argv, optind + 1)) {
 		fprintf(stderr,
-			"rcomp-view: usage: rcomp-view ssh [ssh options] HOST -- APP "
-			"[ARGS...]\n"
-			"       or: rcomp-view ssh [ssh options] HOST --attach "
-			"[SESSION]\n"
-			"       or: rcomp-view ssh [ssh options] HOST --stop [SESSION]\n");
+			"rcomp-view: after ssh: [ssh options] HOST, then -- APP [ARGS...], "
+			"--attach [SESSION], --stop [SESSION] or --list; see rcomp-view --help\n");
 		return 2;
 	}
 	int status = settings_resolve(&settings, ssh ? ssh_host(options) : NULL);
@@ -320,9 +327,19 @@ int main(int argc, char **argv)
 		settings_finish(&settings);
 		return 0;
 	}
-	if (ssh && options->stop) {
-		/* rcomp-run --stop there; no window is needed for it. */
-		status = transport_ssh_stop(&viewer);
+	if (list && (nmodes || ssh)) {
+		fprintf(stderr,
+			"rcomp-view: --list lists this host's sessions; for another's: "
+			"rcomp-view ssh HOST --list\n");
+		return 2;
+	}
+	if (list) {
+		settings_finish(&settings);
+		return session_print_list(stdout) ? 0 : 1;
+	}
+	if (ssh && options->remote_command) {
+		/* rcomp-run --stop or --list there; no window is needed. */
+		status = transport_ssh_command(&viewer);
 		settings_finish(&settings);
 		return status;
 	}

@@ -240,13 +240,14 @@ static bool shell_quote(struct buffer *out, const char *s)
 	return ok && buffer_append(out, "' ", 2);
 }
 
-int transport_ssh_stop(struct rv_viewer *viewer)
+int transport_ssh_command(struct rv_viewer *viewer)
 {
 	const struct rv_options *options = &viewer->options;
 	const char *host = options->ssh_args[options->nssh - 1];
 	struct buffer command;
 	buffer_init(&command, 1 << 16);
-	bool ok = shell_quote(&command, options->remote_bin) && shell_quote(&command, "--stop") &&
+	bool ok = shell_quote(&command, options->remote_bin) &&
+		shell_quote(&command, options->remote_command) &&
 		(!options->attach_name || shell_quote(&command, options->attach_name)) &&
 		buffer_append(&command, "", 1);
 	char **argv = calloc((size_t)options->nssh + 4, sizeof(char *));
@@ -270,7 +271,7 @@ int transport_ssh_stop(struct rv_viewer *viewer)
 			status = WEXITSTATUS(wstatus);
 		}
 	}
-	/* rcomp-run --stop said what happened on its stdout or stderr; what
+	/* rcomp-run --stop or --list said what happened on its stdout or stderr; what
 	 * ssh or the shell say of their own failures needs our words. */
 	if (status == 255) {
 		log_error("ssh could not reach or log in to %s (its own words are above): check "
@@ -333,7 +334,8 @@ static bool find_local_session(struct rv_viewer *viewer, char *path, size_t size
 	int n = session_list(infos, 256);
 	const char *name = viewer->connection.ever_welcomed ? viewer->connection.session_name
 							    : viewer->options.attach_name;
-	int i = n >= 0 ? session_choose(infos, n, name, err, sizeof(err)) : -RC_EXIT_FAILURE;
+	int i = n >= 0 ? session_choose(infos, n, name, "--attach", err, sizeof(err))
+		       : -RC_EXIT_FAILURE;
 	if (i < 0) {
 		if (!viewer->connection.ever_welcomed) {
 			log_error("%s", n >= 0 ? err : "cannot read the session directory");

@@ -19,9 +19,9 @@ void transport_close(struct rv_viewer *viewer);
  * the fix (ssh failed, no rcomp-run there, or why), and returns the exit
  * status for it (status.h). */
 int transport_explain_failure(struct rv_viewer *viewer, const char *why);
-/* rcomp-view ssh HOST --stop [SESSION]: runs rcomp-run --stop there, and
- * returns its exit status (or ssh's, told apart as for a session). */
-int transport_ssh_stop(struct rv_viewer *viewer);
+/* rcomp-view ssh HOST --stop [SESSION] or --list: runs rcomp-run so there,
+ * and returns its exit status (or ssh's, told apart as for a session). */
+int transport_ssh_command(struct rv_viewer *viewer);
 bool transport_can_retry(const struct rv_viewer *viewer);
 void transport_schedule_retry(struct rv_viewer *viewer);
 /* Milliseconds until a retry is due, or -1. */

@@ -209,7 +209,9 @@ struct rv_options {
 	int nssh;
 	char **app; /* NULL: attach to a running session */
 	const char *attach_name; /* NULL: let rcomp-run choose */
-	bool stop; /* ssh HOST --stop [SESSION]: end it there */
+	/* ssh HOST --stop [SESSION] or --list: rcomp-run runs that there, and
+	 * no window opens; else NULL */
+	const char *remote_command;
 	const char *compress, *fps, *remote_bin; /* NULL: rcomp-run's own */
 	const char *token_file; /* --tcp's and --udp's token; NULL: $RCOMP_TOKEN */
 	/* Where the settings or flags say to connect, until main chooses. */

@@ -357,9 +357,15 @@ bool doors_start(struct rc_server *server)
 			quic_local_port(doors->quic));
 	}
 	if (options->web_addr) {
-		log_info("listening for browsers on %s://%s/ (open it with #token=TOKEN, the "
-			 "token in the session's token file)",
-			options->web_cert ? "https" : "http", options->web_addr);
+		/* The whole address, as Jupyter prints its: the token is the
+		 * user's already (this is their terminal or their log, 0600),
+		 * and a browser is opened with it. With --token-file the user
+		 * has it, and it is not repeated. */
+		const struct rc_handshake *hs = &server->handshake;
+		bool own = !options->token_file;
+		log_info("listening for browsers: open %s://%s/#token=%.*s",
+			options->web_cert ? "https" : "http", options->web_addr,
+			own ? (int)hs->token_len : 5, own ? hs->token : "TOKEN");
 	}
 	return true;
 }

@@ -109,9 +109,15 @@ bool handshake_make_tokens(struct rc_server *server)
 bool handshake_write_tokens(struct rc_server *server)
 {
 	struct rc_handshake *hs = &server->handshake;
-	return (server->options.token_file ||
-		       write_token(server, hs->token, "token",
-			       "viewers on TCP or UDP must give the token in")) &&
+	/* The doors that ask for it, as the user opened them. */
+	const struct rc_options *o = &server->options;
+	char what[96];
+	snprintf(what, sizeof(what), "viewers %s%s%s%s%s must give the token in",
+		o->tcp_addr ? "on TCP" : "",
+		o->tcp_addr && (o->udp_addr || o->web_addr) ? ", " : "",
+		o->udp_addr ? "on UDP" : "", o->udp_addr && o->web_addr ? ", " : "",
+		o->web_addr ? "in a browser" : "");
+	return (server->options.token_file || write_token(server, hs->token, "token", what)) &&
 		(!hs->watch_token_len ||
 			write_token(server, hs->watch_token, "watch-token",
 				"viewers that give the token in this file may watch only:"));

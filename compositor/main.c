@@ -680,6 +680,13 @@ int main(int argc, char **argv)
 		.compression_level = server.options.compression_level,
 		.dump_dir = server.options.dump_dir,
 	};
+	const char *slow = getenv("RCOMP_TEST_ENCODE_US_PER_MPIXEL");
+	if (slow && *slow) {
+		server.encode.test_us_per_mpixel = strtoull(slow, NULL, 10);
+		log_info("RCOMP_TEST_ENCODE_US_PER_MPIXEL: each video frame takes at least %llu us "
+			 "per million pixels (a test's slower machine)",
+			(unsigned long long)server.encode.test_us_per_mpixel);
+	}
 	/* A plain ssh login may have no runtime directory: make a private one,
 	 * for our Wayland socket and the app's. */
 	char runtime_dir[] = "/tmp/rcomp-run-XXXXXX";

@@ -34,9 +34,10 @@ def differences(rgba, rgb, w, h):
     return sum(1 for i in range(w * h) if rgba[i * 4:i * 4 + 3] != rgb[i * 3:i * 3 + 3])
 
 
-def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=(), name="rcomp-run"):
-    """rcomp-run serving browsers on a loopback port; returns the server
-    and the page's address (the token not yet in it)."""
+def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=(), name="rcomp-run", env=None):
+    """rcomp-run serving browsers on a loopback port (env: more of its
+    environment); returns the server and the page's address (the token not
+    yet in it)."""
     if not WEB:
         pytest.skip("built without libwebsockets")
     port = free_port()
@@ -45,7 +46,8 @@ def web_session(desktop, app=(MODEL_CLIENT, "windows"), options=(), name="rcomp-
         f.write(TOKEN + "\n")
     os.chmod(token_file, 0o600)
     server = desktop.start_server(list(app), ["--listen-web", "127.0.0.1:%d" % port,
-                                              "--token-file", token_file, *options], name=name)
+                                              "--token-file", token_file, *options], name=name,
+                                  env=env)
     wait_for("rcomp-run to serve browsers",
              lambda: "listening for browsers" in desktop.read_log(name))
     return server, "http://127.0.0.1:%d/" % port

@@ -490,6 +490,7 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 		.compression = conn->compression,
 		.compression_level = ctx->compression_level,
 		.dump_dir = ctx->dump_dir,
+		.test_us_per_mpixel = ctx->test_us_per_mpixel,
 		.video = conn->video,
 		.copy_rect = conn->copy_rect,
 		.replace = conn->replace,

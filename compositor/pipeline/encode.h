@@ -18,6 +18,12 @@ struct rc_encode_context {
 	enum wire_compression compression; /* asked for; the viewer may lack it */
 	int compression_level;
 	const char *dump_dir; /* --dump-dir: each window's last sent frame */
+	/* RCOMP_TEST_ENCODE_US_PER_MPIXEL, for tests only: a video frame takes
+	 * at least this long per million pixels of its picture, as on a
+	 * slower machine, so that a test of the fit's choices (fit.h) sets
+	 * what a frame costs instead of waiting for this machine to be slow.
+	 * 0: frames take what they take. */
+	uint64_t test_us_per_mpixel;
 	struct rc_workers *workers;
 	struct cores_budget cores; /* for the video streams' threads */
 };

@@ -37,6 +37,7 @@ struct rc_encode_link {
 	enum wire_compression compression;
 	int compression_level;
 	const char *dump_dir;
+	uint64_t test_us_per_mpixel; /* the context's */
 	bool video, copy_rect, replace; /* what the viewer decodes */
 	uint64_t rate; /* delivery rate, bytes per second; 0: unknown */
 	uint64_t min_rtt_us;

@@ -161,17 +161,18 @@ class Rig:
         self.procs.append(p)
         return p
 
-    def start_server(self, app, args=(), name="rcomp-run", host=None, cores=None):
+    def start_server(self, app, args=(), name="rcomp-run", host=None, cores=None, env=None):
         """rcomp-run with app; host: on a host of that name (its own UTS
         namespace), as if it ran elsewhere; cores: pinned to the first
-        that many cores (taskset), app and all."""
+        that many cores (taskset), app and all; env: more of its
+        environment."""
         sock = os.path.join(self.remote_rt, name + ".sock")
         argv = [RCOMP_RUN, "--socket", sock, *args, "--", *app]
         if cores:
             argv = pinned(cores, argv)
         if host:
             argv = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, *argv]
-        p = self.start(name, argv, self.remote_env)
+        p = self.start(name, argv, dict(self.remote_env, **(env or {})))
         wait_for("rcomp-run's socket", lambda: os.path.exists(sock) or self._dead(p))
         self.check_alive(p)
         p.socket = sock

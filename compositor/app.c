@@ -281,6 +281,10 @@ void app_wait_ended(struct rc_server *server)
 		close(app->status_fd);
 		app->status_fd = -1;
 	}
+	/* The session's sound server goes once its apps have: ended before
+	 * them, an app still playing says "Connection terminated" in the
+	 * session's log. */
+	sound_end_server(server);
 	/* What is left of ours: the sound server's helpers, an Xwayland that
 	 * did not go with the compositor. The reaper, still writing the
 	 * log's last bytes, is spared. */

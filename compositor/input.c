@@ -112,7 +112,7 @@ static struct xkb_keymap *compile_names(struct rc_server *server, const struct w
 	struct keymap_names n;
 	char err[128];
 	if (!keymap_names_parse(&n, (const uint8_t *)msg->data, msg->size, err, sizeof(err))) {
-		log_error("the viewer's keymap: %s; keeping the previous keymap", err);
+		log_warning("the viewer's keymap: %s; keeping the previous keymap", err);
 		return NULL;
 	}
 	struct xkb_rule_names names = {
@@ -141,7 +141,7 @@ struct xkb_keymap *input_compile_keymap(struct rc_server *server, const struct w
 	struct xkb_keymap *keymap = xkb_keymap_new_from_buffer(server->input.xkb, msg->data,
 		msg->size, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (!keymap) {
-		log_error("the viewer's keymap does not compile; keeping the previous one");
+		log_warning("the viewer's keymap does not compile; keeping the previous one");
 	}
 	return keymap;
 }

@@ -466,6 +466,7 @@ void sound_start(struct rc_server *server)
 	return;
 fail:
 	sound_finish(server);
+	sound_end_server(server);
 }
 
 void sound_finish(struct rc_server *server)
@@ -475,6 +476,14 @@ void sound_finish(struct rc_server *server)
 		return;
 	}
 	stop(s);
+}
+
+void sound_end_server(struct rc_server *server)
+{
+	struct rc_sound *s = server->sound;
+	if (!s) {
+		return;
+	}
 	sound_daemon_stop(&s->daemon);
 	free(s);
 	server->sound = NULL;

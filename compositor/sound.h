@@ -16,7 +16,11 @@
 /* Starts the sound server (unless --audio off). Without one the session
  * runs silent, after one line that says why. */
 void sound_start(struct rc_server *server);
+/* The session's end: the capture and the microphone stop (while the event
+ * loop still runs); the sound server itself goes with sound_end_server,
+ * once the apps that play into it have ended. */
 void sound_finish(struct rc_server *server);
+void sound_end_server(struct rc_server *server);
 /* What the app's environment needs (PULSE_SERVER), NULL: nothing. */
 const char *sound_server_address(const struct rc_server *server);
 /* Whether pid is the sound server: it is no app's and does not keep the

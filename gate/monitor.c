@@ -842,7 +842,7 @@ int monitor_run(const struct gate_config *config, int fd, int listen_fd)
 				close(passfd);
 			}
 			if (got == 0 || (got < 0 && errno != EAGAIN)) {
-				log_error("the network process is gone: starting a new one");
+				log_warning("the network process is gone: starting a new one");
 				return MONITOR_RESTART;
 			}
 			if (got == (ssize_t)sizeof(req) && gate_request_ok(&req)) {

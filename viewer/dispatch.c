@@ -568,8 +568,8 @@ void dispatch_link_lost(struct rv_viewer *viewer, const char *why)
 		return;
 	}
 	if (was_welcomed || !conn->retry_ms) {
-		log_error("the connection to the server was lost (%s); windows stay until it "
-			  "returns",
+		log_warning("the connection to the server was lost (%s); windows stay until it "
+			    "returns",
 			why);
 	}
 	struct rv_window *window;

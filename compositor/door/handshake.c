@@ -148,7 +148,8 @@ static bool token_ok(const char *want, size_t want_len, const char *token, size_
 #define PENDING_TIMEOUT_MS 10000
 
 /* Refused connections are logged in a burst, then one a second with a
- * count of those not logged, so a flood cannot fill the log. */
+ * count of those not logged, so a flood cannot fill the log. A warning:
+ * the door held (the viewer refused hears why, as its own error). */
 static void log_refusal(struct rc_server *server, const char *peer, const char *why)
 {
 	unsigned skipped;
@@ -156,10 +157,10 @@ static void log_refusal(struct rc_server *server, const char *peer, const char *
 		return;
 	}
 	if (skipped) {
-		log_error("refused a viewer%s%s: %s (%u more refused and not logged)",
+		log_warning("refused a viewer%s%s: %s (%u more refused and not logged)",
 			peer[0] ? " from " : "", peer, why, skipped);
 	} else {
-		log_error("refused a viewer%s%s: %s", peer[0] ? " from " : "", peer, why);
+		log_warning("refused a viewer%s%s: %s", peer[0] ? " from " : "", peer, why);
 	}
 }
 

@@ -108,8 +108,8 @@ static int handle_stall_timer(void *data)
 			conn->stall_timeout_ms - (int)waited_ms);
 		return 0;
 	}
-	log_error("%s took nothing for %.0f s with %zu KiB waiting for it: dropping it (it may "
-		  "reconnect; --stall-timeout sets how long)",
+	log_warning("%s took nothing for %.0f s with %zu KiB waiting for it: dropping it (it may "
+		    "reconnect; --stall-timeout sets how long)",
 		conn->name, (double)waited_ms / 1000, channel_queued(&conn->channel) / 1024);
 	connection_destroy(conn);
 	return 0;

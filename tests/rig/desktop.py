@@ -3,6 +3,7 @@ rcomp-view and apps started on it (Rig), with their logs and screenshots."""
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -309,6 +310,17 @@ class Rig:
                     self.sanitizer_reports.append("%s:\n%s" % (p.rcomp_name,
                                                                text[at:at + 4000]))
                     break
+        audit = os.environ.get("RCOMP_ERROR_LINES")
+        if audit:
+            # An audit of what says "error" (tools/test.sh does not set
+            # it): each line of rcomp's logs that does, with its test and
+            # program, appended to that file.
+            test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+            with open(audit, "a") as out:
+                for p in self.procs:
+                    for line in self.read_log(p.rcomp_name).splitlines():
+                        if re.search(r"(?i)\berror\b|\(EE\)", line):
+                            out.write("%s\t%s\t%s\n" % (test, p.rcomp_name, line[:300]))
         if os.environ.get("RCOMP_KEEP_TMP"):
             log("kept", self.tmp)
         else:

@@ -295,6 +295,9 @@ static const struct settings_key keys[] = {
  * as X allows at any time, and wlroots drops it. Those lines are debug. */
 static void wlroots_log(enum wlr_log_importance importance, const char *fmt, va_list args)
 {
+	if (importance > wlr_log_get_verbosity()) {
+		return; /* wlroots leaves the filter to its callback */
+	}
 	char text[1024];
 	vsnprintf(text, sizeof(text), fmt, args);
 	enum log_level level = importance == WLR_ERROR ? LOG_ERROR

@@ -314,3 +314,16 @@ def test_a_wrong_attach_name_over_ssh_is_said_once(desktop):
                                    "--attach", "nosuch"], desktop.local_env)
     assert status == NO_SESSION, err
     assert err.count("no session named nosuch") == 1, err
+
+
+def test_a_session_that_goes_well_says_only_what_a_user_needs(desktop):
+    """Without -v, an app that runs and exits: rcomp-run's own lines (the
+    displays, the session, the app's end), none of wlroots' chatter, and no
+    warning or error."""
+    status, err = run(RCOMP_RUN, ["--audio", "off", "--", "true"], desktop.remote_env)
+    assert status == 0, err
+    lines = err.splitlines()
+    assert lines and all(line.startswith("rcomp-run: ") for line in lines), err
+    assert not [line for line in lines if "wlroots" in line or "warning" in line
+                or "error" in line], err
+    assert lines[-1] == "rcomp-run: app exited with status 0", err

@@ -9,18 +9,7 @@
 #include "log.h"
 #include "monotonic.h"
 #include "net-state.h"
-#include "viewers.h"
 #include "web-admit.h"
-
-uint64_t net_now_ms(void)
-{
-	return monotonic_usec() / 1000;
-}
-
-struct net *net_of(struct lws *wsi)
-{
-	return lws_context_user(lws_get_context(wsi));
-}
 
 /* The monitor ------------------------------------------------------------ */
 
@@ -117,8 +106,8 @@ static void monitor_readable(struct net *net)
 					.addr = "?"};
 				gate_send_request(net->monitor, &closed);
 			}
-			if (a.status == GATE_ENDED) {
-				viewers_end(net, a.id, text, len);
+			if (a.status == GATE_ENDED && net->viewer_ended) {
+				net->viewer_ended(net, a.id, text, len);
 			}
 			continue;
 		}

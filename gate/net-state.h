@@ -15,6 +15,7 @@
 #include "config.h"
 #include "ipc.h"
 #include "listen-state.h"
+#include "monotonic.h"
 #include "web-admit.h"
 
 /* Requests to the monitor in flight at once. */
@@ -61,12 +62,23 @@ struct net {
 	char *names[16]; /* the certificate's: Host headers that name us */
 	int nnames;
 	bool gone; /* the monitor went */
+	/* An open viewer's session ended (the monitor's GATE_ENDED for it):
+	 * viewers_end, set where the protocols are (net.c), so that the
+	 * monitor's conversation (ask.c) calls no file above it. */
+	void (*viewer_ended)(struct net *net, uint32_t open, const char *text, size_t len);
 	struct listen_state listen; /* the port, and whose each connection is */
 };
 
-/* The net of a connection's context. */
-struct net *net_of(struct lws *wsi);
-uint64_t net_now_ms(void);
+/* The net of a connection's context; the clock its timeouts use. */
+static inline struct net *net_of(struct lws *wsi)
+{
+	return lws_context_user(lws_get_context(wsi));
+}
+
+static inline uint64_t net_now_ms(void)
+{
+	return monotonic_usec() / 1000;
+}
 
 /* Sends req to the monitor for wsi, whose answer goes to answered; its id
  * (0: it could not be sent). The secret is wiped either way. */

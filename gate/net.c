@@ -140,6 +140,7 @@ int net_run(const struct gate_config *config, int fd, int listen_fd)
 		.def = "gate.html",
 		.origin_protocol = LWSMPRO_FILE,
 	};
+	net.viewer_ended = viewers_end;
 	net.protocols[0] = (struct lws_protocols){"http", callback_http, 0, 0};
 	net.protocols[1] = (struct lws_protocols){"gate-api", api_callback, api_pss_size, 0};
 	net.protocols[2] =

@@ -58,8 +58,8 @@ static void note_commit_rate(struct rc_window *window)
 		const char *app_id = window->impl->app_id(window);
 		char name[WIRE_MAX_APP_ID * 4 + 1];
 		log_escape(name, sizeof(name), app_id, strnlen(app_id, WIRE_MAX_APP_ID));
-		log_error("window %u (%s) commits %llu times a second without waiting for frame "
-			  "callbacks; only its newest content is sent",
+		log_warning("window %u (%s) commits %llu times a second without waiting for frame "
+			    "callbacks; only its newest content is sent",
 			window->id, *name ? name : "no app id",
 			(unsigned long long)(FLOOD_COMMITS * 1000000ull / (elapsed ? elapsed : 1)));
 		window->flood_logged = true;

@@ -135,8 +135,8 @@ static void refused_key(struct conn *c)
 	}
 	getnameinfo((struct sockaddr *)&c->peer, c->peer_len, host, sizeof(host), port,
 		sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
-	log_error("refused a viewer from %s port %s (UDP): its key does not match the session's "
-		  "token%s",
+	log_warning("refused a viewer from %s port %s (UDP): its key does not match the session's "
+		    "token%s",
 		host, port, skipped ? " (more refused and not logged)" : "");
 }
 

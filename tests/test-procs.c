@@ -31,29 +31,55 @@ static bool wait_count(pid_t root, int n)
 }
 
 /* A child that ignores SIGTERM, with a child of its own in a new session
- * that ignores it too, and a grandchild there that does not. */
+ * that ignores it too, and a grandchild there that does not. Each of the
+ * three says it is ready (its signal disposition set) with a byte on a
+ * pipe, which stubborn() reads before it returns: counting them in /proc
+ * is not enough, as the grandchild exists before it has undone the
+ * SIG_IGN it was born with. */
 static pid_t stubborn(void)
 {
+	int ready[2];
+	if (pipe(ready) != 0) {
+		return -1;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(ready[0]);
 		signal(SIGTERM, SIG_IGN);
+		(void)!write(ready[1], "c", 1);
 		if (fork() == 0) {
 			setsid();
+			(void)!write(ready[1], "g", 1);
 			if (fork() == 0) {
 				signal(SIGTERM, SIG_DFL);
+				(void)!write(ready[1], "d", 1);
+				close(ready[1]);
 				for (;;) {
 					pause();
 				}
 			}
+			close(ready[1]);
 			for (;;) {
 				pause();
 			}
 		}
+		close(ready[1]);
 		for (;;) {
 			pause();
 		}
 	}
-	return pid;
+	close(ready[1]);
+	char said[3];
+	size_t got = 0;
+	while (pid > 0 && got < sizeof(said)) {
+		ssize_t n = read(ready[0], said + got, sizeof(said) - got);
+		if (n <= 0) {
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(ready[0]);
+	return got == sizeof(said) ? pid : -1;
 }
 
 static void test_counts(void)

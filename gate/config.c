@@ -6,6 +6,7 @@
 #include <ini.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,58 @@
 #define RCOMP_BIN_DIR "/usr/bin"
 #endif
 
+/* Reading: every problem is counted and, with print, said (one line each,
+ * FILE:LINE first); the first is in err. */
 struct parse {
 	struct gate_config *config;
 	char *err;
 	size_t err_size;
-	bool failed;
+	bool print;
+	int problems;
+	FILE *file;
+	int line; /* of the line inih has just read */
 };
+
+static void parse_problem(struct parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void parse_problem(struct parse *p, const char *fmt, ...)
+{
+	char text[1024];
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(text, sizeof(text), fmt, args);
+	va_end(args);
+	if (p->problems++ == 0) {
+		snprintf(p->err, p->err_size, "%s", text);
+	}
+	if (p->print) {
+		printf("rcomp-gate: %s\n", text);
+	}
+}
+
+/* inih's reader: fgets, counting lines, and saying which line is not one
+ * of an ini file (a section, NAME = VALUE, a comment or blank), so that
+ * every such line is reported, not only inih's first. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	if (!fgets(str, num, p->file)) {
+		return NULL;
+	}
+	p->line++;
+	const char *t = str + strspn(str, " \t");
+	size_t len = strcspn(t, "\r\n");
+	/* (An indented line continues the value above it, as inih takes it.) */
+	bool fine = len == 0 || t != str || *t == ';' || *t == '#' ||
+		(*t == '[' && memchr(t, ']', len)) || memchr(t, '=', len) || memchr(t, ':', len);
+	if (!fine) {
+		parse_problem(p,
+			"%s:%d: not a line of an ini file (a [section], NAME = VALUE, or "
+			"a comment)",
+			p->config->path, p->line);
+	}
+	return str;
+}
 
 static bool set_text(char *field, size_t size, const char *value)
 {
@@ -185,16 +232,15 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 		known = false;
 	}
 	if (!known || !ok) {
-		if (!p->failed) {
-			snprintf(p->err, p->err_size, "%s: [%s] %s = %s: %s", c->path, section,
-				name, value, known ? "not a value it takes" : "no such setting");
-		}
-		p->failed = true;
+		parse_problem(p, "%s:%d: [%s] %s = %s: %s", c->path, p->line, section, name, value,
+			known ? "not a value it takes" : "no such setting");
 	}
 	return 1;
 }
 
-bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size)
+/* Reads path; with print, says every problem. How many there were. */
+static int config_read(struct gate_config *config, const char *path, char *err, size_t err_size,
+	bool print)
 {
 	*config = (struct gate_config){
 		.idle_s = 30 * 60,
@@ -212,35 +258,29 @@ bool gate_config_read(struct gate_config *config, const char *path, char *err, s
 	snprintf(config->pam_service, sizeof(config->pam_service), "rcomp");
 	snprintf(config->page, sizeof(config->page), "%s", RCOMP_WEB_DIR);
 	snprintf(config->rcomp_run, sizeof(config->rcomp_run), "%s/rcomp-run", RCOMP_BIN_DIR);
-	struct parse p = {config, err, err_size, false};
-	int line = ini_parse(path, on_entry, &p);
-	if (line < 0) {
-		snprintf(err, err_size, "cannot read %s: %s", path, strerror(errno));
-		return false;
+	struct parse p = {config, err, err_size, print, 0, fopen(path, "r"), 0};
+	if (!p.file) {
+		parse_problem(&p, "cannot read %s: %s", path, strerror(errno));
+		return p.problems;
 	}
-	if (line > 0 && !p.failed) {
-		snprintf(err, err_size, "%s:%d: not a line of an ini file", path, line);
-		return false;
-	}
-	if (p.failed) {
-		return false;
+	int line = ini_parse_stream(read_line, &p, on_entry, &p);
+	fclose(p.file);
+	if (line > 0 && p.problems == 0) {
+		/* inih's own rule, where ours let the line pass. */
+		parse_problem(&p, "%s:%d: not a line of an ini file", path, line);
 	}
 	if (!config->cert[0] != !config->key[0]) {
-		snprintf(err, err_size, "%s: TLS needs both cert and key", path);
-		return false;
+		parse_problem(&p, "%s: TLS needs both cert and key", path);
 	}
 	char host[128];
 	int port;
 	if (!address_listen(config->listen, host, sizeof(host), &port)) {
-		snprintf(err, err_size, "%s: listen = %s is not ADDR:PORT", path, config->listen);
-		return false;
-	}
-	if (!config->cert[0] && !address_is_loopback(host)) {
-		snprintf(err, err_size,
+		parse_problem(&p, "%s: listen = %s is not ADDR:PORT", path, config->listen);
+	} else if (!config->cert[0] && !address_is_loopback(host)) {
+		parse_problem(&p,
 			"%s: listen = %s needs cert and key: plain HTTP is served only on a "
 			"loopback address",
 			path, config->listen);
-		return false;
 	}
 	if (!config->cookie[0]) {
 		snprintf(config->cookie, sizeof(config->cookie), "RCOMPHOST");
@@ -251,14 +291,24 @@ bool gate_config_read(struct gate_config *config, const char *path, char *err, s
 			found |= strcmp(config->hosts[i].name, config->me) == 0;
 		}
 		if (!found) {
-			snprintf(err, err_size,
+			parse_problem(&p,
 				"%s: [cluster] me = %s names none of its hosts: give this host's "
 				"name",
 				path, config->me);
-			return false;
 		}
 	}
-	return true;
+	return p.problems;
+}
+
+bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size)
+{
+	return config_read(config, path, err, err_size, false) == 0;
+}
+
+int gate_config_read_all(struct gate_config *config, const char *path)
+{
+	char err[16];
+	return config_read(config, path, err, sizeof(err), true);
 }
 
 static uint64_t rendezvous(const char *host, const char *user)
@@ -309,106 +359,4 @@ bool gate_config_allows(const struct gate_config *config, const char *id)
 		}
 	}
 	return false;
-}
-
-static int problem(const char *fmt, const char *a, const char *b)
-{
-	printf("rcomp-gate: ");
-	printf(fmt, a, b);
-	printf("\n");
-	return 1;
-}
-
-/* The certificate and key: readable, a pair, and in date. */
-static int check_tls(const struct gate_config *c)
-{
-	if (!c->cert[0]) {
-		return 0;
-	}
-	int problems = 0;
-	for (const char *f = c->cert; f; f = f == c->cert ? c->key : NULL) {
-		if (access(f, R_OK) != 0) {
-			problems += problem("cannot read %s: %s", f, strerror(errno));
-		}
-	}
-	if (problems) {
-		return problems;
-	}
-	gnutls_certificate_credentials_t cred;
-	if (gnutls_certificate_allocate_credentials(&cred) < 0) {
-		return problem("%s%s", "cannot check the certificate: out of memory", "");
-	}
-	int r = gnutls_certificate_set_x509_key_file(cred, c->cert, c->key, GNUTLS_X509_FMT_PEM);
-	gnutls_certificate_free_credentials(cred);
-	if (r < 0) {
-		return problem("the certificate and key do not make a pair: %s", gnutls_strerror(r),
-			"");
-	}
-	gnutls_datum_t pem = {0};
-	gnutls_x509_crt_t crt = NULL;
-	if (gnutls_load_file(c->cert, &pem) >= 0 && gnutls_x509_crt_init(&crt) >= 0 &&
-		gnutls_x509_crt_import(crt, &pem, GNUTLS_X509_FMT_PEM) >= 0) {
-		time_t now = time(NULL);
-		time_t until = gnutls_x509_crt_get_expiration_time(crt);
-		time_t from = gnutls_x509_crt_get_activation_time(crt);
-		char when[64];
-		if (until != (time_t)-1 && until < now) {
-			strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&until));
-			problems += problem("the certificate %s expired on %s", c->cert, when);
-		} else if (from != (time_t)-1 && from > now) {
-			strftime(when, sizeof(when), "%Y-%m-%d", gmtime(&from));
-			problems +=
-				problem("the certificate %s is not valid before %s", c->cert, when);
-		}
-	}
-	if (crt) {
-		gnutls_x509_crt_deinit(crt);
-	}
-	gnutls_free(pem.data);
-	struct stat st;
-	if (stat(c->key, &st) == 0 && (st.st_mode & 077) && st.st_uid == 0 && (st.st_mode & 004)) {
-		problems += problem("the key %s may be read by anyone (mode o+r): make it %s",
-			c->key, "0600 or 0640");
-	}
-	return problems;
-}
-
-int gate_config_check(const char *path)
-{
-	struct gate_config c;
-	char err[512];
-	if (!gate_config_read(&c, path, err, sizeof(err))) {
-		printf("rcomp-gate: %s\n", err);
-		return 1;
-	}
-	int problems = check_tls(&c);
-	if (!getpwnam(c.user)) {
-		problems += problem("no system user %s (user =): the network process runs as it "
-				    "(the package makes it with systemd-sysusers)%s",
-			c.user, "");
-	}
-	char pam[PATH_MAX];
-	snprintf(pam, sizeof(pam), "/etc/pam.d/%s", c.pam_service);
-	if (access(pam, R_OK) != 0) {
-		problems += problem("no PAM service %s (%s is missing)", c.pam_service, pam);
-	}
-	char file[PATH_MAX + 32];
-	for (const char *f = "index.html"; f;
-		f = strcmp(f, "index.html") == 0 ? "gate.html" : NULL) {
-		snprintf(file, sizeof(file), "%s/%s", c.page, f);
-		if (access(file, R_OK) != 0) {
-			problems += problem("the page is not at %s: %s", file, strerror(errno));
-		}
-	}
-	if (access(c.rcomp_run, X_OK) != 0) {
-		problems += problem("cannot run %s: %s", c.rcomp_run, strerror(errno));
-	}
-	if (problems == 0) {
-		printf("rcomp-gate: %s is good: HTTPS%s on %s, logins through PAM service %s, the "
-		       "network process as %s\n",
-			path, c.cert[0] ? "" : " (plain HTTP: loopback only)", c.listen,
-			c.pam_service, c.user);
-	}
-	gate_config_finish(&c);
-	return problems;
 }

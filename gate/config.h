@@ -57,8 +57,12 @@ struct gate_config {
 	bool shells_any; /* [gate] shells = any: accounts without a login shell too */
 };
 
-/* Reads path into config (defaults first). False with why in err. */
+/* Reads path into config (defaults first). False with why in err (the
+ * first problem). */
 bool gate_config_read(struct gate_config *config, const char *path, char *err, size_t err_size);
+/* The same, saying every problem on stdout, one line each ("rcomp-gate:
+ * FILE:LINE: ..."); how many there were. config holds what was read. */
+int gate_config_read_all(struct gate_config *config, const char *path);
 void gate_config_finish(struct gate_config *config);
 
 /* The cluster's hosts in user's rendezvous order (the highest hash of
@@ -67,13 +71,5 @@ void gate_config_order(const struct gate_config *config, const char *user, int *
 
 /* Whether an app's desktop id (foot.desktop's is "foot") is allowed. */
 bool gate_config_allows(const struct gate_config *config, const char *id);
-
-/*
- * --check-config: reads the configuration and checks what it names (the
- * certificate and key, their match and dates, the system user, the PAM
- * service, the page and rcomp-run), printing a line for each problem.
- * Returns the number of problems.
- */
-int gate_config_check(const char *path);
 
 #endif

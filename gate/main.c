@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "config.h"
 #include "listen.h"
 #include "log.h"
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 	}
 	log_init("rcomp-gate", level);
 	if (check) {
-		return gate_config_check(path) ? 1 : 0;
+		return check_config(path) ? 1 : 0;
 	}
 	static struct gate_config config;
 	char err[512];
@@ -181,8 +182,10 @@ int main(int argc, char **argv)
 		}
 		close(sv[1]);
 		status = monitor_run(&config, sv[0], listen_fd);
-		close(sv[0]);
+		/* The network process is ended before it sees the monitor's
+		 * socket close, which it would take for the monitor's death. */
 		kill(pid, SIGTERM);
+		close(sv[0]);
 		int ws = 0;
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
 		}

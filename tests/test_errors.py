@@ -9,8 +9,8 @@ import socket
 import subprocess
 import time
 
-from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, fake_server, free_port, goodbye, hello,
-                 read_messages, start_sshd, wait_for, welcome)
+from rig import (INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, WEB, fake_server, free_port, goodbye,
+                 hello, read_messages, start_sshd, wait_for, welcome)
 
 USAGE = 2
 NO_DISPLAY, IN_USE, NO_SESSION, SEVERAL, TOKEN, SSH, NO_REMOTE, VERSION = range(3, 11)
@@ -327,3 +327,22 @@ def test_a_session_that_goes_well_says_only_what_a_user_needs(desktop):
     assert not [line for line in lines if "wlroots" in line or "warning" in line
                 or "error" in line], err
     assert lines[-1] == "rcomp-run: app exited with status 0", err
+
+
+def test_a_page_folder_without_the_page_is_named_at_the_start(desktop):
+    """RCOMP_WEB_DIR naming a folder without the built page (its generated
+    messages.js): rcomp-run says which file is missing and where the page
+    is, instead of serving a blank page."""
+    if not WEB:
+        pytest.skip("built without libwebsockets")
+    empty = os.path.join(desktop.tmp, "no-page")
+    os.makedirs(empty)
+    with open(os.path.join(empty, "index.html"), "w") as f:
+        f.write("<!doctype html>\n")
+    env = dict(desktop.remote_env, RCOMP_WEB_DIR=empty)
+    status, err = run(RCOMP_RUN, ["--listen-web", "127.0.0.1:%d" % free_port(), "--", "true"],
+                      env)
+    assert status != 0
+    line = error_line(err, "rcomp-run")
+    assert "cannot serve the page: %s/messages.js" % empty in line, line
+    assert "build/web" in line, line

@@ -321,6 +321,51 @@ def test_check_config_passes_on_a_good_configuration_and_says_what_is_wrong_with
         assert said in out.stdout, out.stdout
 
 
+def test_check_config_says_every_mistake_of_a_file_with_its_line_in_one_run(desktop, accounts):
+    """Five mistakes: five lines, each FILE:LINE, and the count; then what
+    the file names: a key that is no key, a port another program holds, an
+    allow-list naming nothing installed (a warning, not a problem)."""
+    good = rig.Gate(desktop)
+    with open(good.config) as f:
+        base = f.read()
+    bad = os.path.join(desktop.tmp, "five.ini")
+    with open(bad, "w") as f:
+        f.write(base + "idle = forever\nfrobnicate = 3\nthis is no line\n"
+                "sessions-per-user = 0\n[cluster]\nhosts = nonsense\n")
+    first = len(base.splitlines()) + 1
+    out = subprocess.run([rig.RCOMP_GATE, "--config", bad, "--check-config"],
+                         capture_output=True, text=True)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("rcomp-gate: " + bad)]
+    assert out.returncode == 1
+    assert [int(re.match(r"rcomp-gate: [^:]+:(\d+):", line).group(1)) for line in lines[:5]] == \
+        [first, first + 1, first + 2, first + 3, first + 5], out.stdout
+    assert lines[-1].endswith(": 5 problems"), out.stdout
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen(1)
+    key = os.path.join(desktop.tmp, "not-a-key.pem")
+    with open(key, "w") as f:
+        f.write("hello\n")
+    cert = os.path.join(desktop.tmp, "cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    os.path.join(desktop.tmp, "real-key.pem"), "-out", cert, "-days", "2",
+                    "-subj", "/CN=localhost"], check=True, capture_output=True)
+    other = os.path.join(desktop.tmp, "other.ini")
+    with open(other, "w") as f:
+        f.write(base.replace("listen = %s" % good.host,
+                             "listen = 127.0.0.1:%d" % held.getsockname()[1]) +
+                "cert = %s\nkey = %s\n[apps]\nallow = no-such-app-here\n" % (cert, key))
+    out = subprocess.run([rig.RCOMP_GATE, "--config", other, "--check-config"],
+                         capture_output=True, text=True)
+    held.close()
+    assert out.returncode == 1, out.stdout
+    assert "key = %s is not a private key" % key in out.stdout, out.stdout
+    assert re.search(r"listen = 127\.0\.0\.1:\d+ is in use by python3 \(pid %d\)" % os.getpid(),
+                     out.stdout), out.stdout
+    assert "warning: [apps] allow names no-such-app-here" in out.stdout, out.stdout
+    assert out.stdout.splitlines()[-1].endswith(": 2 problems"), out.stdout
+
+
 def test_behind_haproxy_a_user_always_lands_on_their_host_and_moves_on_when_it_is_down(
         desktop, accounts):
     """Two gates on two loopback addresses behind Debian's HAProxy. Each
@@ -992,6 +1037,9 @@ def test_a_login_outlives_a_restart_of_the_gate_and_a_logout_does_not(gate):
     assert mode == 0o700 and c.cookie not in kept and ALICE in kept, (oct(mode), kept)
     gate.stop()
     assert "logins are kept" in desktop_log(gate)
+    # A stop is logged as a stop, not as the monitor's death.
+    assert "the monitor is gone" not in desktop_log(gate) and \
+        " error: " not in desktop_log(gate), desktop_log(gate)
     again = rig.Gate(gate.rig, name=gate.name, port=gate.port)
     status, body, _ = c.get("me")
     assert status == 200 and body["user"] == ALICE and body["csrf"] == c.csrf, (status, body)

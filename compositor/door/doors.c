@@ -98,12 +98,30 @@ static bool listen_web(struct rc_server *server)
 	struct rc_doors *doors = &server->doors;
 	const struct rc_handshake *hs = &server->handshake;
 	const struct rc_options *options = &server->options;
-	const char *root = getenv("RCOMP_WEB_DIR");
+	const char *env = getenv("RCOMP_WEB_DIR");
+	const char *root = env && *env ? env : RCOMP_WEB_DIR;
+	/* A folder without the page, or without what the build generates
+	 * for it, would serve a blank page and say nothing. */
+	for (const char *f = "index.html"; f;
+		f = strcmp(f, "index.html") == 0 ? "messages.js" : NULL) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", root, f);
+		if (access(path, R_OK) != 0) {
+			log_error("cannot serve the page: %s: %s (%s; in a build the page is "
+				  "build/web, "
+				  "installed %s)",
+				path, strerror(errno),
+				env && *env ? "RCOMP_WEB_DIR names that folder"
+					    : "its installed place",
+				RCOMP_WEB_DIR);
+			return false;
+		}
+	}
 	char err[512];
 	errno = 0;
 	struct web_config config = {
 		.spec = options->web_addr,
-		.root = root && *root ? root : RCOMP_WEB_DIR,
+		.root = root,
 		.cert = options->web_cert,
 		.key = options->web_key,
 		.token = {hs->token, hs->watch_token},

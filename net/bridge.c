@@ -126,6 +126,23 @@ bool bridge_adopt(struct bridge *b, struct lws_vhost *vh, int fd, const char *pr
 
 bool bridge_goodbye(struct bridge *b, enum wire_goodbye_reason reason, const char *text)
 {
+	if (b->spoke) {
+		b->close_code = (uint16_t)(4000 + reason);
+		size_t n = strlen(text);
+		if (n >= sizeof(b->close_text)) {
+			n = sizeof(b->close_text) - 1;
+			while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80) {
+				n--; /* not inside a UTF-8 sequence */
+			}
+		}
+		memcpy(b->close_text, text, n);
+		b->close_text[n] = '\0';
+		b->refused = true;
+		if (b->ws) {
+			lws_callback_on_writable(b->ws);
+		}
+		return true;
+	}
 	struct wire_msg msg = {
 		.type = WIRE_GOODBYE,
 		.goodbye = {.reason = reason, .text = text, .text_len = (uint32_t)strlen(text)},
@@ -174,7 +191,12 @@ int bridge_ws_writeable(struct bridge *b, struct lws *wsi)
 		/* The session closed, or the door refused: what was sent is
 		 * out; now the close. A bridge still waiting for its socket
 		 * waits on. */
-		lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+		if (b->close_code) {
+			lws_close_reason(wsi, (enum lws_close_status)b->close_code,
+				(unsigned char *)b->close_text, strlen(b->close_text));
+		} else {
+			lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, NULL, 0);
+		}
 		return -1;
 	}
 	return 0;
@@ -203,6 +225,7 @@ int bridge_socket_callback(struct lws *wsi, enum lws_callback_reasons reason, vo
 		if (!take(&b->to_ws, &b->to_ws_len, in, len)) {
 			return -1;
 		}
+		b->spoke = true;
 		lws_rx_flow_control(wsi, 0);
 		lws_callback_on_writable(b->ws);
 		return 0;

@@ -25,6 +25,9 @@ struct bridge {
 	uint8_t *to_ws, *to_sock; /* LWS_PRE bytes of room, then the bytes */
 	size_t to_ws_len, to_sock_len;
 	bool refused; /* a goodbye is all the WebSocket gets: what it says is not read */
+	bool spoke; /* the session's bytes have gone to the WebSocket: records from now on */
+	uint16_t close_code; /* a goodbye after that: WebSocket close 4000 + its reason */
+	char close_text[124]; /* and its words, as the close's reason */
 	bool adopted; /* its socket was given (bridge_adopt): raw NULL is its end */
 	void (*release)(struct bridge *b); /* both sides are gone */
 };
@@ -54,7 +57,11 @@ void bridge_door_info(struct lws_context_creation_info *info, const char *iface,
 bool bridge_adopt(struct bridge *b, struct lws_vhost *vh, int fd, const char *protocol);
 
 /* The WebSocket is told why in a goodbye, as rcomp-run tells a viewer, and
- * closed once that is written. False without memory. */
+ * closed once that is written. Once the session has spoken, its stream is
+ * records and a chunk may end inside one, so a goodbye of the door's own
+ * cannot be put in it: the WebSocket closes with code 4000 + reason and
+ * text as the close's reason (at most 123 bytes), which the page reads as
+ * that goodbye. False without memory. */
 bool bridge_goodbye(struct bridge *b, enum wire_goodbye_reason reason, const char *text);
 
 /* The WebSocket side's events, for its protocol's callback; each returns

@@ -1219,3 +1219,43 @@ def test_the_addresses_of_one_ipv6_slash_64_are_one_source_to_the_throttle(deskt
     finally:
         route[3] = "del"
         subprocess.run(route, capture_output=True)
+
+
+def log_in_page(page, gate, user=ALICE):
+    page.wait("!document.getElementById('door').hidden")
+    page.eval("document.getElementById('user').value = %r; "
+              "document.getElementById('password').value = %r; "
+              "document.getElementById('enter').click()" % (user, USERS[user]))
+
+
+def test_a_logout_in_another_tab_covers_the_viewer_and_logging_in_again_comes_back_to_it(gate):
+    """The viewer's login ends elsewhere (the same browser's cookie logs
+    out): its windows are covered with why and "log in again", which,
+    after the login, opens the same session again."""
+    page = rig.Browser(gate.rig)
+    try:
+        page.open(gate.url)
+        log_in_page(page, gate)
+        page.wait("document.querySelector('li[data-app=\"foot\"] button')")
+        page.eval("document.querySelector('li[data-app=\"foot\"] button').click()")
+        page.window("foot")
+        name = page.wait("new URLSearchParams(location.hash.slice(1)).get('gate')")
+        # As another tab of the same browser would: the same cookie.
+        page.eval("fetch('/api/me', {credentials: 'same-origin'}).then((r) => r.json())"
+                  ".then((me) => fetch('/api/logout', {method: 'POST', credentials: "
+                  "'same-origin', body: new URLSearchParams({csrf: me.csrf})}))")
+        page.wait("document.querySelector('#rcomp-veil [data-way=\"login\"]')", timeout=10)
+        said = page.eval("document.getElementById('rcomp-veil').textContent")
+        assert "log in" in said and "runs on" in said, said
+        # Where the link goes, opened as a click would (a click's
+        # navigation would pull the page out from under the next wait).
+        href = page.eval("document.querySelector('#rcomp-veil [data-way=\"login\"]')"
+                         ".getAttribute('href')")
+        assert href.startswith("/#back="), href
+        page.open(gate.url.rstrip("/") + href)
+        log_in_page(page, gate)
+        page.window("foot")
+        assert page.wait("new URLSearchParams(location.hash.slice(1)).get('gate')") == name
+        assert page.eval("document.getElementById('rcomp-veil')") is None
+    finally:
+        page.close()

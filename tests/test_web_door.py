@@ -349,3 +349,57 @@ def test_the_pages_whole_address_is_printed_and_opens_the_session(desktop, page)
     assert "TCP" not in desktop.read_log("rcomp-run")
     page.open(said.group(1))
     page.window("rcomp input test")
+
+
+# What the page says when it cannot send input (veil.js): above every
+# window, with the way on.
+
+COVERED = ("(() => { const c = document.querySelector('.rcomp-window canvas'); "
+           "if (!c) return 'no window'; const r = c.getBoundingClientRect(); "
+           "const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); "
+           "return Boolean(top && top.closest('#rcomp-veil')); })()")
+
+
+def veil_text(page):
+    return page.eval("document.getElementById('rcomp-veil')?.textContent || ''")
+
+
+def test_a_viewer_that_takes_the_session_over_covers_the_pages_windows_and_it_can_take_it_back(
+        desktop, page):
+    server, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    taker = desktop.start_viewer(server)
+    page.wait("document.getElementById('rcomp-veil')")
+    assert "took this session over" in veil_text(page), veil_text(page)
+    assert page.eval(COVERED) is True
+    page.eval("document.querySelector('[data-way=\"take-back\"]').click()")
+    page.wait("!document.getElementById('rcomp-veil') && window.rcomp.session().welcomed")
+    wait_for("rcomp-view to be told", lambda: "took this session over" in
+             desktop.read_log("rcomp-view"))
+    assert taker.wait(timeout=20) is not None
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_an_app_that_exits_ends_on_the_veil_with_its_status_only_when_it_failed(desktop, page,
+                                                                               status):
+    _, url = web_session(desktop, ("sh", "-c", "sleep 4; exit %d" % status))
+    page.open(url + "#token=" + TOKEN)
+    page.wait("window.rcomp.session().welcomed")
+    page.wait("document.getElementById('rcomp-veil')", timeout=30)
+    said = veil_text(page)
+    if status:
+        assert "status 3" in said and page.eval("Boolean(document.getElementById('rcomp-error'))")
+    else:
+        assert "the session has ended" in said and "status" not in said, said
+
+
+def test_a_wrong_token_asks_again_and_the_right_one_opens_the_session(desktop, page):
+    _, url = web_session(desktop)
+    page.open(url + "#token=not-the-token")
+    page.wait("document.querySelector('#rcomp-veil #rcomp-token input')")
+    assert "token" in page.eval("document.getElementById('rcomp-error').textContent")
+    page.eval("(() => { const f = document.getElementById('rcomp-token'); "
+              "f.querySelector('input').value = %s; f.requestSubmit(); })()" % json.dumps(TOKEN))
+    page.window("model main")
+    assert page.eval("document.getElementById('rcomp-veil')") is None

@@ -28,7 +28,7 @@ export async function proofOf(token) {
 export class Connection {
   // hello: the hello's fields; proof: proofOf(the token), or at a gate
   // (rcomp-gate) { gate: the session's name, share }, where the login's
-  // cookie admits. on: opened(), message(m), failed(error), closed(),
+  // cookie admits. on: opened(), message(m), failed(error), closed(event),
   // read(bytes) (how many came).
   constructor(hello, proof, on) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -58,7 +58,7 @@ export class Connection {
         ws.close();
       }
     };
-    ws.onclose = () => on.closed();
+    ws.onclose = (e) => on.closed(e);
   }
 
   get open() {

@@ -15,7 +15,7 @@ export function dispatch(session, m) {
       session.everWelcomed = true;
       session.retries = 0;
       session.status('session ' + m.name);
-      document.getElementById('rcomp-error')?.remove();
+      session.veil.hide();
       session.welcome();
       break;
     case 'goodbye':
@@ -25,9 +25,7 @@ export function dispatch(session, m) {
         session.busy = m.text || 'the session is busy';
         break;
       }
-      session.ended = true;
-      session.error(m.text || (m.reason === BYE.unauthorized ? 'wrong token'
-        : 'the session said goodbye'));
+      session.goodbye(m.reason, m.status, m.text);
       break;
     case 'sync':
       desk.dropStale();

@@ -113,6 +113,13 @@ async function home(me) {
   $('door').hidden = true;
   $('home').hidden = false;
   error('');
+  // Sent here by a viewer whose login had ended: back to that session.
+  const back = new URLSearchParams(location.hash.slice(1));
+  if (back.get('back')) {
+    history.replaceState(null, '', '/');
+    open(back.get('back'), back.get('how') || '');
+    return;
+  }
   await Promise.all([showSessions(), showApps()]);
 }
 
@@ -140,6 +147,7 @@ async function start() {
     csrf = '';
     $('home').hidden = true;
     $('door').hidden = false;
+    error('You are logged out. Your sessions keep running: log in to get back to them.');
   });
   try {
     await home(await call('me'));

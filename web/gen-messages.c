@@ -169,8 +169,10 @@ int main(void)
 		WIRE_TEXT_INPUT_ENABLED, WIRE_TEXT_INPUT_PREEDIT, WIRE_MAX_TEXT_INPUT);
 	printf("export const AUDIO = {rate: %d, channels: %d};\n", WIRE_AUDIO_RATE,
 		WIRE_AUDIO_CHANNELS);
-	printf("export const BYE = {busy: %d, unauthorized: %d, takenOver: %d};\n", WIRE_BYE_BUSY,
-		WIRE_BYE_UNAUTHORIZED, WIRE_BYE_TAKEN_OVER);
+	printf("export const BYE = {appExited: %d, shutdown: %d, busy: %d, protocolError: %d, "
+	       "version: %d, takenOver: %d, unauthorized: %d, noSession: %d};\n",
+		WIRE_BYE_APP_EXITED, WIRE_BYE_SHUTDOWN, WIRE_BYE_BUSY, WIRE_BYE_PROTOCOL_ERROR,
+		WIRE_BYE_VERSION, WIRE_BYE_TAKEN_OVER, WIRE_BYE_UNAUTHORIZED, WIRE_BYE_NO_SESSION);
 	printf("export const MESSAGES = {\n");
 	WIRE_MESSAGES(X)
 	printf("};\n");

@@ -13,6 +13,8 @@ import { Desk } from './desk.js';
 import { dispatch } from './dispatch.js';
 import { paintVideo } from './pictures.js';
 import { Sound } from './sound.js';
+import { Veil } from './veil.js';
+import { BYE } from './messages.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -42,6 +44,7 @@ export class Session {
     this.input = new Input(this);
     this.clipboard = new Clipboard(this);
     this.hud = new Hud(this, this.p.hud);
+    this.veil = new Veil();
   }
 
   // The windows, and the one that has the keyboard (the desk's).
@@ -68,9 +71,10 @@ export class Session {
     this.connect();
   }
 
-  // No token in the address: the page asks for it, and keeps it only in
-  // the fragment, which no request carries.
-  askToken() {
+  // No token in the address (or a wrong one): the page asks for it, above
+  // everything, and keeps it only in the fragment, which no request
+  // carries.
+  askToken(why = '') {
     const form = document.createElement('form');
     form.id = 'rcomp-token';
     form.innerHTML = '<label>session token <input type="password" autocomplete="off"></label> ' +
@@ -82,12 +86,80 @@ export class Session {
       const h = new URLSearchParams(location.hash.slice(1));
       h.set('token', v);
       history.replaceState(null, '', '#' + h.toString());
-      form.remove();
+      this.veil.hide();
       this.p.token = v;
+      this.ended = false;
+      this.retries = 0;
       this.connect();
     });
-    document.body.append(form);
+    this.veil.show(why || 'this session asks for its token', {
+      error: Boolean(why),
+      more: 'The token is in the file rcomp-run names when it starts (its .token file).',
+      form,
+    });
     form.querySelector('input').focus();
+  }
+
+  // The ways on from an end, by where the page came from: the gate's list
+  // of the user's sessions, or this session again.
+  waysOn(again) {
+    const ways = [];
+    if (again) ways.push(again);
+    if (this.p.gate) ways.push({ id: 'sessions', label: 'your sessions', href: '/' });
+    return ways;
+  }
+
+  // The session said goodbye: each reason its words and its way on.
+  goodbye(reason, status, text) {
+    this.ended = true;
+    const connectAgain = (label, id, share) => ({
+      id, label, run: () => {
+        this.p.share = share;
+        this.ended = false;
+        this.retries = 0;
+        this.veil.hide();
+        this.connect();
+      },
+    });
+    if (reason === BYE.unauthorized && !this.p.gate) {
+      this.askToken(text || 'the token was refused');
+    } else if (reason === BYE.unauthorized) {
+      this.loginEnded(text);
+    } else if (reason === BYE.takenOver) {
+      this.error(text || 'another viewer took this session over', {
+        more: 'Its windows here are only what they last showed.',
+        ways: this.waysOn(connectAgain('take it back', 'take-back', false)),
+      });
+    } else if (reason === BYE.appExited) {
+      this.error(status ? (text || `the app exited with status ${status}`)
+        : 'the session has ended: its app exited', {
+        error: Boolean(status),
+        ways: this.waysOn(null),
+      });
+    } else if (reason === BYE.noSession) {
+      this.error(text || 'no such session is running', {
+        more: this.p.gate ? 'It may have ended, or be another user\'s.' : '',
+        ways: this.waysOn(null),
+      });
+    } else {
+      this.error(text || 'the session said goodbye', {
+        ways: this.waysOn(reason === BYE.shutdown ? null
+          : connectAgain('try again', 'again', this.p.share)),
+      });
+    }
+  }
+
+  // The gate no longer knows this page's login: logged out (here or in
+  // another tab) or expired. Logging in again comes back to this session.
+  loginEnded(text) {
+    this.ended = true;
+    const back = new URLSearchParams({ back: this.p.gate });
+    if (this.p.share) back.set('how', 'share');
+    if (this.p.viewOnly) back.set('how', 'view-only');
+    this.error(text || 'you are not logged in at the gate: you logged out, or the login expired', {
+      more: 'The session runs on.',
+      ways: [{ id: 'login', label: 'log in again', href: '/#' + back.toString() }],
+    });
   }
 
   async connect() {
@@ -119,8 +191,18 @@ export class Session {
         this.error('protocol error: ' + err.message);
         this.ended = true;
       },
-      closed: () => {
-        if (conn === this.conn) this.lost();
+      // A door's goodbye once the session has spoken comes as the
+      // close's code, 4000 + its reason, and its words (bridge.h).
+      closed: (e) => {
+        if (conn !== this.conn) return;
+        if (e && e.code >= 4000 && e.code < 4100 && e.code - 4000 !== BYE.busy) {
+          this.input.end();
+          if (this.sound) this.sound.stop();
+          this.goodbye(e.code - 4000, 0, e.reason);
+          return;
+        }
+        if (e && e.code - 4000 === BYE.busy) this.busy = e.reason || 'the gate is busy';
+        this.lost();
       },
     });
     this.conn = conn;
@@ -128,19 +210,44 @@ export class Session {
 
   // The link broke without a goodbye: connect again, and get the session
   // back in the same windows (the snapshot names them again).
-  lost() {
+  async lost() {
     this.input.end();
     if (this.sound) this.sound.stop();
     if (this.ended) return;
-    const why = this.busy || 'the link broke';
-    if (this.retries === 0 && !this.everWelcomed && !this.busy) {
-      this.error('cannot reach rcomp-run at ' + location.host);
+    if (this.p.gate && await this.loggedOut()) {
+      this.loginEnded('');
+      return;
     }
+    const why = this.busy || (this.everWelcomed ? 'the link broke'
+      : 'cannot reach ' + (this.p.gate ? 'the gate' : 'rcomp-run') + ' at ' + location.host);
+    const first = !this.everWelcomed && !this.busy;
     this.busy = null;
     const wait = RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
     this.retries++;
+    const timer = setTimeout(() => this.connect(), wait);
+    this.veil.show(why, {
+      error: first,
+      more: `connecting again in ${(wait / 1000).toFixed(1)} s; what the windows show is ` +
+        'from before',
+      ways: [{
+        id: 'now', label: 'try now', run: () => {
+          clearTimeout(timer);
+          this.connect();
+        },
+      }],
+    });
     this.status(`${why}; connecting again in ${(wait / 1000).toFixed(1)} s`);
-    setTimeout(() => this.connect(), wait);
+  }
+
+  // Whether the gate says this page's login is gone (a WebSocket's refusal
+  // says nothing a page can read; the gate's API does).
+  async loggedOut() {
+    try {
+      const r = await fetch('/api/me', { credentials: 'same-origin' });
+      return r.status === 401 || r.status === 403;
+    } catch (e) {
+      return false; // the gate itself is away: try again
+    }
   }
 
   send(name, values, cls) {
@@ -176,14 +283,9 @@ export class Session {
     document.getElementById('rcomp-status').textContent = text;
   }
 
-  error(text) {
-    let el = document.getElementById('rcomp-error');
-    if (!el) {
-      el = document.createElement('div');
-      el.id = 'rcomp-error';
-      document.body.append(el);
-    }
-    el.textContent = text;
+  // An end or a failure, above every window (veil.js), with its ways on.
+  error(text, options = {}) {
+    this.veil.show(text, options);
     this.status('');
   }
 

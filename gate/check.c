@@ -3,7 +3,6 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <limits.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -19,6 +18,7 @@
 #include "apps.h"
 #include "check.h"
 #include "config.h"
+#include "listen.h"
 
 static int problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int problem(const char *fmt, ...)
@@ -204,30 +204,18 @@ static pid_t holder(unsigned long inode, char *name, size_t size)
  * as it should be; in use by another program is a problem. */
 static int check_listen(const struct gate_config *c)
 {
-	char host[128], port[16];
-	int p;
+	char host[128], why[256];
+	int p, bind_errno;
 	if (!address_listen(c->listen, host, sizeof(host), &p)) {
 		return 0; /* said as the file was read */
 	}
-	snprintf(port, sizeof(port), "%d", p);
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-		.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
-	struct addrinfo *res;
-	int err = getaddrinfo(host, port, &hints, &res);
-	if (err) {
-		return problem("listen = %s: %s", c->listen, gai_strerror(err));
-	}
-	int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
-	int one = 1;
-	int r = fd < 0 ? -1 : setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	r = r < 0 ? -1 : bind(fd, res->ai_addr, res->ai_addrlen);
-	int bind_errno = errno;
-	freeaddrinfo(res);
+	int fd = listen_bind(c, &bind_errno, why, sizeof(why));
 	if (fd >= 0) {
 		close(fd);
-	}
-	if (r == 0) {
 		return 0;
+	}
+	if (!bind_errno) {
+		return problem("%s", why);
 	}
 	if (bind_errno == EADDRINUSE) {
 		char name[64];

@@ -61,6 +61,40 @@ static int activated(char *why, size_t why_size)
 	return fd;
 }
 
+int listen_bind(const struct gate_config *config, int *bind_errno, char *why, size_t why_size)
+{
+	char host[128], port[16];
+	int p;
+	*bind_errno = 0;
+	if (!address_listen(config->listen, host, sizeof(host), &p)) {
+		snprintf(why, why_size, "listen = %s is not ADDR:PORT", config->listen);
+		return -1;
+	}
+	snprintf(port, sizeof(port), "%d", p);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
+	struct addrinfo *res;
+	int err = getaddrinfo(host, port, &hints, &res);
+	if (err) {
+		snprintf(why, why_size, "listen = %s: %s", config->listen, gai_strerror(err));
+		return -1;
+	}
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+		bind(fd, res->ai_addr, res->ai_addrlen) != 0) {
+		*bind_errno = errno;
+		snprintf(why, why_size, "cannot listen on %s: %s%s", config->listen,
+			strerror(errno), errno == EADDRINUSE ? " (is the port taken?)" : "");
+		if (fd >= 0) {
+			close(fd);
+		}
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
 int listen_socket(const struct gate_config *config, char *why, size_t why_size)
 {
 	int fd = activated(why, why_size);
@@ -89,33 +123,17 @@ int listen_socket(const struct gate_config *config, char *why, size_t why_size)
 		}
 		log_info("listening on the socket systemd passed (rcomp-gate.socket)");
 	} else {
-		char host[128], port[16];
-		int p;
-		address_listen(config->listen, host, sizeof(host), &p);
-		snprintf(port, sizeof(port), "%d", p);
-		struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-			.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
-		struct addrinfo *res;
-		int err = getaddrinfo(host, port, &hints, &res);
-		if (err) {
-			snprintf(why, why_size, "listen = %s: %s", config->listen,
-				gai_strerror(err));
+		int bind_errno = 0;
+		fd = listen_bind(config, &bind_errno, why, why_size);
+		if (fd >= 0 && listen(fd, 512) != 0) {
+			snprintf(why, why_size, "cannot listen on %s: %s", config->listen,
+				strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0) {
 			return -1;
 		}
-		fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		int one = 1;
-		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-			bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 512) != 0) {
-			snprintf(why, why_size, "cannot listen on %s: %s%s", config->listen,
-				strerror(errno),
-				errno == EADDRINUSE ? " (is the port taken?)" : "");
-			if (fd >= 0) {
-				close(fd);
-			}
-			freeaddrinfo(res);
-			return -1;
-		}
-		freeaddrinfo(res);
 	}
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);

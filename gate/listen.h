@@ -19,6 +19,10 @@
 #include "config.h"
 #include "listen-state.h"
 
+/* config's listen address bound (not yet listening), close-on-exec; -1
+ * with why, and in *bind_errno the errno of a failed bind or socket (0
+ * where the address itself is at fault). --check-config binds it so too. */
+int listen_bind(const struct gate_config *config, int *bind_errno, char *why, size_t why_size);
 /* In the monitor, at its start: the socket systemd passed (LISTEN_FDS), or
  * config's listen address bound and listening; -1 and why. */
 int listen_socket(const struct gate_config *config, char *why, size_t why_size);

@@ -20,14 +20,22 @@
 #include "config.h"
 #include "listen.h"
 
+/* One line of --check-config's: "rcomp-gate: " and kind ("" for a
+ * problem, "warning: "), then the text. */
+static void say(const char *kind, const char *fmt, va_list args)
+{
+	printf("rcomp-gate: %s", kind);
+	vprintf(fmt, args);
+	printf("\n");
+}
+
+/* A problem: said, and counted (returns 1). */
 static int problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int problem(const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
-	printf("rcomp-gate: ");
-	vprintf(fmt, args);
-	printf("\n");
+	say("", fmt, args);
 	va_end(args);
 	return 1;
 }
@@ -37,9 +45,7 @@ static void warning(const char *fmt, ...)
 {
 	va_list args;
 	va_start(args, fmt);
-	printf("rcomp-gate: warning: ");
-	vprintf(fmt, args);
-	printf("\n");
+	say("warning: ", fmt, args);
 	va_end(args);
 }
 
@@ -307,9 +313,9 @@ int check_config(const char *path)
 				    "build, /usr/share/rcomp/web installed)",
 			c.page, stat(c.page, &st) != 0 ? strerror(errno) : "not a folder");
 	} else {
-		for (const char *f = "index.html"; f;
-			f = strcmp(f, "index.html") == 0 ? "gate.html" : NULL) {
-			snprintf(file, sizeof(file), "%s/%s", c.page, f);
+		static const char *const pages[] = {"index.html", "gate.html"};
+		for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+			snprintf(file, sizeof(file), "%s/%s", c.page, pages[i]);
 			if (access(file, R_OK) != 0) {
 				problems += problem("the page is not whole: %s: %s", file,
 					strerror(errno));

@@ -878,30 +878,13 @@ def test_one_users_flood_of_viewers_to_made_up_sessions_keeps_no_other_user_out(
     slots for 5 s. Now a name that did not just start is tried once, and
     one login's requests in flight are bounded: bob logs in 10 of 10 times
     within 2 s meanwhile."""
-    import select
     import threading
     alice = gate.client()
     assert alice.login(ALICE)[0] == 200
     stop = threading.Event()
     opened = [0]
-
-    def flood(source):
-        mine = alice.like(source)
-        socks = []
-        while not stop.is_set():
-            while len(socks) < 50 and not stop.is_set():
-                try:
-                    socks.append(mine.websocket("nosuch-" + os.urandom(4).hex()))
-                    opened[0] += 1
-                except OSError:
-                    time.sleep(0.05)
-            ready, _, _ = select.select(socks, [], [], 0.05)
-            for s in ready:
-                s.close()
-                socks.remove(s)
-        for s in socks:
-            s.close()
-    threads = [threading.Thread(target=flood, args=("127.0.1.%d" % i,)) for i in (1, 2, 3)]
+    threads = [threading.Thread(target=rig.flood_made_up_viewers,
+                                args=(alice, "127.0.1.%d" % i, stop, opened)) for i in (1, 2, 3)]
     for t in threads:
         t.start()
     try:

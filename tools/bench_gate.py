@@ -516,7 +516,6 @@ def attack(gate, start_flood, user_client, home_login):
 
 
 def attacks_case(against):
-    import select
     builds = [("this build", rig.RCOMP_GATE, True)]
     if against:
         builds.append(("against", os.path.join(os.path.abspath(against), "gate", "rcomp-gate"),
@@ -534,22 +533,8 @@ def attacks_case(against):
             bob.login(rig.BOB)
 
             def viewers(stop):
-                def run(source):
-                    mine = alice.like(source)
-                    socks = []
-                    while not stop.is_set():
-                        while len(socks) < 50 and not stop.is_set():
-                            try:
-                                socks.append(mine.websocket("nosuch-" + os.urandom(4).hex()))
-                            except OSError:
-                                time.sleep(0.05)
-                        ready, _, _ = select.select(socks, [], [], 0.05)
-                        for s in ready:
-                            s.close()
-                            socks.remove(s)
-                    for s in socks:
-                        s.close()
-                ts = [threading.Thread(target=run, args=("127.0.1.%d" % i,)) for i in (1, 2, 3)]
+                ts = [threading.Thread(target=rig.flood_made_up_viewers,
+                                       args=(alice, "127.0.1.%d" % i, stop)) for i in (1, 2, 3)]
                 for t in ts:
                     t.start()
                 return ts

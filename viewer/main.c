@@ -200,14 +200,23 @@ static bool every_window(struct rv_window *window, void *data)
 /* rcomp-view ssh [ssh options] HOST -- APP [ARGS]
  * rcomp-view ssh [ssh options] HOST --attach [SESSION]
  * from argv[first] on (after "ssh"); false if it is neither. */
+/* What ends ssh's arguments: index in ends, or -1. */
+static const char *const ends[] = {"--", "--attach", "--stop", "--list"};
+static int ssh_end(const char *arg)
+{
+	for (int k = 0; k < (int)(sizeof(ends) / sizeof(ends[0])); k++) {
+		if (strcmp(arg, ends[k]) == 0) {
+			return k;
+		}
+	}
+	return -1;
+}
+
 static bool parse_ssh(struct rv_options *options, int argc, char **argv, int first)
 {
-	static const char *const ends[] = {"--", "--attach", "--stop", "--list"};
 	int end = first, which = -1;
-	for (; end < argc && which < 0; end += which < 0) {
-		for (int k = 0; k < 4; k++) {
-			which = strcmp(argv[end], ends[k]) == 0 ? k : which;
-		}
+	while (end < argc && (which = ssh_end(argv[end])) < 0) {
+		end++;
 	}
 	if (end == first || which < 0) {
 		return false;

@@ -102,14 +102,13 @@ static bool listen_web(struct rc_server *server)
 	const char *root = env && *env ? env : RCOMP_WEB_DIR;
 	/* A folder without the page, or without what the build generates
 	 * for it, would serve a blank page and say nothing. */
-	for (const char *f = "index.html"; f;
-		f = strcmp(f, "index.html") == 0 ? "messages.js" : NULL) {
+	static const char *const needed[] = {"index.html", "messages.js"};
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", root, f);
+		snprintf(path, sizeof(path), "%s/%s", root, needed[i]);
 		if (access(path, R_OK) != 0) {
 			log_error("cannot serve the page: %s: %s (%s; in a build the page is "
-				  "build/web, "
-				  "installed %s)",
+				  "build/web, installed %s)",
 				path, strerror(errno),
 				env && *env ? "RCOMP_WEB_DIR names that folder"
 					    : "its installed place",

@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import pwd
+import select
 import shutil
 import socket
 import subprocess
@@ -89,6 +90,28 @@ def end_sessions(user):
     subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
     uid = pwd.getpwnam(user).pw_uid
     shutil.rmtree("/tmp/rcomp-%d" % uid, ignore_errors=True)
+
+
+def flood_made_up_viewers(client, source, stop, opened=None):
+    """The audit's flood: client's login, from source, keeps 50 WebSockets
+    open to made-up session names, each opened again as it closes, until
+    stop (a threading.Event) is set. opened: a one-item list counting them."""
+    mine = client.like(source)
+    socks = []
+    while not stop.is_set():
+        while len(socks) < 50 and not stop.is_set():
+            try:
+                socks.append(mine.websocket("nosuch-" + os.urandom(4).hex()))
+                if opened is not None:
+                    opened[0] += 1
+            except OSError:
+                time.sleep(0.05)
+        ready, _, _ = select.select(socks, [], [], 0.05)
+        for s in ready:
+            s.close()
+            socks.remove(s)
+    for s in socks:
+        s.close()
 
 
 class Gate:

@@ -18,6 +18,7 @@
 #include "dispatch.h"
 #include "dnd.h"
 #include "input.h"
+#include "keychar.h"
 #include "log.h"
 #include "quic.h"
 #include "record.h"
@@ -248,6 +249,8 @@ static bool acts(const struct wire_msg *msg)
 		return msg->pointer_button.state != 0;
 	case WIRE_KEY:
 		return msg->key.state != 0;
+	case WIRE_KEY_CHAR:
+		return msg->key_char.state != 0;
 	default:
 		return false;
 	}
@@ -486,6 +489,17 @@ static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;
 	input_key(server, &msg->key);
+}
+
+static void on_key_char(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	const struct wire_key_char *m = &msg->key_char;
+	char text[5];
+	if (keychar_key(server, m) || textinput_commit(server, keychar_utf8(m->codepoint, text))) {
+		return;
+	}
+	keychar_spare(server, m);
 }
 
 static void on_shortcuts_inhibit_state(struct rc_viewer *viewer, const struct wire_msg *msg)

@@ -13,6 +13,7 @@
 struct wlr_input_device;
 struct wlr_surface;
 struct xkb_context;
+struct xkb_keymap;
 
 /* A finger down, on the surface it touched first. */
 struct rc_touch_point {
@@ -20,6 +21,31 @@ struct rc_touch_point {
 	int32_t id;
 	uint32_t window;
 	double dx, dy; /* window coordinates minus surface-local ones */
+};
+
+/* Characters typed as characters (keychar.c): the keymap the viewer gave,
+ * the characters put on its spare keys, the character keys held, and the
+ * viewer's modifiers while a held character's are set. */
+#define RC_SPARE_CHARS 16
+#define RC_CHARS_HELD 32
+
+struct rc_keychar {
+	struct xkb_keymap *base; /* the viewer's keymap, without spare characters */
+	struct rc_spare_char {
+		uint32_t keycode; /* xkb's: a key of base that types nothing */
+		uint32_t codepoint; /* 0: free */
+		uint64_t used; /* when it was last typed, in uses */
+	} spare[RC_SPARE_CHARS];
+	uint32_t nspare;
+	uint64_t uses;
+	struct rc_char_held {
+		uint32_t key, codepoint; /* as the viewer named it */
+		uint32_t keycode; /* evdev's, pressed for it */
+	} held[RC_CHARS_HELD];
+	uint32_t nheld;
+	bool mods_set; /* a held character's modifiers are the seat's now */
+	uint32_t mods_keycode; /* evdev's, of the character that set them */
+	uint32_t restore[4]; /* the viewer's: depressed, latched, locked, group */
 };
 
 /* The seat's input from the viewer (input.c). */
@@ -43,6 +69,7 @@ struct rc_input {
 		bool touch;
 	} presses[RC_PRESSES];
 	uint32_t npresses;
+	struct rc_keychar chars;
 };
 
 #endif

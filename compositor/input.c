@@ -15,6 +15,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "input.h"
+#include "keychar.h"
 #include "keymap-names.h"
 #include "log.h"
 #include "monotonic.h"
@@ -40,7 +41,7 @@ bool input_init(struct rc_server *server)
 		log_error("cannot compile the default keymap (is xkb-data installed?)");
 		return false;
 	}
-	wlr_keyboard_set_keymap(input->keyboard->keyboard, keymap);
+	keychar_set_keymap(server, keymap);
 	xkb_keymap_unref(keymap);
 	wlr_keyboard_set_repeat_info(input->keyboard->keyboard, 25, 600);
 	wlr_seat_set_keyboard(server->seat, input->keyboard);
@@ -52,6 +53,7 @@ bool input_init(struct rc_server *server)
 
 void input_finish(struct rc_server *server)
 {
+	keychar_finish(server);
 	xkb_context_unref(server->input.xkb);
 	server->input.xkb = NULL;
 }
@@ -66,6 +68,7 @@ static void release_all(struct rc_server *server)
 			WL_KEYBOARD_KEY_STATE_RELEASED);
 	}
 	input->nkeys_down = 0;
+	keychar_release_all(server);
 	input->buttons_down = 0;
 	input->grab_surface = NULL;
 	wlr_seat_pointer_notify_clear_focus(server->seat);
@@ -148,7 +151,7 @@ struct xkb_keymap *input_compile_keymap(struct rc_server *server, const struct w
 
 void input_set_keymap(struct rc_server *server, struct xkb_keymap *keymap)
 {
-	wlr_keyboard_set_keymap(server->input.keyboard->keyboard, keymap);
+	keychar_set_keymap(server, keymap);
 }
 
 void input_repeat_info(struct rc_server *server, const struct wire_repeat_info *msg)
@@ -200,6 +203,9 @@ void input_key(struct rc_server *server, const struct wire_key *msg)
 	if (!server->seat->keyboard_state.focused_surface) {
 		return;
 	}
+	if (msg->state) {
+		keychar_restore(server);
+	}
 	track_key(&server->input, msg->key, msg->state == 1);
 	wlr_seat_keyboard_notify_key(server->seat, monotonic_msec(), msg->key,
 		msg->state ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED);
@@ -208,6 +214,8 @@ void input_key(struct rc_server *server, const struct wire_key *msg)
 void input_modifiers(struct rc_server *server, const struct wire_modifiers *msg)
 {
 	struct wlr_keyboard *kbd = server->input.keyboard->keyboard;
+	/* The viewer's word on its modifiers outranks a held character's. */
+	server->input.chars.mods_set = false;
 	wlr_keyboard_notify_modifiers(kbd, msg->depressed, msg->latched, msg->locked, msg->group);
 	wlr_seat_keyboard_notify_modifiers(server->seat, &kbd->modifiers);
 }

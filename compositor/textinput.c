@@ -248,3 +248,19 @@ void textinput_event(struct rc_server *server, const struct wire_text_input_even
 	/* The app disabled it meanwhile, or the window went: an ordinary race. */
 	log_debug("window %u: an input method's change for no enabled text input", msg->window);
 }
+
+bool textinput_commit(struct rc_server *server, const char *text)
+{
+	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
+	struct rc_text_input *ti;
+	wl_list_for_each(ti, &server->text_inputs, link)
+	{
+		if (focused && ti->input->focused_surface == focused &&
+			ti->input->current_enabled) {
+			wlr_text_input_v3_send_commit_string(ti->input, text);
+			wlr_text_input_v3_send_done(ti->input);
+			return true;
+		}
+	}
+	return false;
+}

@@ -75,6 +75,7 @@
 	X(DND_ACTION, dnd_action, 0x0121, VIEWER, 4, CONTROL, one_action) \
 	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8, CONTROL, one_action) \
 	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4, CONTROL, none) \
+	X(KEY_CHAR, key_char, 0x0124, VIEWER, 12, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -161,6 +162,10 @@
 #define WIRE_KEYBOARD_LEAVE_FIELDS FIELD(u32, window)
 #define WIRE_KEY_FIELDS \
 	RANGE(u32, key, 0, 0xffff) \
+	RANGE(u32, state, 0, 1)
+#define WIRE_KEY_CHAR_FIELDS \
+	RANGE(u32, key, 0, 0xffff) /* where it was typed; 0: not said */ \
+	RANGE(u32, codepoint, 0x20, 0x10ffff) /* what it typed */ \
 	RANGE(u32, state, 0, 1)
 #define WIRE_MODIFIERS_FIELDS \
 	FIELD(u32, depressed) \

@@ -115,6 +115,9 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_KEY:
 		m.key = (struct wire_key){0xffff, 1};
 		break;
+	case WIRE_KEY_CHAR:
+		m.key_char = (struct wire_key_char){3, 0x10ffff, 1};
+		break;
 	case WIRE_MODIFIERS:
 		m.modifiers = (struct wire_modifiers){1, 2, 4, 1};
 		break;

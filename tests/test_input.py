@@ -550,8 +550,13 @@ def test_a_layout_named_in_the_address_is_the_sessions_keymap(desktop, page):
     page.click(x + 20, y + 30)
     wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
     wait_for("the German keymap", lambda: 'keymap: layout "de"' in remote_log(desktop))
-    page.key("KeyY")
+    # A German browser's z is the key by the T, which types z in the
+    # session's German keymap: the key the character came from is kept.
+    page.command("keyevents", events=[
+        {"type": "keyDown", "key": "z", "code": "KeyY", "text": "z"},
+        {"type": "keyUp", "key": "z", "code": "KeyY"}])
     wait_for("the key by the T typing z", lambda: "keysym z" in remote_log(desktop))
+    assert "key 21 pressed" in remote_log(desktop)
 
 
 def test_the_mouses_back_and_forward_buttons_reach_the_app_and_the_page_stays(desktop, page):
@@ -667,3 +672,110 @@ def test_keymap_names_that_are_not_names_are_refused_and_the_keymap_stays(deskto
     wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
     page.key("KeyA")
     wait_for("the key typing a under the keymap kept", lambda: "keysym a" in remote_log(desktop))
+
+
+# Characters as typed (the page's key_char): a printable character goes as
+# that character whatever the browser's layout or the key event's modifiers
+# say; shortcuts keep their physical keys.
+
+# Where a layout has a character: its key (KeyboardEvent.code) and the
+# modifier that reaches it (Shift, AltGraph or none).
+GERMAN = {"$": ("Digit4", "Shift"), "(": ("Digit8", "Shift"), ")": ("Digit9", "Shift"),
+          "*": ("BracketRight", "Shift"), "|": ("IntlBackslash", "AltGraph"),
+          "~": ("BracketRight", "AltGraph"), "@": ("KeyQ", "AltGraph"),
+          "{": ("Digit7", "AltGraph"), "}": ("Digit0", "AltGraph"), "z": ("KeyY", None),
+          "y": ("KeyZ", None), "\u00e4": ("Quote", None), "-": ("Slash", None)}
+US = {"$": ("Digit4", "Shift"), "(": ("Digit9", "Shift"), ")": ("Digit0", "Shift"),
+      "*": ("Digit8", "Shift"), "|": ("Backslash", "Shift"), "~": ("Backquote", "Shift"),
+      "@": ("Digit2", "Shift"), "{": ("BracketLeft", "Shift"), "}": ("BracketRight", "Shift"),
+      "z": ("KeyZ", None), "y": ("KeyY", None), "-": ("Minus", None)}
+MODIFIER_KEYS = {"Shift": ("ShiftLeft", 8), "AltGraph": ("AltRight", 0)}
+
+
+def layout_events(text, layout):
+    """The key events a browser with layout makes for text: each character
+    on its key, with Shift or AltGr held around it as that layout needs."""
+    events = []
+    for ch in text:
+        code, held = layout.get(ch, ("Digit" + ch if ch.isdigit() else "Key" + ch.upper(), None))
+        mods = 0
+        if held:
+            mcode, mods = MODIFIER_KEYS[held]
+            events.append({"type": "keyDown", "key": held, "code": mcode, "modifiers": mods})
+        events.append({"type": "keyDown", "key": ch, "code": code, "modifiers": mods, "text": ch})
+        events.append({"type": "keyUp", "key": ch, "code": code, "modifiers": mods})
+        if held:
+            events.append({"type": "keyUp", "key": held, "code": MODIFIER_KEYS[held][0]})
+    return events
+
+
+def typing_line(desktop, page, app, fragment="", run=False):
+    """app (foot or xterm) reading one line into a file (and with run, its
+    shell running it), focused in the page; returns that file's path."""
+    out = os.path.join(desktop.tmp, "typed.txt")
+    script = 'read l; printf "%%s\\n" "$l" > %s' % out + ('; eval "$l"' if run else "")
+    argv = {"foot": ["foot", "sh", "-c", script],
+            "xterm": ["xterm", "-e", "sh", "-c", script]}[app]
+    _, url = web_session(desktop, argv)
+    page.open(url + "#token=" + TOKEN + fragment)
+    page.wait("window.rcomp.stats().find((w) => w.presented > 0)")
+    x, y, _, _ = page.eval("(() => { const r = document.querySelector('.rcomp-window canvas')"
+                           ".getBoundingClientRect(); return [r.left, r.top, r.width, "
+                           "r.height]; })()")
+    page.click(x + 40, y + 40)
+    wait_for("the keymap and the focus", lambda: "keymap: layout" in remote_log(desktop))
+    time.sleep(0.5)  # the app has its keymap
+    return out
+
+
+@pytest.mark.parametrize("app", ["foot", "xterm"])
+def test_characters_whose_key_events_carry_no_shift_reach_the_app_as_typed(desktop, page, app):
+    """puppeteer's keyboard.type sends '$' as the key Digit4 with no Shift;
+    the shell gets the command as written and runs it. The 'é' no key of
+    the US keymap types reaches foot through its text input and xterm (X11,
+    no text input) on a spare key of the keymap."""
+    out = typing_line(desktop, page, app, run=True)
+    page.command("keyboard_type", text="echo answered-$((6*7))-\u00e9 | tee ~/proof.txt")
+    page.key("Enter")
+    got = wait_for("the typed line", lambda: os.path.exists(out) and open(out).read())
+    assert got == "echo answered-$((6*7))-\u00e9 | tee ~/proof.txt\n", repr(got)
+    proof = os.path.join(desktop.tmp, "proof.txt")
+    wait_for("the shell's proof", lambda: os.path.exists(proof) and open(proof).read())
+    assert open(proof).read() == "answered-42-\u00e9\n"
+
+
+@pytest.mark.parametrize("browser,session", [("de", "us"), ("us", "de")])
+def test_a_browser_layout_other_than_the_sessions_types_its_own_characters(desktop, page,
+                                                                            browser, session):
+    """Key events as a German browser makes them against a US session, and
+    US ones against a German session: each character arrives as the
+    browser's layout typed it, not as the session's layout reads the
+    physical key."""
+    text = "zy$((6*7))|~@{}-" + ("\u00e4" if browser == "de" else "")
+    out = typing_line(desktop, page, "foot", "&layout=" + session)
+    wait_for("the session's layout", lambda: 'keymap: layout "%s"' % session
+             in remote_log(desktop))
+    page.command("keyevents", events=layout_events(text, GERMAN if browser == "de" else US))
+    page.key("Enter")
+    got = wait_for("the typed line", lambda: os.path.exists(out) and open(out).read())
+    assert got == text + "\n", repr(got)
+
+
+def test_a_shortcut_keeps_its_physical_key_whatever_the_browsers_layout(desktop, page):
+    """Ctrl with the key a German layout calls z (KeyY) reaches the app as
+    Ctrl and that key (KEY_Y, 21), as on the local desktop; without Ctrl
+    the same key types z."""
+    x, y, _, _ = open_input_client(desktop, page, "&layout=us")
+    page.click(x + 20, y + 30)
+    wait_for("keyboard focus on the app", lambda: "key-enter main" in remote_log(desktop))
+    page.command("keyevents", events=[
+        {"type": "keyDown", "key": "Control", "code": "ControlLeft", "modifiers": 2},
+        {"type": "keyDown", "key": "z", "code": "KeyY", "modifiers": 2},
+        {"type": "keyUp", "key": "z", "code": "KeyY", "modifiers": 2},
+        {"type": "keyUp", "key": "Control", "code": "ControlLeft"}])
+    wait_for("Ctrl and the key Y", lambda: "key 21 pressed" in remote_log(desktop))
+    before, after = remote_log(desktop).split("key 21 pressed", 1)
+    assert before.rstrip().endswith("modifiers 4 0 0 0"), before[-300:]
+    assert after.split("\n")[1] == "keysym y"
+    page.command("keyevents", events=layout_events("z", GERMAN))
+    wait_for("the key that types z", lambda: "keysym z" in remote_log(desktop))

@@ -13,6 +13,7 @@ export function dispatch(session, m) {
     case 'welcome':
       session.welcomed = true;
       session.everWelcomed = true;
+      session.minor = m.minor; // what it takes: key_char from 8
       session.retries = 0;
       session.status('session ' + m.name);
       session.veil.hide();

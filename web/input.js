@@ -6,7 +6,7 @@
 // that answers it measures input to photon.
 import { CONSTRAINT, GRAB, STATES, TEXT_INPUT } from './messages.js';
 import { encoder } from './wire.js';
-import { keyCode, modifiers } from './keys.js';
+import { keyCode, modifiers, typedChar } from './keys.js';
 
 const MARKS = 16; // input marks remembered, as rcomp-view does
 const BUTTONS = [0x110, 0x112, 0x111, 0x113, 0x114]; // BTN_LEFT, MIDDLE, RIGHT, SIDE, EXTRA
@@ -18,7 +18,8 @@ export class Input {
     this.marks = new Array(MARKS).fill(0);
     this.mark = 0;
     this.mods = '';
-    this.keysDown = new Set();
+    this.keysDown = new Map(); // by the event's code: {key} or, typed as a character, {key, cp}
+    this.dead = new Set(); // dead keys: the browser composes, the next key's character goes
     this.constraint = null; // {window, type}: what the app asked of the pointer
     this.keyboardLocked = false;
     this.textInput = new Map(); // by window: the app's text input state
@@ -42,12 +43,10 @@ export class Input {
         this.commit(e.data || '');
       });
       // Text that came without keys (an on-screen keyboard, a paste of
-      // text into an input method): to the app's text input, if it has one.
+      // text into an input method): to the app's text input, or typed.
       this.ime.addEventListener('input', (e) => {
-        if (!e.isComposing && e.inputType === 'insertText' && e.data && !this.typedByKey) {
-          this.commit(e.data);
-        }
-        this.typedByKey = false;
+        // (A key the page sent was prevented, and brings no input.)
+        if (!e.isComposing && e.inputType === 'insertText' && e.data) this.commit(e.data);
         this.ime.value = '';
       });
     }
@@ -76,24 +75,41 @@ export class Input {
   }
 
   key(e, state) {
-    if (e.target && e.target.closest && e.target.closest('#rcomp-token')) return;
+    if (e.target && e.target.closest && e.target.closest('#rcomp-token, .rcomp-keep-keys')) return;
     const w = this.session.focused;
     if (!w || this.session.viewOnly) return;
     if (e.isComposing || e.keyCode === 229) return; // the input method's
     const code = keyCode(e.code);
-    if (!code) return;
+    const id = e.code || 'key ' + e.key;
+    const cp = state ? this.charOf(e) : 0;
+    if (!code && !cp && !this.keysDown.has(id)) return;
     // Everything goes to the app, browser shortcuts included where the
     // browser lets a page keep them (all of them under keyboard lock).
     e.preventDefault();
     e.stopPropagation();
+    if (state && e.key === 'Dead') {
+      this.dead.add(id);
+      return;
+    }
+    if (!state && this.dead.delete(id)) return;
     if (state && e.repeat) return; // the app repeats, as on Wayland
-    if (state && this.keysDown.has(code)) return;
-    if (state) this.keysDown.add(code);
-    else if (!this.keysDown.delete(code)) return;
-    this.typedByKey = state === 1;
-    this.send('key', { key: code, state });
+    if (state && this.keysDown.has(id)) return;
+    const down = state ? { key: code, cp } : this.keysDown.get(id);
+    if (!down) return;
+    if (state) this.keysDown.set(id, down);
+    else this.keysDown.delete(id);
+    if (down.cp) this.send('key_char', { key: down.key, codepoint: down.cp, state });
+    else this.send('key', { key: down.key, state });
     if (state) this.markInput(w);
     this.sendModifiers(e);
+  }
+
+  // The character a key typed, where it goes as one: a server that takes
+  // key_char (minor 8), and no game's pointer lock (a game wants its keys
+  // where they are).
+  charOf(e) {
+    if (this.session.minor < 8 || document.pointerLockElement) return 0;
+    return typedChar(e);
   }
 
   sendModifiers(e) {
@@ -118,9 +134,13 @@ export class Input {
   // Keys still down go up when the page loses the keyboard.
   end() {
     if (this.session.focused && this.keysDown.size) {
-      for (const k of this.keysDown) this.send('key', { key: k, state: 0 });
+      for (const d of this.keysDown.values()) {
+        if (d.cp) this.send('key_char', { key: d.key, codepoint: d.cp, state: 0 });
+        else this.send('key', { key: d.key, state: 0 });
+      }
     }
     this.keysDown.clear();
+    this.dead.clear();
     this.mods = '';
   }
 
@@ -292,13 +312,37 @@ export class Input {
     });
   }
 
+  // Text committed (an input method, an on-screen keyboard): to the app's
+  // text input where it has one, else typed, character by character.
   commit(text) {
     const w = this.session.focused;
-    const ti = w && this.textInput.get(w.id);
-    if (!ti || !(ti.flags & TEXT_INPUT.enabled) || this.session.viewOnly) return;
-    this.send('text_input_event', {
-      window: w.id, flags: 0, preedit_cursor_begin: 0, preedit_cursor_end: 0,
-      delete_before: 0, delete_after: 0, preedit: '', commit: text,
-    });
+    if (!w || !text || this.session.viewOnly) return;
+    const ti = this.textInput.get(w.id);
+    if (ti && ti.flags & TEXT_INPUT.enabled) {
+      this.send('text_input_event', {
+        window: w.id, flags: 0, preedit_cursor_begin: 0, preedit_cursor_end: 0,
+        delete_before: 0, delete_after: 0, preedit: '', commit: text,
+      });
+    } else {
+      this.typeText(text);
+    }
+    this.markInput(w);
+  }
+
+  // Text as keys: each character pressed and released as itself
+  // (key_char), a line's end as Enter and a tab as Tab.
+  typeText(text) {
+    for (const ch of text) {
+      const physical = { '\n': 28, '\r': 28, '\t': 15 }[ch];
+      if (physical) {
+        this.send('key', { key: physical, state: 1 });
+        this.send('key', { key: physical, state: 0 });
+        continue;
+      }
+      const cp = ch.codePointAt(0);
+      if (this.session.minor < 8 || cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0)) continue;
+      this.send('key_char', { key: 0, codepoint: cp, state: 1 });
+      this.send('key_char', { key: 0, codepoint: cp, state: 0 });
+    }
   }
 }

@@ -1,7 +1,12 @@
-// Keys by where they are, not what they type: the browser's
+// Keys by where they are, and characters as typed. The browser's
 // KeyboardEvent.code names a physical key, which is one Linux (evdev) key
 // code; the session's keymap, compiled by rcomp-run from the layout's name,
-// makes it a symbol, as the local keymap does for rcomp-view.
+// makes it a symbol, as the local keymap does for rcomp-view. A key that
+// typed a printable character with no shortcut modifier held goes as that
+// character (key_char), which rcomp-run types on the session's keymap
+// whatever the browser's layout, an on-screen keyboard or the event's
+// modifiers said; shortcuts (Ctrl, Alt, Super held) and keys that type
+// nothing (arrows, F-keys, Enter) keep their physical keys.
 
 const CODES = {
   Escape: 1, Digit1: 2, Digit2: 3, Digit3: 4, Digit4: 5, Digit5: 6, Digit6: 7, Digit7: 8,
@@ -34,6 +39,18 @@ const CODES = {
 
 export function keyCode(code) {
   return CODES[code] || 0;
+}
+
+// The character a key event typed, as a code point, or 0 where it is a
+// shortcut or typed none. AltGr (which some systems report as Ctrl+Alt)
+// types characters.
+export function typedChar(e) {
+  const altGr = e.getModifierState ? e.getModifierState('AltGraph') : false;
+  if (e.metaKey || (!altGr && (e.ctrlKey || e.altKey))) return 0;
+  const chars = [...(e.key || '')];
+  if (chars.length !== 1) return 0;
+  const cp = chars[0].codePointAt(0);
+  return cp >= 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp < 0xa0) ? cp : 0;
 }
 
 // The standard real modifiers, the first eight of any xkb keymap:

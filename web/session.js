@@ -39,6 +39,7 @@ export class Session {
     this.desk = new Desk(this, desk, list);
     this.bytes = 0;
     this.retries = 0;
+    this.minor = 0; // the server's minor version, at its welcome
     this.p = params();
     this.viewOnly = this.p.viewOnly;
     this.input = new Input(this);

@@ -12,6 +12,11 @@
 //   {"op": "key", "do": "down"|"up"|"press", "key": K}  puppeteer's names
 //   {"op": "type", "text": T}                 text as an input method
 //                                            commits it
+//   {"op": "keyevents", "events": [{type: "keyDown"|"keyUp", key, code,
+//    modifiers, text}]}                      key events as a browser with
+//                                            another layout makes them
+//                                            (CDP's, modifiers 1 Alt, 2 Ctrl,
+//                                            4 Meta, 8 Shift)
 //   {"op": "compose", "text": T}              an input method's composition
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
@@ -83,6 +88,21 @@ async function run(c) {
     case 'type':
       await page.keyboard.sendCharacter(c.text);
       return {};
+    case 'keyboard_type':
+      await page.keyboard.type(c.text);
+      return {};
+    case 'keyevents': {
+      const cdp = await page.createCDPSession();
+      for (const ev of c.events) {
+        await cdp.send('Input.dispatchKeyEvent', {
+          type: ev.type, key: ev.key, code: ev.code, modifiers: ev.modifiers || 0,
+          text: ev.type === 'keyDown' ? (ev.text ?? '') : undefined,
+          unmodifiedText: ev.type === 'keyDown' ? (ev.text ?? '') : undefined,
+        });
+      }
+      await cdp.detach();
+      return {};
+    }
     case 'compose': {
       const cdp = await page.createCDPSession();
       await cdp.send('Input.imeSetComposition', {

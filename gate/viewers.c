@@ -56,9 +56,10 @@ static void viewers_answered(struct lws *wsi, const struct gate_answer *a, const
 			log_info("refused a viewer of %s from %s: %s", a->user, pss->addr, why);
 		}
 		bridge_goodbye(b,
-			a->status == GATE_REFUSED	  ? WIRE_BYE_UNAUTHORIZED
-				: a->status == GATE_LIMIT ? WIRE_BYE_BUSY
-							  : WIRE_BYE_SHUTDOWN,
+			a->status == GATE_REFUSED	      ? WIRE_BYE_UNAUTHORIZED
+				: a->status == GATE_LIMIT     ? WIRE_BYE_BUSY
+				: a->status == GATE_NOT_FOUND ? WIRE_BYE_NO_SESSION
+							      : WIRE_BYE_SHUTDOWN,
 			a->status == GATE_REFUSED ? "not logged in at the gate (or the login "
 						    "expired): log in again"
 						  : why);

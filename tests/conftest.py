@@ -47,6 +47,30 @@ def rcomp_view(desktop):
     return desktop.start_viewer
 
 
+@pytest.fixture(scope="module")
+def accounts():
+    """The gate's test users (rig.USERS), real accounts."""
+    rig.make_accounts()
+    yield
+    for user in rig.USERS:
+        rig.end_sessions(user)
+
+
+@pytest.fixture
+def sessions_end(accounts):
+    """What a test started as the test users ends with it (the gate's
+    modules use it for every test)."""
+    yield
+    for user in rig.USERS:
+        rig.end_sessions(user)
+
+
+@pytest.fixture
+def gate(desktop, accounts):
+    """rcomp-gate on a port of its own, as rig.Gate starts it."""
+    return rig.Gate(desktop)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

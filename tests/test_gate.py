@@ -17,28 +17,9 @@ import pytest
 import rig
 from rig import ALICE, BOB, STUBBORN_APP, USERS, all_gone_by, stubborn_pids, wait_for
 
-pytestmark = pytest.mark.skipif(rig.gate_possible() is not None,
-                                reason=str(rig.gate_possible()))
-
-@pytest.fixture(scope="module")
-def accounts():
-    rig.make_accounts()
-    yield
-    for user in USERS:
-        rig.end_sessions(user)
-
-
-@pytest.fixture(autouse=True)
-def sessions_end(accounts):
-    """What a test started as the test users ends with it."""
-    yield
-    for user in USERS:
-        rig.end_sessions(user)
-
-
-@pytest.fixture
-def gate(desktop, accounts):
-    return rig.Gate(desktop)
+pytestmark = [pytest.mark.skipif(rig.gate_possible() is not None,
+                                 reason=str(rig.gate_possible())),
+              pytest.mark.usefixtures("sessions_end")]
 
 
 def test_a_wrong_password_is_refused_with_a_clear_message_and_an_unknown_user_gets_the_same(gate):
@@ -1204,13 +1185,6 @@ def test_the_addresses_of_one_ipv6_slash_64_are_one_source_to_the_throttle(deskt
         subprocess.run(route, capture_output=True)
 
 
-def log_in_page(page, gate, user=ALICE):
-    page.wait("!document.getElementById('door').hidden")
-    page.eval("document.getElementById('user').value = %r; "
-              "document.getElementById('password').value = %r; "
-              "document.getElementById('enter').click()" % (user, USERS[user]))
-
-
 def test_a_logout_in_another_tab_covers_the_viewer_and_logging_in_again_comes_back_to_it(gate):
     """The viewer's login ends elsewhere (the same browser's cookie logs
     out): its windows are covered with why and "log in again", which,
@@ -1218,7 +1192,7 @@ def test_a_logout_in_another_tab_covers_the_viewer_and_logging_in_again_comes_ba
     page = rig.Browser(gate.rig)
     try:
         page.open(gate.url)
-        log_in_page(page, gate)
+        rig.log_in_page(page)
         page.wait("document.querySelector('li[data-app=\"foot\"] button')")
         page.eval("document.querySelector('li[data-app=\"foot\"] button').click()")
         page.window("foot")
@@ -1236,7 +1210,7 @@ def test_a_logout_in_another_tab_covers_the_viewer_and_logging_in_again_comes_ba
                          ".getAttribute('href')")
         assert href.startswith("/#back="), href
         page.open(gate.url.rstrip("/") + href)
-        log_in_page(page, gate)
+        rig.log_in_page(page)
         page.window("foot")
         assert page.wait("new URLSearchParams(location.hash.slice(1)).get('gate')") == name
         assert page.eval("document.getElementById('rcomp-veil')") is None

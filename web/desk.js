@@ -62,6 +62,11 @@ export class Desk {
     this.session.send('output_info', { window: w.id, refresh_mhz: 60000, scale });
   }
 
+  // Another session opens in the page: none of these windows is its.
+  clear() {
+    for (const id of [...this.windows.keys()]) this.destroy(id);
+  }
+
   // The snapshot after a reconnect named every window still there: the
   // others are gone.
   dropStale() {

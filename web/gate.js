@@ -36,8 +36,9 @@ function age(started) {
 
 // how: '' takes the session over (its viewer, if any, is let go), 'share'
 // views beside the others, 'view-only' watches without input.
-function open(name, how) {
-  location.href = '/index.html#gate=' + encodeURIComponent(name) + (how ? `&${how}=1` : '');
+function open(name, how, app) {
+  location.href = '/index.html#gate=' + encodeURIComponent(name) + (how ? `&${how}=1` : '') +
+    (app ? '&app=' + encodeURIComponent(app) : '');
 }
 
 function button(text, onclick) {
@@ -64,9 +65,9 @@ async function showSessions() {
       (s.viewers ? `${s.viewers} viewing` : 'nobody viewing');
     what.append(more);
     li.append(what,
-      button('open', () => open(s.name, '')),
-      button('share', () => open(s.name, 'share')),
-      button('watch', () => open(s.name, 'view-only')),
+      button('open', () => open(s.name, '', s.app)),
+      button('share', () => open(s.name, 'share', s.app)),
+      button('watch', () => open(s.name, 'view-only', s.app)),
       button('stop', async () => {
         try {
           await call('stop', { name: s.name });
@@ -98,7 +99,7 @@ async function showApps() {
     li.append(what, button('start', async () => {
       try {
         const s = await call('start', { app: a.id });
-        open(s.name, '');
+        open(s.name, '', a.id);
       } catch (e) {
         error(e.message);
       }

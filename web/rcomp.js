@@ -26,4 +26,8 @@ window.rcomp = {
     fullscreen: Boolean(document.fullscreenElement), keyboardLocked: session.input.keyboardLocked,
   }),
 };
+// Another session, token or layout in the address (typed, or a bookmark
+// opened over this page) is another page: load it as one. The page's own
+// changes (replaceState) fire no hashchange.
+window.addEventListener('hashchange', () => location.reload());
 session.start();

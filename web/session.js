@@ -23,6 +23,7 @@ export function params() {
   return {
     token: p.get('token') || '',
     gate: p.get('gate') || '', // a session of the gate's (rcomp-gate): the login cookie admits
+    app: p.get('app') || '', // the gate's app the session runs: started again from an end
     share: p.get('share') === '1',
     viewOnly: p.get('view-only') === '1',
     layout: p.get('layout') || '',
@@ -110,6 +111,39 @@ export class Session {
     return ways;
   }
 
+  // The gate's app of an ended session, started anew: the new session
+  // opens in this page.
+  startAgain() {
+    if (!this.p.gate || !this.p.app) return null;
+    return {
+      id: 'again', label: `start ${this.p.app} again`, run: async () => {
+        try {
+          const me = await (await fetch('/api/me', { credentials: 'same-origin' })).json();
+          const r = await fetch('/api/start', {
+            method: 'POST', credentials: 'same-origin',
+            body: new URLSearchParams({ app: this.p.app, csrf: me.csrf || '' }),
+          });
+          const body = await r.json();
+          if (!r.ok) throw new Error(body.error || r.statusText);
+          const h = new URLSearchParams({ gate: body.name, app: this.p.app });
+          history.replaceState(null, '', '#' + h.toString());
+          this.p.gate = body.name;
+          this.p.share = false;
+          this.p.viewOnly = false;
+          this.viewOnly = false;
+          this.ended = false;
+          this.retries = 0;
+          this.veil.hide();
+          this.desk.clear();
+          this.connect();
+        } catch (e) {
+          this.error('cannot start ' + this.p.app + ' again: ' + e.message,
+            { ways: this.waysOn(null) });
+        }
+      },
+    };
+  }
+
   // The session said goodbye: each reason its words and its way on.
   goodbye(reason, status, text) {
     this.ended = true;
@@ -135,12 +169,15 @@ export class Session {
       this.error(status ? (text || `the app exited with status ${status}`)
         : 'the session has ended: its app exited', {
         error: Boolean(status),
-        ways: this.waysOn(null),
+        ways: this.waysOn(this.startAgain()),
       });
     } else if (reason === BYE.noSession) {
-      this.error(text || 'no such session is running', {
-        more: this.p.gate ? 'It may have ended, or be another user\'s.' : '',
-        ways: this.waysOn(null),
+      // The same words for a session that ended and another user's: which
+      // names exist is nobody else's business.
+      this.error(this.p.gate ? `no session of yours is named ${this.p.gate}`
+        : (text || 'no such session is running'), {
+        more: this.p.gate ? 'It has ended, or it was never yours.' : '',
+        ways: this.waysOn(this.startAgain()),
       });
     } else {
       this.error(text || 'the session said goodbye', {

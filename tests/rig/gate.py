@@ -339,3 +339,11 @@ class Client:
         if status != 200:
             raise Failure("listing sessions: %s %r" % (status, body))
         return body
+
+
+def log_in_page(page, user=ALICE):
+    """Logs user in on the gate's page open in page (a rig.Browser)."""
+    page.wait("!document.getElementById('door').hidden")
+    page.eval("document.getElementById('user').value = %r; "
+              "document.getElementById('password').value = %r; "
+              "document.getElementById('enter').click()" % (user, USERS[user]))

@@ -1,0 +1,110 @@
+"""The gate and the browser viewer as a person uses them, in Debian's
+chromium: every end state of a viewer covered with its reason and its way
+on (another user's session, an ended one, a restart of the gate), the
+menu, and the gate's own page."""
+import json
+
+import pytest
+
+import rig
+from rig import ALICE, BOB, wait_for
+
+pytestmark = [pytest.mark.skipif(rig.gate_possible() is not None,
+                                 reason=str(rig.gate_possible())),
+              pytest.mark.usefixtures("sessions_end")]
+
+VEIL = "document.getElementById('rcomp-veil')"
+
+
+@pytest.fixture
+def page(gate):
+    b = rig.Browser(gate.rig)
+    yield b
+    b.close()
+
+
+def start_in_page(page, gate, app="foot", user=ALICE):
+    """Logs user in and starts app from the menu: the session's name, once
+    its window shows."""
+    page.open(gate.url)
+    rig.log_in_page(page, user)
+    button = "document.querySelector('li[data-app=\"%s\"] button')" % app
+    page.wait(button)
+    page.eval(button + ".click()")
+    page.wait("window.rcomp && window.rcomp.stats().find((w) => w.presented > 0)")
+    return page.wait("new URLSearchParams(location.hash.slice(1)).get('gate')")
+
+
+def veiled(page):
+    """The veil's words, once it covers the window's canvas (what is at the
+    canvas's centre is the veil's)."""
+    page.wait(VEIL, timeout=10)
+    covered = page.eval(
+        "(() => { const c = document.querySelector('.rcomp-window canvas'); if (!c) return true;"
+        " const r = c.getBoundingClientRect(); const top = document.elementFromPoint("
+        "r.left + r.width / 2, r.top + r.height / 2); return Boolean(top && "
+        "top.closest('#rcomp-veil')); })()")
+    assert covered, "the window shows through the veil"
+    return page.eval(VEIL + ".textContent")
+
+
+def ways(page):
+    return page.eval("[...document.querySelectorAll('#rcomp-veil [data-way]')]"
+                     ".map((e) => e.dataset.way)")
+
+
+def test_a_session_of_another_user_is_no_session_of_yours_with_the_way_back_to_your_list(gate,
+                                                                                         page):
+    """Bob's session's name in alice's page: the same answer as a name
+    nobody has (which names exist is nobody else's business), and the way
+    back to her own sessions."""
+    theirs = gate.client()
+    assert theirs.login(BOB)[0] == 200
+    status, started, _ = theirs.post("start", {"app": "foot"})
+    assert status == 200, started
+    page.open(gate.url)
+    rig.log_in_page(page, ALICE)
+    page.wait("!document.getElementById('home').hidden")
+    for name in (started["name"], "no-such-session"):
+        page.open(gate.url + "index.html#gate=" + name)
+        said = veiled(page)
+        assert "no session of yours" in said, said
+        assert "sessions" in ways(page)
+    page.eval("document.querySelector('#rcomp-veil [data-way=\"sessions\"]').click()")
+    page.wait("!document.getElementById('home').hidden")
+
+
+def test_an_ended_session_covers_its_windows_and_starts_its_app_again_from_the_veil(gate, page):
+    """foot exits: the window is covered with why (its status only when it
+    failed) and "start foot again", which opens a new session of it; a
+    bookmark of the ended one later says it has ended and offers the same."""
+    name = start_in_page(page, gate)
+    page.wait("window.rcomp.session().welcomed")
+    page.command("keyboard_type", text="exit")
+    page.key("Enter")
+    said = veiled(page)
+    assert "ended" in said and "status" not in said, said
+    assert ways(page) == ["again", "sessions"], ways(page)
+    page.eval("document.querySelector('#rcomp-veil [data-way=\"again\"]').click()")
+    page.wait("new URLSearchParams(location.hash.slice(1)).get('gate') !== %s" % json.dumps(name))
+    page.wait("window.rcomp.stats().find((w) => w.presented > 0) && !" + VEIL, timeout=20)
+    again = page.eval("new URLSearchParams(location.hash.slice(1)).get('gate')")
+    assert again != name
+    page.open(gate.url + "index.html#gate=%s&app=foot" % name)
+    said = veiled(page)
+    assert "no session of yours" in said, said
+    assert ways(page) == ["again", "sessions"], ways(page)
+
+
+def test_a_restart_of_the_gate_covers_the_window_and_the_page_comes_back_by_itself(gate, page):
+    """While the gate restarts the window is covered (the link is down) and
+    the page tries again by itself; once the gate serves again, within the
+    same login, the window is live again with no login and no click."""
+    start_in_page(page, gate)
+    page.wait("window.rcomp.session().welcomed")
+    gate.stop()
+    said = veiled(page)
+    assert "connecting again" in said, said
+    rig.Gate(gate.rig, name=gate.name, port=gate.port)
+    page.wait("window.rcomp.session().welcomed && !" + VEIL, timeout=10)
+    assert page.eval("document.getElementById('door')") is None  # still the viewer

@@ -190,6 +190,14 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 						.len = (uint32_t)strlen(host)}});
 		}
 	}
+	const struct rc_handshake *hs = &server->handshake;
+	if (conn->minor >= 8 && !viewer->view_only && hs->watch_token_len) {
+		/* Its way to hand out a link that only watches. */
+		connection_send(conn,
+			&(struct wire_msg){.type = WIRE_WATCH_TOKEN,
+				.watch_token = {.token = hs->watch_token,
+					.len = (uint32_t)hs->watch_token_len}});
+	}
 	char who[80] = "";
 	if (server->nviewers > 1 || viewer->view_only) {
 		snprintf(who, sizeof(who), "%s; the session has %d viewer%s",

@@ -190,6 +190,23 @@ static xkb_mod_mask_t mods_for(struct xkb_keymap *keymap, const struct place *p)
 	return best;
 }
 
+/* The viewer's Ctrl, Alt and Super, which a character keeps: a character
+ * typed with Ctrl held (a phone's latched Ctrl and its keyboard's c) is
+ * Ctrl and that character's key, as on a desktop. */
+static xkb_mod_mask_t shortcut_mods(struct xkb_keymap *keymap,
+	const struct wlr_keyboard_modifiers *viewer)
+{
+	static const char *const names[] = {XKB_MOD_NAME_CTRL, XKB_MOD_NAME_ALT, XKB_MOD_NAME_LOGO};
+	xkb_mod_mask_t keep = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		xkb_mod_index_t m = xkb_keymap_mod_get_index(keymap, names[i]);
+		if (m != XKB_MOD_INVALID) {
+			keep |= 1u << m;
+		}
+	}
+	return (viewer->depressed | viewer->latched | viewer->locked) & keep;
+}
+
 /* The keymap the apps get: the viewer's, with each spare key typing its
  * character. NULL (logged) where it does not compile. */
 static struct xkb_keymap *with_spares(struct rc_server *server)
@@ -336,7 +353,8 @@ static void press_at(struct rc_server *server, const struct wire_key_char *msg,
 	kc->restore[1] = viewer->latched;
 	kc->restore[2] = viewer->locked;
 	kc->restore[3] = viewer->group;
-	wlr_keyboard_notify_modifiers(kbd, mods_for(kbd->keymap, p), 0, 0, p->layout);
+	wlr_keyboard_notify_modifiers(kbd,
+		mods_for(kbd->keymap, p) | shortcut_mods(kbd->keymap, viewer), 0, 0, p->layout);
 	wlr_seat_keyboard_notify_modifiers(server->seat, &kbd->modifiers);
 	kc->mods_set = true;
 	kc->mods_keycode = evdev;

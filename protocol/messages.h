@@ -108,6 +108,7 @@
 	X(UDP_OFFER, udp_offer, 0x021d, SERVER, 8, CONTROL, none) \
 	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8, CONTROL, none) \
 	X(VIDEO_STATS, video_stats, 0x021f, SERVER, 16, CONTROL, none) \
+	X(WATCH_TOKEN, watch_token, 0x0220, SERVER, 0, CONTROL, none) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
@@ -404,6 +405,7 @@
 	BITS(u32, action, WIRE_DND_ALL) /* one, or none */
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
+#define WIRE_WATCH_TOKEN_FIELDS REST(token, char, len, 16, WIRE_MAX_TOKEN)
 
 #define WIRE_STATS_WANTED_FIELDS RANGE(u32, on, 0, 1)
 #define WIRE_UDP_OFFER_FIELDS \

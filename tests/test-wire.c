@@ -272,6 +272,9 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_HOST_NAME:
 		m.host_name = (struct wire_host_name){"build-7.example.org", 19};
 		break;
+	case WIRE_WATCH_TOKEN:
+		m.watch_token = (struct wire_watch_token){"watch-0123456789abcdef", 22};
+		break;
 	case WIRE_UDP_OFFER:
 		m.udp_offer =
 			(struct wire_udp_offer){65535, 16, "0123456789abcdef", "2001:db8::7", 11};

@@ -108,3 +108,22 @@ def test_a_restart_of_the_gate_covers_the_window_and_the_page_comes_back_by_itse
     rig.Gate(gate.rig, name=gate.name, port=gate.port)
     page.wait("window.rcomp.session().welcomed && !" + VEIL, timeout=10)
     assert page.eval("document.getElementById('door')") is None  # still the viewer
+
+
+def test_the_menu_leads_back_to_the_list_and_logs_out_leaving_the_session_running(gate, page):
+    name = start_in_page(page, gate)
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    href = page.wait("document.querySelector('#rcomp-menu [data-menu=\"sessions\"]')"
+                     "?.getAttribute('href')")
+    assert href == "/"
+    page.eval("document.querySelector('#rcomp-menu [data-menu=\"sessions\"]').click()")
+    page.wait("document.querySelector('li[data-session=\"%s\"]')" % name)
+    page.open(gate.url + "index.html#gate=%s&app=foot" % name)
+    page.window("foot")
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    page.wait("document.querySelector('#rcomp-menu [data-menu=\"logout\"]')")
+    page.eval("document.querySelector('#rcomp-menu [data-menu=\"logout\"]').click()")
+    page.wait("!document.getElementById('door')?.hidden && document.getElementById('error')"
+              ".textContent.includes('keep running')")
+    rig.log_in_page(page, ALICE)
+    page.wait("document.querySelector('li[data-session=\"%s\"]')" % name)

@@ -383,6 +383,11 @@ static void on_host_name(struct rv_viewer *viewer, const struct wire_msg *msg)
 	window_show_titles(viewer);
 }
 
+static void on_watch_token(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	/* The page hands out links with it; rcomp-view has none to give. */
+}
+
 static void on_window_hints(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rv_window *window;

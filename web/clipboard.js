@@ -31,14 +31,40 @@ export class Clipboard {
     let text;
     try {
       text = await navigator.clipboard.readText();
+      this.readable = true;
     } catch (e) {
-      return; // not allowed, or no focus: the next focus tries again
+      // Not allowed, or no focus: the next focus tries again.
+      if (e.name === 'NotAllowedError' && document.hasFocus()) this.readable = false;
+      return;
     }
     if (!text || text === this.ours || text === this.theirs) return;
     this.ours = text;
     s.send('selection', {
       kind: SELECTION.clipboard, count: TEXT_TYPES.length, types: mimeList(TEXT_TYPES),
     });
+  }
+
+  // The menu's panel: text put on the session's clipboard by hand, for a
+  // browser that does not let the page read its own.
+  offer(text) {
+    const s = this.session;
+    if (s.viewOnly || !text) return;
+    this.ours = text;
+    s.send('selection', {
+      kind: SELECTION.clipboard, count: TEXT_TYPES.length, types: mimeList(TEXT_TYPES),
+    });
+  }
+
+  // Whether the clipboard goes both ways by itself, in words.
+  state() {
+    if (this.session.viewOnly) return 'watching: nothing goes to the session';
+    if (this.readable === false) {
+      return 'the browser does not let this page read its clipboard: copies from the ' +
+        'session come here and to the browser where it allows; paste below to send';
+    }
+    if (this.readable) return 'in sync both ways: what you copy here reaches the session';
+    return 'the browser asks before the page may read its clipboard: copies reach the ' +
+      'session once allowed, or paste below';
   }
 
   // An app set the clipboard: the page asks for its text.
@@ -71,8 +97,9 @@ export class Clipboard {
     const text = decoder.decode(all);
     this.theirs = text;
     this.ours = null;
+    this.session.menu?.refresh();
     navigator.clipboard?.writeText(text).catch(() => {
-      this.session.status('the remote clipboard could not be written to the browser\'s (no permission)');
+      this.session.status('the session\'s clipboard is in the menu (the browser refused it)');
     });
   }
 

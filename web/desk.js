@@ -14,6 +14,23 @@ export class Desk {
     this.z = 1;
     this.placed = 0;
     this.focused = null;
+    // The view (the menu's, kept in the browser): zoom, the page's pixels
+    // for one of the app's; fit, windows bigger than the page shown smaller.
+    this.zoom = 1;
+    this.fit = false;
+  }
+
+  setView({ zoom = this.zoom, fit = this.fit }) {
+    this.zoom = Math.max(0.25, Math.min(4, zoom));
+    this.fit = fit;
+    for (const w of this.windows.values()) {
+      w.fitCanvas();
+      if (!w.popup) {
+        this.sendOutput(w);
+        w.refill();
+      }
+    }
+    for (const w of this.windows.values()) if (!w.popup) this.moved(w);
   }
 
   listen() {
@@ -57,8 +74,11 @@ export class Desk {
     this.sendOutput(w);
   }
 
+  // The scale the app draws at: the screen's pixels for one of the page's,
+  // times the zoom, so a window zoomed in is drawn sharp, not blown up.
   sendOutput(w) {
-    const scale = Math.max(1, Math.min(4, Math.round(window.devicePixelRatio || 1)));
+    const ratio = (window.devicePixelRatio || 1) * (this.fit ? 1 : this.zoom);
+    const scale = Math.max(1, Math.min(4, Math.round(ratio)));
     this.session.send('output_info', { window: w.id, refresh_mhz: 60000, scale });
   }
 
@@ -95,10 +115,12 @@ export class Desk {
     const dr = this.el.getBoundingClientRect();
     const px = pr.left - dr.left;
     const py = pr.top - dr.top;
-    const bounds = { x: -px, y: -py, width: dr.width, height: dr.height };
+    // The positioner's numbers are the app's; the page's are zoom times them.
+    const z = parent.zoom();
+    const bounds = { x: -px / z, y: -py / z, width: dr.width / z, height: dr.height / z };
     const [x, y] = placePopup(w.popup, bounds);
     w.offset = [x, y];
-    w.place(px + x, py + y);
+    w.place(px + x * z, py + y * z);
     w.el.style.zIndex = this.z++;
   }
 

@@ -76,6 +76,10 @@ export function dispatch(session, m) {
     case 'video_stats':
       if (w) session.hud.videoStats(w, m);
       break;
+    case 'watch_token':
+      session.watchToken = m.token; // for the menu's link to watch
+      session.menu?.refresh();
+      break;
     case 'session_viewers':
       session.viewers = m;
       // Admitted with the watch token: it sends no input at all.

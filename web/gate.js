@@ -155,6 +155,11 @@ async function start() {
   } catch (e) {
     $('door').hidden = false;
     $('user').focus();
+    // The viewer's menu logged out and came here.
+    if (location.hash === '#logged-out') {
+      history.replaceState(null, '', '/');
+      error('You are logged out. Your sessions keep running: log in to get back to them.');
+    }
   }
 }
 

@@ -27,15 +27,25 @@ export class Hud {
     document.getElementById('rcomp-hud-toggle')?.addEventListener('click', () => this.toggle());
   }
 
+  // Figures are wanted while the HUD shows or the menu lists them.
+  wanted() {
+    this.session.send('stats_wanted', { on: this.on || this.menu ? 1 : 0 });
+  }
+
   // A new connection: the server forgot what this viewer wanted.
   welcomed() {
-    if (this.on) this.session.send('stats_wanted', { on: 1 });
+    if (this.on || this.menu) this.wanted();
   }
 
   toggle() {
     this.on = !this.on;
-    this.session.send('stats_wanted', { on: this.on ? 1 : 0 });
+    this.wanted();
     for (const w of this.session.windows.values()) w.showHud(this.on);
+  }
+
+  menuOpen(on) {
+    this.menu = on;
+    this.wanted();
   }
 
   windowStats(w, m) {

@@ -6,7 +6,7 @@
 // that answers it measures input to photon.
 import { CONSTRAINT, GRAB, STATES, TEXT_INPUT } from './messages.js';
 import { encoder } from './wire.js';
-import { keyCode, modifiers, typedChar } from './keys.js';
+import { keyCode, modifierOf, modifiers, typedChar } from './keys.js';
 
 const MARKS = 16; // input marks remembered, as rcomp-view does
 const BUTTONS = [0x110, 0x112, 0x111, 0x113, 0x114]; // BTN_LEFT, MIDDLE, RIGHT, SIDE, EXTRA
@@ -20,6 +20,9 @@ export class Input {
     this.mods = '';
     this.keysDown = new Map(); // by the event's code: {key} or, typed as a character, {key, cp}
     this.dead = new Set(); // dead keys: the browser composes, the next key's character goes
+    this.physical = { depressed: 0, latched: 0, locked: 0, group: 0 }; // the keyboard's modifiers
+    this.keysHeld = new Set(); // keys the menu or the phone's bar holds down
+    this.added = 0; // the modifiers those are
     this.constraint = null; // {window, type}: what the app asked of the pointer
     this.keyboardLocked = false;
     this.textInput = new Map(); // by window: the app's text input state
@@ -68,6 +71,9 @@ export class Input {
     if (old) {
       this.send('keyboard_leave', { window: old.id });
       this.keysDown.clear();
+      this.keysHeld.clear(); // the server let every key go
+      this.added = 0;
+      this.session.keybar?.refresh();
     }
     this.send('keyboard_enter', { window: w.id, keys: new Uint8Array(0) });
     this.mods = '';
@@ -102,6 +108,8 @@ export class Input {
     else this.send('key', { key: down.key, state });
     if (state) this.markInput(w);
     this.sendModifiers(e);
+    // A key let go: what the phone's bar held for one key lets go too.
+    if (!state && !modifierOf(down.key)) this.session.keybar?.typed();
   }
 
   // The character a key typed, where it goes as one: a server that takes
@@ -112,12 +120,41 @@ export class Input {
     return typedChar(e);
   }
 
+  // The modifiers the app gets: the keyboard's (as the last key event
+  // said) and those the menu's or the bar's keys hold.
   sendModifiers(e) {
-    const m = modifiers(e);
+    if (e) this.physical = modifiers(e);
+    const m = { ...this.physical, depressed: this.physical.depressed | this.added };
     const k = `${m.depressed}/${m.locked}`;
     if (k === this.mods) return;
     this.mods = k;
     this.send('modifiers', m);
+  }
+
+  // Keys the page cannot take from the keyboard (the browser's or the
+  // desktop's own: Ctrl+Alt+Del, Super, Ctrl+W, F11) or a phone lacks:
+  // pressed in order, with the modifiers they make, until releaseKeys.
+  pressKeys(codes) {
+    const w = this.session.focused;
+    if (!w || this.session.viewOnly || !codes) return;
+    for (const code of codes) {
+      if (this.keysHeld.has(code)) continue;
+      this.keysHeld.add(code);
+      this.send('key', { key: code, state: 1 });
+      this.added |= modifierOf(code);
+      this.sendModifiers();
+    }
+    this.markInput(w);
+  }
+
+  releaseKeys(codes) {
+    if (!codes) return;
+    for (const code of [...codes].reverse()) {
+      if (!this.keysHeld.delete(code)) continue;
+      this.send('key', { key: code, state: 0 });
+      this.added &= ~modifierOf(code);
+      this.sendModifiers();
+    }
   }
 
   markInput(w) {
@@ -141,18 +178,30 @@ export class Input {
     }
     this.keysDown.clear();
     this.dead.clear();
+    this.releaseKeys([...this.keysHeld]);
     this.mods = '';
+  }
+
+  // A point of the page in a window's coordinates (24.8), whatever the
+  // window's zoom.
+  windowPoint(w, clientX, clientY) {
+    const r = w.canvas.getBoundingClientRect();
+    const sx = r.width ? (w.width / w.scale) / r.width : 1;
+    const sy = r.height ? (w.height / w.scale) / r.height : 1;
+    return [Math.round((clientX - r.left) * sx * 256), Math.round((clientY - r.top) * sy * 256)];
+  }
+
+  // How a finger acts: 'direct' (a touch where it is) or 'touchpad'
+  // (touchpad.js moves a pointer).
+  setTouchMode(mode) {
+    this.touchMode = mode;
+    this.session.touchpad?.enable(mode === 'touchpad');
   }
 
   // The pointer, the wheel and touch on a window's canvas.
   attach(w) {
     const c = w.canvas;
-    const pos = (e) => {
-      const r = c.getBoundingClientRect();
-      const sx = r.width ? (w.width / w.scale) / r.width : 1;
-      const sy = r.height ? (w.height / w.scale) / r.height : 1;
-      return [Math.round((e.clientX - r.left) * sx * 256), Math.round((e.clientY - r.top) * sy * 256)];
-    };
+    const pos = (e) => this.windowPoint(w, e.clientX, e.clientY);
     c.addEventListener('contextmenu', (e) => e.preventDefault());
     c.addEventListener('pointermove', (e) => {
       if (this.session.viewOnly) return;
@@ -337,12 +386,14 @@ export class Input {
       if (physical) {
         this.send('key', { key: physical, state: 1 });
         this.send('key', { key: physical, state: 0 });
+        this.session.keybar?.typed();
         continue;
       }
       const cp = ch.codePointAt(0);
       if (this.session.minor < 8 || cp < 0x20 || cp === 0x7f || (cp >= 0x80 && cp < 0xa0)) continue;
       this.send('key_char', { key: 0, codepoint: cp, state: 1 });
       this.send('key_char', { key: 0, codepoint: cp, state: 0 });
+      this.session.keybar?.typed();
     }
   }
 }

@@ -41,6 +41,38 @@ export function keyCode(code) {
   return CODES[code] || 0;
 }
 
+// Keys by the names people write them ("ctrl+alt+t", "super", "F11",
+// "shift+Tab"): each a modifier, a key's own name, one letter or digit, or
+// a KeyboardEvent.code. null where a name is none of them.
+const NAMES = {
+  ctrl: 29, control: 29, alt: 56, shift: 42, super: 125, meta: 125, win: 125, logo: 125,
+  altgr: 100, esc: 1, escape: 1, tab: 15, enter: 28, return: 28, space: 57, backspace: 14,
+  delete: 111, del: 111, insert: 110, ins: 110, home: 102, end: 107, pageup: 104,
+  pagedown: 109, up: 103, down: 108, left: 105, right: 106, print: 99, menu: 127,
+  capslock: 58, minus: 12, equal: 13, plus: 13, comma: 51, period: 52, slash: 53,
+};
+const LOWER_CODES = Object.fromEntries(Object.entries(CODES).map(([k, v]) => [k.toLowerCase(), v]));
+
+export function chordCodes(text) {
+  const parts = String(text).trim().toLowerCase().split(/\s*\+\s*/).filter(Boolean);
+  if (!parts.length) return null;
+  const codes = [];
+  for (const p of parts) {
+    const code = NAMES[p] || LOWER_CODES[p] ||
+      (/^[a-z]$/.test(p) ? CODES['Key' + p.toUpperCase()] : 0) ||
+      (/^[0-9]$/.test(p) ? CODES['Digit' + p] : 0) ||
+      (/^f([1-9]|1[0-9]|2[0-4])$/.test(p) ? CODES['F' + p.slice(1)] : 0);
+    if (!code) return null;
+    codes.push(code);
+  }
+  return codes;
+}
+
+// The modifier a key is (as modifiers() counts them), or 0.
+export function modifierOf(code) {
+  return { 29: 4, 97: 4, 42: 1, 54: 1, 56: 8, 125: 64, 126: 64, 100: 128 }[code] || 0;
+}
+
 // The character a key event typed, as a code point, or 0 where it is a
 // shortcut or typed none. AltGr (which some systems report as Ctrl+Alt)
 // types characters.

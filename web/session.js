@@ -15,6 +15,9 @@ import { paintVideo } from './pictures.js';
 import { Sound } from './sound.js';
 import { Veil } from './veil.js';
 import { BYE } from './messages.js';
+import { Menu } from './menu.js';
+import { Keybar } from './keybar.js';
+import { Touchpad } from './touchpad.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -47,6 +50,9 @@ export class Session {
     this.clipboard = new Clipboard(this);
     this.hud = new Hud(this, this.p.hud);
     this.veil = new Veil();
+    this.menu = new Menu(this);
+    this.keybar = new Keybar(this);
+    this.touchpad = new Touchpad(this, desk);
   }
 
   // The windows, and the one that has the keyboard (the desk's).
@@ -63,6 +69,9 @@ export class Session {
     this.clipboard.listen();
     this.hud.listen();
     this.desk.listen();
+    this.menu.listen();
+    this.keybar.listen();
+    this.input.setTouchMode(this.menu.kept.touch);
     document.addEventListener('visibilitychange', () => {
       for (const w of this.windows.values()) paintVideo(this, w);
     });
@@ -210,7 +219,9 @@ export class Session {
     if (p.share) flags |= HELLO.share;
     if (p.viewOnly) flags |= HELLO.viewOnly | HELLO.share;
     let caps = CAPS.lz4 | CAPS.replace | CAPS.copyRect | CAPS.serverDecorations;
-    if (typeof VideoDecoder !== 'undefined') caps |= CAPS.h264;
+    // The menu's "sharp": a viewer that takes no video gets every picture
+    // lossless.
+    if (typeof VideoDecoder !== 'undefined' && this.menu.kept.quality !== 'sharp') caps |= CAPS.h264;
     if (p.sound && Sound.available()) caps |= CAPS.audio;
     this.held = []; // input before session_viewers
     this.viewers = null;
@@ -244,6 +255,83 @@ export class Session {
       },
     });
     this.conn = conn;
+  }
+
+  // A new connection by choice (the menu's picture): the windows stay, and
+  // the old link's end is nobody's news.
+  reconnect() {
+    const old = this.conn;
+    this.conn = null;
+    old?.close();
+    this.input.end();
+    if (this.sound) this.sound.stop();
+    this.connect();
+  }
+
+  // The menu's disconnect: the session runs on, and the veil connects again.
+  disconnect() {
+    const old = this.conn;
+    this.conn = null;
+    old?.close();
+    this.input.end();
+    if (this.sound) this.sound.stop();
+    this.error('disconnected: the session runs on', {
+      error: false,
+      ways: this.waysOn({
+        id: 'again', label: 'connect again', run: () => {
+          this.veil.hide();
+          this.retries = 0;
+          this.connect();
+        },
+      }),
+    });
+  }
+
+  // The menu's log out (the gate's): this login ends, its sessions run on.
+  async logOut() {
+    try {
+      const me = await (await fetch('/api/me', { credentials: 'same-origin' })).json();
+      await fetch('/api/logout', {
+        method: 'POST', credentials: 'same-origin', body: new URLSearchParams({ csrf: me.csrf || '' }),
+      });
+    } catch (e) {
+      // logged out already: the page says so anyway
+    }
+    this.ended = true;
+    location.href = '/#logged-out';
+  }
+
+  // Links that open this session in another browser: beside this viewer
+  // (share) or to watch. A gate's need the same user's login; a token's
+  // carry the token, and the watch link the session's watch token
+  // (rcomp-run --watch-token), which admits no input.
+  shareLinks() {
+    const base = location.origin + location.pathname;
+    if (this.p.gate) {
+      const h = (how) => {
+        const q = new URLSearchParams({ gate: this.p.gate });
+        if (this.p.app) q.set('app', this.p.app);
+        q.set(how, '1');
+        return base + '#' + q.toString();
+      };
+      return [
+        { id: 'share', label: 'share (your login, beside this viewer):', url: h('share') },
+        { id: 'watch', label: 'watch (your login, no input):', url: h('view-only') },
+      ];
+    }
+    const links = [{
+      id: 'share', label: 'share (anyone with it may type):',
+      url: `${base}#token=${encodeURIComponent(this.p.token)}&share=1`,
+    }];
+    if (this.watchToken) {
+      links.push({
+        id: 'watch', label: 'watch (no input):',
+        url: `${base}#token=${encodeURIComponent(this.watchToken)}&view-only=1`,
+      });
+    } else {
+      links.push({ id: 'watch', label: 'watch:', note: 'start rcomp-run with --watch-token for a link that only watches' });
+    }
+    return links;
   }
 
   // The link broke without a goodbye: connect again, and get the session

@@ -143,8 +143,11 @@ export class RemoteWindow {
     const right = this.x + this.el.offsetWidth;
     const bottom = this.y + this.el.offsetHeight;
     this.anchor = { edges, right, bottom };
+    const z = this.zoom();
     let queued = false;
-    this.drag(e, (dx, dy) => {
+    this.drag(e, (px, py) => {
+      const dx = px / z; // the page's pixels, in the app's
+      const dy = py / z;
       let w = w0;
       let h = h0;
       if (edges & 8) w = w0 + dx;
@@ -200,9 +203,8 @@ export class RemoteWindow {
       this.restores[state] = { x: this.x, y: this.y, size: this.currentSize() };
       this.states |= state;
       this.el.classList.add(cls);
-      const b = this.desk.bounds();
       this.place(0, 0);
-      this.size = this.clamp(b.width, b.height - (this.bar ? this.bar.offsetHeight : 0));
+      this.size = this.filling();
     } else {
       this.states &= ~state;
       this.el.classList.remove(cls);
@@ -210,6 +212,22 @@ export class RemoteWindow {
       this.place(r.x, r.y);
       this.size = r.size;
     }
+    this.configure();
+  }
+
+  // The app's size that fills the page, at the page's zoom (zoomed in on a
+  // phone, the app gets a smaller size, which it lays out anew).
+  filling() {
+    const b = this.desk.bounds();
+    const z = this.desk.zoom;
+    const bar = this.bar && !(this.states & STATES.fullscreen) ? this.bar.offsetHeight : 0;
+    return this.clamp(b.width / z, (b.height - bar) / z);
+  }
+
+  // The page's zoom changed: a window that fills the page fills it again.
+  refill() {
+    if (!(this.states & (STATES.maximized | STATES.fullscreen))) return;
+    this.size = this.filling();
     this.configure();
   }
 
@@ -252,9 +270,23 @@ export class RemoteWindow {
     this.fitCanvas();
   }
 
+  // How many of the page's pixels show one of the app's (window
+  // coordinates): the desk's zoom, or to fit the page, smaller where the
+  // window would not fit (a popup goes with its parent).
+  zoom() {
+    const desk = this.desk;
+    if (this.popup) return desk.windows.get(this.parent)?.zoom() || desk.zoom;
+    if (!desk.fit) return desk.zoom;
+    const [w, h] = this.logicalSize();
+    const b = desk.bounds();
+    const bar = this.bar ? this.bar.offsetHeight : 0;
+    return Math.min(1, w ? b.width / w : 1, h ? (b.height - bar) / h : 1);
+  }
+
   fitCanvas() {
-    this.canvas.style.width = this.width / this.scale + 'px';
-    this.canvas.style.height = this.height / this.scale + 'px';
+    const z = this.zoom();
+    this.canvas.style.width = this.width / this.scale * z + 'px';
+    this.canvas.style.height = this.height / this.scale * z + 'px';
   }
 
   // The canvas's own pixels: the window's, or a smaller video picture's,

@@ -37,8 +37,10 @@ class Browser:
     def command(self, op, **args):
         return self._ask(dict(args, op=op), 60, "browser " + op)
 
-    def open(self, url, timeout=30):
-        return self.command("open", url=url, timeout=timeout)["loadMs"]
+    def open(self, url, timeout=30, clipboard=True):
+        """Loads url; clipboard=False refuses the page the clipboard, as a
+        browser that never allows it does."""
+        return self.command("open", url=url, timeout=timeout, clipboard=clipboard)["loadMs"]
 
     def wait(self, js, timeout=30):
         """The value of js in the page once it is truthy."""

@@ -1,7 +1,10 @@
 // A browser the tests drive: Debian's chromium (headless) through
 // puppeteer-core, one page, commanded by one line of JSON per command on
 // stdin and answering one line of JSON each on stdout (rig.py's Browser):
-//   {"op": "open", "url": U, "timeout": S}   load the page (30 s); {loadMs}
+//   {"op": "open", "url": U, "timeout": S, "clipboard": false}
+//                                            load the page (30 s), the
+//                                            clipboard allowed unless said;
+//                                            {loadMs}
 //   {"op": "wait", "js": EXPR, "timeout": S}  until EXPR (in the page) is
 //                                            truthy; {value}
 //   {"op": "eval", "js": EXPR}                {value}
@@ -20,6 +23,10 @@
 //   {"op": "compose", "text": T}              an input method's composition
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
+//   {"op": "touches", "events": [{type: "touchStart"|"touchMove"|"touchEnd",
+//    points: [[x, y], ...]}]}                 fingers, as CDP's touch events
+//   {"op": "viewport", "width", "height", "mobile", "touch", "scale"}
+//                                            the page as a phone shows it
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
 //   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
 //   {"op": "quit"}
@@ -45,8 +52,9 @@ async function run(c) {
   switch (c.op) {
     case 'open': {
       const origin = new URL(c.url).origin;
-      await browser.defaultBrowserContext().overridePermissions(origin,
-        ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+      // clipboard: false, as a browser that refuses the page its clipboard.
+      await browser.defaultBrowserContext().overridePermissions(origin, c.clipboard === false ? []
+        : ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
       const started = Date.now();
       await page.goto(c.url, { timeout: (c.timeout || 30) * 1000 });
       return { loadMs: Date.now() - started };
@@ -113,6 +121,23 @@ async function run(c) {
     }
     case 'touch':
       await page.touchscreen.tap(c.x, c.y);
+      return {};
+    case 'touches': {
+      const cdp = await page.createCDPSession();
+      for (const ev of c.events) {
+        await cdp.send('Input.dispatchTouchEvent', {
+          type: ev.type, touchPoints: ev.points.map(([x, y], id) => ({ x, y, id })),
+        });
+        if (ev.pauseMs) await new Promise((r) => setTimeout(r, ev.pauseMs));
+      }
+      await cdp.detach();
+      return {};
+    }
+    case 'viewport':
+      await page.setViewport({
+        width: c.width, height: c.height, isMobile: Boolean(c.mobile), hasTouch: Boolean(c.touch),
+        deviceScaleFactor: c.scale || 1,
+      });
       return {};
     case 'clipboard':
       await page.evaluate((t) => navigator.clipboard.writeText(t), c.text);

@@ -219,3 +219,99 @@ def test_a_watch_link_from_the_menu_opens_a_viewer_that_watches(desktop, page):
         other.wait("window.rcomp.session().watching")
     finally:
         other.close()
+
+
+# A phone: 390x844, touch, as the browser emulates one.
+
+def phone(page):
+    page.command("viewport", width=390, height=844, mobile=True, touch=True)
+
+
+def tap_button(page, selector):
+    """A finger's tap on the page's element (its centre)."""
+    x, y = page.eval("(() => { const r = document.querySelector(%r).getBoundingClientRect(); "
+                     "return [r.left + r.width / 2, r.top + r.height / 2]; })()" % selector)
+    page.command("touch", **{"do": "tap", "x": x, "y": y})
+
+
+def foot_on_phone(desktop, page, script):
+    phone(page)
+    _, url = web_session(desktop, ("foot", "sh", "-c", script))
+    page.open(url + "#token=" + TOKEN)
+    page.wait("window.rcomp.stats().find((w) => w.presented > 0) && window.rcomp.session()"
+              ".welcomed")
+    return url
+
+
+def test_on_a_phone_a_window_fills_the_screens_width_drawn_larger_to_be_read(desktop, page):
+    foot_on_phone(desktop, page, "sleep 60")
+    page.wait("document.querySelector('.rcomp-window canvas').getBoundingClientRect().width "
+              "=== 390", timeout=10)
+    # foot laid out for 390 / 1.5 = 260 of its own pixels, each shown 1.5 times.
+    page.wait("window.rcomp.stats()[0].width / (window.devicePixelRatio * 2) === 260 || "
+              "window.rcomp.stats()[0].width === 260", timeout=10)
+    assert page.eval("document.getElementById('rcomp-keybar') !== null"), "no bar of keys"
+
+
+def test_on_a_phone_the_keyboard_button_types_into_foot(desktop, page):
+    out = os.path.join(desktop.tmp, "typed.txt")
+    foot_on_phone(desktop, page, 'read l; printf "%%s\\n" "$l" > %s' % out)
+    tap_button(page, "#rcomp-keyboard")
+    page.wait("document.activeElement === document.getElementById('rcomp-ime')")
+    # What an on-screen keyboard does: text with no keys, a composition.
+    page.type("h\u00e9llo ")
+    page.command("compose", text="ni")
+    page.type("\u4f60")
+    page.key("Enter")
+    got = wait_for("the typed line", lambda: os.path.exists(out) and open(out).read())
+    assert got == "h\u00e9llo \u4f60\n", repr(got)
+
+
+def test_on_a_phone_the_bars_ctrl_and_the_keyboards_c_interrupt_the_program(desktop, page):
+    out = os.path.join(desktop.tmp, "interrupted")
+    foot_on_phone(desktop, page, 'trap "echo interrupted > %s; exit" INT; '
+                  'while :; do sleep 0.1; done' % out)
+    tap_button(page, "#rcomp-keyboard")
+    tap_button(page, "#rcomp-keybar [data-key=\"ctrl\"]")
+    page.wait("document.querySelector('#rcomp-keybar [data-key=\"ctrl\"]')"
+              ".getAttribute('aria-pressed') === 'true'")
+    page.type("c")
+    wait_for("SIGINT in foot's shell", lambda: os.path.exists(out))
+    # Held for one key: it let go.
+    page.wait("document.querySelector('#rcomp-keybar [data-key=\"ctrl\"]')"
+              ".getAttribute('aria-pressed') === 'false'")
+
+
+def test_on_a_phone_the_touchpad_moves_the_pointer_and_a_tap_clicks(desktop, page):
+    phone(page)
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    tap_button(page, "#rcomp-menu-toggle")
+    page.wait(MENU)
+    tap_button(page, "#rcomp-menu [data-menu=\"touchpad\"]")
+    tap_button(page, "#rcomp-menu [data-menu=\"close\"]")
+    page.wait("!" + MENU)
+    start = page.eval("(() => { const r = document.getElementById('rcomp-touch-cursor')"
+                      ".getBoundingClientRect(); return [r.left + r.width / 2, "
+                      "r.top + r.height / 2]; })()")
+    page.command("touches", events=[
+        {"type": "touchStart", "points": [[200, 400]]},
+        {"type": "touchMove", "points": [[220, 410]], "pauseMs": 20},
+        {"type": "touchMove", "points": [[240, 420]], "pauseMs": 20},
+        {"type": "touchEnd", "points": []}])
+    moved = page.eval("(() => { const r = document.getElementById('rcomp-touch-cursor')"
+                      ".getBoundingClientRect(); return [r.left + r.width / 2, "
+                      "r.top + r.height / 2]; })()")
+    assert abs(moved[0] - start[0] - 60) < 1 and abs(moved[1] - start[1] - 30) < 1, (start, moved)
+    wait_for("the pointer's motion in the app", lambda: "motion main" in remote_log(desktop))
+    assert "touch-down" not in remote_log(desktop)
+    page.command("touches", events=[{"type": "touchStart", "points": [[100, 300]]},
+                                    {"type": "touchEnd", "points": []}])
+    wait_for("the tap's click", lambda: "button main 272 released" in remote_log(desktop))
+    # Two fingers moving scroll.
+    page.command("touches", events=[
+        {"type": "touchStart", "points": [[100, 300], [150, 300]]},
+        {"type": "touchMove", "points": [[100, 260], [150, 260]], "pauseMs": 20},
+        {"type": "touchEnd", "points": []}])
+    wait_for("the two fingers' scroll", lambda: "axis 0 " in remote_log(desktop))

@@ -383,9 +383,12 @@ def test_a_viewer_that_takes_the_session_over_covers_the_pages_windows_and_it_ca
 @pytest.mark.parametrize("status", [0, 3])
 def test_an_app_that_exits_ends_on_the_veil_with_its_status_only_when_it_failed(desktop, page,
                                                                                status):
-    _, url = web_session(desktop, ("sh", "-c", "sleep 4; exit %d" % status))
+    go = os.path.join(desktop.tmp, "exit-now")
+    _, url = web_session(desktop, ("sh", "-c", "while [ ! -e %s ]; do sleep 0.1; done; exit %d"
+                                   % (go, status)))
     page.open(url + "#token=" + TOKEN)
     page.wait("window.rcomp.session().welcomed")
+    open(go, "w").close()  # the app exits once the page is in
     page.wait("document.getElementById('rcomp-veil')", timeout=30)
     said = veil_text(page)
     if status:

@@ -68,6 +68,8 @@ export class Desk {
       this.placed = (this.placed + 1) % 10;
       this.addToList(w);
       this.focus(w);
+      // A phone's screen has room for one window: each fills it.
+      if (this.narrow()) w.setMaximized(true);
     }
     this.session.input.attach(w);
     w.showHud(this.session.hud.on);
@@ -129,6 +131,11 @@ export class Desk {
     for (const c of this.windows.values()) {
       if (c.popup && c.parent === w.id) this.placePopup(c);
     }
+  }
+
+  // A screen as narrow as a phone's.
+  narrow() {
+    return this.bounds().width < 600;
   }
 
   bounds() {

@@ -367,7 +367,9 @@ export class Input {
     const w = this.session.focused;
     if (!w || !text || this.session.viewOnly) return;
     const ti = this.textInput.get(w.id);
-    if (ti && ti.flags & TEXT_INPUT.enabled) {
+    // With Ctrl, Alt or Super held (the phone's bar) text is keys: Ctrl+C.
+    const shortcut = (this.physical.depressed | this.added) & (4 | 8 | 64);
+    if (ti && ti.flags & TEXT_INPUT.enabled && !shortcut) {
       this.send('text_input_event', {
         window: w.id, flags: 0, preedit_cursor_begin: 0, preedit_cursor_end: 0,
         delete_before: 0, delete_after: 0, preedit: '', commit: text,

@@ -173,9 +173,9 @@ bool session_write_info(const char *dir, const struct session_info *info)
 		close(fd);
 		return false;
 	}
-	fprintf(f, "pid=%ld\nstarted=%lld\nattached=%d\napp=%s\n", (long)info->pid,
+	fprintf(f, "pid=%ld\nstarted=%lld\nattached=%d\nused=%lld\napp=%s\n", (long)info->pid,
 		(long long)info->started, info->viewers > 0 ? info->viewers : info->attached,
-		info->app);
+		(long long)info->used, info->app);
 	for (const char *t = info->titles; *t;) {
 		size_t n = strcspn(t, "\n");
 		fprintf(f, "title=%.*s\n", (int)n, t);
@@ -188,9 +188,72 @@ bool session_write_info(const char *dir, const struct session_info *info)
 	return ok;
 }
 
+bool session_label_ok(const char *label, size_t len)
+{
+	if (len > SESSION_LABEL_MAX) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)label[i];
+		if (c < 0x20 || c == 0x7f) {
+			return false;
+		}
+	}
+	return true;
+}
+
+bool session_write_about(const char *dir, const char *name, const char *entry, const char *label)
+{
+	char path[SESSION_PATH_MAX], tmp[SESSION_PATH_MAX + 8];
+	if (!session_path(path, sizeof(path), dir, name, "about") ||
+		!session_label_ok(label, strlen(label)) ||
+		!session_label_ok(entry, strlen(entry))) {
+		return false;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		return false;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return false;
+	}
+	fprintf(f, "entry=%s\nlabel=%s\n", entry, label);
+	bool ok = fclose(f) == 0 && rename(tmp, path) == 0;
+	if (!ok) {
+		unlink(tmp);
+	}
+	return ok;
+}
+
+/* DIR/NAME.about, where there is one. */
+static void read_about(const char *dir, const char *name, struct session_info *info)
+{
+	char path[SESSION_PATH_MAX];
+	FILE *f = session_path(path, sizeof(path), dir, name, "about") ? fopen(path, "re") : NULL;
+	if (!f) {
+		return;
+	}
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		size_t len = strlen(line);
+		if (strncmp(line, "entry=", 6) == 0 && session_label_ok(line + 6, len - 6) &&
+			len - 6 < sizeof(info->entry)) {
+			memcpy(info->entry, line + 6, len - 5);
+		} else if (strncmp(line, "label=", 6) == 0 && session_label_ok(line + 6, len - 6)) {
+			memcpy(info->label, line + 6, len - 5);
+		}
+	}
+	fclose(f);
+}
+
 void session_remove(const char *dir, const char *name)
 {
-	static const char *const suffixes[] = {"sock", "info", "token", "watch-token", "log"};
+	static const char *const suffixes[] = {"sock", "info", "token", "watch-token", "log",
+		"about", "thumb"};
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
 		char path[SESSION_PATH_MAX];
 		if (session_path(path, sizeof(path), dir, name, suffixes[i])) {
@@ -223,6 +286,8 @@ static bool read_info(const char *dir, const char *name, struct session_info *in
 			long n = strtol(line + 9, NULL, 10);
 			info->viewers = n > 0 && n < 1000 ? (int)n : 0;
 			info->attached = info->viewers > 0;
+		} else if (strncmp(line, "used=", 5) == 0) {
+			info->used = strtoll(line + 5, NULL, 10);
 		} else if (strncmp(line, "app=", 4) == 0) {
 			size_t len = strnlen(line + 4, sizeof(info->app) - 1);
 			memcpy(info->app, line + 4, len);
@@ -237,6 +302,10 @@ static bool read_info(const char *dir, const char *name, struct session_info *in
 		}
 	}
 	fclose(f);
+	read_about(dir, name, info);
+	struct stat st;
+	info->thumb = session_path(path, sizeof(path), dir, name, "thumb") &&
+		stat(path, &st) == 0 && S_ISREG(st.st_mode);
 	return info->pid > 0;
 }
 

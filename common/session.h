@@ -19,6 +19,10 @@
  * carries them as they are (welcome, hello). */
 #define SESSION_NAME_MAX 64
 bool session_name_ok(const char *name, size_t len);
+/* A label a user gives a session: at most this many bytes of UTF-8, no
+ * control characters (session_label_ok). */
+#define SESSION_LABEL_MAX 120
+bool session_label_ok(const char *label, size_t len);
 
 struct session_info {
 	char name[SESSION_NAME_MAX + 1];
@@ -31,6 +35,13 @@ struct session_info {
 	/* Its windows' titles (toplevels, at most SESSION_TITLES), each ended
 	 * by a newline, without control characters. */
 	char titles[512];
+	int64_t used; /* wall clock, seconds: when a viewer last came or went */
+	/* What the session is about (DIR/NAME.about, which rcomp-gate writes
+	 * as the user): the desktop entry it was started from, and the name
+	 * its user gave it; each empty if none. */
+	char entry[128];
+	char label[SESSION_LABEL_MAX + 1];
+	bool thumb; /* DIR/NAME.thumb: a picture of its windows (a BMP) */
 };
 #define SESSION_TITLES 8
 
@@ -69,6 +80,10 @@ bool session_path(char *out, size_t size, const char *dir, const char *name, con
 
 /* Writes DIR/NAME.info atomically. */
 bool session_write_info(const char *dir, const struct session_info *info);
+
+/* Writes DIR/NAME.about (entry and label, either may be empty)
+ * atomically. */
+bool session_write_about(const char *dir, const char *name, const char *entry, const char *label);
 
 /* Removes every file of session NAME. */
 void session_remove(const char *dir, const char *name);

@@ -15,6 +15,7 @@
 #include "monotonic.h"
 #include "server.h"
 #include "texture.h"
+#include "thumb.h"
 
 /* With no viewer attached, apps get one frame callback in this many ticks:
  * a trickle keeps them alive at little cost. */
@@ -279,6 +280,7 @@ static struct image capture(struct rc_window *window)
 		window->input_mark_armed = false;
 	}
 	if (pixman_region32_not_empty(&window->damage)) {
+		thumb_changed(window->server);
 		uint64_t drawn = window->drawn_us ? window->drawn_us : monotonic_usec();
 		struct rc_view *view;
 		window_for_each_view(view, window, i)

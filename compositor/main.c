@@ -43,6 +43,7 @@
 #include "sound.h"
 #include "stats.h"
 #include "textinput.h"
+#include "thumb.h"
 #include "texture.h"
 #include "xdg.h"
 #include "xwayland.h"
@@ -497,7 +498,8 @@ static bool create_compositor(struct rc_server *server)
 	dnd_init(server);
 	dnd_out_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
-		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server)) {
+		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server) ||
+		!thumb_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -521,6 +523,7 @@ static void destroy_compositor(struct rc_server *server)
 {
 	xwayland_finish(server); /* before its client is cut off */
 	wl_display_destroy_clients(server->display);
+	thumb_finish(server);
 	textinput_finish(server);
 	dnd_out_finish(server);
 	/* Every window is gone, and with it every encoding job. */

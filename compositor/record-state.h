@@ -17,6 +17,8 @@ struct rc_record {
 	uint64_t id; /* random, fixed for the session's life */
 	int64_t started;
 	char app[256]; /* the command line, for --list */
+	int64_t used; /* when a viewer last came or went (wall clock) */
+	int viewers; /* how many there were then */
 };
 
 #endif

@@ -52,11 +52,16 @@ void record_update(struct rc_server *server)
 	if (!record->dir[0]) {
 		return;
 	}
+	if (!record->used || record->viewers != server->nviewers) {
+		record->used = (int64_t)time(NULL);
+		record->viewers = server->nviewers;
+	}
 	struct session_info info = {
 		.pid = getpid(),
 		.started = record->started,
 		.attached = server->nviewers > 0,
 		.viewers = server->nviewers,
+		.used = record->used,
 	};
 	snprintf(info.name, sizeof(info.name), "%s", record->name);
 	snprintf(info.app, sizeof(info.app), "%s", record->app);

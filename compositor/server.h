@@ -262,6 +262,8 @@ struct rc_server {
 	uint32_t x11_focus; /* the X11 window last activated: menus' parent */
 	struct wl_event_source *stats_timer;
 	bool stats_armed; /* the timer is set: somebody wants the numbers */
+	struct wl_event_source *thumb_timer; /* thumb.c */
+	bool thumb_due; /* the session's picture is written when it fires */
 
 	bool running;
 	int exit_code;

@@ -69,9 +69,15 @@ static void do_list(int fd)
 			json_string(&j, t, tn);
 			t += tn + (t[tn] == '\n');
 		}
-		char tail[128];
-		snprintf(tail, sizeof(tail), "],\"started\":%lld,\"viewers\":%d,\"pid\":%d}",
-			(long long)infos[i].started, infos[i].viewers, (int)infos[i].pid);
+		json_put(&j, "],\"label\":");
+		json_string(&j, infos[i].label, strlen(infos[i].label));
+		json_put(&j, ",\"entry\":");
+		json_string(&j, infos[i].entry, strlen(infos[i].entry));
+		char tail[160];
+		snprintf(tail, sizeof(tail),
+			",\"started\":%lld,\"used\":%lld,\"viewers\":%d,\"pid\":%d,\"thumb\":%s}",
+			(long long)infos[i].started, (long long)infos[i].used, infos[i].viewers,
+			(int)infos[i].pid, infos[i].thumb ? "true" : "false");
 		json_put(&j, tail);
 		if (j.full) {
 			j = before; /* the sessions that fit */
@@ -158,6 +164,44 @@ static void do_open(int fd, const char *name, uint32_t flags)
 	}
 }
 
+/* The user's own name for a session (empty: its windows' titles again),
+ * kept beside it with the entry it came from. */
+static void do_rename(int fd, const char *name, const char *label)
+{
+	static struct session_info infos[SESSIONS_MAX];
+	int n = list_sessions(infos);
+	const struct session_info *s = find_session(infos, n, name);
+	if (!s) {
+		child_answer(fd, GATE_NOT_FOUND, "no such session of yours is running", -1);
+		return;
+	}
+	bool ok = session_write_about(s->dir, s->name, s->entry, label);
+	child_answer(fd, ok ? GATE_OK : GATE_FAILED, ok ? NULL : "the name could not be kept", -1);
+}
+
+/* A session's picture (rcomp-run's thumb.c): a BMP, checked as one. */
+static void do_thumb(int fd, const char *name)
+{
+	static struct session_info infos[SESSIONS_MAX];
+	static uint8_t bytes[GATE_TEXT_MAX];
+	int n = list_sessions(infos);
+	const struct session_info *s = find_session(infos, n, name);
+	char path[SESSION_PATH_MAX];
+	FILE *f = s && session_path(path, sizeof(path), s->dir, s->name, "thumb")
+		? fopen(path, "re")
+		: NULL;
+	size_t len = f ? fread(bytes, 1, sizeof(bytes), f) : 0;
+	bool whole = f && feof(f);
+	if (f) {
+		fclose(f);
+	}
+	if (!whole || len < 54 || bytes[0] != 'B' || bytes[1] != 'M') {
+		child_answer(fd, GATE_NOT_FOUND, "no picture of that session", -1);
+		return;
+	}
+	child_answer_bytes(fd, bytes, len);
+}
+
 static void do_stop(int fd, const struct gate_config *config, const char *name)
 {
 	static struct session_info infos[SESSIONS_MAX];
@@ -227,7 +271,7 @@ static void start_as_user(int report, const struct gate_config *config, const ch
 	}
 	args[a] = NULL;
 	/* Its log where --persist puts a session's: DIR/NAME.log. */
-	char dir[SESSION_PATH_MAX], log[SESSION_PATH_MAX];
+	char dir[SESSION_PATH_MAX] = "", log[SESSION_PATH_MAX];
 	int logfd = session_dir_create(dir, sizeof(dir), false) &&
 			session_path(log, sizeof(log), dir, name, "log")
 		? open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)
@@ -236,6 +280,10 @@ static void start_as_user(int report, const struct gate_config *config, const ch
 		dup2(logfd, STDOUT_FILENO);
 		dup2(logfd, STDERR_FILENO);
 		close(logfd);
+	}
+	/* Where it came from, so that the page can start it again. */
+	if (dir[0] && !session_write_about(dir, name, app->id, "")) {
+		log_warning("cannot note session %s's entry in %s", name, dir);
 	}
 	dprintf(report, "%d %s", GATE_OK, name);
 	execv(config->rcomp_run, args);
@@ -381,6 +429,12 @@ void acts_run(const struct gate_config *config, struct gate_request *req, int fd
 		break;
 	case GATE_STOP:
 		do_stop(fd, config, req->arg);
+		break;
+	case GATE_RENAME:
+		do_rename(fd, req->arg, req->label);
+		break;
+	case GATE_THUMB:
+		do_thumb(fd, req->arg);
 		break;
 	default:
 		child_answer(fd, GATE_FAILED, "not an act of a child", -1);

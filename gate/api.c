@@ -22,6 +22,9 @@ enum route {
 	ROUTE_ICON, /* GET /api/icon?app=ID */
 	ROUTE_START, /* POST /api/start */
 	ROUTE_STOP, /* POST /api/stop */
+	ROUTE_RENAME, /* POST /api/rename */
+	ROUTE_THUMB, /* GET /api/thumb?name=NAME */
+	ROUTE_ABOUT, /* GET /api/about: the gate's title, for anyone */
 };
 
 struct http_pss {
@@ -37,8 +40,8 @@ struct http_pss {
 
 const size_t api_pss_size = sizeof(struct http_pss);
 
-static const char *const form_names[] = {"user", "password", "csrf", "app", "name"};
-enum { FORM_USER, FORM_PASSWORD, FORM_CSRF, FORM_APP, FORM_NAME, FORM_COUNT };
+static const char *const form_names[] = {"user", "password", "csrf", "app", "name", "label"};
+enum { FORM_USER, FORM_PASSWORD, FORM_CSRF, FORM_APP, FORM_NAME, FORM_LABEL, FORM_COUNT };
 
 static void api_answered(struct lws *wsi, const struct gate_answer *a, const char *text, size_t len,
 	int fd)
@@ -79,6 +82,9 @@ static enum route route_of(const char *path, int method)
 		{"/icon", LWSHUMETH_GET, ROUTE_ICON},
 		{"/start", LWSHUMETH_POST, ROUTE_START},
 		{"/stop", LWSHUMETH_POST, ROUTE_STOP},
+		{"/rename", LWSHUMETH_POST, ROUTE_RENAME},
+		{"/thumb", LWSHUMETH_GET, ROUTE_THUMB},
+		{"/about", LWSHUMETH_GET, ROUTE_ABOUT},
 	};
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (strcmp(path, routes[i].path) == 0 && method == routes[i].method) {
@@ -249,10 +255,13 @@ static int write_answer(struct net *net, struct lws *wsi, struct http_pss *pss)
 		break;
 	}
 	case ROUTE_STOP:
+	case ROUTE_RENAME:
 		len = (size_t)snprintf(text, sizeof(text), "{}");
 		break;
 	case ROUTE_ICON:
 		return respond(wsi, HTTP_STATUS_OK, "image/png", pss->text + LWS_PRE, len, NULL);
+	case ROUTE_THUMB:
+		return respond(wsi, HTTP_STATUS_OK, "image/bmp", pss->text + LWS_PRE, len, NULL);
 	default: /* sessions, apps: the monitor's JSON as it is */
 		return respond(wsi, HTTP_STATUS_OK, "application/json", pss->text + LWS_PRE, len,
 			NULL);
@@ -281,6 +290,8 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 		[ROUTE_ICON] = GATE_ICON,
 		[ROUTE_START] = GATE_START,
 		[ROUTE_STOP] = GATE_STOP,
+		[ROUTE_RENAME] = GATE_RENAME,
+		[ROUTE_THUMB] = GATE_THUMB,
 	};
 	req.op = ops[pss->route];
 	snprintf(req.addr, sizeof(req.addr), "%s", pss->addr);
@@ -317,11 +328,19 @@ static int http_ask(struct net *net, struct lws *wsi, struct http_pss *pss)
 		gate_copy(req.arg, sizeof(req.arg), form(pss, FORM_APP));
 	} else if (pss->route == ROUTE_STOP) {
 		gate_copy(req.arg, sizeof(req.arg), form(pss, FORM_NAME));
-	} else if (pss->route == ROUTE_ICON) {
+	} else if (pss->route == ROUTE_RENAME) {
+		gate_copy(req.arg, sizeof(req.arg), form(pss, FORM_NAME));
+		if (!gate_copy(req.label, sizeof(req.label), form(pss, FORM_LABEL))) {
+			form_destroy(pss);
+			return respond_error(wsi, HTTP_STATUS_BAD_REQUEST,
+				"a session's name is at most 120 bytes");
+		}
+	} else if (pss->route == ROUTE_ICON || pss->route == ROUTE_THUMB) {
 		char arg[GATE_ARG_MAX + 8];
-		const char *app = lws_get_urlarg_by_name(wsi, "app=", arg, sizeof(arg));
-		if (app) {
-			gate_copy(req.arg, sizeof(req.arg), app);
+		const char *v = lws_get_urlarg_by_name(wsi,
+			pss->route == ROUTE_ICON ? "app=" : "name=", arg, sizeof(arg));
+		if (v) {
+			gate_copy(req.arg, sizeof(req.arg), v);
 		}
 	}
 	/* The password goes to the monitor and nowhere else. */
@@ -357,6 +376,15 @@ int api_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 		 * that asked, for every request (net.c). */
 		if (pss->route == ROUTE_NONE) {
 			return respond_error(wsi, HTTP_STATUS_NOT_FOUND, "no such request");
+		}
+		if (pss->route == ROUTE_ABOUT) {
+			/* What the login page shows before anyone logs in. */
+			char text[512];
+			struct json j = {text, sizeof(text), 0, false};
+			json_put(&j, "{\"title\":");
+			json_string(&j, net->config->title, strlen(net->config->title));
+			json_put(&j, "}");
+			return respond_text(wsi, HTTP_STATUS_OK, text, j.len, NULL);
 		}
 		if (method == LWSHUMETH_POST) {
 			pss->spa = lws_spa_create(wsi, form_names, FORM_COUNT, GATE_BODY_MAX, NULL,

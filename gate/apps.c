@@ -195,17 +195,49 @@ const struct app *apps_find(const struct app *apps, int n, const struct gate_con
 	return i >= 0 && apps[i].shown && gate_config_allows(config, id) ? &apps[i] : NULL;
 }
 
+/* Why no app is shown: no entries at all, an allow-list that names none
+ * of those installed, or every entry hidden. */
+static void empty_why(const struct app *apps, int n, const struct gate_config *config, char *out,
+	size_t size)
+{
+	if (n == 0) {
+		const char *dirs = getenv("XDG_DATA_DIRS");
+		snprintf(out, size,
+			"No desktop entries could be read here (in ~/.local/share/applications and "
+			"the applications folder of %s): install an app, or ask the administrator.",
+			dirs && *dirs ? dirs : "/usr/local/share:/usr/share");
+		return;
+	}
+	if (config->nallow > 0) {
+		size_t len = (size_t)snprintf(out, size, "The administrator allows only ");
+		for (int i = 0; i < config->nallow && len < size; i++) {
+			len += (size_t)snprintf(out + len, size - len, "%s%s", i ? ", " : "",
+				config->allow[i]);
+		}
+		if (len < size) {
+			snprintf(out + len, size - len,
+				", and none of %s is installed here (or each is hidden).",
+				config->nallow > 1 ? "them" : "it");
+		}
+		return;
+	}
+	snprintf(out, size,
+		"Every desktop entry here is hidden (NoDisplay, Hidden, one that runs in a "
+		"terminal, or one whose TryExec is not installed).");
+}
+
 int apps_json(const struct app *apps, int n, const struct gate_config *config, char *out,
 	size_t size)
 {
 	struct json j = {out, size, 0, false};
-	json_put(&j, "[");
+	json_put(&j, "{\"apps\":[");
+	int shown = 0;
 	for (int i = 0; i < n; i++) {
 		if (!apps[i].shown || !gate_config_allows(config, apps[i].id)) {
 			continue;
 		}
 		char icon[4096];
-		json_put(&j, j.len > 1 ? ",{\"id\":" : "{\"id\":");
+		json_put(&j, shown++ ? ",{\"id\":" : "{\"id\":");
 		json_string(&j, apps[i].id, strlen(apps[i].id));
 		json_put(&j, ",\"name\":");
 		json_string(&j, apps[i].name, strlen(apps[i].name));
@@ -214,6 +246,14 @@ int apps_json(const struct app *apps, int n, const struct gate_config *config, c
 								     : ",\"icon\":false}");
 	}
 	json_put(&j, "]");
+	if (shown == 0) {
+		/* The page says why the menu is empty, and what would fill it. */
+		char why[1024];
+		empty_why(apps, n, config, why, sizeof(why));
+		json_put(&j, ",\"empty\":");
+		json_string(&j, why, strlen(why));
+	}
+	json_put(&j, "}");
 	return j.full ? -1 : (int)j.len;
 }
 

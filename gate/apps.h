@@ -36,8 +36,9 @@ int apps_read(struct app *apps, int max, const struct gate_config *config);
 const struct app *apps_find(const struct app *apps, int n, const struct gate_config *config,
 	const char *id);
 
-/* JSON: [{"id": .., "name": .., "icon": true|false}, ...] of those shown
- * and allowed, into out (size bytes). Its length, or -1 if it did not fit. */
+/* JSON: {"apps": [{"id": .., "name": .., "icon": true|false}, ...]} of
+ * those shown and allowed, with "empty": why, where none is; into out (size
+ * bytes). Its length, or -1 if it did not fit. */
 int apps_json(const struct app *apps, int n, const struct gate_config *config, char *out,
 	size_t size);
 

@@ -209,6 +209,9 @@ static int on_entry(void *data, const char *section, const char *name, const cha
 			c->shells_any = strcmp(value, "any") == 0;
 		} else if (strcmp(name, "tls-ciphers") == 0) {
 			ok = set_text(c->tls_ciphers, sizeof(c->tls_ciphers), value);
+		} else if (strcmp(name, "title") == 0) {
+			ok = set_text(c->title, sizeof(c->title), value) &&
+				session_label_ok(value, strlen(value));
 		} else {
 			known = false;
 		}
@@ -258,6 +261,11 @@ static int config_read(struct gate_config *config, const char *path, char *err, 
 	snprintf(config->pam_service, sizeof(config->pam_service), "rcomp");
 	snprintf(config->page, sizeof(config->page), "%s", RCOMP_WEB_DIR);
 	snprintf(config->rcomp_run, sizeof(config->rcomp_run), "%s/rcomp-run", RCOMP_BIN_DIR);
+	/* The host's name, as the login page calls it, unless [gate] title. */
+	if (gethostname(config->title, sizeof(config->title) - 1) != 0) {
+		config->title[0] = '\0';
+	}
+	config->title[sizeof(config->title) - 1] = '\0';
 	struct parse p = {config, err, err_size, print, 0, fopen(path, "r"), 0};
 	if (!p.file) {
 		parse_problem(&p, "cannot read %s: %s", path, strerror(errno));

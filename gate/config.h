@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "session.h"
+
 #define GATE_CONFIG_DEFAULT "/etc/rcomp/gate.ini"
 #define GATE_ALLOW_MAX 64
 #define GATE_HOSTS_MAX 32
@@ -49,6 +51,7 @@ struct gate_config {
 	struct gate_host hosts[GATE_HOSTS_MAX];
 	int nhosts;
 	char me[64]; /* this host's name among them */
+	char title[SESSION_LABEL_MAX + 1]; /* [gate] title: the page's name for the host */
 	char cookie[64]; /* the balancer's persistence cookie */
 	/* [apps] */
 	char *allow[GATE_ALLOW_MAX]; /* desktop ids; none: every app */

@@ -29,7 +29,7 @@ bool gate_request_ok(const struct gate_request *req)
 		ends(req->cookie, sizeof(req->cookie)) && ends(req->csrf, sizeof(req->csrf)) &&
 		ends(req->user, sizeof(req->user)) && ends(req->secret, sizeof(req->secret)) &&
 		ends(req->addr, sizeof(req->addr)) && ends(req->arg, sizeof(req->arg)) &&
-		gate_addr_ok(req->addr);
+		ends(req->label, sizeof(req->label)) && gate_addr_ok(req->addr);
 }
 
 static bool send_all(int fd, struct iovec *iov, int n, int passfd)

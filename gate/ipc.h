@@ -22,6 +22,7 @@
 #define GATE_SECRET_MAX 256 /* a password */
 #define GATE_ADDR_MAX 80
 #define GATE_ARG_MAX 256 /* an app's desktop id or a session's name */
+#define GATE_LABEL_MAX 120 /* SESSION_LABEL_MAX */
 #define GATE_TEXT_MAX 65536
 
 enum gate_op {
@@ -34,6 +35,8 @@ enum gate_op {
 	GATE_STOP, /* cookie, arg (a session's name) */
 	GATE_OPEN, /* cookie, arg (a session's name): its socket, as a descriptor */
 	GATE_ICON, /* cookie, arg (an app's id): its icon's bytes */
+	GATE_RENAME, /* cookie, arg (a session's name), label: the session's label set */
+	GATE_THUMB, /* cookie, arg (a session's name): its picture's bytes (a BMP) */
 	GATE_CLOSED, /* id: the OPEN whose viewer has ended; not answered */
 };
 
@@ -61,11 +64,12 @@ struct gate_request {
 	uint32_t op, id; /* id: the network process's, echoed in the answer */
 	uint32_t flags;
 	char cookie[GATE_COOKIE_HEX + 1];
-	char csrf[GATE_CSRF_HEX + 1]; /* the page's token: asked of LOGOUT, START, STOP */
+	char csrf[GATE_CSRF_HEX + 1]; /* the page's token: asked of LOGOUT, START, STOP, RENAME */
 	char user[GATE_USER_MAX + 1];
 	char secret[GATE_SECRET_MAX + 1];
 	char addr[GATE_ADDR_MAX + 1]; /* the browser's, for the log and the throttle */
 	char arg[GATE_ARG_MAX + 1];
+	char label[GATE_LABEL_MAX + 1]; /* RENAME's: what the user calls the session */
 };
 
 struct gate_answer {

@@ -642,7 +642,8 @@ static void request(struct monitor *m, struct gate_request *req)
 	struct gate_answer who = {0};
 	memcpy(who.user, login->user, sizeof(who.user));
 	memcpy(who.csrf, login->csrf, sizeof(who.csrf));
-	bool changes = req->op == GATE_LOGOUT || req->op == GATE_START || req->op == GATE_STOP;
+	bool changes = req->op == GATE_LOGOUT || req->op == GATE_START || req->op == GATE_STOP ||
+		req->op == GATE_RENAME;
 	if (changes &&
 		(strlen(req->csrf) != GATE_CSRF_HEX ||
 			!same(req->csrf, login->csrf, GATE_CSRF_HEX))) {
@@ -668,11 +669,20 @@ static void request(struct monitor *m, struct gate_request *req)
 	case GATE_START:
 	case GATE_STOP:
 	case GATE_OPEN:
+	case GATE_RENAME:
+	case GATE_THUMB:
 		if (req->op != GATE_LIST && req->op != GATE_APPS && !req->arg[0]) {
 			answer(m, req->id, GATE_NOT_FOUND, "no name given", NULL);
 			return;
 		}
-		if ((req->op == GATE_OPEN || req->op == GATE_STOP) &&
+		if (req->op == GATE_RENAME && !session_label_ok(req->label, strlen(req->label))) {
+			answer(m, req->id, GATE_FAILED,
+				"a session's name is at most 120 bytes, with no control characters",
+				NULL);
+			return;
+		}
+		if ((req->op == GATE_OPEN || req->op == GATE_STOP || req->op == GATE_RENAME ||
+			    req->op == GATE_THUMB) &&
 			!session_name_ok(req->arg, strlen(req->arg))) {
 			answer(m, req->id, GATE_NOT_FOUND, "no such session of yours is running",
 				NULL);

@@ -536,7 +536,7 @@ def test_the_menu_honours_no_display_hidden_try_exec_and_the_administrators_allo
         gate = rig.Gate(desktop)
         c = gate.client()
         c.login(ALICE)
-        ids = [a["id"] for a in c.get("apps")[1]]
+        ids = [a["id"] for a in c.get("apps")[1]["apps"]]
         assert "rcomp-test-shown" in ids and "foot" in ids, ids
         for hidden in ("rcomp-test-nodisplay", "rcomp-test-tryexec", "footclient"):
             assert hidden not in ids, (hidden, ids)
@@ -547,14 +547,14 @@ def test_the_menu_honours_no_display_hidden_try_exec_and_the_administrators_allo
                           apps={"allow": "foot, rcomp-test-shown.desktop"})
         n = narrow.client()
         n.login(ALICE)
-        assert sorted(a["id"] for a in n.get("apps")[1]) == ["foot"]
+        assert sorted(a["id"] for a in n.get("apps")[1]["apps"]) == ["foot"]
         assert n.post("start", {"app": "chromium"})[0] == 404
         assert n.post("start", {"app": "rcomp-test-shown"})[0] == 404
         trusting = rig.Gate(desktop, name="trusting-gate",
                             apps={"allow": "foot, rcomp-test-shown.desktop", "own": "yes"})
         t = trusting.client()
         t.login(ALICE)
-        assert sorted(a["id"] for a in t.get("apps")[1]) == ["foot", "rcomp-test-shown"]
+        assert sorted(a["id"] for a in t.get("apps")[1]["apps"]) == ["foot", "rcomp-test-shown"]
     finally:
         for name in entries:
             os.remove(os.path.join(apps, name + ".desktop"))
@@ -580,31 +580,10 @@ def test_the_owner_stops_a_session_from_the_list(gate):
         gate.rig.read_log(gate.name)
 
 
-def user_app(user, app_id, script):
-    """A menu entry of user's own that runs script (a file in their home):
-    the path its app writes its pids and files beside."""
-    uid, groups, home = rig.user_ids(user)
-    gid = pwd.getpwnam(user).pw_gid
-    path = os.path.join(home, app_id + ".sh")
-    with open(path, "w") as f:
-        f.write(script)
-    os.chmod(path, 0o755)
-    os.chown(path, uid, gid)
-    apps = os.path.join(home, ".local", "share", "applications")
-    os.makedirs(apps, exist_ok=True)
-    for d in (os.path.join(home, ".local"), os.path.join(home, ".local", "share"), apps):
-        os.chown(d, uid, gid)
-    entry = os.path.join(apps, app_id + ".desktop")
-    with open(entry, "w") as f:
-        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s\n" % (
-            app_id, path, os.path.join(home, app_id)))
-    return os.path.join(home, app_id), entry
-
-
 def stubborn_session(gate, app_id):
     """A session of alice's, from the gate, whose app ignores SIGTERM and
     whose helper in a session of its own ignores it too; their pids."""
-    where, entry = user_app(ALICE, app_id, STUBBORN_APP)
+    where, entry = rig.user_app(ALICE, app_id, STUBBORN_APP)
     c = gate.client()
     c.login(ALICE)
     name = c.start(app_id)
@@ -652,7 +631,7 @@ def test_a_gate_sessions_log_stays_within_its_cap_however_much_its_app_writes(ga
     """An app of alice's writes 100 MB to its standard error and waits: its
     session's log (DIR/NAME.log, on the user's tmpfs) stays within
     rcomp-run's default cap of 8 MiB and says what it dropped."""
-    where, entry = user_app(ALICE, "rcomp-test-noisy", "#!/bin/sh\n"
+    where, entry = rig.user_app(ALICE, "rcomp-test-noisy", "#!/bin/sh\n"
                             "yes 'a line the app writes again and again' | "
                             "head -c 100000000 >&2\ntouch \"$1.done\"\nexec sleep 600\n")
     try:
@@ -829,7 +808,7 @@ def test_a_users_own_entry_does_not_stand_in_for_an_allowed_system_app(desktop, 
     """alice's own foot.desktop runs something else; with [apps] allow =
     foot, starting foot runs the system's foot."""
     uid, _, home = rig.user_ids(ALICE)
-    where, entry = user_app(ALICE, "foot", "#!/bin/sh\ntouch \"$1.ran\"\nexec sleep 600\n")
+    where, entry = rig.user_app(ALICE, "foot", "#!/bin/sh\ntouch \"$1.ran\"\nexec sleep 600\n")
     try:
         gate = rig.Gate(desktop, apps={"allow": "foot"})
         c = gate.client()

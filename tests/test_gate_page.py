@@ -3,6 +3,7 @@ chromium: every end state of a viewer covered with its reason and its way
 on (another user's session, an ended one, a restart of the gate), the
 menu, and the gate's own page."""
 import json
+import os
 
 import pytest
 
@@ -123,7 +124,141 @@ def test_the_menu_leads_back_to_the_list_and_logs_out_leaving_the_session_runnin
     page.eval("document.getElementById('rcomp-menu-toggle').click()")
     page.wait("document.querySelector('#rcomp-menu [data-menu=\"logout\"]')")
     page.eval("document.querySelector('#rcomp-menu [data-menu=\"logout\"]').click()")
-    page.wait("!document.getElementById('door')?.hidden && document.getElementById('error')"
-              ".textContent.includes('keep running')")
+    page.wait("!document.getElementById('door')?.hidden && document.getElementById("
+              "'door-notice').textContent.includes('keep running')")
     rig.log_in_page(page, ALICE)
     page.wait("document.querySelector('li[data-session=\"%s\"]')" % name)
+
+
+# The gate's own page.
+
+
+def test_the_login_page_names_the_host_and_a_keyboard_alone_logs_in(desktop, accounts):
+    gate = rig.Gate(desktop, title="Build farm 7")
+    page = rig.Browser(desktop)
+    try:
+        page.open(gate.url)
+        page.wait("document.getElementById('door-title').textContent === "
+                  "'Log in to Build farm 7'")
+        assert page.eval("document.title") == "rcomp: Build farm 7"
+        page.wait("document.activeElement.id === 'user'")
+        page.type(ALICE)
+        page.key("Tab")
+        page.type("not-the-password")
+        page.key("Enter")
+        # The error beside the form, and the password field to try again.
+        page.wait("document.getElementById('login-error').textContent.includes('Wrong')")
+        assert page.eval("document.getElementById('login-error').closest('form') !== null")
+        page.wait("document.activeElement.id === 'password'")
+        page.eval("document.getElementById('password').value = ''")
+        page.type(rig.USERS[ALICE])
+        page.key("Enter")
+        page.wait("!document.getElementById('home').hidden")
+        assert page.eval("document.getElementById('home-title').textContent") == \
+            "rcomp on Build farm 7"
+    finally:
+        page.close()
+
+
+def audit(page, where):
+    """axe-core's audit: printed, and its violations returned."""
+    r = page.command("axe")
+    total = r["passes"] + len(r["violations"])
+    print("accessibility of %s: %d of %d rules pass (score %.0f%%); violations: %s" % (
+        where, r["passes"], total, 100.0 * r["passes"] / max(1, total),
+        "; ".join("%s (%s): %s" % (v["id"], v["impact"], ", ".join(v["nodes"]))
+                  for v in r["violations"]) or "none"))
+    return r["violations"]
+
+
+def test_the_login_page_and_the_list_pass_an_accessibility_audit(gate, page):
+    page.open(gate.url)
+    page.wait("!document.getElementById('door').hidden && document.title !== 'rcomp'")
+    assert audit(page, "the login page") == []
+    c = gate.client()
+    assert c.login(ALICE)[0] == 200
+    c.start("foot")
+    rig.log_in_page(page, ALICE)
+    page.wait("document.querySelector('li[data-session]') && "
+              "document.querySelector('li[data-app]')")
+    assert audit(page, "the sessions and apps") == []
+
+
+def test_a_session_is_named_by_its_windows_renamed_said_when_last_used_with_its_picture(gate,
+                                                                                       page):
+    name = start_in_page(page, gate)
+    # The picture is written a few seconds after the window last changed.
+    wait_for("the session's picture", lambda: any(
+        s["name"] == name and s["thumb"] for s in client_of(gate).sessions()), timeout=20)
+    page.open(gate.url)
+    row = "document.querySelector('li[data-session=\"%s\"]')" % name
+    page.wait(row)
+    assert page.eval(row + ".querySelector('.name').textContent") == "foot"
+    page.wait(row + ".querySelector('.quiet').textContent.startsWith('last used just now')")
+    page.wait(row + ".querySelector('img.thumb')?.naturalWidth > 0")
+    size = page.eval("[%s.querySelector('img.thumb').naturalWidth, "
+                     "%s.querySelector('img.thumb').naturalHeight]" % (row, row))
+    assert 0 < size[0] <= 160 and 0 < size[1] <= 100, size
+    page.eval(row + ".querySelector('button[aria-label^=\"rename\"]').click()")
+    page.wait(row + ".querySelector('form.rename input') === document.activeElement")
+    page.eval(row + ".querySelector('form.rename input').value = 'my shell'")
+    page.key("Enter")
+    page.wait("document.querySelector('li[data-session=\"%s\"] .name')?.textContent === "
+              "'my shell'" % name)
+    assert [s["label"] for s in client_of(gate).sessions()] == ["my shell"]
+
+
+def client_of(gate, user=ALICE):
+    c = gate.client()
+    assert c.login(user)[0] == 200
+    return c
+
+
+def test_an_empty_menu_says_why_naming_what_the_allow_list_allows(desktop, accounts):
+    gate = rig.Gate(desktop, apps={"allow": "rcomp-no-such-app, another-missing"})
+    page = rig.Browser(desktop)
+    try:
+        page.open(gate.url)
+        rig.log_in_page(page, ALICE)
+        page.wait("!document.getElementById('apps-empty').hidden")
+        said = page.eval("document.getElementById('apps-empty').textContent")
+        assert "rcomp-no-such-app, another-missing" in said and "none of them is installed" \
+            in said, said
+    finally:
+        page.close()
+
+
+def test_an_app_that_opens_no_window_says_so_and_its_entry_is_flagged(gate, page):
+    _, entry = rig.user_app(ALICE, "rcomp-test-server", "#!/bin/sh\nexec sleep 600\n")
+    start = "document.querySelector('li[data-app=\"rcomp-test-server\"] button')"
+    try:
+        page.open(gate.url)
+        rig.log_in_page(page, ALICE)
+        page.wait(start)
+        page.eval(start + ".click()")
+        page.wait("document.getElementById('rcomp-empty')?.textContent.includes('no window')",
+                  timeout=15)
+        page.open(gate.url)
+        page.wait("document.querySelector('li[data-session] .flag')?.textContent.includes("
+                  "'no window')")
+        page.wait("document.querySelector('li[data-app=\"rcomp-test-server\"] .flag')"
+                  "?.textContent.includes('no window')")
+    finally:
+        os.remove(entry)
+
+
+def test_an_error_of_a_start_is_said_beside_the_app(desktop, accounts):
+    gate = rig.Gate(desktop, sessions_per_user=1)
+    page = rig.Browser(desktop)
+    try:
+        client_of(gate).start("foot")
+        page.open(gate.url)
+        rig.log_in_page(page, ALICE)
+        button = "document.querySelector('li[data-app=\"foot\"] button')"
+        page.wait(button)
+        page.eval(button + ".click()")
+        page.wait("document.querySelector('li[data-app=\"foot\"] .error')?.textContent"
+                  ".includes('as many as one may have')")
+        assert page.eval("document.getElementById('error').textContent") == ""
+    finally:
+        page.close()

@@ -59,6 +59,7 @@ export class Desk {
     if (w) this.destroy(m.window);
     w = new RemoteWindow(this, m, popup);
     this.windows.set(m.window, w);
+    if (!popup) this.emptyNote('');
     this.el.append(w.el);
     w.el.style.zIndex = this.z++;
     if (popup) {
@@ -82,6 +83,23 @@ export class Desk {
     const ratio = (window.devicePixelRatio || 1) * (this.fit ? 1 : this.zoom);
     const scale = Math.max(1, Math.min(4, Math.round(ratio)));
     this.session.send('output_info', { window: w.id, refresh_mhz: 60000, scale });
+  }
+
+  // Words on the empty desk ('' takes them away); a window takes them
+  // away too.
+  emptyNote(text) {
+    let note = document.getElementById('rcomp-empty');
+    if (!text) {
+      note?.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement('p');
+      note.id = 'rcomp-empty';
+      note.setAttribute('role', 'status');
+      this.el.append(note);
+    }
+    note.textContent = text;
   }
 
   // Another session opens in the page: none of these windows is its.

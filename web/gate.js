@@ -3,12 +3,12 @@
 // whose WebSocket the gate bridges to the session. The login is an
 // HttpOnly cookie the page never sees; each request that changes anything
 // carries the login's CSRF token, which the page keeps in memory only.
+// Each error is said next to what caused it (the login form, the app, the
+// session), and the host is named as its administrator titled it.
+import { windowless } from './windowless.js';
+
 const $ = (id) => document.getElementById(id);
 let csrf = '';
-
-function error(text) {
-  $('error').textContent = text || '';
-}
 
 async function call(path, form) {
   const init = { credentials: 'same-origin' };
@@ -26,12 +26,12 @@ async function call(path, form) {
   return body;
 }
 
-function age(started) {
-  const s = Math.max(0, Date.now() / 1000 - started);
+function ago(when) {
+  const s = Math.max(0, Date.now() / 1000 - when);
   if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h`;
-  return `${Math.floor(s / 86400)} days`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} days ago`;
 }
 
 // how: '' takes the session over (its viewer, if any, is let go), 'share'
@@ -41,11 +41,57 @@ function open(name, how, app) {
     (app ? '&app=' + encodeURIComponent(app) : '');
 }
 
-function button(text, onclick) {
+function button(text, onclick, label) {
   const b = document.createElement('button');
+  b.type = 'button';
   b.textContent = text;
+  if (label) b.setAttribute('aria-label', label);
   b.addEventListener('click', onclick);
   return b;
+}
+
+// An error said beside what caused it.
+function errorIn(li) {
+  let e = li.querySelector('.error');
+  if (!e) {
+    e = document.createElement('p');
+    e.className = 'error';
+    e.setAttribute('role', 'alert');
+    li.append(e);
+  }
+  return (text) => {
+    e.textContent = text || '';
+  };
+}
+
+// What a session is called: its user's name for it, else its windows'
+// titles, else what it runs.
+function nameOf(s) {
+  return s.label || (s.titles.length ? s.titles.join(' \u00b7 ') : s.entry || s.app);
+}
+
+function renameForm(li, s, say) {
+  const form = document.createElement('form');
+  form.className = 'rename';
+  const input = document.createElement('input');
+  input.value = s.label || nameOf(s);
+  input.maxLength = 120;
+  input.setAttribute('aria-label', `new name for ${nameOf(s)}`);
+  form.append(input, button('save', () => form.requestSubmit()),
+    button('cancel', () => showSessions()));
+  form.querySelector('button').type = 'submit';
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await call('rename', { name: s.name, label: input.value.trim() });
+      await showSessions();
+    } catch (err) {
+      say(err.message);
+    }
+  });
+  li.querySelector('.what').replaceWith(form);
+  input.focus();
+  input.select();
 }
 
 async function showSessions() {
@@ -56,34 +102,68 @@ async function showSessions() {
   for (const s of list) {
     const li = document.createElement('li');
     li.dataset.session = s.name;
+    const title = nameOf(s);
+    if (s.thumb) {
+      const img = document.createElement('img');
+      img.className = 'thumb';
+      img.alt = `${title}: its windows`;
+      img.src = `/api/thumb?name=${encodeURIComponent(s.name)}&at=${s.used}`;
+      li.append(img);
+    }
     const what = document.createElement('span');
     what.className = 'what';
-    what.textContent = (s.titles.length ? s.titles.join(' · ') : s.app) + ' ';
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = title;
     const more = document.createElement('span');
     more.className = 'quiet';
-    more.textContent = `${s.name} · ${age(s.started)} · ` +
-      (s.viewers ? `${s.viewers} viewing` : 'nobody viewing');
-    what.append(more);
-    li.append(what,
-      button('open', () => open(s.name, '', s.app)),
-      button('share', () => open(s.name, 'share', s.app)),
-      button('watch', () => open(s.name, 'view-only', s.app)),
-      button('stop', async () => {
-        try {
-          await call('stop', { name: s.name });
-          await showSessions();
-        } catch (e) {
-          error(e.message);
-        }
-      }));
+    const use = s.viewers ? `in use now (${s.viewers} viewing)` : `last used ${ago(s.used || s.started)}`;
+    more.textContent = `${use} \u00b7 started ${ago(s.started)} \u00b7 ${s.name}`;
+    what.append(name, more);
+    // An app that has opened no window (a server, a daemon): said so.
+    const old = Date.now() / 1000 - s.started > 5;
+    if (!s.titles.length && old) {
+      const flag = document.createElement('span');
+      flag.className = 'flag';
+      flag.textContent = 'no window open: it may run without one';
+      what.append(flag);
+      if (s.entry) windowless.note(s.entry, true);
+    } else if (s.titles.length && s.entry) {
+      windowless.note(s.entry, false);
+    }
+    li.append(what);
+    const say = errorIn(li);
+    const act = (verb, f) => async () => {
+      say('');
+      try {
+        await f();
+      } catch (e) {
+        say(`cannot ${verb}: ${e.message}`);
+      }
+    };
+    const app = s.entry || '';
+    const acts = document.createElement('span');
+    acts.className = 'acts';
+    acts.append(
+      button('open', () => open(s.name, '', app), `open ${title}`),
+      button('share', () => open(s.name, 'share', app), `share ${title}`),
+      button('watch', () => open(s.name, 'view-only', app), `watch ${title}`),
+      button('rename', () => renameForm(li, s, say), `rename ${title}`),
+      button('stop', act('stop it', async () => {
+        await call('stop', { name: s.name });
+        await showSessions();
+      }), `stop ${title}`));
+    li.insertBefore(acts, li.querySelector('.error'));
     ul.append(li);
   }
 }
 
 async function showApps() {
-  const apps = await call('apps');
+  const { apps, empty } = await call('apps');
   const ul = $('apps');
   ul.replaceChildren();
+  $('apps-empty').hidden = !empty;
+  $('apps-empty').textContent = empty || '';
   for (const a of apps) {
     const li = document.createElement('li');
     li.dataset.app = a.id;
@@ -96,14 +176,23 @@ async function showApps() {
     const what = document.createElement('span');
     what.className = 'what';
     what.textContent = a.name;
-    li.append(what, button('start', async () => {
+    if (windowless.had(a.id)) {
+      const flag = document.createElement('span');
+      flag.className = 'flag';
+      flag.textContent = 'opened no window last time: it may run without one';
+      what.append(flag);
+    }
+    const say = errorIn(li);
+    li.insertBefore(what, li.querySelector('.error'));
+    li.insertBefore(button('start', async () => {
+      say('');
       try {
         const s = await call('start', { app: a.id });
         open(s.name, '', a.id);
       } catch (e) {
-        error(e.message);
+        say(`cannot start ${a.name}: ${e.message}`);
       }
-    }));
+    }, `start ${a.name}`), li.querySelector('.error'));
     ul.append(li);
   }
 }
@@ -113,28 +202,55 @@ async function home(me) {
   $('who').textContent = me.user;
   $('door').hidden = true;
   $('home').hidden = false;
-  error('');
+  $('error').textContent = '';
   // Sent here by a viewer whose login had ended: back to that session.
   const back = new URLSearchParams(location.hash.slice(1));
   if (back.get('back')) {
     history.replaceState(null, '', '/');
-    open(back.get('back'), back.get('how') || '');
+    open(back.get('back'), back.get('how') || '', back.get('app') || '');
     return;
   }
-  await Promise.all([showSessions(), showApps()]);
+  try {
+    await Promise.all([showSessions(), showApps()]);
+  } catch (e) {
+    $('error').textContent = e.message;
+  }
+}
+
+function showDoor(notice) {
+  $('home').hidden = true;
+  $('door').hidden = false;
+  $('door-notice').hidden = !notice;
+  $('door-notice').textContent = notice || '';
+  $('user').focus();
+}
+
+async function title() {
+  try {
+    const about = await call('about');
+    if (about.title) {
+      for (const el of document.querySelectorAll('.host')) el.textContent = about.title;
+      document.title = `rcomp: ${about.title}`;
+    }
+  } catch (e) {
+    // an older gate: the page's own words
+  }
 }
 
 async function start() {
+  title();
   $('login').addEventListener('submit', async (e) => {
     e.preventDefault();
-    error('');
+    $('login-error').textContent = '';
     $('enter').disabled = true;
     try {
       const me = await call('login', { user: $('user').value, password: $('password').value });
       $('password').value = '';
+      $('door-notice').hidden = true;
       await home(me);
     } catch (err) {
-      error(err.message);
+      $('login-error').textContent = err.message;
+      $('password').focus();
     } finally {
       $('enter').disabled = false;
     }
@@ -146,20 +262,16 @@ async function start() {
       // gone already
     }
     csrf = '';
-    $('home').hidden = true;
-    $('door').hidden = false;
-    error('You are logged out. Your sessions keep running: log in to get back to them.');
+    showDoor('You are logged out. Your sessions keep running: log in to get back to them.');
   });
   try {
     await home(await call('me'));
   } catch (e) {
-    $('door').hidden = false;
-    $('user').focus();
     // The viewer's menu logged out and came here.
-    if (location.hash === '#logged-out') {
-      history.replaceState(null, '', '/');
-      error('You are logged out. Your sessions keep running: log in to get back to them.');
-    }
+    const out = location.hash === '#logged-out';
+    if (out) history.replaceState(null, '', '/');
+    showDoor(out ? 'You are logged out. Your sessions keep running: log in to get back to them.'
+      : '');
   }
 }
 

@@ -18,6 +18,7 @@ import { BYE } from './messages.js';
 import { Menu } from './menu.js';
 import { Keybar } from './keybar.js';
 import { Touchpad } from './touchpad.js';
+import { windowless } from './windowless.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -394,6 +395,7 @@ export class Session {
 
   async welcome() {
     this.hud.welcomed();
+    this.watchWindows();
     if (this.p.sound && Sound.available()) {
       if (!this.sound) this.sound = new Sound();
       this.sound.start();
@@ -403,6 +405,19 @@ export class Session {
       this.send('keymap', { format: 2, data: names });
       this.clipboard.check();
     }
+  }
+
+  // A session whose app opens no window (a server, a daemon) says so on
+  // the empty desk, and the gate's page flags its entry from then on.
+  watchWindows() {
+    clearTimeout(this.windowTimer);
+    this.windowTimer = setTimeout(() => {
+      const none = ![...this.windows.values()].some((w) => !w.popup);
+      if (this.p.app) windowless.note(this.p.app, none);
+      this.desk.emptyNote(none && !this.ended ? `${this.p.app || 'The app'} has opened no ` +
+        'window: it may run without one (a server). The session runs on' +
+        (this.p.gate ? '; stop it from your sessions.' : '.') : '');
+    }, 5000);
   }
 
   status(text) {

@@ -347,3 +347,24 @@ def log_in_page(page, user=ALICE):
     page.eval("document.getElementById('user').value = %r; "
               "document.getElementById('password').value = %r; "
               "document.getElementById('enter').click()" % (user, USERS[user]))
+
+
+def user_app(user, app_id, script):
+    """A menu entry of user's own that runs script (a file in their home):
+    the path its app writes its pids and files beside."""
+    uid, groups, home = user_ids(user)
+    gid = pwd.getpwnam(user).pw_gid
+    path = os.path.join(home, app_id + ".sh")
+    with open(path, "w") as f:
+        f.write(script)
+    os.chmod(path, 0o755)
+    os.chown(path, uid, gid)
+    apps = os.path.join(home, ".local", "share", "applications")
+    os.makedirs(apps, exist_ok=True)
+    for d in (os.path.join(home, ".local"), os.path.join(home, ".local", "share"), apps):
+        os.chown(d, uid, gid)
+    entry = os.path.join(apps, app_id + ".desktop")
+    with open(entry, "w") as f:
+        f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s\n" % (
+            app_id, path, os.path.join(home, app_id)))
+    return os.path.join(home, app_id), entry

@@ -29,10 +29,17 @@
 //                                            the page as a phone shows it
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
 //   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
+//   {"op": "axe"}                             axe-core's audit of the page as
+//                                            it is: {passes, violations:
+//                                            [{id, impact, help, nodes}]}
 //   {"op": "quit"}
 // A command that fails answers {failure: message}; the browser stays.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import readline from 'node:readline';
 import puppeteer from 'puppeteer-core';
+
+const require = createRequire(import.meta.url);
 
 const args = ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required',
   '--window-size=1280,800'];
@@ -75,6 +82,22 @@ async function run(c) {
         for (let i = 0; i < d.length; i += 32768) s += String.fromCharCode(...d.subarray(i, i + 32768));
         return { width: cv.width, height: cv.height, rgba: btoa(s) };
       }, c.title);
+    case 'axe': {
+      // Evaluated through the devtools, past the page's CSP, as axe's own
+      // integrations inject it.
+      const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+      await page.evaluate(source);
+      return page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return {
+          passes: r.passes.length,
+          violations: r.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map((n) => n.target.join(' ')),
+          })),
+        };
+      });
+    }
     case 'screenshot':
       await page.screenshot({ path: c.path });
       return {};

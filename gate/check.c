@@ -19,6 +19,7 @@
 #include "check.h"
 #include "config.h"
 #include "listen.h"
+#include "web.h"
 
 /* One line of --check-config's: "rcomp-gate: " and kind ("" for a
  * problem, "warning: "), then the text. */
@@ -313,7 +314,7 @@ int check_config(const char *path)
 				    "build, /usr/share/rcomp/web installed)",
 			c.page, stat(c.page, &st) != 0 ? strerror(errno) : "not a folder");
 	} else {
-		static const char *const pages[] = {"index.html", "gate.html"};
+		static const char *const pages[] = {WEB_PAGE_FILES, WEB_GATE_PAGE};
 		for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 			snprintf(file, sizeof(file), "%s/%s", c.page, pages[i]);
 			if (access(file, R_OK) != 0) {

@@ -50,7 +50,8 @@ struct net {
 	struct lws_context *context;
 	struct lws_vhost *vhost;
 	struct lws_http_mount mounts[2];
-	struct lws_protocols protocols[8];
+	const char *page_missing; /* a file the page needs, not in its folder */
+	struct lws_protocols protocols[9]; /* the last all zero */
 	int monitor;
 	bool tls;
 	uint32_t next_id;

@@ -81,6 +81,54 @@ static int callback_http(struct lws *wsi, enum lws_callback_reasons reason, void
 	}
 }
 
+/* The page's folder lacks a file the page needs (the build's messages.js,
+ * say): every page asked for says so, not a blank page. */
+static int callback_no_page(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+	size_t len)
+{
+	struct net *net = net_of(wsi);
+	if (reason != LWS_CALLBACK_HTTP) {
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+	char body[2048];
+	int n = snprintf(body, sizeof(body),
+		"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>rcomp-gate: "
+		"the page is missing</title></head><body><h1>This gate cannot show its page</h1>"
+		"<p>The page's folder (<code>page =</code> in the gate's settings) has no "
+		"<code>%s</code>. In a build the page is <code>build/web</code>, made by "
+		"<code>ninja -C build</code>; installed, the rcomp package puts it in "
+		"<code>/usr/share/rcomp/web</code>. <code>rcomp-gate --check-config</code> says "
+		"the same.</p></body></html>",
+		net->page_missing);
+	uint8_t head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start,
+				     *end = head + sizeof(head);
+	if (lws_add_http_common_headers(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "text/html",
+		    (lws_filepos_t)n, &p, end) ||
+		lws_finalize_write_http_header(wsi, start, &p, end)) {
+		return 1;
+	}
+	uint8_t out[LWS_PRE + sizeof(body)];
+	memcpy(out + LWS_PRE, body, (size_t)n);
+	if (lws_write(wsi, out + LWS_PRE, (size_t)n, LWS_WRITE_HTTP_FINAL) != n) {
+		return 1;
+	}
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* The first file of the page that its folder lacks, or NULL. */
+static const char *page_missing(const char *dir)
+{
+	static const char *const needed[] = {WEB_PAGE_FILES, WEB_GATE_PAGE};
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		char path[4096 + 32];
+		snprintf(path, sizeof(path), "%s/%s", dir, needed[i]);
+		if (access(path, R_OK) != 0) {
+			return needed[i];
+		}
+	}
+	return NULL;
+}
+
 static void sweep(lws_sorted_usec_list_t *sul)
 {
 	struct net *net = lws_container_of(sul, struct net, sweep);
@@ -140,6 +188,16 @@ int net_run(const struct gate_config *config, int fd, int listen_fd)
 		.def = "gate.html",
 		.origin_protocol = LWSMPRO_FILE,
 	};
+	net.page_missing = page_missing(config->page);
+	if (net.page_missing) {
+		log_error("the page's folder %s has no %s: every page is an error page that says "
+			  "so "
+			  "(page = in %s; in a build it is build/web)",
+			config->page, net.page_missing, config->path);
+		net.mounts[1].origin = "gate-no-page";
+		net.mounts[1].origin_protocol = LWSMPRO_CALLBACK;
+		net.mounts[1].def = NULL;
+	}
 	net.viewer_ended = viewers_end;
 	net.protocols[0] = (struct lws_protocols){"http", callback_http, 0, 0};
 	net.protocols[1] = (struct lws_protocols){"gate-api", api_callback, api_pss_size, 0};
@@ -150,6 +208,7 @@ int net_run(const struct gate_config *config, int fd, int listen_fd)
 	net.protocols[4] = (struct lws_protocols){"gate-monitor", net_monitor_callback, 0, 0};
 	net.protocols[5] = (struct lws_protocols){"gate-listen", listen_callback, 0, 0};
 	net.protocols[6] = (struct lws_protocols){"gate-proxy", listen_proxy_callback, 0, 0};
+	net.protocols[7] = (struct lws_protocols){"gate-no-page", callback_no_page, 0, 0};
 	struct lws_context_creation_info info = {0};
 	bridge_door_info(&info, host, port, config->cert, config->key);
 	/* The monitor took the port (listen.h): lws accepts nothing itself. */

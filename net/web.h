@@ -15,6 +15,12 @@
 
 struct web;
 
+/* The page's files that a folder must hold to serve the page: its own and
+ * what the build generates for it (messages.js). The gate's door also needs
+ * gate.html (WEB_GATE_PAGE). */
+#define WEB_PAGE_FILES "index.html", "messages.js", "rcomp.js"
+#define WEB_GATE_PAGE "gate.html"
+
 /* Longest host a viewer's address is given as (web-admit.c's key). */
 #define WEB_HOST_MAX 80
 

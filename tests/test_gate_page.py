@@ -4,6 +4,8 @@ on (another user's session, an ended one, a restart of the gate), the
 menu, and the gate's own page."""
 import json
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -262,3 +264,24 @@ def test_an_error_of_a_start_is_said_beside_the_app(desktop, accounts):
         assert page.eval("document.getElementById('error').textContent") == ""
     finally:
         page.close()
+
+
+def test_a_page_folder_without_the_builds_files_answers_with_a_page_that_says_so(desktop,
+                                                                                 accounts):
+    """The page's folder holds the hand-written files but not messages.js,
+    which the build makes: the gate says so at its start, in
+    --check-config, and to every browser, instead of a blank page."""
+    folder = os.path.join(desktop.tmp, "half-page")
+    os.makedirs(folder)
+    for name in os.listdir(rig.WEB_DIR):
+        if name != "messages.js" and os.path.isfile(os.path.join(rig.WEB_DIR, name)):
+            shutil.copy(os.path.join(rig.WEB_DIR, name), folder)
+    os.chmod(desktop.tmp, 0o755)
+    gate = rig.Gate(desktop, page=folder)
+    assert "has no messages.js" in desktop.read_log(gate.name)
+    for path in ("/", "/index.html", "/gate.html"):
+        status, body, _ = gate.client().request("GET", path)
+        assert status == 500 and b"has no <code>messages.js</code>" in body, (path, status, body)
+    checked = subprocess.run([rig.RCOMP_GATE, "--check-config", "--config", gate.config],
+                             capture_output=True, text=True)
+    assert "messages.js" in checked.stdout, checked.stdout

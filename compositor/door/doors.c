@@ -102,7 +102,7 @@ static bool listen_web(struct rc_server *server)
 	const char *root = env && *env ? env : RCOMP_WEB_DIR;
 	/* A folder without the page, or without what the build generates
 	 * for it, would serve a blank page and say nothing. */
-	static const char *const needed[] = {"index.html", "messages.js"};
+	static const char *const needed[] = {WEB_PAGE_FILES};
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", root, needed[i]);

@@ -126,6 +126,10 @@ def test_zoom_shows_the_app_larger_and_clicks_land_where_they_point(desktop, pag
         menu(page, "zoom-in")  # 1.25^3
     page.wait("document.querySelector('#rcomp-menu [data-menu=\"zoom-level\"]').textContent "
               "=== '195%'")
+    # (The app is told its output's scale is 2 now: its window stays its
+    # size, drawn anew.)
+    page.wait("Math.abs(document.querySelector('.rcomp-window canvas').getBoundingClientRect()"
+              ".width - %d * 1.953125) < 1" % w)
     cw, ch = canvas_css(page, "rcomp input test")
     assert abs(cw / w - 1.953) < 0.01 and abs(ch / h - 1.953) < 0.01, (cw, ch, w, h)
     menu(page, "close")

@@ -64,7 +64,10 @@ export function paintVideo(session, w) {
 function presented(session, w, seq) {
   w.presented++;
   if (session.tap) session.tap.painted(w);
-  if (!session.firstFrameMs) session.firstFrameMs = performance.now(); // from the page's start
+  if (!session.firstFrameMs) {
+    session.firstFrameMs = performance.now(); // from the page's start
+    session.shown();
+  }
   if (w.pendingMark) {
     const sent = session.input.markedAt(w.pendingMark);
     if (sent) {

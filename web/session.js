@@ -398,13 +398,29 @@ export class Session {
     this.watchWindows();
     if (this.p.sound && Sound.available()) {
       if (!this.sound) this.sound = new Sound();
-      this.sound.start();
+      // A new AudioContext holds the page's thread a third of a second
+      // (headless chromium here): the first window is shown first, or in a
+      // second where none comes.
+      if (this.sound.context) this.sound.start();
+      else this.soundTimer = setTimeout(() => this.startSound(), 1000);
     }
     if (!this.viewOnly) {
       const names = await layoutNames(this.p);
       this.send('keymap', { format: 2, data: names });
       this.clipboard.check();
     }
+  }
+
+  startSound() {
+    if (!this.soundTimer) return;
+    clearTimeout(this.soundTimer);
+    this.soundTimer = null;
+    if (this.sound && !this.ended) this.sound.start();
+  }
+
+  // A window's first picture is on the screen.
+  shown() {
+    if (this.soundTimer) setTimeout(() => this.startSound(), 0);
   }
 
   // A session whose app opens no window (a server, a daemon) says so on

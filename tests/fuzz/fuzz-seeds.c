@@ -206,6 +206,11 @@ int main(int argc, char **argv)
 	m.keyboard_enter.nkeys = 2;
 	m.keyboard_enter.keys = keys;
 	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_KEY_CHAR};
+	m.key_char = (struct wire_key_char){5, '$', 1};
+	wire_encode(&buf, &m);
+	m.key_char.state = 0;
+	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_POINTER_MOTION};
 	m.pointer_motion.window = 1;
 	m.pointer_motion.x = 256 * 10;
@@ -278,6 +283,10 @@ int main(int argc, char **argv)
 	m = (struct wire_msg){.type = WIRE_HOST_NAME};
 	m.host_name.text = "build-7";
 	m.host_name.len = 7;
+	wire_encode(&buf, &m);
+	m = (struct wire_msg){.type = WIRE_WATCH_TOKEN};
+	m.watch_token.token = "watch-0123456789abcdef";
+	m.watch_token.len = 22;
 	wire_encode(&buf, &m);
 	m = (struct wire_msg){.type = WIRE_TEXT_INPUT};
 	m.text_input.window = 1;

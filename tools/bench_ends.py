@@ -6,7 +6,7 @@ numbers; it passes or fails nothing. Target (issue 50): each within 2 s.
     python3 tools/bench_ends.py [--only token,gate] [--runs 3]
 
 token: a session's own door (rcomp-run --listen-web): another viewer takes
-it over (way on: take it back); a wrong token (the right one typed in the
+it over (a hello on the session's socket; way on: take it back); a wrong token (the right one typed in the
 veil's field); the app exits (no way on but the veil); the link breaks (a
 relay in front, killed; way on: the relay back and "try now").
 gate: through rcomp-gate with real accounts: a logout in another tab (log
@@ -20,6 +20,7 @@ the measuring itself.
 """
 import argparse
 import os
+import socket
 import statistics
 import sys
 import time
@@ -27,7 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import rig  # noqa: E402
-from rig import INPUT_CLIENT, RCOMP_RUN, Browser, Gate, Rig, free_port, wait_for  # noqa: E402
+from rig import (INPUT_CLIENT, RCOMP_RUN, Browser, Gate, Rig, free_port, hello,  # noqa: E402
+                 wait_for)
 
 TOKEN = "bench-ends-token-0123456789abcdef"
 VEIL = "Boolean(document.getElementById('rcomp-veil'))"
@@ -67,16 +69,23 @@ def token_cases(results):
         page = Browser(r)
         pages.append(page)
         port = token_session(r, [INPUT_CLIENT])
+        sock = os.path.join(r.remote_rt, "rcomp-run.sock")
         url = "http://127.0.0.1:%d/#token=%s" % (port, TOKEN)
         page.open(url)
         page.wait(LIVE)
-        # Taken over by another page, then taken back.
-        other = Browser(r)
-        pages.append(other)
+        # Taken over by another viewer (a hello on the session's socket),
+        # then taken back.
+        taker = []
+
+        def take():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sock)
+            s.sendall(hello())
+            taker.append(s)
         results.setdefault("taken over", []).append((
-            timed(lambda: other.open(url), page, VEIL),
-            timed(click_way(page, "take-back"), page, LIVE)))
-        other.close()
+            timed(take, page, VEIL), timed(click_way(page, "take-back"), page, LIVE)))
+        for s in taker:
+            s.close()
         # A wrong token, then the right one in the veil's field.
         t_veil = timed(lambda: page.open("http://127.0.0.1:%d/#token=wrong" % port), page,
                        "Boolean(document.querySelector('#rcomp-veil #rcomp-token input'))")
@@ -100,8 +109,9 @@ def token_cases(results):
         results.setdefault("link down", []).append((t_veil, timed(back, page, LIVE)))
         # The app exits.
         go = os.path.join(r.tmp, "exit-now")
-        port2 = token_session(r, ["sh", "-c", "%s & while [ ! -e %s ]; do sleep 0.05; done; "
-                                  "exit 3" % (INPUT_CLIENT, go)], name="exiting")
+        port2 = token_session(r, ["sh", "-c", "%s & app=$!; while [ ! -e %s ]; do sleep 0.05; "
+                                  "done; kill $app; exit 3" % (INPUT_CLIENT, go)],
+                              name="exiting")
         page.open("http://127.0.0.1:%d/#token=%s" % (port2, TOKEN))
         page.wait(LIVE)
         results.setdefault("app exited", []).append((

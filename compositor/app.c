@@ -346,45 +346,48 @@ static bool regular_file(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The app's environment: ours, with our WAYLAND_DISPLAY, our sound server
- * and our X display (never an outer one: without ours, X11 apps fail
- * instead of appearing somewhere else). Made before the fork. */
+/* The app's environment: ours, with our WAYLAND_DISPLAY, our sound server,
+ * our X display (never an outer one: without ours, X11 apps fail instead of
+ * appearing somewhere else) and the session's name (RCOMP_SESSION, for
+ * rcomp-run --send). Made before the fork. */
 static char **app_environment(struct rc_server *server)
 {
+	const char *sound = sound_server_address(server);
+	const struct {
+		const char *key, *value;
+		bool keep_outer; /* where ours is NULL, the host's stays */
+	} set[] = {
+		{"WAYLAND_DISPLAY", server->socket_name, false},
+		{"WAYLAND_SOCKET", NULL, false},
+		{"DISPLAY", server->x11_display, false},
+		{"PULSE_SERVER", sound, true},
+		{"RCOMP_SESSION", server->record.name[0] ? server->record.name : NULL, false},
+	};
+	const size_t nset = sizeof(set) / sizeof(set[0]);
 	size_t n = 0;
 	while (environ[n]) {
 		n++;
 	}
-	char **env = calloc(n + 4, sizeof(*env));
+	char **env = calloc(n + nset + 1, sizeof(*env));
 	if (!env) {
 		return NULL;
 	}
 	size_t k = 0;
-	static const char *const ours[] = {"WAYLAND_DISPLAY=", "WAYLAND_SOCKET=", "DISPLAY=",
-		"PULSE_SERVER="};
 	for (size_t i = 0; i < n; i++) {
 		bool replaced = false;
-		for (size_t j = 0; j < sizeof(ours) / sizeof(ours[0]); j++) {
-			replaced = replaced || strncmp(environ[i], ours[j], strlen(ours[j])) == 0;
+		for (size_t j = 0; j < nset && !replaced; j++) {
+			size_t len = strlen(set[j].key);
+			replaced = strncmp(environ[i], set[j].key, len) == 0 &&
+				environ[i][len] == '=' && (set[j].value || !set[j].keep_outer);
 		}
-		const char *sound = sound_server_address(server);
-		/* PULSE_SERVER stays the host's where the session has none. */
-		if (replaced && !(strncmp(environ[i], "PULSE_SERVER=", 13) == 0 && !sound)) {
-			continue;
+		if (!replaced) {
+			env[k++] = environ[i];
 		}
-		env[k++] = environ[i];
 	}
-	char *made[3] = {NULL, NULL, NULL};
-	int m = 0;
-	if (asprintf(&made[m], "WAYLAND_DISPLAY=%s", server->socket_name) >= 0) {
-		env[k++] = made[m++];
-	}
-	if (sound_server_address(server) &&
-		asprintf(&made[m], "PULSE_SERVER=%s", sound_server_address(server)) >= 0) {
-		env[k++] = made[m++];
-	}
-	if (server->x11_display && asprintf(&made[m], "DISPLAY=%s", server->x11_display) >= 0) {
-		env[k++] = made[m++];
+	for (size_t j = 0; j < nset; j++) {
+		if (set[j].value && asprintf(&env[k], "%s=%s", set[j].key, set[j].value) >= 0) {
+			k++;
+		}
 	}
 	env[k] = NULL;
 	return env;

@@ -251,6 +251,96 @@ int command_stop(const char *name)
 	return result;
 }
 
+int command_send(const char *name, uint32_t to, char **files, int n)
+{
+	char text[WIRE_MAX_TEXT + 1];
+	static struct session_info infos[256];
+	int count = session_list(infos, 256);
+	if (count < 0) {
+		log_error("cannot read the session directory");
+		return RC_EXIT_FAILURE;
+	}
+	int i = session_choose(infos, count, name, "--send", text, sizeof(text));
+	if (i < 0) {
+		log_error("%s", text);
+		return -i;
+	}
+	/* The paths as the session finds them: absolute, each ended by a NUL. */
+	static char paths[WIRE_MAX_SEND_PATHS];
+	size_t len = 0;
+	for (int k = 0; k < n; k++) {
+		char *real = realpath(files[k], NULL);
+		if (!real) {
+			log_error("cannot send %s: %s", files[k], strerror(errno));
+			return RC_EXIT_FAILURE;
+		}
+		size_t l = strlen(real) + 1;
+		if (len + l > sizeof(paths)) {
+			free(real);
+			log_error("too many files at once: send fewer, or their folder");
+			return RC_EXIT_FAILURE;
+		}
+		memcpy(paths + len, real, l);
+		len += l;
+		free(real);
+	}
+	const struct session_info *chosen = &infos[i];
+	int sock = connect_session(chosen->dir, chosen->name);
+	if (sock < 0) {
+		log_error("session %s does not answer: %s", chosen->name, strerror(errno));
+		return RC_EXIT_FAILURE;
+	}
+	struct wire_msg hello = {.type = WIRE_HELLO,
+		.hello = {.magic = WIRE_MAGIC,
+			.major = WIRE_VERSION_MAJOR,
+			.minor = WIRE_VERSION_MINOR,
+			.flags = WIRE_HELLO_SEND | WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY}};
+	channel_write_once(sock, &hello);
+	struct wire_msg request = {.type = WIRE_SEND_FILES,
+		.send_files = {.to = to, .paths = paths, .paths_len = (uint32_t)len}};
+	channel_write_once(sock, &request);
+	/* The answer comes once every viewer has them, or gave up. */
+	struct buffer in;
+	buffer_init(&in, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
+	struct wire_msg msg = {0};
+	enum wire_status status = WIRE_INCOMPLETE;
+	for (;;) {
+		uint8_t *dst = buffer_reserve(&in, 4096);
+		ssize_t got = dst ? read(sock, dst, 4096) : -1;
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			break;
+		}
+		buffer_commit(&in, (size_t)got);
+		size_t used;
+		status = wire_decode(WIRE_FROM_SERVER, buffer_head(&in), buffer_size(&in), &msg,
+			&used, text, sizeof(text));
+		if (status != WIRE_INCOMPLETE) {
+			break;
+		}
+	}
+	close(sock);
+	int result = RC_EXIT_FAILURE;
+	if (status == WIRE_OK && msg.type == WIRE_GOODBYE) {
+		log_escape(text, sizeof(text), msg.goodbye.text, msg.goodbye.text_len);
+		if (msg.goodbye.reason == WIRE_BYE_SHUTDOWN && msg.goodbye.status == 0) {
+			printf("sent: %s\n", text);
+			result = 0;
+		} else {
+			log_error("the files were not sent: %s", text);
+		}
+	} else if (status == WIRE_OK && msg.type == WIRE_WELCOME) {
+		log_error("session %s is run by an older rcomp-run, which sends no files",
+			chosen->name);
+	} else {
+		log_error("session %s ended before it said how the files went", chosen->name);
+	}
+	buffer_finish(&in);
+	return result;
+}
+
 /*
  * --persist: the session becomes a daemon and this process a bridge from
  * stdio to it, so that the session outlives the ssh connection that started

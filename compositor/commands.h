@@ -14,6 +14,10 @@ int command_attach(const char *name);
 /* rcomp-run --stop [NAME]: ends a session, waiting until it has. The exit
  * status. */
 int command_stop(const char *name);
+/* rcomp-run --send [--to VIEWER] FILE...: sends files to the viewers of
+ * session name (NULL: the only one), waiting until they are there. The
+ * exit status. */
+int command_send(const char *name, uint32_t to, char **files, int n);
 /*
  * --persist: the session becomes a daemon and this process a bridge from
  * stdio to it, so that the session outlives the ssh connection that

@@ -17,6 +17,7 @@
 #include "decoration.h"
 #include "dispatch.h"
 #include "dnd.h"
+#include "handover.h"
 #include "input.h"
 #include "keychar.h"
 #include "log.h"
@@ -222,6 +223,7 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 	}
 	record_update(server);
 	sound_viewer_changed(server, sound_wanted(server));
+	handover_viewer_welcomed(viewer);
 	/* An app that ended before this first viewer came: it hears how. */
 	app_check_exit(server);
 }
@@ -646,6 +648,44 @@ static void on_transfer_request(struct rc_viewer *viewer, const struct wire_msg 
 	clipboard_request(server, &msg->transfer_request, dnd_out_source(server));
 }
 
+static void on_file(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	char err[256];
+	if (!handover_handle(viewer, msg, err, sizeof(err))) {
+		connection_refuse(viewer->conn, err);
+	}
+}
+
+static void on_send_files(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	connection_refuse(viewer->conn, "send_files comes only after a hello that asks to send");
+}
+
+static void on_file_group(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	on_file(viewer, msg);
+}
+
+static void on_file_offer(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	on_file(viewer, msg);
+}
+
+static void on_file_data(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	on_file(viewer, msg);
+}
+
+static void on_file_ack(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	on_file(viewer, msg);
+}
+
+static void on_file_done(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	on_file(viewer, msg);
+}
+
 static void on_audio(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;
@@ -682,6 +722,13 @@ static bool is_input(uint16_t type)
 	case WIRE_TRANSFER_DATA:
 	case WIRE_TRANSFER_ACK:
 	case WIRE_LINK_ACK:
+	/* Files: a watcher's are refused by the files room, which answers
+	 * with why; its acks of files sent to it count. */
+	case WIRE_FILE_GROUP:
+	case WIRE_FILE_OFFER:
+	case WIRE_FILE_DATA:
+	case WIRE_FILE_ACK:
+	case WIRE_FILE_DONE:
 		return false;
 	default:
 		return true;
@@ -726,6 +773,7 @@ static void handle_closed(void *data)
 {
 	struct rc_viewer *viewer = data;
 	struct rc_server *server = viewer->server;
+	handover_viewer_gone(viewer);
 	bool had_input = server->input_viewer == viewer;
 	if (had_input) {
 		end_input(server);

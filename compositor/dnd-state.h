@@ -32,6 +32,12 @@ struct rc_dnd {
 	/* The offer of the last drop, until its app finishes: where it picks
 	 * the final action after an ask. */
 	struct wl_resource *dropped;
+	/* Files dropped on a window, come whole (handover.c): the drop is
+	 * ours, its data their URIs, made once the app under them answers
+	 * the enter (or given up after a while). */
+	char *files; /* text/uri-list; NULL: a viewer's drag */
+	size_t files_len;
+	struct wl_event_source *files_timer;
 };
 
 /* An app's drag (dnd.c): wlroots' while over the apps; its source, for a

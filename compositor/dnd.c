@@ -7,6 +7,8 @@
  * with it; the data, when the app receives it, is fetched from the viewer
  * like a paste (a transfer of kind WIRE_SELECTION_DND).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,9 +36,16 @@ static uint32_t one_action(uint32_t preferred)
 	return (preferred & (preferred - 1)) == 0 ? preferred & WIRE_DND_ALL : 0;
 }
 
+static void files_answered(struct rc_dnd *d);
+static void files_end(struct rc_dnd *d, const char *why);
+
 static void tell_status(struct rc_dnd *d)
 {
 	struct rc_server *server = d->server;
+	if (d->files) {
+		files_answered(d); /* our own drop: no viewer's drag to tell */
+		return;
+	}
 	if (!input_connection(server)) {
 		return;
 	}
@@ -108,7 +117,66 @@ struct rc_dropped {
 	struct rc_server *server;
 	struct mime_list types;
 	bool finished;
+	char *data; /* a drop of files: their URIs, ours to write; else the viewer's */
+	size_t len;
 };
+
+/* Bytes written to an app's fd as it reads them, the loop never waiting
+ * on it. */
+struct rc_writer {
+	int fd;
+	char *data;
+	size_t len, at;
+	struct wl_event_source *source;
+};
+
+static void writer_free(struct rc_writer *w)
+{
+	if (w->source) {
+		wl_event_source_remove(w->source);
+	}
+	close(w->fd);
+	free(w->data);
+	free(w);
+}
+
+static int handle_writable(int fd, uint32_t mask, void *data)
+{
+	struct rc_writer *w = data;
+	while (w->at < w->len) {
+		ssize_t n = write(w->fd, w->data + w->at, w->len - w->at);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN && !(mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR))) {
+			return 0;
+		}
+		if (n <= 0) {
+			break;
+		}
+		w->at += (size_t)n;
+	}
+	writer_free(w);
+	return 0;
+}
+
+static void write_to_app(struct rc_server *server, int fd, const char *data, size_t len)
+{
+	struct rc_writer *w = calloc(1, sizeof(*w));
+	if (!w || !(w->data = malloc(len ? len : 1))) {
+		free(w);
+		close(fd);
+		return;
+	}
+	memcpy(w->data, data, len);
+	w->fd = fd;
+	w->len = len;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	w->source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_WRITABLE, handle_writable, w);
+	if (!w->source) {
+		writer_free(w);
+	}
+}
 
 static void dropped_accept(struct wl_client *client, struct wl_resource *resource, uint32_t serial,
 	const char *mime)
@@ -123,13 +191,17 @@ static void dropped_receive(struct wl_client *client, struct wl_resource *resour
 		close(fd);
 		return;
 	}
+	if (dropped->data) {
+		write_to_app(dropped->server, fd, dropped->data, dropped->len);
+		return;
+	}
 	clipboard_request_from_viewer(dropped->server, WIRE_SELECTION_DND, mime, fd);
 }
 
 static void dropped_finish(struct wl_client *client, struct wl_resource *resource)
 {
 	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
-	if (!dropped->finished && input_connection(dropped->server)) {
+	if (!dropped->finished && !dropped->data && input_connection(dropped->server)) {
 		connection_send(input_connection(dropped->server),
 			&(struct wire_msg){.type = WIRE_DND_FINISH});
 	}
@@ -146,7 +218,8 @@ static void dropped_set_actions(struct wl_client *client, struct wl_resource *re
 {
 	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
 	struct rc_server *server = dropped->server;
-	if (dropped->finished || server->dnd.dropped != resource || !input_connection(server)) {
+	if (dropped->finished || dropped->data || server->dnd.dropped != resource ||
+		!input_connection(server)) {
 		return;
 	}
 	struct wire_msg msg = {
@@ -169,7 +242,9 @@ static void handle_dropped_destroy(struct wl_resource *resource)
 {
 	/* Gone without finish (version < 3, or the app gave up): done too. */
 	dropped_finish(NULL, resource);
-	free(wl_resource_get_user_data(resource));
+	struct rc_dropped *dropped = wl_resource_get_user_data(resource);
+	free(dropped->data);
+	free(dropped);
 }
 
 static const struct wl_data_offer_interface offer_impl = {
@@ -288,6 +363,9 @@ void dnd_init(struct rc_server *server)
 void dnd_enter(struct rc_server *server, struct rc_window *window, const struct wire_dnd_enter *msg)
 {
 	struct rc_dnd *d = &server->dnd;
+	if (d->files) {
+		files_end(d, "a drag from the viewer came over them first");
+	}
 	leave_surface(d);
 	mime_list_from(&d->types, msg->count, msg->types, msg->types_len);
 	d->source_actions = msg->source_actions;
@@ -342,6 +420,104 @@ void dnd_drop(struct rc_server *server)
 	offer_inert(d);
 }
 
+/* Files dropped on a window ----------------------------------------------- */
+
+static void files_end(struct rc_dnd *d, const char *why)
+{
+	if (why) {
+		log_warning("the files dropped on window %u are in place, but %s", d->window, why);
+	}
+	if (d->files_timer) {
+		wl_event_source_timer_update(d->files_timer, 0);
+	}
+	leave_surface(d);
+	d->active = false;
+	free(d->files);
+	d->files = NULL;
+}
+
+static int handle_files_timer(void *data)
+{
+	files_end(data, "the app under them did not take them as a drop");
+	return 0;
+}
+
+/* The app under the drop answered the enter: dropped as soon as it takes
+ * the URIs by copy. */
+static void files_answered(struct rc_dnd *d)
+{
+	if (!d->offer || !d->accepted[0]) {
+		return; /* not yet, or not this type: the timer gives it up */
+	}
+	uint32_t copy = WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY;
+	if (wl_resource_get_version(d->offer) >= WL_DATA_OFFER_ACTION_SINCE_VERSION) {
+		if (!(d->dest_actions & copy)) {
+			return;
+		}
+		wl_data_offer_send_action(d->offer, copy);
+	}
+	struct rc_dropped *dropped = calloc(1, sizeof(*dropped));
+	if (!dropped) {
+		files_end(d, "there was no memory for the drop");
+		return;
+	}
+	dropped->server = d->server;
+	dropped->types = d->types;
+	dropped->data = d->files;
+	dropped->len = d->files_len;
+	d->files = NULL;
+	wl_resource_set_implementation(d->offer, &dropped_impl, dropped, handle_dropped_destroy);
+	wl_data_device_send_drop(d->device);
+	log_info("the files went to window %u as a drop", d->window);
+	d->dropped = d->offer;
+	d->offer = NULL;
+	offer_inert(d);
+	d->active = false;
+	if (d->files_timer) {
+		wl_event_source_timer_update(d->files_timer, 0);
+	}
+}
+
+void dnd_drop_files(struct rc_server *server, struct rc_window *window, int32_t x, int32_t y,
+	char *uris, size_t len)
+{
+	struct rc_dnd *d = &server->dnd;
+	if (d->files) {
+		files_end(d, "another drop came first");
+	}
+	leave_surface(d);
+	static const uint8_t uri_list[] = {13, 0, 't', 'e', 'x', 't', '/', 'u', 'r', 'i', '-', 'l',
+		'i', 's', 't'};
+	mime_list_from(&d->types, 1, uri_list, sizeof(uri_list));
+	d->source_actions = WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY;
+	d->window = window->id;
+	d->active = true;
+	d->files = uris;
+	d->files_len = len;
+	if (!d->files_timer) {
+		d->files_timer = wl_event_loop_add_timer(server->loop, handle_files_timer, d);
+	}
+	move_to(d, window, x / 256.0, y / 256.0);
+	if (!d->surface) {
+		files_end(d, "no app under them takes drops");
+		return;
+	}
+	if (d->files && d->files_timer) {
+		wl_event_source_timer_update(d->files_timer, 2000);
+	}
+}
+
+void dnd_finish(struct rc_server *server)
+{
+	struct rc_dnd *d = &server->dnd;
+	free(d->files);
+	d->files = NULL;
+	if (d->files_timer) {
+		wl_event_source_remove(d->files_timer);
+		d->files_timer = NULL;
+	}
+}
+
 void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg)
 {
 	struct rc_dnd *d = &server->dnd;
@@ -360,6 +536,9 @@ void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg)
 void dnd_viewer_gone(struct rc_server *server)
 {
 	struct rc_dnd *d = &server->dnd;
+	if (d->files) {
+		return; /* a drop of files is the session's own */
+	}
 	leave_surface(d);
 	d->active = false;
 }
@@ -367,7 +546,9 @@ void dnd_viewer_gone(struct rc_server *server)
 void dnd_window_gone(struct rc_server *server, struct rc_window *window)
 {
 	struct rc_dnd *d = &server->dnd;
-	if (d->active && d->window == window->id) {
+	if (d->files && d->window == window->id) {
+		files_end(d, "their window closed before the drop");
+	} else if (d->active && d->window == window->id) {
 		leave_surface(d);
 		d->active = false;
 	}

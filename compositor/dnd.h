@@ -19,6 +19,11 @@ void dnd_motion(struct rc_server *server, const struct wire_dnd_motion *msg);
 void dnd_leave(struct rc_server *server);
 void dnd_drop(struct rc_server *server);
 void dnd_action(struct rc_server *server, const struct wire_dnd_action *msg);
+/* Files come whole from a drop at x, y (24.8) of window: the app under
+ * them gets them as a drop of text/uri-list (uris, taken). */
+void dnd_drop_files(struct rc_server *server, struct rc_window *window, int32_t x, int32_t y,
+	char *uris, size_t len);
+void dnd_finish(struct rc_server *server);
 /* The viewer left, or the window went: the drag over it ends. */
 void dnd_viewer_gone(struct rc_server *server);
 void dnd_window_gone(struct rc_server *server, struct rc_window *window);

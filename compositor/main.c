@@ -42,6 +42,7 @@
 #include "settings.h"
 #include "sound.h"
 #include "stats.h"
+#include "handover.h"
 #include "textinput.h"
 #include "thumb.h"
 #include "texture.h"
@@ -53,6 +54,7 @@ static const char usage[] =
 	"       rcomp-run --list\n"
 	"       rcomp-run --attach [SESSION]\n"
 	"       rcomp-run --stop [SESSION]\n"
+	"       rcomp-run [--name SESSION] --send [--to VIEWER] FILE...\n"
 	"       rcomp-run [options] --show-config [-- APP]\n"
 	"\n"
 	"Runs APP in a headless Wayland compositor and streams its windows to rcomp-view.\n"
@@ -60,6 +62,11 @@ static const char usage[] =
 	"window as it is now, and a new viewer takes the session over.\n"
 	"\n"
 	"  --name NAME         name the session (default: the first free number)\n"
+	"  --send FILE...      send files (folders whole) to the session's viewers, which\n"
+	"                      save them in their download folder; run inside a session\n"
+	"                      (RCOMP_SESSION names it), or name it with --name. Waits\n"
+	"                      until they are there, and says where\n"
+	"  --to VIEWER         with --send: to that viewer only (its number)\n"
 	"  --socket PATH       listen for viewers on this unix socket (default:\n"
 	"                      SESSION.sock in the session directory: $RCOMP_DIR, or\n"
 	"                      $XDG_RUNTIME_DIR/rcomp, or for --persist\n"
@@ -123,6 +130,9 @@ static const char usage[] =
 	"                      else pipewire with pipewire-pulse): APP plays into it\n"
 	"                      and the viewer hears it; off: APP uses the host's own\n"
 	"                      sound server, if any\n"
+	"  --files yes|no      take the files the viewers drop on windows or upload (into\n"
+	"                      the download folder; default yes)\n"
+	"  --file-size-limit MIB  the largest file taken (default 16384; 0: none)\n"
 	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
 	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
@@ -244,6 +254,27 @@ static bool set_log_max(void *data, const char *value)
 	return true;
 }
 
+static bool set_files(void *data, const char *value)
+{
+	struct rc_options *options = data;
+	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
+		return false;
+	}
+	options->files_no = strcmp(value, "no") == 0;
+	return true;
+}
+
+static bool set_file_size_limit(void *data, const char *value)
+{
+	char *end;
+	long long mib = strtoll(value, &end, 10);
+	if (end == value || *end || mib < 0 || mib > 16ll * 1024 * 1024) {
+		return false;
+	}
+	((struct rc_options *)data)->file_size_limit = (uint64_t)mib << 20;
+	return true;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -280,6 +311,9 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("codec", "auto", false, set_codec, "auto, lossless or video"),
 	SETTINGS_CUSTOM("motion", "rate", false, set_motion, "rate or sharpness"),
 	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
+	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
+	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
+		"a number of MiB, 0 for none"),
 	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
 	SETTINGS_STRING("dump-dir", "", OPTIONS, dump_dir, "a directory"),
@@ -336,6 +370,8 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		{"list", no_argument, NULL, 'L'},
 		{"attach", no_argument, NULL, 'A'},
 		{"stop", no_argument, NULL, 'X'},
+		{"send", no_argument, NULL, 'F'},
+		{"to", required_argument, NULL, 'T'},
 		{"show-config", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -366,9 +402,22 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 		case 'L':
 		case 'A':
 		case 'X':
+		case 'F':
 		case 'C':
 			*mode = opt;
 			break;
+		case 'T': {
+			char *end;
+			long to = strtol(optarg, &end, 10);
+			if (end == optarg || *end || to < 1 || to > 1000000) {
+				fprintf(stderr,
+					"rcomp-run: --to takes a viewer's number (--stats and "
+					"the log name them)\n");
+				return 2;
+			}
+			options->send_to = (uint32_t)to;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -398,6 +447,17 @@ static int parse_args(struct settings *settings, struct rc_options *options, int
 	if (*mode == 'C') {
 		settings_print(settings, stdout);
 		return 0;
+	}
+	if (*mode == 'F') {
+		if (optind >= argc) {
+			fprintf(stderr, "rcomp-run: --send needs the files to send\n");
+			return 2;
+		}
+		return -1;
+	}
+	if (options->send_to) {
+		fprintf(stderr, "rcomp-run: --to goes with --send\n");
+		return 2;
 	}
 	if (*mode) {
 		if (argc - optind > (*mode == 'A' || *mode == 'X' ? 1 : 0)) {
@@ -499,7 +559,7 @@ static bool create_compositor(struct rc_server *server)
 	dnd_out_init(server);
 	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
 		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server) ||
-		!thumb_init(server)) {
+		!thumb_init(server) || !handover_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -523,6 +583,8 @@ static void destroy_compositor(struct rc_server *server)
 {
 	xwayland_finish(server); /* before its client is cut off */
 	wl_display_destroy_clients(server->display);
+	handover_finish(server);
+	dnd_finish(server);
 	thumb_finish(server);
 	textinput_finish(server);
 	dnd_out_finish(server);
@@ -558,6 +620,7 @@ static void run(struct rc_server *server)
 			connection_flush(viewer->conn); /* may end it, and free viewer */
 		}
 		clipboard_sync(server);
+		handover_sync(server);
 		if (!server->running) {
 			break;
 		}
@@ -670,6 +733,12 @@ int main(int argc, char **argv)
 	}
 	if (mode == 'X') {
 		return command_stop(app_index < argc ? argv[app_index] : NULL);
+	}
+	if (mode == 'F') {
+		const char *name =
+			server.options.name ? server.options.name : getenv("RCOMP_SESSION");
+		return command_send(name, server.options.send_to, argv + app_index,
+			argc - app_index);
 	}
 	if (!record_init(&server, argv + app_index)) {
 		return server.exit_code;

@@ -26,6 +26,7 @@
 #include "dnd-state.h"
 #include "door-state.h"
 #include "encode.h"
+#include "files.h"
 #include "idmap.h"
 #include "input-state.h"
 #include "log.h"
@@ -44,6 +45,9 @@ struct wlr_surface;
 
 /* The most viewers a session has at once. */
 #define RC_MAX_VIEWERS 16
+/* rcomp-run --send at once (handover.c). */
+#define RC_SENDERS 4
+struct rc_sender;
 
 /*
  * One viewer of the session (viewers.c): its connection, and what it may
@@ -200,6 +204,9 @@ struct rc_options {
 	int grace_ms; /* --grace: from SIGTERM to SIGKILL of what the session started */
 	uint64_t log_max; /* --log-max: the most a session's log file may hold, bytes */
 	enum rc_audio audio; /* --audio: a sound server for the session */
+	bool files_no; /* --files no: the viewers' files are refused */
+	uint32_t send_to; /* --send --to VIEWER; 0: every viewer */
+	uint64_t file_size_limit; /* --file-size-limit: bytes of one file taken; 0: none */
 	int verbose;
 };
 
@@ -262,6 +269,10 @@ struct rc_server {
 	uint32_t x11_focus; /* the X11 window last activated: menus' parent */
 	struct wl_event_source *stats_timer;
 	bool stats_armed; /* the timer is set: somebody wants the numbers */
+	struct files files; /* handover.c: files to and from the viewers */
+	struct wl_event_source *files_timer, *files_idle;
+	struct rc_sender *senders[RC_SENDERS]; /* rcomp-run --send, waiting */
+	uint32_t files_sent[RC_MAX_VIEWERS]; /* the groups handover_send made last */
 	struct wl_event_source *thumb_timer; /* thumb.c */
 	bool thumb_due; /* the session's picture is written when it fires */
 

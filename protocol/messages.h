@@ -76,6 +76,7 @@
 	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8, CONTROL, one_action) \
 	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4, CONTROL, none) \
 	X(KEY_CHAR, key_char, 0x0124, VIEWER, 12, CONTROL, none) \
+	X(SEND_FILES, send_files, 0x0125, VIEWER, 4, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -114,6 +115,11 @@
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
 	X(TRANSFER_DATA, transfer_data, 0x0303, BOTH, 8, BULK, none) \
 	X(TRANSFER_ACK, transfer_ack, 0x0304, BOTH, 12, CONTROL, none) \
+	X(FILE_GROUP, file_group, 0x0305, BOTH, 36, CONTROL, none) \
+	X(FILE_OFFER, file_offer, 0x0306, BOTH, 24, CONTROL, none) \
+	X(FILE_DATA, file_data, 0x0307, BOTH, 16, BULK, none) \
+	X(FILE_ACK, file_ack, 0x0308, BOTH, 20, CONTROL, none) \
+	X(FILE_DONE, file_done, 0x0309, BOTH, 12, CONTROL, none) \
 	/* either way: the link */ \
 	X(LINK_ACK, link_ack, 0x0401, BOTH, 8, LINK, none) \
 	/* either way: sound (the app's out, the microphone in) */ \
@@ -168,6 +174,9 @@
 	RANGE(u32, key, 0, 0xffff) /* where it was typed; 0: not said */ \
 	RANGE(u32, codepoint, 0x20, 0x10ffff) /* what it typed */ \
 	RANGE(u32, state, 0, 1)
+#define WIRE_SEND_FILES_FIELDS \
+	FIELD(u32, to) /* a viewer's number; 0: every viewer that takes files */ \
+	REST(paths, char, paths_len, 2, WIRE_MAX_SEND_PATHS) /* absolute, each ended by a NUL */
 #define WIRE_MODIFIERS_FIELDS \
 	FIELD(u32, depressed) \
 	FIELD(u32, latched) \
@@ -303,6 +312,38 @@
 	FIELD(u32, id) \
 	RANGE(u32, bytes, 0, WIRE_MAX_TRANSFER_CHUNK * 64) /* written since the last ack */ \
 	BITS(u32, flags, WIRE_TRANSFER_CANCEL)
+
+#define WIRE_FILE_GROUP_FIELDS \
+	RANGE(u32, group, 1, UINT32_MAX) /* the sender's id */ \
+	RANGE(u32, kind, WIRE_FILES_DROP, WIRE_FILES_PRINT) \
+	FIELD(u32, window) /* a drop's window; else 0 */ \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) /* a drop's place, 24.8 */ \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(u32, files, 1, WIRE_MAX_FILES) \
+	FIELD(u64, bytes) /* of all its files */ \
+	BITS(u32, flags, 0)
+#define WIRE_FILE_OFFER_FIELDS \
+	FIELD(u32, group) \
+	FIELD(u32, file) /* 0 to files - 1, in order */ \
+	FIELD(u64, size) \
+	BITS(u32, mode, 0777) \
+	COUNT(u32, sha256_len, 32, 32, sha256, uint8_t, 1) \
+	REST(path, char, path_len, 1, WIRE_MAX_FILE_PATH) /* relative: name or folder/name */
+#define WIRE_FILE_DATA_FIELDS \
+	FIELD(u32, group) \
+	FIELD(u32, file) \
+	FIELD(u64, offset) \
+	REST(data, uint8_t, len, 1, WIRE_MAX_TRANSFER_CHUNK)
+#define WIRE_FILE_ACK_FIELDS \
+	FIELD(u32, group) \
+	FIELD(u32, file) \
+	FIELD(u64, received) /* of that file, written in order */ \
+	BITS(u32, flags, WIRE_FILES_FROM_HERE)
+#define WIRE_FILE_DONE_FIELDS \
+	FIELD(u32, group) \
+	RANGE(u32, status, WIRE_FILES_WHOLE, WIRE_FILES_FAILED) \
+	FIELD(u32, file) /* the file it failed at; else 0 */ \
+	REST(text, char, text_len, 0, WIRE_MAX_TEXT) /* where they are, or why not */
 
 #define WIRE_INPUT_MARK_FIELDS \
 	FIELD(u32, window) \

@@ -63,6 +63,9 @@ extern const char *const wire_preset_names[WIRE_PRESET_HARDWARE + 1];
 #define WIRE_MAX_TOUCH_POINTS 16 /* down at once */
 #define WIRE_MAX_MIME 256 /* bytes of one MIME type */
 #define WIRE_MAX_TRANSFER_CHUNK 65536
+#define WIRE_MAX_FILES 4096 /* in one group of files */
+#define WIRE_MAX_FILE_PATH 1024 /* a file's relative path, in bytes */
+#define WIRE_MAX_SEND_PATHS 65536 /* send_files: the paths, in bytes */
 #define WIRE_MAX_RAW (WIRE_MAX_PIXELS * 4)
 #define WIRE_RECT_SIZE 16
 /* A frame's payload may exceed its raw size a little when the data does not
@@ -89,7 +92,10 @@ enum wire_hello_flags {
 	/* end the session (rcomp-run --stop; minor 5): its apps are asked to
 	 * close their windows, then ended */
 	WIRE_HELLO_STOP = 1u << 3,
-	WIRE_HELLO_ALL = 0xf, /* any other bit is refused */
+	/* send files to the viewers (rcomp-run --send; minor 8): a
+	 * send_files follows; only on the session's own socket */
+	WIRE_HELLO_SEND = 1u << 4,
+	WIRE_HELLO_ALL = 0x1f, /* any other bit is refused */
 };
 
 /* session_viewers' flags: what this viewer may do */
@@ -190,6 +196,29 @@ enum wire_transfer_flags {
 	WIRE_TRANSFER_END = 1u << 0, /* transfer_data: the last bytes */
 	WIRE_TRANSFER_FAILED = 1u << 1, /* transfer_data: no data will come */
 	WIRE_TRANSFER_CANCEL = 1u << 0, /* transfer_ack: the reader went away */
+};
+
+/* What a group of files is for (file_group). */
+enum wire_files_kind {
+	WIRE_FILES_DROP = 1, /* dropped on a window: the app gets the drop */
+	WIRE_FILES_UPLOAD = 2, /* given to the session: its download folder */
+	WIRE_FILES_SEND = 3, /* rcomp-run --send: the person's download folder */
+	WIRE_FILES_PRINT = 4, /* an app's print, one PDF */
+};
+
+/* file_ack's flags */
+enum wire_files_ack_flags {
+	/* send from received on: what came after it was dropped (out of
+	 * order), or a group resumes there */
+	WIRE_FILES_FROM_HERE = 1u << 0,
+};
+
+/* How a group of files ended (file_done). */
+enum wire_files_status {
+	WIRE_FILES_WHOLE = 0, /* the receiver has each file, checked */
+	WIRE_FILES_CANCELLED = 1, /* either side gave it up */
+	WIRE_FILES_REFUSED = 2, /* the receiver does not take it (settings, limits, names) */
+	WIRE_FILES_FAILED = 3, /* a file came wrong or could not be written */
 };
 
 /* A pointer constraint an app asked for (pointer_constraint). */

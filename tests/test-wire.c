@@ -252,6 +252,28 @@ static struct wire_msg sample(enum wire_type type)
 		m.transfer_ack = (struct wire_transfer_ack){77, WIRE_MAX_TRANSFER_CHUNK,
 			WIRE_TRANSFER_CANCEL};
 		break;
+	case WIRE_FILE_GROUP:
+		m.file_group = (struct wire_file_group){0xfffffff0, WIRE_FILES_DROP, 4, 256 * 40,
+			-256 * 3, WIRE_MAX_FILES, 1ull << 40, 0};
+		break;
+	case WIRE_FILE_OFFER:
+		m.file_offer = (struct wire_file_offer){9, 3, 5000000000ull, 0755, 32, zeros,
+			"photos/2024/a.jpg", 17};
+		break;
+	case WIRE_FILE_DATA:
+		m.file_data = (struct wire_file_data){9, 3, 4000000000ull, zeros,
+			WIRE_MAX_TRANSFER_CHUNK};
+		break;
+	case WIRE_FILE_ACK:
+		m.file_ack = (struct wire_file_ack){9, 4, 123456789, WIRE_FILES_FROM_HERE};
+		break;
+	case WIRE_FILE_DONE:
+		m.file_done = (struct wire_file_done){9, WIRE_FILES_REFUSED, 2,
+			"refused: a name with a part that begins with a dot", 50};
+		break;
+	case WIRE_SEND_FILES:
+		m.send_files = (struct wire_send_files){2, "/home/me/a\0/home/me/b\0", 22};
+		break;
 	case WIRE_SHORTCUTS_INHIBIT_STATE:
 		m.shortcuts_inhibit_state = (struct wire_shortcuts_inhibit_state){3, 1};
 		break;

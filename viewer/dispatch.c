@@ -13,6 +13,7 @@
 #include "decode.h"
 #include "dnd.h"
 #include "dispatch.h"
+#include "handover.h"
 #include "hud.h"
 #include "input.h"
 #include "log.h"
@@ -172,6 +173,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	clipboard_link_up(viewer);
 	sound_link_up(viewer, msg->caps);
 	hud_link_up(viewer);
+	handover_link_up(viewer);
 }
 
 static bool is_stale(struct rv_window *window, void *data)
@@ -469,6 +471,31 @@ static void on_transfer_request(struct rv_viewer *viewer, const struct wire_msg 
 	clipboard_request(viewer, &msg->transfer_request);
 }
 
+static void on_file_group(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_handle(viewer, msg);
+}
+
+static void on_file_offer(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_handle(viewer, msg);
+}
+
+static void on_file_data(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_handle(viewer, msg);
+}
+
+static void on_file_ack(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_handle(viewer, msg);
+}
+
+static void on_file_done(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_handle(viewer, msg);
+}
+
 static void on_transfer_data(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	clipboard_transfer(viewer, msg);
@@ -529,6 +556,7 @@ static void link_down(struct rv_viewer *viewer)
 {
 	transport_close(viewer);
 	clipboard_link_down(viewer);
+	handover_link_down(viewer);
 	sound_link_down(viewer);
 	window_destroy_if(viewer, is_popup, NULL);
 }

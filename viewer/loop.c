@@ -17,6 +17,7 @@
 #include "log.h"
 #include "loop.h"
 #include "monotonic.h"
+#include "handover.h"
 #include "quic.h"
 #include "sound.h"
 #include "transport.h"
@@ -32,6 +33,11 @@ static void handle_signal(int signo)
 /* Every line of one second's stats begins with the time it was taken. */
 static char stamp[LOG_CLOCK_SIZE];
 #define STATS(fmt, ...) log_info("%s stats " fmt, stamp, __VA_ARGS__)
+
+static void stats_line(const char *text)
+{
+	STATS("%s", text);
+}
 
 static void print_stats(struct rv_viewer *viewer)
 {
@@ -56,6 +62,7 @@ static void print_stats(struct rv_viewer *viewer)
 		      "scaled in bands on %d more thread%s",
 			cores, helpers, helpers == 1 ? "" : "s");
 	}
+	handover_stats(viewer, stats_line);
 	char sound[192];
 	sound_describe(viewer, sound, sizeof(sound));
 	if (*sound) {
@@ -156,6 +163,8 @@ static bool turn(struct rv_viewer *viewer)
 		viewer->exit_code = 1;
 		return false;
 	}
+	/* Files go where the link has room, before the flush. */
+	bool hashing = handover_sync(viewer);
 	/* Stalled transfers end before the flush that tells the server. */
 	int stall = clipboard_expire(viewer);
 	if (conn->connected && !conn->connecting) {
@@ -179,6 +188,9 @@ static bool turn(struct rv_viewer *viewer)
 	}
 	/* Clipboard data is read only while the server keeps up. */
 	int timeout = poll_timeout(viewer);
+	if (hashing) {
+		timeout = 0; /* a file is being hashed: the next step at once */
+	}
 	if (stall >= 0 && (timeout < 0 || stall < timeout)) {
 		timeout = stall;
 	}

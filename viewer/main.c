@@ -11,6 +11,7 @@
 #include "bands.h"
 #include "chord.h"
 #include "clipboard.h"
+#include "handover.h"
 #include "cores.h"
 #include "cursor.h"
 #include "dispatch.h"
@@ -73,7 +74,11 @@ static const char usage[] =
 	"                      or resize of this viewer reaches the apps (implies\n"
 	"                      --share; a session's watch token admits only this)\n"
 	"  --stats             print one line per second per window: frames received and\n"
-	"                      presented, bytes/s; and one for sound\n"
+	"                      presented, bytes/s; and one for sound and each file transfer\n"
+	"  --files yes|no      save what the session sends (rcomp-run --send) in the\n"
+	"                      download folder (default yes)\n"
+	"  --file-size-limit MIB  the largest file saved (default 16384; 0: none)\n"
+	"  --open-files        open what the session sends once it is saved (xdg-open)\n"
 	"  --hud               show each window's numbers in a corner of it: app and\n"
 	"                      shown fps, codec, bytes/s, round trip, input to photon\n"
 	"  --hud-key CHORD     the keys that show and hide it (default\n"
@@ -132,6 +137,26 @@ static bool set_remote_bin(void *data, const char *value)
 	return *value != '\0';
 }
 
+static bool set_files(void *data, const char *value)
+{
+	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
+		return false;
+	}
+	((struct rv_options *)data)->files_no = strcmp(value, "no") == 0;
+	return true;
+}
+
+static bool set_file_size_limit(void *data, const char *value)
+{
+	char *end;
+	long long mib = strtoll(value, &end, 10);
+	if (end == value || *end || mib < 0 || mib > 16ll * 1024 * 1024) {
+		return false;
+	}
+	((struct rv_options *)data)->file_size_limit = (uint64_t)mib << 20;
+	return true;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -183,6 +208,10 @@ static const struct settings_key keys[] = {
 	SETTINGS_FLAG("share", OPTIONS, share),
 	SETTINGS_FLAG("view-only", OPTIONS, view_only),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
+	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
+	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
+		"a number of MiB, 0 for none"),
+	SETTINGS_FLAG("open-files", OPTIONS, open_files),
 	SETTINGS_FLAG("hud", OPTIONS, hud),
 	SETTINGS_CUSTOM("hud-key", "ctrl+alt+shift+h", false, set_hud_key,
 		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"),
@@ -418,6 +447,7 @@ int main(int argc, char **argv)
 	wl_list_init(&viewer.outputs);
 	idmap_init(&viewer.window_ids);
 	clipboard_init(&viewer);
+	handover_init(&viewer);
 	if (!decompressor_init(&viewer.decompressor)) {
 		return 1;
 	}
@@ -444,6 +474,7 @@ int main(int argc, char **argv)
 		output_destroy(output);
 	}
 	clipboard_finish(&viewer);
+	handover_finish(&viewer);
 	sound_finish(&viewer);
 	hud_finish(&viewer);
 	cursor_finish(&viewer);

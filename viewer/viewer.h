@@ -18,6 +18,7 @@
 #include "chord-state.h"
 #include "clipboard-state.h"
 #include "codec.h"
+#include "files.h"
 #include "connection-state.h"
 #include "idmap.h"
 #include "input-state.h"
@@ -226,6 +227,9 @@ struct rv_options {
 	bool share; /* join beside the session's viewers, not take it over */
 	bool view_only; /* join to watch: no input (implies share) */
 	bool stats;
+	bool files_no; /* --files no: the session's files are refused */
+	uint64_t file_size_limit; /* bytes of one file taken; 0: none */
+	bool open_files; /* open what the session sends, once saved */
 	bool hud; /* shown from the start */
 	struct rv_chord hud_key; /* toggles it */
 	uint32_t hud_corner; /* enum rv_hud_corner */
@@ -252,6 +256,7 @@ struct rv_viewer {
 	struct rv_connection connection;
 	struct rv_seat seat;
 	struct rv_clipboard clipboard;
+	struct files files; /* handover.c */
 	struct rv_sound *sound; /* sound.c; NULL: none */
 
 	struct wl_list windows; // rv_window::link

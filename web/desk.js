@@ -4,6 +4,8 @@
 // fullscreen, minimize). Handed the session, for what it sends.
 import { POPUP, REQUEST } from './messages.js';
 import { RemoteWindow, placePopup } from './window.js';
+import { FILES } from './messages.js';
+import { droppedFiles } from './files.js';
 
 export class Desk {
   constructor(session, el, list) {
@@ -35,6 +37,23 @@ export class Desk {
 
   listen() {
     document.addEventListener('pointerdown', (e) => this.dismissPopups(e), true);
+    // Files dropped from the person's desktop: on a window, its app gets
+    // them once they are whole; elsewhere they go to the session's
+    // download folder.
+    this.el.addEventListener('dragover', (e) => {
+      if (!e.dataTransfer?.types?.includes('Files')) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+    });
+    this.el.addEventListener('drop', async (e) => {
+      if (!e.dataTransfer?.types?.includes('Files')) return;
+      e.preventDefault();
+      const el = e.target.closest && e.target.closest('.rcomp-window');
+      const w = el ? this.windows.get(Number(el.dataset.window)) : null;
+      const [x, y] = w ? this.session.input.windowPoint(w, e.clientX, e.clientY) : [0, 0];
+      const items = await droppedFiles(e.dataTransfer);
+      this.session.files.give(items, w ? FILES.drop : FILES.upload, w, x, y);
+    });
   }
 
   // What a window sends goes as input: a watcher's never does.

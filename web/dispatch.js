@@ -107,6 +107,13 @@ export function dispatch(session, m) {
     case 'transfer_ack':
       session.clipboard.ack(m);
       break;
+    case 'file_group':
+    case 'file_offer':
+    case 'file_data':
+    case 'file_ack':
+    case 'file_done':
+      session.files.message(m);
+      break;
     case 'audio':
     case 'audio_end':
       if (session.sound) session.sound.message(m);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "channel.h"
+#include "files.h"
 #include "wire.h"
 
 #define NO_LIMIT LLONG_MIN
@@ -165,6 +166,13 @@ int main(void)
 	       "window: %d};\n",
 		WIRE_TRANSFER_END, WIRE_TRANSFER_FAILED, WIRE_TRANSFER_CANCEL,
 		WIRE_MAX_TRANSFER_CHUNK, WIRE_MAX_TRANSFER_CHUNK * 4);
+	printf("export const FILES = {drop: %d, upload: %d, send: %d, print: %d, whole: %d, "
+	       "cancelled: %d, refused: %d, failed: %d, fromHere: %u, window: %d, ackEvery: %d, "
+	       "maxFiles: %d, maxPath: %d};\n",
+		WIRE_FILES_DROP, WIRE_FILES_UPLOAD, WIRE_FILES_SEND, WIRE_FILES_PRINT,
+		WIRE_FILES_WHOLE, WIRE_FILES_CANCELLED, WIRE_FILES_REFUSED, WIRE_FILES_FAILED,
+		WIRE_FILES_FROM_HERE, FILES_WINDOW, FILES_ACK_EVERY, WIRE_MAX_FILES,
+		WIRE_MAX_FILE_PATH);
 	printf("export const TEXT_INPUT = {enabled: %u, preedit: %u, max: %d};\n",
 		WIRE_TEXT_INPUT_ENABLED, WIRE_TEXT_INPUT_PREEDIT, WIRE_MAX_TEXT_INPUT);
 	printf("export const AUDIO = {rate: %d, channels: %d};\n", WIRE_AUDIO_RATE,

@@ -9,6 +9,8 @@
 // log out) and share links. What it sets is kept in the browser
 // (localStorage), so it holds across a reconnect and a reload.
 import { chordCodes } from './keys.js';
+import { FILES } from './messages.js';
+import { pickedFiles } from './files.js';
 
 const KEPT = 'rcomp-menu';
 const SPECIAL = [
@@ -123,8 +125,8 @@ export class Menu {
       el('header', {}, el('h2', { textContent: 'rcomp' }),
         el('button', { type: 'button', textContent: '\u2715', title: 'close the menu',
           data: { menu: 'close' }, on: { click: () => this.close() } })),
-      this.viewSection(), this.keysSection(), this.clipboardSection(), this.pictureSection(),
-      this.touchSection(), this.sessionSection(), this.shareSection());
+      this.viewSection(), this.keysSection(), this.clipboardSection(), this.filesSection(),
+      this.pictureSection(), this.touchSection(), this.sessionSection(), this.shareSection());
     document.body.append(panel);
     this.panel = panel;
     s.hud.menuOpen(true);
@@ -244,6 +246,31 @@ export class Menu {
       el('label', {}, "the session's:", remote),
       el('label', {}, 'to the session:', local),
       el('p', {}, this.button('clipboard-send', 'send to the session', () => c.offer(local.value))));
+  }
+
+  // Uploads: into the session's download folder (a drop on a window gives
+  // them to its app).
+  filesSection() {
+    const s = this.session;
+    const pick = (folder) => {
+      const input = el('input', { type: 'file', multiple: true, hidden: true,
+        data: { menu: folder ? 'upload-folder-input' : 'upload-input' } });
+      if (folder) input.webkitdirectory = true;
+      input.addEventListener('change', () => {
+        s.files.give(pickedFiles(input.files), FILES.upload);
+        input.remove();
+      });
+      document.body.append(input);
+      input.click();
+    };
+    return this.section('Files',
+      el('p', {},
+        this.button('upload', 'upload files', () => pick(false),
+          'into the session\'s download folder'),
+        this.button('upload-folder', 'upload a folder', () => pick(true))),
+      el('p', { className: 'rcomp-menu-said',
+        textContent: 'Or drop files on a window: its app gets them once they are there. ' +
+          'What the session sends (rcomp-run --send) comes as a download.' }));
   }
 
   pictureSection() {

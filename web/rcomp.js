@@ -14,6 +14,7 @@ const session = new Session(document.getElementById('rcomp-desk'), document.getE
 if (session.p.tap) session.tap = new Tap();
 window.rcomp = {
   stats: () => session.stats(),
+  files: () => session.files.stats(),
   tap: session.tap || null,
   session: () => ({
     bytes: session.bytes, connected: Boolean(session.conn?.open),

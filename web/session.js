@@ -19,6 +19,7 @@ import { Menu } from './menu.js';
 import { Keybar } from './keybar.js';
 import { Touchpad } from './touchpad.js';
 import { windowless } from './windowless.js';
+import { Files } from './files.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -51,6 +52,7 @@ export class Session {
     this.clipboard = new Clipboard(this);
     this.hud = new Hud(this, this.p.hud);
     this.veil = new Veil();
+    this.files = new Files(this);
     this.menu = new Menu(this);
     this.keybar = new Keybar(this);
     this.touchpad = new Touchpad(this, desk);
@@ -409,6 +411,7 @@ export class Session {
       this.send('keymap', { format: 2, data: names });
       this.clipboard.check();
     }
+    this.files.welcomed();
   }
 
   startSound() {

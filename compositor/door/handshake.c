@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "dispatch.h"
 #include "handshake.h"
+#include "handover.h"
 #include "log.h"
 #include "monotonic.h"
 #include "offer.h"
@@ -367,6 +368,19 @@ static int handle_pending_readable(int fd, uint32_t mask, void *data)
 	bool watch = pending->tcp && !full_token;
 	if (msg.hello.flags & WIRE_HELLO_STOP) {
 		stop(pending, watch);
+		return 0;
+	}
+	if (msg.hello.flags & WIRE_HELLO_SEND) {
+		/* Paths name files of this host: only its own socket, the
+		 * session user's, may ask. */
+		if (pending->tcp || pending->stdio) {
+			refuse(pending, WIRE_BYE_UNAUTHORIZED,
+				"files are sent with rcomp-run --send on the session's host");
+			return 0;
+		}
+		int sender = pending->fd;
+		pending_destroy(pending, false);
+		handover_add_sender(server, sender);
 		return 0;
 	}
 	if ((watch || (msg.hello.flags & (WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY))) &&

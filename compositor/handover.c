@@ -1,0 +1,421 @@
+/*
+ * Files handed over between the person and the session (protocol/files.h):
+ * what a viewer drops on a window or uploads is written into the session
+ * user's download folder, and a drop is then the app's, as the URIs of the
+ * copies (dnd.c); what rcomp-run --send names goes to the viewers. Bytes go
+ * while the viewer's bulk queue has room, so keys and frames never wait
+ * behind them; a viewer that leaves finds its groups waiting when it (or
+ * the next) comes back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "connection.h"
+#include "dnd.h"
+#include "handover.h"
+#include "log.h"
+#include "monotonic.h"
+#include "server.h"
+
+static const char *kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case WIRE_FILES_DROP:
+		return "dropped";
+	case WIRE_FILES_UPLOAD:
+		return "uploaded";
+	case WIRE_FILES_SEND:
+		return "sent";
+	default:
+		return "printed";
+	}
+}
+
+static void send_hook(void *data, void *peer, const struct wire_msg *msg)
+{
+	struct rc_viewer *viewer = peer;
+	if (viewer->conn->minor >= 8) {
+		connection_send(viewer->conn, msg);
+	}
+}
+
+static bool may_send(void *data, void *peer)
+{
+	struct rc_viewer *viewer = peer;
+	return connection_may_send_bulk(viewer->conn);
+}
+
+/* A path as a file:// URI: bytes outside RFC 3986's unreserved and '/'
+ * escaped. */
+static size_t put_uri(char *out, size_t size, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = (size_t)snprintf(out, size, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+			out[n++] = (char)*p;
+		} else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
+		}
+	}
+	return n;
+}
+
+static void received_hook(void *data, void *peer, const struct files_received *r)
+{
+	struct rc_server *server = data;
+	log_info("%d item%s %s by viewer %u (%llu bytes): %s%s", r->n, r->n == 1 ? "" : "s",
+		kind_name(r->kind), peer ? ((struct rc_viewer *)peer)->number : 0,
+		(unsigned long long)r->bytes, r->n ? r->paths[0] : "", r->n > 1 ? " and more" : "");
+	if (r->kind != WIRE_FILES_DROP) {
+		return;
+	}
+	struct rc_window *window = window_from_id(server, r->window);
+	if (!window || !window->mapped) {
+		log_warning("the files dropped are in %s; their window is gone",
+			server->files.settings.dir);
+		return;
+	}
+	size_t size = 0;
+	for (int i = 0; i < r->n; i++) {
+		size += 7 + 3 * strlen(r->paths[i]) + 3;
+	}
+	char *uris = malloc(size + 1);
+	if (!uris) {
+		return;
+	}
+	size_t len = 0;
+	for (int i = 0; i < r->n; i++) {
+		len += put_uri(uris + len, size + 1 - len, r->paths[i]);
+		len += (size_t)snprintf(uris + len, size + 1 - len, "\r\n");
+	}
+	dnd_drop_files(server, window, r->x, r->y, uris, len);
+}
+
+/* An rcomp-run --send that waits for its groups to end (one a viewer),
+ * told then how each did. */
+struct rc_sender {
+	struct rc_server *server;
+	int fd;
+	struct wl_event_source *source;
+	struct buffer in; /* its send_files, until it is whole */
+	uint32_t groups[RC_MAX_VIEWERS];
+	int ngroups, left;
+	bool failed;
+	char said[2048];
+	size_t said_len;
+};
+
+static void sender_free(struct rc_sender *s)
+{
+	struct rc_server *server = s->server;
+	for (int i = 0; i < RC_SENDERS; i++) {
+		if (server->senders[i] == s) {
+			server->senders[i] = NULL;
+		}
+	}
+	if (s->source) {
+		wl_event_source_remove(s->source);
+	}
+	close(s->fd);
+	buffer_finish(&s->in);
+	free(s);
+}
+
+static void sender_answer(struct rc_sender *s, bool ok, const char *text)
+{
+	channel_write_goodbye(s->fd, WIRE_BYE_SHUTDOWN, ok ? 0 : 1, text);
+	sender_free(s);
+}
+
+/* A group of an --send ended: its sender hears how once all have. */
+static void tell_sender(struct rc_server *server, uint32_t group, uint32_t status, const char *text)
+{
+	static const char *const how[] = {"whole", "cancelled", "refused", "failed"};
+	for (int i = 0; i < RC_SENDERS; i++) {
+		struct rc_sender *s = server->senders[i];
+		for (int k = 0; s && k < s->ngroups; k++) {
+			if (s->groups[k] != group) {
+				continue;
+			}
+			s->groups[k] = 0;
+			s->failed = s->failed || status != WIRE_FILES_WHOLE;
+			int n = snprintf(s->said + s->said_len, sizeof(s->said) - s->said_len,
+				"%s%s%s", s->said_len ? "; " : "",
+				status == WIRE_FILES_WHOLE ? "" : how[status & 3],
+				status == WIRE_FILES_WHOLE ? text : "");
+			if (n > 0 && (size_t)n < sizeof(s->said) - s->said_len) {
+				s->said_len += (size_t)n;
+			}
+			if (status != WIRE_FILES_WHOLE) {
+				n = snprintf(s->said + s->said_len, sizeof(s->said) - s->said_len,
+					": %s", text);
+				if (n > 0 && (size_t)n < sizeof(s->said) - s->said_len) {
+					s->said_len += (size_t)n;
+				}
+			}
+			if (--s->left == 0) {
+				sender_answer(s, !s->failed, s->said);
+			}
+			return;
+		}
+	}
+}
+
+static void ended_hook(void *data, uint32_t group, uint32_t kind, bool sending, uint32_t status,
+	const char *text)
+{
+	static const char *const how[] = {"whole", "cancelled", "refused", "failed"};
+	if (sending) {
+		tell_sender(data, group, status, text);
+	}
+	if (status == WIRE_FILES_WHOLE) {
+		log_info("files %s to a viewer: %s", kind_name(kind), text);
+	} else {
+		log_warning("files %s %s a viewer: %s: %s", kind_name(kind),
+			sending ? "to" : "from", how[status < 4 ? status : 3], text);
+	}
+}
+
+static int handle_tick(void *data)
+{
+	handover_sync(data);
+	return 0;
+}
+
+static void handle_idle(void *data)
+{
+	struct rc_server *server = data;
+	server->files_idle = NULL;
+	handover_sync(server);
+}
+
+bool handover_init(struct rc_server *server)
+{
+	struct files_settings settings = {
+		.size_limit = server->options.file_size_limit,
+		.take = server->options.files_no ? FILES_TAKE_NO : FILES_TAKE_YES,
+	};
+	if (!files_download_dir(settings.dir, sizeof(settings.dir))) {
+		log_warning("no download folder (HOME is not set): the viewers' files are refused");
+		settings.take = FILES_TAKE_NO;
+	}
+	struct files_hooks hooks = {
+		.send = send_hook,
+		.received = received_hook,
+		.ended = ended_hook,
+		.data = server,
+	};
+	files_init(&server->files, &hooks, &settings);
+	server->files_timer = wl_event_loop_add_timer(server->loop, handle_tick, server);
+	return server->files_timer != NULL;
+}
+
+void handover_finish(struct rc_server *server)
+{
+	for (int i = 0; i < RC_SENDERS; i++) {
+		if (server->senders[i]) {
+			sender_answer(server->senders[i], false, "the session ended");
+		}
+	}
+	files_finish(&server->files);
+	if (server->files_timer) {
+		wl_event_source_remove(server->files_timer);
+		server->files_timer = NULL;
+	}
+	if (server->files_idle) {
+		wl_event_source_remove(server->files_idle);
+		server->files_idle = NULL;
+	}
+}
+
+void handover_sync(struct rc_server *server)
+{
+	uint64_t now = monotonic_usec();
+	files_expire(&server->files, now);
+	bool more = files_pump(&server->files, may_send, now);
+	if (more && !server->files_idle) {
+		/* Hashing goes on at the next turn, after what else is due. */
+		server->files_idle = wl_event_loop_add_idle(server->loop, handle_idle, server);
+	}
+	/* Groups waiting for a viewer expire; the rates need a look now and
+	 * then. */
+	struct files_progress p;
+	if (server->files_timer) {
+		wl_event_source_timer_update(server->files_timer,
+			files_progress(&server->files, &p, 1, now) ? 1000 : 0);
+	}
+}
+
+bool handover_handle(struct rc_viewer *viewer, const struct wire_msg *msg, char *err,
+	size_t err_size)
+{
+	return files_handle(&viewer->server->files, viewer, !viewer->view_only, msg, err, err_size);
+}
+
+void handover_viewer_gone(struct rc_viewer *viewer)
+{
+	files_peer_gone(&viewer->server->files, viewer, monotonic_usec());
+}
+
+void handover_viewer_welcomed(struct rc_viewer *viewer)
+{
+	if (!viewer->view_only && viewer->conn->minor >= 8) {
+		files_adopt(&viewer->server->files, viewer);
+	}
+}
+
+int handover_send(struct rc_server *server, uint32_t to, const char *const *paths, int n, char *err,
+	size_t err_size)
+{
+	int groups = 0;
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->view_only || viewer->conn->minor < 8 || !viewer->conn->welcomed ||
+			(to && viewer->number != to)) {
+			continue;
+		}
+		uint32_t id = files_send(&server->files, viewer, WIRE_FILES_SEND, 0, 0, 0, paths, n,
+			err, err_size);
+		if (!id) {
+			for (int k = 0; k < groups; k++) {
+				files_cancel(&server->files, server->files_sent[k]);
+			}
+			return -1;
+		}
+		server->files_sent[groups++] = id;
+	}
+	if (groups == 0) {
+		snprintf(err, err_size,
+			to ? "no viewer %u that takes files is attached"
+			   : "no viewer that takes files is attached",
+			to);
+		return -1;
+	}
+	handover_sync(server);
+	return groups;
+}
+
+void handover_stats(struct rc_server *server, void (*line)(const char *text))
+{
+	struct files_progress p[2 * FILES_GROUPS];
+	int n = files_progress(&server->files, p, 2 * FILES_GROUPS, monotonic_usec());
+	for (int i = 0; i < n; i++) {
+		char text[256];
+		uint64_t left = p[i].total > p[i].done ? p[i].total - p[i].done : 0;
+		snprintf(text, sizeof(text), "files %s %s: %s, %.1f of %.1f MB, %.1f Mbit/s%s%s",
+			kind_name(p[i].kind), p[i].sending ? "to a viewer" : "from a viewer",
+			p[i].name, p[i].done / 1e6, p[i].total / 1e6, p[i].rate * 8 / 1e6,
+			p[i].waiting ? ", waiting for its viewer" : "",
+			p[i].rate && !p[i].waiting ? "" : "");
+		size_t len = strlen(text);
+		if (p[i].rate && !p[i].waiting) {
+			snprintf(text + len, sizeof(text) - len, ", %.0f s left",
+				(double)left / (double)p[i].rate);
+		}
+		line(text);
+	}
+}
+
+/* The sender's request, read as it comes; its files go once it is whole.
+ * A sender that goes away cancels what it asked for. */
+static int handle_sender(int fd, uint32_t mask, void *data)
+{
+	struct rc_sender *s = data;
+	struct rc_server *server = s->server;
+	if (s->ngroups) {
+		/* Waiting for the groups: it may only go away. */
+		char byte;
+		if (read(fd, &byte, 1) <= 0 || (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR))) {
+			for (int k = 0; k < s->ngroups; k++) {
+				if (s->groups[k]) {
+					files_cancel(&server->files, s->groups[k]);
+				}
+			}
+			sender_free(s);
+		}
+		return 0;
+	}
+	uint8_t *dst = buffer_reserve(&s->in, 16384);
+	ssize_t n = dst ? read(fd, dst, 16384) : -1;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		return 0;
+	}
+	if (n <= 0) {
+		sender_free(s);
+		return 0;
+	}
+	buffer_commit(&s->in, (size_t)n);
+	struct wire_msg msg;
+	size_t used;
+	char err[256];
+	enum wire_status status = wire_decode(WIRE_FROM_VIEWER, buffer_head(&s->in),
+		buffer_size(&s->in), &msg, &used, err, sizeof(err));
+	if (status == WIRE_INCOMPLETE) {
+		return 0;
+	}
+	if (status != WIRE_OK || msg.type != WIRE_SEND_FILES ||
+		msg.send_files.paths[msg.send_files.paths_len - 1] != '\0') {
+		sender_answer(s, false,
+			status != WIRE_OK
+				? err
+				: "send_files, its paths each ended by a NUL, must follow");
+		return 0;
+	}
+	const char *paths[256];
+	int count = 0;
+	for (const char *p = msg.send_files.paths;
+		p < msg.send_files.paths + msg.send_files.paths_len && count < 256;
+		p += strlen(p) + 1) {
+		if (p[0] != '/') {
+			sender_answer(s, false, "a path that is not absolute");
+			return 0;
+		}
+		paths[count++] = p;
+	}
+	int groups = handover_send(server, msg.send_files.to, paths, count, err, sizeof(err));
+	if (groups < 0) {
+		sender_answer(s, false, err);
+		return 0;
+	}
+	s->left = groups;
+	for (int k = 0; k < groups && k < RC_MAX_VIEWERS; k++) {
+		s->groups[s->ngroups++] = server->files_sent[k];
+	}
+	log_info("rcomp-run --send: %d path%s to %d viewer%s", count, count == 1 ? "" : "s", groups,
+		groups == 1 ? "" : "s");
+	return 0;
+}
+
+void handover_add_sender(struct rc_server *server, int fd)
+{
+	int slot = -1;
+	for (int i = 0; i < RC_SENDERS && slot < 0; i++) {
+		if (!server->senders[i]) {
+			slot = i;
+		}
+	}
+	struct rc_sender *s = slot >= 0 ? calloc(1, sizeof(*s)) : NULL;
+	if (!s) {
+		channel_write_goodbye(fd, WIRE_BYE_BUSY, 1,
+			"other files are being sent: try again when they are there");
+		close(fd);
+		return;
+	}
+	s->server = server;
+	s->fd = fd;
+	buffer_init(&s->in, WIRE_HEADER_SIZE + 4 + WIRE_MAX_SEND_PATHS);
+	s->source = wl_event_loop_add_fd(server->loop, fd, WL_EVENT_READABLE, handle_sender, s);
+	server->senders[slot] = s;
+	if (!s->source) {
+		sender_free(s);
+	}
+}

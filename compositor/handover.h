@@ -1,0 +1,34 @@
+/* Files to and from the viewers (handover.c, over protocol/files.h). */
+#ifndef RCOMP_HANDOVER_H
+#define RCOMP_HANDOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+struct rc_server;
+struct rc_viewer;
+
+bool handover_init(struct rc_server *server);
+void handover_finish(struct rc_server *server);
+/* Each turn of the loop: bytes go where the links have room. */
+void handover_sync(struct rc_server *server);
+/* A file_* message from viewer; false with err where it broke the protocol. */
+bool handover_handle(struct rc_viewer *viewer, const struct wire_msg *msg, char *err,
+	size_t err_size);
+void handover_viewer_gone(struct rc_viewer *viewer);
+/* A viewer attached: groups waiting for one go on with it. */
+void handover_viewer_welcomed(struct rc_viewer *viewer);
+/* rcomp-run --send: paths to every full viewer, or viewer number to. The
+ * groups started, or -1 with err. */
+int handover_send(struct rc_server *server, uint32_t to, const char *const *paths, int n, char *err,
+	size_t err_size);
+/* rcomp-run --send on the session's socket (fd, taken), its hello read:
+ * its send_files is read, the files go, and it is told how they did. */
+void handover_add_sender(struct rc_server *server, int fd);
+/* --stats: a line for each group under way. */
+void handover_stats(struct rc_server *server, void (*line)(const char *text));
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * Files across the link, either way (PROTOCOL.md, "Files"): a group of
+ * files (a drop, an upload, rcomp-run --send, a print) is announced with its
+ * count and bytes; each file is offered with its size and SHA-256 ahead of
+ * its bytes, which go in the bulk class, at most FILES_WINDOW of a group
+ * unacknowledged. The receiver writes each under a temporary name, checks
+ * its size and hash, and only then renames it into place, never over a file
+ * that is there (a numbered name instead); a file is whole or absent. A
+ * group whose peer goes away waits for it (or the next viewer) to come back
+ * and goes on from the last byte the receiver wrote. Everything a peer
+ * announces (names, sizes, counts) is checked before anything is made.
+ */
+#ifndef RCOMP_FILES_H
+#define RCOMP_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define FILES_GROUPS 8 /* each way at once */
+#define FILES_WINDOW (1024 * 1024) /* a group's bytes unacknowledged */
+#define FILES_ACK_EVERY (256 * 1024) /* the receiver says what it wrote this often */
+#define FILES_KEEP_US (600ull * 1000000) /* a group whose peer went away waits this long */
+#define FILES_HASH_STEP (4 * 1024 * 1024) /* bytes hashed a turn of the loop */
+#define FILES_DEPTH 16 /* folders in folders */
+#define FILES_NAME_MAX 255 /* bytes of one part of a path */
+
+/* Whether the person's files are taken (files = in the settings). */
+enum files_take {
+	FILES_TAKE_YES,
+	FILES_TAKE_NO,
+};
+
+struct files_settings {
+	uint64_t size_limit; /* bytes of one file received; 0: none */
+	enum files_take take;
+	char dir[4096]; /* where received files go (made if missing) */
+};
+
+/* A group received whole: where its files are. */
+struct files_received {
+	uint32_t group, kind, window;
+	int32_t x, y; /* a drop's place, 24.8 window coordinates */
+	uint64_t bytes;
+	int n; /* top-level items (files and folders) */
+	char **paths; /* absolute */
+};
+
+/* One group, as --stats and the HUDs show it. */
+struct files_progress {
+	uint32_t group, kind;
+	bool sending; /* ours to the peer; else the peer's to us */
+	bool waiting; /* its peer is away */
+	char name[64]; /* its first file's name, or "N files" */
+	uint64_t done, total; /* bytes */
+	uint64_t rate; /* bytes per second, recently */
+};
+
+struct files_hooks {
+	/* One message to peer (a file_data goes in the bulk class). */
+	void (*send)(void *data, void *peer, const struct wire_msg *msg);
+	/* A group from peer is whole: its files are in place. */
+	void (*received)(void *data, void *peer, const struct files_received *r);
+	/* A group ended that we sent (status: enum wire_files_status), or that
+	 * came to us and was cancelled or failed; text: where, or why. */
+	void (*ended)(void *data, uint32_t group, uint32_t kind, bool sending, uint32_t status,
+		const char *text);
+	void *data;
+};
+
+struct files_group;
+
+struct files {
+	struct files_hooks hooks;
+	struct files_settings settings;
+	struct files_group *in[FILES_GROUPS], *out[FILES_GROUPS];
+	uint32_t next_id;
+};
+
+void files_init(struct files *f, const struct files_hooks *hooks,
+	const struct files_settings *settings);
+/* Every group ends: what was half received is deleted. */
+void files_finish(struct files *f);
+
+/* The download folder: $XDG_DOWNLOAD_DIR, the user-dirs.dirs one, or
+ * ~/Downloads. */
+bool files_download_dir(char *out, size_t size);
+
+/* Sends paths (files, and folders whole) to peer as a group of kind; for a
+ * drop, at window's x, y. Its id, or 0 with err (nothing to send, too
+ * many, unreadable). */
+uint32_t files_send(struct files *f, void *peer, uint32_t kind, uint32_t window, int32_t x,
+	int32_t y, const char *const *paths, int n, char *err, size_t err_size);
+/* Gives up a group either way, telling its peer. False if there is none. */
+bool files_cancel(struct files *f, uint32_t group);
+
+/* Hashes and sends what the windows allow: may_send(peer) says the peer's
+ * bulk queue has room. True while work is left that needs no message to go
+ * on (hashing): call again on the next turn. */
+bool files_pump(struct files *f, bool (*may_send)(void *data, void *peer), uint64_t now_us);
+
+/* A file_* message from peer. Refusals (names, sizes, settings) are
+ * answered with file_done; false, with err, only where peer broke the
+ * protocol. may_take: peer may send us files (not a watcher). */
+bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg, char *err,
+	size_t err_size);
+
+/* peer is gone: its groups wait FILES_KEEP_US for it or another. */
+void files_peer_gone(struct files *f, void *peer, uint64_t now_us);
+/* peer is here (a viewer attached, a link came back): groups waiting for
+ * a peer are announced to it again, and go on from where it is. */
+void files_adopt(struct files *f, void *peer);
+/* Ends groups that waited too long. */
+void files_expire(struct files *f, uint64_t now_us);
+
+/* The groups under way, at most max; how many. */
+int files_progress(const struct files *f, struct files_progress *out, int max, uint64_t now_us);
+
+/* A name a peer gave for a file: a relative path of parts, each 1 to
+ * FILES_NAME_MAX bytes, no "." or "..", no leading dot, no control
+ * characters or backslash, at most FILES_DEPTH deep. False with why. */
+bool files_path_ok(const char *path, size_t len, char *why, size_t why_size);
+/* A local name made one a peer takes: a leading dot and control
+ * characters become '_', a long name is cut (its extension kept). */
+void files_clean_name(char *name, size_t size);
+
+#endif

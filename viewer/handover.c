@@ -1,0 +1,166 @@
+/*
+ * Files handed over between this desktop and the session
+ * (protocol/files.h): what the session sends (rcomp-run --send) is saved
+ * into the local download folder, and opened only where --open-files says;
+ * local files dropped on a remote window go to the session, which gives them
+ * to the app once whole. A broken link holds a group until the session
+ * answers again, and it goes on from where it stood.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "connection.h"
+#include "handover.h"
+#include "log.h"
+#include "monotonic.h"
+#include "viewer.h"
+
+static void send_hook(void *data, void *peer, const struct wire_msg *msg)
+{
+	struct rv_viewer *viewer = data;
+	if (viewer->connection.server_minor >= 8) {
+		connection_send(viewer, msg);
+	}
+}
+
+static bool may_send(void *data, void *peer)
+{
+	struct rv_viewer *viewer = data;
+	struct rv_connection *conn = &viewer->connection;
+	return conn->connected && conn->welcomed &&
+		channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER;
+}
+
+/* xdg-open, left to run on its own. */
+static void open_file(const char *path)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) {
+			execlp("xdg-open", "xdg-open", path, (char *)NULL);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	if (pid > 0) {
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static void received_hook(void *data, void *peer, const struct files_received *r)
+{
+	struct rv_viewer *viewer = data;
+	for (int i = 0; i < r->n; i++) {
+		log_info("the session %s %s (%llu bytes in all)",
+			r->kind == WIRE_FILES_PRINT ? "printed" : "sent", r->paths[i],
+			(unsigned long long)r->bytes);
+		if (viewer->options.open_files) {
+			open_file(r->paths[i]);
+		}
+	}
+}
+
+static void ended_hook(void *data, uint32_t group, uint32_t kind, bool sending, uint32_t status,
+	const char *text)
+{
+	static const char *const how[] = {"whole", "cancelled", "refused", "failed"};
+	if (status == WIRE_FILES_WHOLE) {
+		log_info("the files went to the session: %s", text);
+	} else {
+		log_warning("files %s the session: %s: %s", sending ? "to" : "from",
+			how[status < 4 ? status : 3], text);
+	}
+}
+
+bool handover_init(struct rv_viewer *viewer)
+{
+	struct files_settings settings = {
+		.size_limit = viewer->options.file_size_limit,
+		.take = viewer->options.files_no ? FILES_TAKE_NO : FILES_TAKE_YES,
+	};
+	if (!files_download_dir(settings.dir, sizeof(settings.dir))) {
+		log_warning(
+			"no download folder (HOME is not set): the session's files are refused");
+		settings.take = FILES_TAKE_NO;
+	}
+	struct files_hooks hooks = {
+		.send = send_hook,
+		.received = received_hook,
+		.ended = ended_hook,
+		.data = viewer,
+	};
+	files_init(&viewer->files, &hooks, &settings);
+	return true;
+}
+
+void handover_finish(struct rv_viewer *viewer)
+{
+	files_finish(&viewer->files);
+}
+
+bool handover_sync(struct rv_viewer *viewer)
+{
+	uint64_t now = monotonic_usec();
+	files_expire(&viewer->files, now);
+	return files_pump(&viewer->files, may_send, now);
+}
+
+void handover_handle(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	char err[256];
+	if (!files_handle(&viewer->files, viewer, true, msg, err, sizeof(err))) {
+		connection_fail(viewer, err);
+	}
+}
+
+void handover_link_down(struct rv_viewer *viewer)
+{
+	files_peer_gone(&viewer->files, viewer, monotonic_usec());
+}
+
+void handover_link_up(struct rv_viewer *viewer)
+{
+	if (viewer->connection.server_minor >= 8) {
+		files_adopt(&viewer->files, viewer);
+	}
+}
+
+uint32_t handover_drop(struct rv_viewer *viewer, uint32_t window, int32_t x, int32_t y,
+	const char *const *paths, int n)
+{
+	char err[512];
+	if (viewer->connection.server_minor < 8) {
+		log_warning("the files dropped cannot go: rcomp-run there is older than files");
+		return 0;
+	}
+	uint32_t group = files_send(&viewer->files, viewer->connection.welcomed ? viewer : NULL,
+		WIRE_FILES_DROP, window, x, y, paths, n, err, sizeof(err));
+	if (!group) {
+		log_warning("the files dropped cannot go to the session: %s", err);
+	}
+	return group;
+}
+
+void handover_stats(struct rv_viewer *viewer, void (*line)(const char *text))
+{
+	struct files_progress p[2 * FILES_GROUPS];
+	int n = files_progress(&viewer->files, p, 2 * FILES_GROUPS, monotonic_usec());
+	for (int i = 0; i < n; i++) {
+		uint64_t left = p[i].total > p[i].done ? p[i].total - p[i].done : 0;
+		char eta[32] = "";
+		if (p[i].rate && !p[i].waiting) {
+			snprintf(eta, sizeof(eta), ", %.0f s left",
+				(double)left / (double)p[i].rate);
+		}
+		char text[256];
+		snprintf(text, sizeof(text),
+			"files %s the session: %s, %.1f of %.1f MB, %.1f Mbit/s%s%s",
+			p[i].sending ? "to" : "from", p[i].name, p[i].done / 1e6, p[i].total / 1e6,
+			p[i].rate * 8 / 1e6, p[i].waiting ? ", waiting for the link" : "", eta);
+		line(text);
+	}
+}

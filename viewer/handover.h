@@ -1,0 +1,27 @@
+/* Files to and from the session (handover.c, over protocol/files.h). */
+#ifndef RCOMP_VIEWER_HANDOVER_H
+#define RCOMP_VIEWER_HANDOVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+struct rv_viewer;
+
+bool handover_init(struct rv_viewer *viewer);
+void handover_finish(struct rv_viewer *viewer);
+/* Each turn: bytes go while the link has room. True while hashing is left
+ * that no message will wake the loop for. */
+bool handover_sync(struct rv_viewer *viewer);
+void handover_handle(struct rv_viewer *viewer, const struct wire_msg *msg);
+void handover_link_down(struct rv_viewer *viewer);
+void handover_link_up(struct rv_viewer *viewer);
+/* Local files dropped on window at x, y (24.8): to the session. The
+ * group's id, or 0 (logged). */
+uint32_t handover_drop(struct rv_viewer *viewer, uint32_t window, int32_t x, int32_t y,
+	const char *const *paths, int n);
+/* --stats: a line for each group under way. */
+void handover_stats(struct rv_viewer *viewer, void (*line)(const char *text));
+
+#endif

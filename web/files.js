@@ -1,0 +1,453 @@
+// Files across the link, the page's side of protocol/files.h: the person's
+// files (the menu's upload, a drop on a window) go to the session, each
+// hashed (SHA-256) and offered before its bytes, which go in the bulk class
+// while the WebSocket keeps up, at most FILES.window of a group
+// unacknowledged; what the session sends (rcomp-run --send) comes back
+// checked and is handed to the browser as a download, a print opened in the
+// browser's PDF viewer. A group waits through a broken link and goes on from
+// the last byte the other side wrote. A panel shows each with its progress
+// and a cancel. The page holds a file in memory to hash it, so it takes
+// files up to PAGE_FILE_MAX.
+import { FILES, RECORD } from './messages.js';
+import { encoder } from './wire.js';
+
+const HIGH_WATER = 1 << 20; // the WebSocket's buffered bytes before file data waits
+export const PAGE_FILE_MAX = 2 ** 31; // bytes of one file the page sends or takes
+const CHUNK = 65536;
+
+async function sha256(data) {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', data));
+}
+
+function same(a, b) {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+// A local name made one the session takes (files_clean_name's rule).
+export function cleanName(name) {
+  let n = [...name].map((c) => (c < ' ' || c === '\x7f' || c === '/' || c === '\\' ? '_' : c)).join('');
+  if (n.startsWith('.')) n = '_' + n.slice(1);
+  return n || '_';
+}
+
+// A name the session gave: files_path_ok's rule.
+function pathOk(path) {
+  const bytes = encoder.encode(path).length;
+  if (!bytes || bytes > FILES.maxPath) return false;
+  const parts = path.split('/');
+  return parts.length <= 16 && parts.every((p) => p.length > 0 && encoder.encode(p).length <= 255 &&
+    !p.startsWith('.') && !/[\x00-\x1f\x7f\\]/.test(p));
+}
+
+function mb(n) {
+  return (n / 1e6).toFixed(1);
+}
+
+export class Files {
+  // session: send(name, values, cls), conn (bufferedAmount), viewOnly.
+  constructor(session) {
+    this.session = session;
+    this.out = new Map(); // our groups, by id
+    this.in = new Map(); // the session's, by id
+    this.panel = null;
+    this.ended = []; // what became of the last groups, for the panel
+  }
+
+  get linkUp() {
+    const s = this.session;
+    return Boolean(s.conn?.open && s.welcomed && s.minor >= 8);
+  }
+
+  send(name, values, cls) {
+    if (this.linkUp) this.session.send(name, values, cls);
+  }
+
+  // The person's files ([{file, path}]) to the session, as kind: a drop on
+  // window w at x, y (24.8), or an upload.
+  give(items, kind, w = null, x = 0, y = 0) {
+    if (this.session.viewOnly || this.session.watching) {
+      this.note('a viewer that watches gives no files');
+      return 0;
+    }
+    if (!items.length) return 0;
+    const big = items.find((i) => i.file.size > PAGE_FILE_MAX);
+    if (big) {
+      this.note(`${big.path} is larger than the ${mb(PAGE_FILE_MAX)} MB the page sends`);
+      return 0;
+    }
+    if (items.length > FILES.maxFiles) {
+      this.note(`more than ${FILES.maxFiles} files at once`);
+      return 0;
+    }
+    const id = crypto.getRandomValues(new Uint32Array(1))[0] || 1;
+    const g = {
+      id, kind, window: w ? w.id : 0, x, y, files: items.map((i) => ({
+        file: i.file, path: i.path, size: i.file.size, sha: null,
+      })),
+      bytes: items.reduce((n, i) => n + i.file.size, 0),
+      cur: 0, sent: 0, acked: 0, done: 0, started: false, offered: false, pumping: false,
+      rate: new Rate(),
+    };
+    this.out.set(id, g);
+    this.announce(g);
+    this.show();
+    return id;
+  }
+
+  announce(g) {
+    g.started = false;
+    g.offered = false;
+    this.send('file_group', {
+      group: g.id, kind: g.kind, window: g.window, x: g.x, y: g.y, files: g.files.length,
+      bytes: g.bytes, flags: 0,
+    });
+  }
+
+  // A new link: our groups go on with it; the session's come again.
+  welcomed() {
+    for (const g of this.out.values()) this.announce(g);
+  }
+
+  cancel(id) {
+    const g = this.out.get(id) || this.in.get(id);
+    if (!g) return;
+    this.send('file_done', { group: id, status: FILES.cancelled, file: g.cur || 0, text: 'cancelled' });
+    this.finish(g, FILES.cancelled, 'cancelled');
+  }
+
+  finish(g, status, text) {
+    this.out.delete(g.id);
+    this.in.delete(g.id);
+    const name = g.files ? (g.files.length > 1 ? `${g.files.length} files` : g.files[0].path)
+      : g.name;
+    const how = ['whole', 'cancelled', 'refused', 'failed'][status] || 'failed';
+    this.ended.unshift({ id: g.id, name, status, text: status === FILES.whole ? text : `${how}: ${text}` });
+    this.ended.length = Math.min(this.ended.length, 4);
+    this.show();
+  }
+
+  // Sends what the window and the WebSocket allow; once at a time.
+  async pump(g) {
+    if (g.pumping) return;
+    g.pumping = true;
+    try {
+      while (this.out.get(g.id) === g && g.started && g.cur < g.files.length && this.linkUp) {
+        const f = g.files[g.cur];
+        if (!f.sha) f.sha = await sha256(await f.file.arrayBuffer());
+        if (!g.offered) {
+          this.send('file_offer', {
+            group: g.id, file: g.cur, size: f.size, mode: 0o644, sha256: f.sha, path: f.path,
+          });
+          g.offered = true;
+        }
+        if (g.sent >= f.size || g.sent - g.acked >= FILES.window) break;
+        if (this.session.conn.ws.bufferedAmount > HIGH_WATER) {
+          setTimeout(() => this.pump(g), 20);
+          break;
+        }
+        const at = g.sent;
+        const data = new Uint8Array(await f.file.slice(at, Math.min(f.size, at + CHUNK)).arrayBuffer());
+        if (this.out.get(g.id) !== g || g.sent !== at || !g.started) continue; // rewound meanwhile
+        this.send('file_data', { group: g.id, file: g.cur, offset: at, data }, RECORD.bulk);
+        g.sent += data.length;
+        g.rate.add(data.length);
+      }
+    } finally {
+      g.pumping = false;
+    }
+    this.show();
+  }
+
+  message(m) {
+    switch (m.message) {
+      case 'file_group': this.group(m); break;
+      case 'file_offer': this.offer(m); break;
+      case 'file_data': this.data(m); break;
+      case 'file_ack': this.ack(m); break;
+      case 'file_done': this.done(m); break;
+      default: break;
+    }
+  }
+
+  // The session's ack of ours: where to begin, then how far it wrote.
+  ack(m) {
+    const g = this.out.get(m.group);
+    if (!g) return;
+    if (m.file > g.files.length || (m.file < g.files.length && m.received > g.files[m.file].size)) {
+      this.cancel(g.id);
+      return;
+    }
+    if (g.started && m.file < g.cur) return;
+    if (!g.started || m.file > g.cur) {
+      g.started = true;
+      g.cur = m.file;
+      g.done = g.files.slice(0, m.file).reduce((n, f) => n + f.size, 0);
+      g.offered = false;
+      g.sent = g.acked = m.received;
+    } else if (m.flags & FILES.fromHere) {
+      g.sent = g.acked = m.received; // it dropped what came out of order
+    } else {
+      g.acked = Math.max(g.acked, m.received);
+      g.sent = Math.max(g.sent, g.acked);
+    }
+    this.pump(g);
+  }
+
+  done(m) {
+    const g = this.out.get(m.group) || this.in.get(m.group);
+    if (g) this.finish(g, m.status, m.text);
+  }
+
+  // The session's files to the person: saved as the browser's downloads.
+  group(m) {
+    const known = this.in.get(m.group);
+    if (known) {
+      this.ackIn(known, true); // the same group again, on a new link
+      return;
+    }
+    const refuse = (why) => this.send('file_done', {
+      group: m.group, status: FILES.refused, file: 0, text: why,
+    });
+    if (m.kind !== FILES.send && m.kind !== FILES.print) {
+      refuse('the page takes only files the session sends');
+      return;
+    }
+    if (m.bytes > PAGE_FILE_MAX * m.files) {
+      refuse(`the page takes files up to ${mb(PAGE_FILE_MAX)} MB`);
+      return;
+    }
+    const g = { id: m.group, kind: m.kind, count: m.files, bytes: m.bytes, cur: 0, written: 0,
+      ackSent: 0, file: null, done: 0, name: m.files > 1 ? `${m.files} files` : 'a file',
+      rate: new Rate() };
+    this.in.set(m.group, g);
+    this.ackIn(g, true);
+    this.show();
+  }
+
+  ackIn(g, fromHere = false) {
+    g.ackSent = g.written;
+    this.send('file_ack', {
+      group: g.id, file: g.cur, received: g.written, flags: fromHere ? FILES.fromHere : 0,
+    });
+  }
+
+  offer(m) {
+    const g = this.in.get(m.group);
+    if (!g) return;
+    const fail = (why) => {
+      this.send('file_done', { group: g.id, status: FILES.refused, file: g.cur, text: why });
+      this.finish(g, FILES.refused, why);
+    };
+    if (m.file !== g.cur) return fail(`file ${m.file} came while ${g.cur} was due`);
+    if (!pathOk(m.path)) return fail('refused: a name the page does not take');
+    if (m.size > PAGE_FILE_MAX) return fail(`the page takes files up to ${mb(PAGE_FILE_MAX)} MB`);
+    if (g.file && g.file.size === m.size && same(g.file.sha, m.sha256)) {
+      this.ackIn(g, true); // the same file again, resumed
+      return;
+    }
+    g.file = { path: m.path, size: m.size, sha: m.sha256.slice(), parts: [] };
+    if (g.count === 1) g.name = m.path.split('/').pop();
+    g.written = 0;
+    if (m.size === 0) this.fileWhole(g);
+  }
+
+  data(m) {
+    const g = this.in.get(m.group);
+    if (!g) return;
+    if (!g.file || m.file !== g.cur || m.offset !== g.written) {
+      if (g.ackSent !== g.written || !g.toldGap) {
+        g.toldGap = true;
+        this.ackIn(g, true);
+      }
+      return;
+    }
+    g.toldGap = false;
+    if (m.len > g.file.size - g.written) {
+      const why = `file ${g.cur}: more bytes than it was offered with`;
+      this.send('file_done', { group: g.id, status: FILES.failed, file: g.cur, text: why });
+      this.finish(g, FILES.failed, why);
+      return;
+    }
+    g.file.parts.push(m.data.slice());
+    g.written += m.len;
+    g.rate.add(m.len);
+    if (g.written === g.file.size) this.fileWhole(g);
+    else if (g.written - g.ackSent >= FILES.ackEvery) this.ackIn(g);
+    this.show();
+  }
+
+  async fileWhole(g) {
+    const f = g.file;
+    const blob = new Blob(f.parts, { type: g.kind === FILES.print ? 'application/pdf' : '' });
+    f.parts = [];
+    if (!same(await sha256(await blob.arrayBuffer()), f.sha)) {
+      const why = `file ${g.cur} came with another SHA-256 than it was offered with`;
+      this.send('file_done', { group: g.id, status: FILES.failed, file: g.cur, text: why });
+      this.finish(g, FILES.failed, why);
+      return;
+    }
+    this.hand(blob, f.path.replaceAll('/', '_'), g.kind);
+    g.done += f.size;
+    g.file = null;
+    g.cur++;
+    g.written = 0;
+    this.ackIn(g);
+    if (g.cur === g.count) {
+      const text = g.kind === FILES.print ? 'opened in the browser to print'
+        : 'saved as the browser\'s download';
+      this.send('file_done', { group: g.id, status: FILES.whole, file: g.cur, text });
+      this.finish(g, FILES.whole, text);
+    }
+  }
+
+  // To the browser: a download, or a print opened in its PDF viewer.
+  hand(blob, name, kind) {
+    const url = URL.createObjectURL(blob);
+    if (kind === FILES.print) {
+      window.open(url, '_blank');
+    } else {
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = name;
+      document.body.append(a);
+      a.click();
+      a.remove();
+    }
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    this.downloads = (this.downloads || 0) + 1;
+  }
+
+  note(text) {
+    this.ended.unshift({ id: 0, name: '', status: FILES.refused, text });
+    this.ended.length = Math.min(this.ended.length, 4);
+    this.show();
+  }
+
+  // The panel: each group under way with its bar, and what became of the
+  // last ones.
+  show() {
+    const groups = [...this.out.values(), ...this.in.values()];
+    if (!groups.length && !this.ended.length) {
+      this.panel?.remove();
+      this.panel = null;
+      return;
+    }
+    if (!this.panel) {
+      this.panel = document.createElement('div');
+      this.panel.id = 'rcomp-files';
+      this.panel.className = 'rcomp-keep-keys';
+      this.panel.setAttribute('role', 'status');
+      document.body.append(this.panel);
+    }
+    const rows = [];
+    for (const g of groups) {
+      const sending = this.out.has(g.id);
+      const total = g.bytes;
+      const done = sending ? g.done + g.acked : g.done + g.written;
+      const rate = g.rate.perSecond();
+      const left = rate ? ` · ${Math.ceil((total - done) / rate)} s left` : '';
+      const name = sending ? (g.files.length > 1 ? `${g.files.length} files` : g.files[0].path) : g.name;
+      const row = document.createElement('div');
+      row.className = 'rcomp-file';
+      row.dataset.group = String(g.id);
+      const bar = document.createElement('progress');
+      bar.max = total || 1;
+      bar.value = done;
+      const what = document.createElement('span');
+      what.textContent = `${sending ? '\u2191' : '\u2193'} ${name}: ${mb(done)} of ${mb(total)} MB` +
+        (this.linkUp ? ` · ${(rate * 8 / 1e6).toFixed(1)} Mbit/s${left}` : ' · waiting for the link');
+      const cancel = document.createElement('button');
+      cancel.type = 'button';
+      cancel.textContent = 'cancel';
+      cancel.dataset.cancel = String(g.id);
+      cancel.addEventListener('click', () => this.cancel(g.id));
+      row.append(what, bar, cancel);
+      rows.push(row);
+    }
+    for (const e of this.ended) {
+      const row = document.createElement('div');
+      row.className = 'rcomp-file rcomp-file-ended';
+      row.dataset.ended = ['whole', 'cancelled', 'refused', 'failed'][e.status] || 'failed';
+      row.textContent = e.name ? `${e.name}: ${e.text}` : e.text;
+      rows.push(row);
+    }
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'rcomp-files-close';
+    close.textContent = '\u2715';
+    close.title = 'clear what has ended';
+    close.addEventListener('click', () => {
+      this.ended = [];
+      this.show();
+    });
+    this.panel.replaceChildren(close, ...rows);
+  }
+
+  // For the tests and the HUD: each group under way.
+  stats() {
+    return [...this.out.values()].map((g) => ({ id: g.id, sending: true, done: g.done + g.acked, total: g.bytes }))
+      .concat([...this.in.values()].map((g) => ({ id: g.id, sending: false, done: g.done + g.written, total: g.bytes })))
+      .concat(this.ended.map((e) => ({ id: e.id, ended: e.status, text: e.text })));
+  }
+}
+
+// Bytes a second over the last two seconds.
+class Rate {
+  constructor() {
+    this.at = performance.now();
+    this.now = 0;
+    this.last = 0;
+  }
+
+  add(n) {
+    this.roll();
+    this.now += n;
+  }
+
+  roll() {
+    const t = performance.now();
+    if (t - this.at >= 1000) {
+      this.last = t - this.at < 2000 ? this.now : 0;
+      this.now = 0;
+      this.at = t;
+    }
+  }
+
+  perSecond() {
+    this.roll();
+    return this.last;
+  }
+}
+
+// The files of a drop: each of the browser's DataTransfer items, folders
+// walked whole (webkitGetAsEntry), as [{file, path}].
+export async function droppedFiles(dataTransfer) {
+  const items = [];
+  const entries = [...(dataTransfer.items || [])].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length) {
+    for (const file of dataTransfer.files || []) items.push({ file, path: cleanName(file.name) });
+    return items;
+  }
+  const walk = async (entry, prefix) => {
+    const path = prefix ? `${prefix}/${cleanName(entry.name)}` : cleanName(entry.name);
+    if (entry.isFile) {
+      items.push({ file: await new Promise((ok, no) => entry.file(ok, no)), path });
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((ok, no) => reader.readEntries(ok, no));
+        if (!batch.length) break;
+        for (const e of batch) await walk(e, path);
+      }
+    }
+  };
+  for (const e of entries) await walk(e, '');
+  return items;
+}
+
+// The files an <input type=file> (webkitdirectory or not) gave.
+export function pickedFiles(list) {
+  return [...list].map((file) => ({
+    file, path: (file.webkitRelativePath || file.name).split('/').map(cleanName).join('/'),
+  }));
+}

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "bus.h"
 #include "log.h"
 #include "monotonic.h"
 #include "procs.h"
@@ -181,6 +182,8 @@ static int handle_sigchld(int signo, void *data)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (sound_owns_pid(server, pid)) {
 			sound_daemon_exited(server, status);
+		} else if (bus_owns_pid(server, pid)) {
+			bus_exited(server, status);
 		} else if (pid == app->reaper) {
 			if (app->status_source && !app->ending) {
 				/* What it said before it went. */
@@ -283,8 +286,9 @@ void app_wait_ended(struct rc_server *server)
 	}
 	/* The session's sound server goes once its apps have: ended before
 	 * them, an app still playing says "Connection terminated" in the
-	 * session's log. */
+	 * session's log. Its bus goes with it. */
 	sound_end_server(server);
+	bus_stop(server);
 	/* What is left of ours: the sound server's helpers, an Xwayland that
 	 * did not go with the compositor. The reaper, still writing the
 	 * log's last bytes, is spared. */
@@ -362,6 +366,7 @@ static char **app_environment(struct rc_server *server)
 		{"DISPLAY", server->x11_display, false},
 		{"PULSE_SERVER", sound, true},
 		{"RCOMP_SESSION", server->record.name[0] ? server->record.name : NULL, false},
+		{"DBUS_SESSION_BUS_ADDRESS", bus_address(server), false},
 	};
 	const size_t nset = sizeof(set) / sizeof(set[0]);
 	size_t n = 0;

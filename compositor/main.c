@@ -29,6 +29,7 @@
 #include "cursor.h"
 #include "damage.h"
 #include "decoration.h"
+#include "bus.h"
 #include "dispatch.h"
 #include "dnd.h"
 #include "doors.h"
@@ -788,6 +789,7 @@ int main(int argc, char **argv)
 	};
 	bool ok = app_init(&server) && stats_init(&server) && doors_start(&server);
 	if (ok) {
+		bus_start(&server);
 		sound_start(&server);
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
 		ok = app_start(&server, argv + app_index);

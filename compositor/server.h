@@ -13,6 +13,7 @@
 #include <pixman.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/box.h>
@@ -210,6 +211,14 @@ struct rc_options {
 	int verbose;
 };
 
+/* The session's D-Bus session bus (bus.c). */
+struct rc_bus {
+	pid_t pid; /* 0: none; the leader of its own process group */
+	char socket[SESSION_PATH_MAX];
+	char dir[SESSION_PATH_MAX]; /* a private one, where the session is not recorded */
+	char address[SESSION_PATH_MAX + 16]; /* unix:path=SOCKET */
+};
+
 struct rc_output; /* output.c: one per scale in use */
 struct rc_sound; /* sound.c */
 
@@ -269,6 +278,7 @@ struct rc_server {
 	uint32_t x11_focus; /* the X11 window last activated: menus' parent */
 	struct wl_event_source *stats_timer;
 	bool stats_armed; /* the timer is set: somebody wants the numbers */
+	struct rc_bus bus;
 	struct files files; /* handover.c: files to and from the viewers */
 	struct wl_event_source *files_timer, *files_idle;
 	struct rc_sender *senders[RC_SENDERS]; /* rcomp-run --send, waiting */

@@ -293,12 +293,15 @@ void files_init(struct files *f, const struct files_hooks *hooks,
 
 void files_finish(struct files *f)
 {
+	/* The peer is told, where it is there: nothing waits for us. */
 	for (int i = 0; i < FILES_GROUPS; i++) {
 		if (f->in[i]) {
-			end(f, f->in[i], WIRE_FILES_CANCELLED, 0, "the session ended", false);
+			end(f, f->in[i], WIRE_FILES_CANCELLED, f->in[i]->cur,
+				"the other side ended", f->in[i]->peer != NULL);
 		}
 		if (f->out[i]) {
-			end(f, f->out[i], WIRE_FILES_CANCELLED, 0, "the session ended", false);
+			end(f, f->out[i], WIRE_FILES_CANCELLED, f->out[i]->cur,
+				"the other side ended", f->out[i]->peer != NULL);
 		}
 	}
 }

@@ -34,6 +34,7 @@ struct rv_clipboard {
 	 * until the app has its data). */
 	struct rv_offer *dnd_offer, *dnd_dropped;
 	uint32_t dnd_window, dnd_serial;
+	wl_fixed_t dnd_x, dnd_y; /* where the drag is over dnd_window */
 	/* An app's drag carried here (drag_start): our local drag's source,
 	 * the actions and button it started with, what the desktop chose; and
 	 * the offer of it while it is over one of our windows. */

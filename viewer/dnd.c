@@ -2,7 +2,10 @@
  * Drag and drop, both ways (see dnd.h), as the compositor's dnd.c is on its
  * side.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/input-event-codes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +13,7 @@
 
 #include "connection.h"
 #include "dnd.h"
+#include "handover.h"
 #include "log.h"
 #include "offer.h"
 #include "shm.h"
@@ -96,6 +100,8 @@ void dnd_enter(struct rv_viewer *viewer, uint32_t serial, struct wl_surface *sur
 	c->dnd_offer = offer;
 	c->dnd_window = window->id;
 	c->dnd_serial = serial;
+	c->dnd_x = x;
+	c->dnd_y = y;
 	log_debug("a local drag entered window %u (%u types)", window->id, offer->types.count);
 	struct wire_msg msg = {
 		.type = WIRE_DND_ENTER,
@@ -137,9 +143,114 @@ void dnd_motion(struct rv_viewer *viewer, wl_fixed_t x, wl_fixed_t y)
 				.pointer_motion = {.window = c->own_window, .x = x, .y = y}});
 	}
 	if (viewer->clipboard.dnd_offer) {
+		viewer->clipboard.dnd_x = x;
+		viewer->clipboard.dnd_y = y;
 		struct wire_msg msg = {.type = WIRE_DND_MOTION, .dnd_motion = {.x = x, .y = y}};
 		connection_send(viewer, &msg);
 	}
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9'    ? c - '0'
+		: c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10
+				       : -1;
+}
+
+/* The local paths of a text/uri-list's file:// URIs (of this host), each
+ * decoded in place; how many. */
+static int file_paths(char *list, char **paths, int max)
+{
+	int n = 0;
+	for (char *line = strtok(list, "\r\n"); line && n < max; line = strtok(NULL, "\r\n")) {
+		if (line[0] == '#') {
+			continue;
+		}
+		char *p = NULL;
+		if (strncmp(line, "file:///", 8) == 0) {
+			p = line + 7;
+		} else if (strncmp(line, "file://localhost/", 17) == 0) {
+			p = line + 16;
+		}
+		if (!p) {
+			continue;
+		}
+		char *out = p;
+		for (char *in = p; *in; in++) {
+			int hi, lo;
+			if (*in == '%' && (hi = hex_digit(in[1])) >= 0 &&
+				(lo = hex_digit(in[2])) >= 0) {
+				*out++ = (char)(hi * 16 + lo);
+				in += 2;
+			} else {
+				*out++ = *in;
+			}
+		}
+		*out = '\0';
+		if (strlen(p) > 1) {
+			paths[n++] = p;
+		}
+	}
+	return n;
+}
+
+/* A drop of local files: their URIs read from the local drag (the source
+ * writes them at once; half a second at most), and the files themselves
+ * sent to the session, which gives the app a drop of its copies once they
+ * are whole. False where the drag holds no local file: it goes as any
+ * drag's data does. */
+static bool drop_files(struct rv_viewer *viewer, struct rv_clipboard *c)
+{
+	static const char uri_list[] = "text/uri-list";
+	if (viewer->connection.server_minor < 8 ||
+		!mime_list_has(&c->dnd_offer->types, uri_list, sizeof(uri_list) - 1)) {
+		return false;
+	}
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		return false;
+	}
+	wl_data_offer_receive(c->dnd_offer->proxy, uri_list, fds[1]);
+	close(fds[1]);
+	wl_display_flush(viewer->display);
+	static char list[65536];
+	size_t len = 0;
+	for (;;) {
+		struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+		if (poll(&pfd, 1, 500) <= 0) {
+			break;
+		}
+		ssize_t got = read(fds[0], list + len, sizeof(list) - 1 - len);
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0 || (len += (size_t)got) == sizeof(list) - 1) {
+			break;
+		}
+	}
+	close(fds[0]);
+	list[len] = '\0';
+	char *paths[256];
+	int n = file_paths(list, paths, 256);
+	if (n == 0) {
+		return false;
+	}
+	if (!handover_drop(viewer, c->dnd_window, c->dnd_x, c->dnd_y, (const char *const *)paths,
+		    n)) {
+		return false;
+	}
+	/* The app hears nothing until the copies are whole: the drag leaves
+	 * it now, and the session drops the copies there then. */
+	connection_send(viewer, &(struct wire_msg){.type = WIRE_DND_LEAVE});
+	if (wl_data_offer_get_version(c->dnd_offer->proxy) >= WL_DATA_OFFER_FINISH_SINCE_VERSION) {
+		wl_data_offer_finish(c->dnd_offer->proxy);
+	}
+	log_info("%d local item%s dropped on window %u: to the session, and to the app once "
+		 "there",
+		n, n == 1 ? "" : "s", c->dnd_window);
+	dnd_forget(c);
+	return true;
 }
 
 void dnd_drop(struct rv_viewer *viewer)
@@ -160,6 +271,9 @@ void dnd_drop(struct rv_viewer *viewer)
 		return;
 	}
 	if (!c->dnd_offer) {
+		return;
+	}
+	if (drop_files(viewer, c)) {
 		return;
 	}
 	connection_send(viewer, &(struct wire_msg){.type = WIRE_DND_DROP});

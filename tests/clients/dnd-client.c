@@ -13,6 +13,14 @@
  *     "target-enter", "target-leave", "target-action N", and for a drop
  *     "target-dropped LENGTH FNV1A32" once all its data is read.
  *
+ *     With DND_URIS in its environment it offers "text/uri-list" alone,
+ *     that text its data, as a file manager's drag of files does.
+ *   dnd-client files NAME
+ *     Takes drops of "text/uri-list" by copy, as a file manager or a
+ *     document viewer does. Prints "target-enter", and for a drop
+ *     "target-file PATH" for each file:// URI of the list (decoded), then
+ *     "target-files N".
+ *
  * With a third argument "ask", the source offers copy, move or ask, and
  * the target prefers ask: at the drop it asks its user, who picks move (it
  * sets move, waits to hear it agreed, then reads).
@@ -48,6 +56,7 @@ struct app {
 	/* target: the drag over us */
 	struct wl_data_offer *offer;
 	bool has_type;
+	bool files; /* the files role: text/uri-list */
 	uint32_t action;
 };
 
@@ -95,6 +104,20 @@ static void source_target(void *data, struct wl_data_source *source, const char 
 
 static void source_send(void *data, struct wl_data_source *source, const char *mime, int32_t fd)
 {
+	const char *uris = getenv("DND_URIS");
+	if (uris) {
+		size_t len = strlen(uris), done = 0;
+		while (done < len) {
+			ssize_t n = write(fd, uris + done, len - done);
+			if (n <= 0 && errno != EINTR) {
+				break;
+			}
+			done += n > 0 ? (size_t)n : 0;
+		}
+		close(fd);
+		say("source-sent%s %ld", "", (long)done);
+		return;
+	}
 	static uint8_t bytes[DND_BYTES];
 	for (int i = 0; i < DND_BYTES; i++) {
 		bytes[i] = (uint8_t)((i * 31 + 7) & 0xff);
@@ -170,8 +193,12 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
 	}
 	struct wl_data_source *source = wl_data_device_manager_create_data_source(app->manager);
 	wl_data_source_add_listener(source, &source_listener, app);
-	wl_data_source_offer(source, TEST_MIME);
-	wl_data_source_offer(source, "text/plain");
+	if (getenv("DND_URIS")) {
+		wl_data_source_offer(source, "text/uri-list");
+	} else {
+		wl_data_source_offer(source, TEST_MIME);
+		wl_data_source_offer(source, "text/plain");
+	}
 	wl_data_source_set_actions(source,
 		WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY | WL_DATA_DEVICE_MANAGER_DND_ACTION_MOVE |
 			(app->ask ? WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK : 0));
@@ -203,7 +230,7 @@ static const struct wl_pointer_listener pointer_listener = {
 static void offer_offer(void *data, struct wl_data_offer *offer, const char *mime)
 {
 	struct app *app = data;
-	if (strcmp(mime, TEST_MIME) == 0) {
+	if (strcmp(mime, app->files ? "text/uri-list" : TEST_MIME) == 0) {
 		app->has_type = true;
 	}
 }
@@ -242,6 +269,12 @@ static void device_enter(void *data, struct wl_data_device *device, uint32_t ser
 	}
 	app->offer = offer;
 	say("target-enter%s", "", 0);
+	if (app->files) {
+		wl_data_offer_accept(offer, serial, app->has_type ? "text/uri-list" : NULL);
+		wl_data_offer_set_actions(offer, WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY,
+			WL_DATA_DEVICE_MANAGER_DND_ACTION_COPY);
+		return;
+	}
 	wl_data_offer_accept(offer, serial, app->has_type ? TEST_MIME : NULL);
 	uint32_t ask = app->ask ? WL_DATA_DEVICE_MANAGER_DND_ACTION_ASK : 0;
 	wl_data_offer_set_actions(offer,
@@ -285,6 +318,46 @@ static void device_drop(void *data, struct wl_data_device *device)
 	}
 	int fds[2];
 	if (pipe(fds) < 0) {
+		return;
+	}
+	if (app->files) {
+		wl_data_offer_receive(app->offer, "text/uri-list", fds[1]);
+		close(fds[1]);
+		wl_display_flush(app->display);
+		static char list[65536];
+		size_t got = 0;
+		ssize_t n;
+		while ((n = read(fds[0], list + got, sizeof(list) - 1 - got)) > 0) {
+			got += (size_t)n;
+		}
+		close(fds[0]);
+		list[got] = '\0';
+		int count = 0;
+		for (char *line = strtok(list, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+			if (strncmp(line, "file://", 7) != 0) {
+				continue;
+			}
+			char path[4096];
+			size_t k = 0;
+			for (const char *p = line + 7; *p && k + 1 < sizeof(path); p++) {
+				unsigned v;
+				if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1) {
+					path[k++] = (char)v;
+					p += 2;
+				} else {
+					path[k++] = *p;
+				}
+			}
+			path[k] = '\0';
+			printf("target-file %s\n", path);
+			count++;
+		}
+		printf("target-files %d\n", count);
+		fflush(stdout);
+		wl_data_offer_finish(app->offer);
+		wl_data_offer_destroy(app->offer);
+		app->offer = NULL;
+		app->dropping = false;
 		return;
 	}
 	wl_data_offer_receive(app->offer, TEST_MIME, fds[1]);
@@ -418,11 +491,13 @@ static const struct wl_registry_listener registry_listener = {
 int main(int argc, char **argv)
 {
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "ask") != 0) ||
-		(strcmp(argv[1], "source") != 0 && strcmp(argv[1], "target") != 0)) {
-		fprintf(stderr, "usage: dnd-client source|target NAME [ask]\n");
+		(strcmp(argv[1], "source") != 0 && strcmp(argv[1], "target") != 0 &&
+			strcmp(argv[1], "files") != 0)) {
+		fprintf(stderr, "usage: dnd-client source|target|files NAME [ask]\n");
 		return 2;
 	}
 	struct app app = {.source = strcmp(argv[1], "source") == 0,
+		.files = strcmp(argv[1], "files") == 0,
 		.ask = argc == 4,
 		.running = true};
 	app.colour = app.source ? 0xff20c0c0 : 0xffc0c020;

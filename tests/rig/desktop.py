@@ -72,6 +72,9 @@ class Rig:
         self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp,
                                RCOMP_DIR=self.session_dir)
         self.local_env["RCOMP_DIR"] = self.session_dir
+        # What the session sends to the person lands here, not in the
+        # user's own download folder.
+        self.local_env["XDG_DOWNLOAD_DIR"] = os.path.join(self.tmp, "local-downloads")
         # Each side's settings are the test's own (settings_file writes
         # them): not the user's files or RCOMP_ variables. The system's
         # directories stay last, as the apps' own settings are there (foot's).

@@ -17,7 +17,7 @@ RECORD_MAX = 16384
 FRAME_TYPES = (0x0207, 0x0210)  # frame, copy_rect: the frames class
 
 
-BULK_TYPES = (0x0303,)  # transfer_data: the bulk class
+BULK_TYPES = (0x0303, 0x0307)  # transfer_data, file_data: the bulk class
 
 
 def records(data, cls=None):

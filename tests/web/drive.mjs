@@ -25,6 +25,11 @@
 //   {"op": "touch", "do": "tap", "x", "y"}
 //   {"op": "touches", "events": [{type: "touchStart"|"touchMove"|"touchEnd",
 //    points: [[x, y], ...]}]}                 fingers, as CDP's touch events
+//   {"op": "choose_files", "click": SELECTOR, "paths": [P]}  a click that
+//                                            opens a file chooser, answered
+//   {"op": "drop_files", "x", "y", "paths": [P]}  files dragged from the
+//                                            desktop and dropped there
+//   {"op": "downloads", "path": DIR}          the browser's downloads go there
 //   {"op": "viewport", "width", "height", "mobile", "touch", "scale"}
 //                                            the page as a phone shows it
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
@@ -153,6 +158,27 @@ async function run(c) {
         });
         if (ev.pauseMs) await new Promise((r) => setTimeout(r, ev.pauseMs));
       }
+      await cdp.detach();
+      return {};
+    }
+    case 'choose_files': {
+      const [chooser] = await Promise.all([page.waitForFileChooser({ timeout: 10000 }),
+        page.click(c.click)]);
+      await chooser.accept(c.paths);
+      return {};
+    }
+    case 'drop_files': {
+      const cdp = await page.createCDPSession();
+      const data = { items: [], files: c.paths, dragOperationsMask: 1 };
+      for (const type of ['dragEnter', 'dragOver', 'drop']) {
+        await cdp.send('Input.dispatchDragEvent', { type, x: c.x, y: c.y, data });
+      }
+      await cdp.detach();
+      return {};
+    }
+    case 'downloads': {
+      const cdp = await page.createCDPSession();
+      await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: c.path });
       await cdp.detach();
       return {};
     }

@@ -80,10 +80,13 @@ bool bus_start(struct rc_server *server)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		setpgid(0, 0); /* not the app's group: ending the app's leftovers spares it */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* Its lines (activations, the fd limit it may not raise) are
+		 * its own business, not the session log's. */
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
 		}
 		char address[sizeof(bus->address) + 16];
 		snprintf(address, sizeof(address), "--address=%s", bus->address);

@@ -530,10 +530,41 @@ static void on_relative_motion(struct rc_viewer *viewer, const struct wire_msg *
 	input_relative_motion(server, &msg->relative_motion);
 }
 
+/* A character typed as itself (key_char's press and release). */
+static void type_char(struct rc_server *server, uint32_t codepoint)
+{
+	struct wire_key_char m = {.codepoint = codepoint, .state = 1};
+	char text[5];
+	if (keychar_key(server, &m) || textinput_commit(server, keychar_utf8(codepoint, text))) {
+		/* typed, or given as text */
+	} else {
+		keychar_spare(server, &m);
+	}
+	m.state = 0;
+	keychar_key(server, &m);
+}
+
 static void on_text_input_event(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;
-	textinput_event(server, &msg->text_input_event);
+	const struct wire_text_input_event *m = &msg->text_input_event;
+	if (textinput_event(server, m) || m->preedit_len || m->delete_before || m->delete_after) {
+		return;
+	}
+	/* Text committed for a text input the app has just disabled (the
+	 * viewer could not know): typed as characters, so none is lost. */
+	for (uint32_t i = 0; i < m->commit_len;) {
+		unsigned char c = (unsigned char)m->commit[i];
+		int n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		uint32_t cp = c < 0x80 ? c : c & (0x3f >> (n - 1));
+		for (int k = 1; k < n && i + (uint32_t)k < m->commit_len; k++) {
+			cp = cp << 6 | ((unsigned char)m->commit[i + (uint32_t)k] & 0x3f);
+		}
+		i += (uint32_t)n;
+		if (cp >= 0x20 && cp != 0x7f && cp <= 0x10ffff) {
+			type_char(server, cp);
+		}
+	}
 }
 
 static void on_input_mark(struct rc_viewer *viewer, const struct wire_msg *msg)

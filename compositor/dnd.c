@@ -502,6 +502,9 @@ void dnd_drop_files(struct rc_server *server, struct rc_window *window, int32_t 
 		files_end(d, "no app under them takes drops");
 		return;
 	}
+	/* A motion after the enter, as a hand's drag has: toolkits (GTK)
+	 * decide whether they take it at a motion. */
+	move_to(d, window, x / 256.0, y / 256.0);
 	if (d->files && d->files_timer) {
 		wl_event_source_timer_update(d->files_timer, 2000);
 	}

@@ -213,7 +213,7 @@ void textinput_withdraw_all(struct rc_server *server)
 	}
 }
 
-void textinput_event(struct rc_server *server, const struct wire_text_input_event *msg)
+bool textinput_event(struct rc_server *server, const struct wire_text_input_event *msg)
 {
 	struct rc_text_input *ti;
 	wl_list_for_each(ti, &server->text_inputs, link)
@@ -243,10 +243,11 @@ void textinput_event(struct rc_server *server, const struct wire_text_input_even
 		wlr_text_input_v3_send_done(ti->input);
 		log_debug("window %u: the input method's change (%u bytes committed) to the app",
 			msg->window, msg->commit_len);
-		return;
+		return true;
 	}
 	/* The app disabled it meanwhile, or the window went: an ordinary race. */
 	log_debug("window %u: an input method's change for no enabled text input", msg->window);
+	return false;
 }
 
 bool textinput_commit(struct rc_server *server, const char *text)

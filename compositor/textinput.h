@@ -10,8 +10,10 @@ void textinput_finish(struct rc_server *server);
 void textinput_announce_all(struct rc_server *server);
 /* The viewer that gives up input hears they are all disabled. */
 void textinput_withdraw_all(struct rc_server *server);
-/* The local input method's change, for the app with focus in the window. */
-void textinput_event(struct rc_server *server, const struct wire_text_input_event *msg);
+/* The local input method's change, for the app with focus in the window.
+ * False where no text input of the app's is enabled there now (it was
+ * disabled meanwhile, or never was). */
+bool textinput_event(struct rc_server *server, const struct wire_text_input_event *msg);
 /* Text committed to the text input the focused app has enabled, as if an
  * input method typed it (a character no key of the keymap types); false
  * where the app has none enabled. */

@@ -176,12 +176,11 @@ async function run(c) {
       await cdp.detach();
       return {};
     }
-    case 'downloads': {
-      const cdp = await page.createCDPSession();
-      await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: c.path });
-      await cdp.detach();
+    case 'downloads':
+      await browser.defaultBrowserContext().setDownloadBehavior({
+        policy: 'allow', downloadPath: c.path,
+      });
       return {};
-    }
     case 'viewport':
       await page.setViewport({
         width: c.width, height: c.height, isMobile: Boolean(c.mobile), hasTouch: Boolean(c.touch),

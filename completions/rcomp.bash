@@ -32,6 +32,9 @@ _rcomp_values()
 	--stall-timeout) COMPREPLY=($(compgen -W '10 30 60' -- "$cur")) ;;
 	--grace) COMPREPLY=($(compgen -W '1 3 10' -- "$cur")) ;;
 	--log-max) COMPREPLY=($(compgen -W '8 64 512' -- "$cur")) ;;
+	--files) COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
+	--file-size-limit) COMPREPLY=($(compgen -W '1024 16384 0' -- "$cur")) ;;
+	--to) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
 	--socket | --token-file | --remote-bin | --web-cert | --web-key) _filedir ;;
@@ -71,7 +74,8 @@ _rcomp_run()
 	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --listen-web --web-cert
 		--web-key --token-file --watch-token
 		--stall-timeout --grace --log-max --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
-		--motion --audio --no-xwayland --stats --dump-dir --verbose --show-config --version --help
+		--motion --audio --files --file-size-limit --send --to --no-xwayland --stats --dump-dir
+		--verbose --show-config --version --help
 		--' -- "$cur"))
 }
 
@@ -122,7 +126,8 @@ _rcomp_view()
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--attach --list --socket --tcp --udp --token-file --stdio --local
 			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic --share --view-only
-			--stats --hud --hud-key --hud-corner --verbose --show-config --version --help
+			--stats --files --file-size-limit --open-files --hud --hud-key --hud-corner --verbose
+			--show-config --version --help
 			--' -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W 'ssh' -- "$cur"))

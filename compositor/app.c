@@ -22,6 +22,7 @@
 
 #include "app.h"
 #include "bus.h"
+#include "notify.h"
 #include "log.h"
 #include "monotonic.h"
 #include "procs.h"
@@ -288,6 +289,7 @@ void app_wait_ended(struct rc_server *server)
 	 * them, an app still playing says "Connection terminated" in the
 	 * session's log. Its bus goes with it. */
 	sound_end_server(server);
+	notify_stop(server);
 	bus_stop(server);
 	/* What is left of ours: the sound server's helpers, an Xwayland that
 	 * did not go with the compositor. The reaper, still writing the

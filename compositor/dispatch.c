@@ -21,6 +21,7 @@
 #include "input.h"
 #include "keychar.h"
 #include "log.h"
+#include "notify.h"
 #include "quic.h"
 #include "record.h"
 #include "sound.h"
@@ -224,6 +225,7 @@ static void welcome(struct rc_viewer *viewer, const struct wire_hello *hello, bo
 	record_update(server);
 	sound_viewer_changed(server, sound_wanted(server));
 	handover_viewer_welcomed(viewer);
+	notify_viewer_welcomed(viewer);
 	/* An app that ended before this first viewer came: it hears how. */
 	app_check_exit(server);
 }
@@ -687,6 +689,11 @@ static void on_file(struct rc_viewer *viewer, const struct wire_msg *msg)
 	}
 }
 
+static void on_notify_reply(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	notify_reply(viewer, &msg->notify_reply);
+}
+
 static void on_send_files(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	connection_refuse(viewer->conn, "send_files comes only after a hello that asks to send");
@@ -760,6 +767,8 @@ static bool is_input(uint16_t type)
 	case WIRE_FILE_DATA:
 	case WIRE_FILE_ACK:
 	case WIRE_FILE_DONE:
+	/* A watcher closes the notifications it was shown (notify.c). */
+	case WIRE_NOTIFY_REPLY:
 		return false;
 	default:
 		return true;

@@ -30,6 +30,7 @@
 #include "damage.h"
 #include "decoration.h"
 #include "bus.h"
+#include "notify.h"
 #include "dispatch.h"
 #include "dnd.h"
 #include "doors.h"
@@ -134,6 +135,8 @@ static const char usage[] =
 	"  --files yes|no      take the files the viewers drop on windows or upload (into\n"
 	"                      the download folder; default yes)\n"
 	"  --file-size-limit MIB  the largest file taken (default 16384; 0: none)\n"
+	"  --notifications on|off  the apps' notifications (the session's bus has\n"
+	"                      org.freedesktop.Notifications) go to the viewers (on)\n"
 	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
 	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
@@ -265,6 +268,16 @@ static bool set_files(void *data, const char *value)
 	return true;
 }
 
+static bool set_notifications(void *data, const char *value)
+{
+	bool on;
+	if (!settings_parse_bool(value, &on)) {
+		return false;
+	}
+	((struct rc_options *)data)->notifications_off = !on;
+	return true;
+}
+
 static bool set_file_size_limit(void *data, const char *value)
 {
 	char *end;
@@ -313,6 +326,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("motion", "rate", false, set_motion, "rate or sharpness"),
 	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
 	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
+	SETTINGS_CUSTOM("notifications", "on", false, set_notifications, "on or off"),
 	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
 		"a number of MiB, 0 for none"),
 	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
@@ -789,7 +803,9 @@ int main(int argc, char **argv)
 	};
 	bool ok = app_init(&server) && stats_init(&server) && doors_start(&server);
 	if (ok) {
-		bus_start(&server);
+		if (bus_start(&server)) {
+			notify_start(&server);
+		}
 		sound_start(&server);
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
 		ok = app_start(&server, argv + app_index);

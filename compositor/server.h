@@ -206,6 +206,7 @@ struct rc_options {
 	uint64_t log_max; /* --log-max: the most a session's log file may hold, bytes */
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	bool files_no; /* --files no: the viewers' files are refused */
+	bool notifications_off; /* --notifications off: the apps' are not shown */
 	uint32_t send_to; /* --send --to VIEWER; 0: every viewer */
 	uint64_t file_size_limit; /* --file-size-limit: bytes of one file taken; 0: none */
 	int verbose;
@@ -217,6 +218,29 @@ struct rc_bus {
 	char socket[SESSION_PATH_MAX];
 	char dir[SESSION_PATH_MAX]; /* a private one, where the session is not recorded */
 	char address[SESSION_PATH_MAX + 16]; /* unix:path=SOCKET */
+};
+
+/* Notifications on the session's bus (notify.c). */
+struct DBusConnection;
+#define RC_NOTES 32 /* open notifications kept for viewers yet to come */
+
+/* A notification still open: what a viewer that attaches later is shown. */
+struct rc_note {
+	uint32_t id;
+	uint32_t urgency;
+	int32_t timeout_ms; /* -1: the daemon's; 0: never */
+	uint64_t shown_us; /* when the app sent it */
+	char *strings; /* app, summary, body, icon and actions, one allocation */
+	uint16_t app_len, summary_len, body_len, icon_len;
+	uint32_t actions_len;
+};
+
+struct rc_notify {
+	struct DBusConnection *bus; /* NULL: none */
+	struct wl_event_source *dispatch_idle;
+	uint32_t last_id;
+	struct rc_note notes[RC_NOTES]; /* the open ones, oldest first */
+	int count;
 };
 
 struct rc_output; /* output.c: one per scale in use */
@@ -279,6 +303,7 @@ struct rc_server {
 	struct wl_event_source *stats_timer;
 	bool stats_armed; /* the timer is set: somebody wants the numbers */
 	struct rc_bus bus;
+	struct rc_notify notify;
 	struct files files; /* handover.c: files to and from the viewers */
 	struct wl_event_source *files_timer, *files_idle;
 	struct rc_sender *senders[RC_SENDERS]; /* rcomp-run --send, waiting */

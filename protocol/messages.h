@@ -77,6 +77,7 @@
 	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4, CONTROL, none) \
 	X(KEY_CHAR, key_char, 0x0124, VIEWER, 12, CONTROL, none) \
 	X(SEND_FILES, send_files, 0x0125, VIEWER, 4, CONTROL, none) \
+	X(NOTIFY_REPLY, notify_reply, 0x0126, VIEWER, 12, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -110,6 +111,8 @@
 	X(SESSION_VIEWERS, session_viewers, 0x021e, SERVER, 8, CONTROL, none) \
 	X(VIDEO_STATS, video_stats, 0x021f, SERVER, 16, CONTROL, none) \
 	X(WATCH_TOKEN, watch_token, 0x0220, SERVER, 0, CONTROL, none) \
+	X(NOTIFY, notify, 0x0221, SERVER, 20, CONTROL, none) \
+	X(NOTIFY_CLOSE, notify_close, 0x0222, SERVER, 8, CONTROL, none) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
@@ -174,6 +177,11 @@
 	RANGE(u32, key, 0, 0xffff) /* where it was typed; 0: not said */ \
 	RANGE(u32, codepoint, 0x20, 0x10ffff) /* what it typed */ \
 	RANGE(u32, state, 0, 1)
+#define WIRE_NOTIFY_REPLY_FIELDS \
+	FIELD(u32, id) \
+	RANGE(u32, event, WIRE_NOTE_ACTION, WIRE_NOTE_CLOSED) \
+	RANGE(u32, reason, 0, 4) /* closed: as NotificationClosed's */ \
+	REST(action, char, action_len, 0, WIRE_MAX_NOTE_NAME) /* invoked: its key */
 #define WIRE_SEND_FILES_FIELDS \
 	FIELD(u32, to) /* a viewer's number; 0: every viewer that takes files */ \
 	REST(paths, char, paths_len, 2, WIRE_MAX_SEND_PATHS) /* absolute, each ended by a NUL */
@@ -447,6 +455,18 @@
 
 #define WIRE_HOST_NAME_FIELDS REST(text, char, len, 1, WIRE_MAX_HOST_NAME)
 #define WIRE_WATCH_TOKEN_FIELDS REST(token, char, len, 16, WIRE_MAX_TOKEN)
+#define WIRE_NOTIFY_FIELDS \
+	RANGE(u32, id, 1, UINT32_MAX) /* the session's; a replacement keeps it */ \
+	RANGE(i32, timeout_ms, -1, 86400000) /* -1: the desktop's own; 0: never */ \
+	RANGE(u32, urgency, 0, 2) /* low, normal, critical */ \
+	COUNT(u16, app_len, 0, WIRE_MAX_NOTE_NAME, app, char, 1) \
+	COUNT(u16, summary_len, 0, WIRE_MAX_NOTE_NAME, summary, char, 1) \
+	COUNT(u16, body_len, 0, WIRE_MAX_NOTE_BODY, body, char, 1) \
+	COUNT(u16, icon_len, 0, WIRE_MAX_NOTE_NAME, icon, char, 1) \
+	REST(actions, char, actions_len, 0, WIRE_MAX_NOTE_ACTIONS) /* key, label: each NUL-ended */
+#define WIRE_NOTIFY_CLOSE_FIELDS \
+	FIELD(u32, id) \
+	RANGE(u32, reason, 1, 4) /* as NotificationClosed: 1 expired, 2 dismissed, 3 closed, 4 other */
 
 #define WIRE_STATS_WANTED_FIELDS RANGE(u32, on, 0, 1)
 #define WIRE_UDP_OFFER_FIELDS \

@@ -66,6 +66,9 @@ extern const char *const wire_preset_names[WIRE_PRESET_HARDWARE + 1];
 #define WIRE_MAX_FILES 4096 /* in one group of files */
 #define WIRE_MAX_FILE_PATH 1024 /* a file's relative path, in bytes */
 #define WIRE_MAX_SEND_PATHS 65536 /* send_files: the paths, in bytes */
+#define WIRE_MAX_NOTE_NAME 256 /* notify: an app's name, a summary, an icon's, an action's */
+#define WIRE_MAX_NOTE_BODY 4096
+#define WIRE_MAX_NOTE_ACTIONS 4096 /* notify: the actions' keys and labels */
 #define WIRE_MAX_RAW (WIRE_MAX_PIXELS * 4)
 #define WIRE_RECT_SIZE 16
 /* A frame's payload may exceed its raw size a little when the data does not
@@ -204,6 +207,26 @@ enum wire_files_kind {
 	WIRE_FILES_UPLOAD = 2, /* given to the session: its download folder */
 	WIRE_FILES_SEND = 3, /* rcomp-run --send: the person's download folder */
 	WIRE_FILES_PRINT = 4, /* an app's print, one PDF */
+};
+
+/* What became of a notification the viewer shows (notify_reply). */
+enum wire_note_event {
+	WIRE_NOTE_ACTION = 1, /* an action was invoked: its key ("default": a click) */
+	WIRE_NOTE_CLOSED = 2, /* it closed, for reason */
+};
+
+/* Why a notification closed (notify_reply, notify_close): the spec's. */
+enum wire_note_reason {
+	WIRE_NOTE_EXPIRED = 1,
+	WIRE_NOTE_DISMISSED = 2, /* by the person */
+	WIRE_NOTE_CLOSED_BY_APP = 3, /* CloseNotification */
+	WIRE_NOTE_OTHER = 4,
+};
+
+enum wire_note_urgency {
+	WIRE_NOTE_LOW = 0,
+	WIRE_NOTE_NORMAL = 1,
+	WIRE_NOTE_CRITICAL = 2,
 };
 
 /* file_ack's flags */

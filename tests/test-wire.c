@@ -294,6 +294,30 @@ static struct wire_msg sample(enum wire_type type)
 	case WIRE_HOST_NAME:
 		m.host_name = (struct wire_host_name){"build-7.example.org", 19};
 		break;
+	case WIRE_NOTIFY:
+		m.notify = (struct wire_notify){.id = UINT32_MAX,
+			.timeout_ms = -1,
+			.urgency = WIRE_NOTE_CRITICAL,
+			.app = "mail",
+			.app_len = 4,
+			.summary = "New mail",
+			.summary_len = 8,
+			.body = "From: <b>Ada</b>",
+			.body_len = 16,
+			.icon = "mail-unread",
+			.icon_len = 11,
+			.actions = "default\0Open\0later\0Remind me\0",
+			.actions_len = 29};
+		break;
+	case WIRE_NOTIFY_CLOSE:
+		m.notify_close = (struct wire_notify_close){7, WIRE_NOTE_DISMISSED};
+		break;
+	case WIRE_NOTIFY_REPLY:
+		m.notify_reply = (struct wire_notify_reply){.id = 7,
+			.event = WIRE_NOTE_ACTION,
+			.action = "default",
+			.action_len = 7};
+		break;
 	case WIRE_WATCH_TOKEN:
 		m.watch_token = (struct wire_watch_token){"watch-0123456789abcdef", 22};
 		break;

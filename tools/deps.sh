@@ -8,7 +8,7 @@ packages=(
 	libwlroots-dev libwayland-dev wayland-protocols libpixman-1-dev
 	libxkbcommon-dev liblz4-dev libzstd-dev libinput-dev libdrm-dev
 	libavcodec-dev libavutil-dev libswscale-dev libopus-dev libpulse-dev
-	libinih-dev libfcft-dev scdoc
+	libinih-dev libfcft-dev libdbus-1-dev scdoc
 	libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev libisal-dev
 	libwebsockets-dev
 	# rcomp-gate: logins through PAM; several gates behind Debian's HAProxy
@@ -26,6 +26,8 @@ packages=(
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
 	# a PipeWire host's sound server, for the sessions of a host without pulseaudio
 	pipewire pipewire-pulse wireplumber dbus-daemon
+	# notifications: the local desktop's daemon and a sender, in the tests
+	mako-notifier libnotify-bin
 	python3-pytest python3-pytest-timeout python3-pytest-xdist
 	# tests/netsim's two network namespaces
 	iproute2

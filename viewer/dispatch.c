@@ -17,6 +17,7 @@
 #include "hud.h"
 #include "input.h"
 #include "log.h"
+#include "notify.h"
 #include "status.h"
 #include "sound.h"
 #include "textinput.h"
@@ -388,6 +389,16 @@ static void on_host_name(struct rv_viewer *viewer, const struct wire_msg *msg)
 static void on_watch_token(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	/* The page hands out links with it; rcomp-view has none to give. */
+}
+
+static void on_notify(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	notify_show(viewer, &msg->notify);
+}
+
+static void on_notify_close(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	notify_close(viewer, &msg->notify_close);
 }
 
 static void on_window_hints(struct rv_viewer *viewer, const struct wire_msg *msg)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "connection.h"
 #include "handover.h"
 #include "log.h"
+#include "notify.h"
 #include "monotonic.h"
 #include "viewer.h"
 
@@ -61,6 +63,19 @@ static void received_hook(void *data, void *peer, const struct files_received *r
 		if (viewer->options.open_files) {
 			open_file(r->paths[i]);
 		}
+	}
+	if (r->n > 0) {
+		char summary[160], body[PATH_MAX + 16];
+		const char *name = strrchr(r->paths[0], '/');
+		name = name ? name + 1 : r->paths[0];
+		if (r->n == 1) {
+			snprintf(summary, sizeof(summary), "Saved %.120s", name);
+		} else {
+			snprintf(summary, sizeof(summary), "Saved %d files", r->n);
+		}
+		snprintf(body, sizeof(body), "in %.*s",
+			(int)(name - r->paths[0] - (name > r->paths[0])), r->paths[0]);
+		notify_local(viewer, summary, body);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "decode.h"
 #include "dispatch.h"
 #include "log.h"
+#include "notify.h"
 #include "loop.h"
 #include "monotonic.h"
 #include "handover.h"
@@ -196,6 +197,7 @@ static bool turn(struct rv_viewer *viewer)
 	}
 	sound_poll_fd(viewer, &fds[3]);
 	transport_probe_poll(viewer, &fds[4]);
+	notify_poll_fd(viewer, &fds[5]);
 	clipboard_poll_fds(viewer, fds + 6,
 		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
@@ -237,6 +239,7 @@ static bool turn(struct rv_viewer *viewer)
 	if (transport_probe_ready(viewer, &fds[4])) {
 		dispatch_move_to_udp(viewer);
 	}
+	notify_handle_poll(viewer, &fds[5]);
 	clipboard_handle_poll(viewer, fds + 6);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);

@@ -19,6 +19,7 @@
 #include "input.h"
 #include "log.h"
 #include "loop.h"
+#include "notify.h"
 #include "output.h"
 #include "registry.h"
 #include "settings.h"
@@ -79,6 +80,8 @@ static const char usage[] =
 	"                      download folder (default yes)\n"
 	"  --file-size-limit MIB  the largest file saved (default 16384; 0: none)\n"
 	"  --open-files        open what the session sends once it is saved (xdg-open)\n"
+	"  --notifications on|off  show the session's notifications on this desktop's\n"
+	"                      notification daemon (on)\n"
 	"  --hud               show each window's numbers in a corner of it: app and\n"
 	"                      shown fps, codec, bytes/s, round trip, input to photon\n"
 	"  --hud-key CHORD     the keys that show and hide it (default\n"
@@ -157,6 +160,16 @@ static bool set_file_size_limit(void *data, const char *value)
 	return true;
 }
 
+static bool set_notifications(void *data, const char *value)
+{
+	bool on;
+	if (!settings_parse_bool(value, &on)) {
+		return false;
+	}
+	((struct rv_options *)data)->notifications_off = !on;
+	return true;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -212,6 +225,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
 		"a number of MiB, 0 for none"),
 	SETTINGS_FLAG("open-files", OPTIONS, open_files),
+	SETTINGS_CUSTOM("notifications", "on", false, set_notifications, "on or off"),
 	SETTINGS_FLAG("hud", OPTIONS, hud),
 	SETTINGS_CUSTOM("hud-key", "ctrl+alt+shift+h", false, set_hud_key,
 		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"),
@@ -448,6 +462,7 @@ int main(int argc, char **argv)
 	idmap_init(&viewer.window_ids);
 	clipboard_init(&viewer);
 	handover_init(&viewer);
+	notify_init(&viewer);
 	if (!decompressor_init(&viewer.decompressor)) {
 		return 1;
 	}
@@ -475,6 +490,7 @@ int main(int argc, char **argv)
 	}
 	clipboard_finish(&viewer);
 	handover_finish(&viewer);
+	notify_finish(&viewer);
 	sound_finish(&viewer);
 	hud_finish(&viewer);
 	cursor_finish(&viewer);

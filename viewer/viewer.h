@@ -22,6 +22,7 @@
 #include "connection-state.h"
 #include "idmap.h"
 #include "input-state.h"
+#include "notify-state.h"
 #include "scaling.h"
 #include "textinput-state.h"
 #include "wire.h"
@@ -230,6 +231,7 @@ struct rv_options {
 	bool files_no; /* --files no: the session's files are refused */
 	uint64_t file_size_limit; /* bytes of one file taken; 0: none */
 	bool open_files; /* open what the session sends, once saved */
+	bool notifications_off; /* the session's notifications are not shown */
 	bool hud; /* shown from the start */
 	struct rv_chord hud_key; /* toggles it */
 	uint32_t hud_corner; /* enum rv_hud_corner */
@@ -257,6 +259,7 @@ struct rv_viewer {
 	struct rv_seat seat;
 	struct rv_clipboard clipboard;
 	struct files files; /* handover.c */
+	struct rv_notify notify; /* notify.c */
 	struct rv_sound *sound; /* sound.c; NULL: none */
 
 	struct wl_list windows; // rv_window::link

@@ -62,12 +62,15 @@ class Rig:
         sockets = wait_for("sway's sockets", lambda: self._sockets(), timeout=20)
         self.wayland_display, self.swaysock = sockets
         self.local_env = dict(os.environ)
-        for key in ("DISPLAY", "WAYLAND_SOCKET"):
+        # DBUS_SESSION_BUS_ADDRESS: the person's desktop's bus is not the
+        # rig's (LocalNotifications starts one).
+        for key in ("DISPLAY", "WAYLAND_SOCKET", "DBUS_SESSION_BUS_ADDRESS"):
             self.local_env.pop(key, None)
         self.local_env.update(XDG_RUNTIME_DIR=self.sway_rt, WAYLAND_DISPLAY=self.wayland_display,
                               SWAYSOCK=self.swaysock)
         self.remote_env = dict(os.environ)
-        for key in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK"):
+        for key in ("DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK",
+                    "DBUS_SESSION_BUS_ADDRESS"):
             self.remote_env.pop(key, None)
         self.remote_env.update(XDG_RUNTIME_DIR=self.remote_rt, HOME=self.tmp,
                                RCOMP_DIR=self.session_dir)

@@ -1,0 +1,27 @@
+/*
+ * What rcomp-view keeps of the session's notifications (notify.h): types
+ * only, for viewer.h.
+ */
+#ifndef RCOMP_NOTIFY_STATE_H
+#define RCOMP_NOTIFY_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RV_NOTES 64 /* shown at once: the oldest's answers are forgotten past it */
+
+struct DBusConnection;
+
+struct rv_notify {
+	struct DBusConnection *bus; /* NULL: not reached yet, or none */
+	bool unreachable; /* said once: no session bus here */
+	bool said_no_daemon;
+	int slot; /* the pending calls' data slot; -1: none */
+	/* The session's id of each shown notification, and this desktop's. */
+	struct {
+		uint32_t remote, local;
+	} map[RV_NOTES];
+	int count;
+};
+
+#endif

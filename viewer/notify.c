@@ -1,0 +1,307 @@
+/*
+ * The session's notifications on this desktop: each notify from the
+ * session becomes a notification of the local desktop's own daemon (its
+ * org.freedesktop.Notifications on the session bus: mako, dunst, GNOME's,
+ * KDE's), its app named with the session's host; an action invoked or a
+ * close there goes back to the app. rcomp-view's own news (a file saved)
+ * goes the same way. libdbus, on the viewer's poll loop; the bus is reached
+ * at the first notification, and where there is none that is said once.
+ */
+#include <dbus/dbus.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "connection.h"
+#include "log.h"
+#include "notify.h"
+#include "viewer.h"
+
+#define DEST "org.freedesktop.Notifications"
+#define PATH "/org/freedesktop/Notifications"
+
+static void forget(struct rv_notify *n, int i)
+{
+	n->map[i] = n->map[--n->count];
+}
+
+static int find_local(struct rv_notify *n, uint32_t local)
+{
+	for (int i = 0; i < n->count; i++) {
+		if (n->map[i].local == local) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int find_remote(struct rv_notify *n, uint32_t remote)
+{
+	for (int i = 0; i < n->count; i++) {
+		if (n->map[i].remote == remote) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* The daemon's signals: an action, a close, of one of ours. */
+static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *data)
+{
+	struct rv_viewer *viewer = data;
+	struct rv_notify *n = &viewer->notify;
+	uint32_t local, reason;
+	const char *key;
+	if (dbus_message_is_signal(msg, DEST, "ActionInvoked") &&
+		dbus_message_get_args(msg, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_STRING, &key,
+			DBUS_TYPE_INVALID)) {
+		int i = find_local(n, local);
+		if (i >= 0 && n->map[i].remote) {
+			size_t len = strnlen(key, WIRE_MAX_NOTE_NAME);
+			connection_send(viewer,
+				&(struct wire_msg){.type = WIRE_NOTIFY_REPLY,
+					.notify_reply = {.id = n->map[i].remote,
+						.event = WIRE_NOTE_ACTION,
+						.action = key,
+						.action_len = (uint32_t)len}});
+		}
+	} else if (dbus_message_is_signal(msg, DEST, "NotificationClosed") &&
+		dbus_message_get_args(msg, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_UINT32,
+			&reason, DBUS_TYPE_INVALID)) {
+		int i = find_local(n, local);
+		if (i >= 0) {
+			if (n->map[i].remote) {
+				connection_send(viewer,
+					&(struct wire_msg){.type = WIRE_NOTIFY_REPLY,
+						.notify_reply = {.id = n->map[i].remote,
+							.event = WIRE_NOTE_CLOSED,
+							.reason = reason >= 1 && reason <= 4
+								? reason
+								: 4}});
+			}
+			forget(n, i);
+		}
+	}
+	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+}
+
+static bool reach(struct rv_viewer *viewer)
+{
+	struct rv_notify *n = &viewer->notify;
+	if (n->bus) {
+		return true;
+	}
+	if (n->unreachable) {
+		return false;
+	}
+	DBusError err;
+	dbus_error_init(&err);
+	n->bus = dbus_bus_get_private(DBUS_BUS_SESSION, &err);
+	if (!n->bus) {
+		log_warning("the session's notifications are not shown: this desktop has no "
+			    "session "
+			    "bus (%s)",
+			err.message ? err.message : "no memory");
+		dbus_error_free(&err);
+		n->unreachable = true;
+		return false;
+	}
+	dbus_connection_set_exit_on_disconnect(n->bus, FALSE);
+	dbus_bus_add_match(n->bus, "type='signal',interface='" DEST "'", NULL);
+	dbus_connection_add_filter(n->bus, filter, viewer, NULL);
+	return true;
+}
+
+/* The daemon's answer: the local id of a notification of the session's. */
+static void answered(DBusPendingCall *call, void *data)
+{
+	struct rv_viewer *viewer = data;
+	struct rv_notify *n = &viewer->notify;
+	DBusMessage *reply = dbus_pending_call_steal_reply(call);
+	uint32_t remote = (uint32_t)(uintptr_t)dbus_pending_call_get_data(call, n->slot);
+	uint32_t local;
+	if (reply &&
+		dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
+		int i = find_remote(n, remote);
+		if (remote && i < 0 && n->count == RV_NOTES) {
+			forget(n, 0); /* the oldest is forgotten: its answers go nowhere */
+		}
+		if (remote && i < 0) {
+			i = n->count++;
+		}
+		if (remote) {
+			n->map[i].remote = remote;
+			n->map[i].local = local;
+		}
+	} else if (reply && !n->said_no_daemon) {
+		n->said_no_daemon = true;
+		log_warning("the session's notifications are not shown: this desktop's "
+			    "notification "
+			    "daemon did not answer (%s)",
+			dbus_message_get_error_name(reply));
+	}
+	if (reply) {
+		dbus_message_unref(reply);
+	}
+	dbus_pending_call_unref(call);
+}
+
+static void show(struct rv_viewer *viewer, uint32_t remote, const char *app, const char *summary,
+	const char *body, const char *icon, const char *const *actions, int nactions,
+	uint32_t urgency, int32_t timeout)
+{
+	struct rv_notify *n = &viewer->notify;
+	if (!reach(viewer)) {
+		return;
+	}
+	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "Notify");
+	if (!m) {
+		return;
+	}
+	int i = remote ? find_remote(n, remote) : -1;
+	uint32_t replaces = i >= 0 ? n->map[i].local : 0;
+	DBusMessageIter it, sub, entry, value;
+	dbus_message_iter_init_append(m, &it);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &summary);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
+	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &sub);
+	for (int k = 0; k < nactions; k++) {
+		dbus_message_iter_append_basic(&sub, DBUS_TYPE_STRING, &actions[k]);
+	}
+	dbus_message_iter_close_container(&it, &sub);
+	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &sub);
+	const char *key = "urgency";
+	unsigned char u = (unsigned char)urgency;
+	dbus_message_iter_open_container(&sub, DBUS_TYPE_DICT_ENTRY, NULL, &entry);
+	dbus_message_iter_append_basic(&entry, DBUS_TYPE_STRING, &key);
+	dbus_message_iter_open_container(&entry, DBUS_TYPE_VARIANT, "y", &value);
+	dbus_message_iter_append_basic(&value, DBUS_TYPE_BYTE, &u);
+	dbus_message_iter_close_container(&entry, &value);
+	dbus_message_iter_close_container(&sub, &entry);
+	dbus_message_iter_close_container(&it, &sub);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &timeout);
+	DBusPendingCall *call = NULL;
+	if (dbus_connection_send_with_reply(n->bus, m, &call, 5000) && call) {
+		if (n->slot < 0) {
+			dbus_pending_call_allocate_data_slot(&n->slot);
+		}
+		dbus_pending_call_set_data(call, n->slot, (void *)(uintptr_t)remote, NULL);
+		dbus_pending_call_set_notify(call, answered, viewer, NULL);
+	}
+	dbus_message_unref(m);
+	dbus_connection_flush(n->bus);
+}
+
+void notify_init(struct rv_viewer *viewer)
+{
+	viewer->notify = (struct rv_notify){.slot = -1};
+}
+
+void notify_finish(struct rv_viewer *viewer)
+{
+	struct rv_notify *n = &viewer->notify;
+	if (n->bus) {
+		dbus_connection_close(n->bus);
+		dbus_connection_unref(n->bus);
+		n->bus = NULL;
+	}
+	if (n->slot >= 0) {
+		dbus_pending_call_free_data_slot(&n->slot);
+	}
+}
+
+/* NUL-ended strings packed in a byte string, as pointers into a copy. */
+static int unpack(const char *packed, uint32_t len, char *copy, const char **out, int max)
+{
+	memcpy(copy, packed, len);
+	int n = 0;
+	for (uint32_t at = 0; at < len && n < max;) {
+		const char *s = copy + at;
+		size_t l = strnlen(s, len - at);
+		if (at + l >= len) {
+			break; /* not NUL-ended: the rest is left out */
+		}
+		out[n++] = s;
+		at += (uint32_t)l + 1;
+	}
+	return n & ~1; /* keys and labels, in pairs */
+}
+
+void notify_show(struct rv_viewer *viewer, const struct wire_notify *msg)
+{
+	if (viewer->options.notifications_off) {
+		return;
+	}
+	char app[WIRE_MAX_NOTE_NAME + WIRE_MAX_HOST_NAME + 8], summary[WIRE_MAX_NOTE_NAME + 1],
+		body[WIRE_MAX_NOTE_BODY + 1], icon[WIRE_MAX_NOTE_NAME + 1];
+	const char *host = viewer->connection.host_name;
+	snprintf(app, sizeof(app), "%.*s%s%s%s", (int)msg->app_len, msg->app,
+		host[0] ? " (on " : "", host, host[0] ? ")" : "");
+	snprintf(summary, sizeof(summary), "%.*s", (int)msg->summary_len, msg->summary);
+	snprintf(body, sizeof(body), "%.*s", (int)msg->body_len, msg->body);
+	/* An icon of the remote host's is no name here: a path is left out. */
+	snprintf(icon, sizeof(icon), "%.*s",
+		msg->icon_len && msg->icon[0] != '/' ? (int)msg->icon_len : 0, msg->icon);
+	static char copy[WIRE_MAX_NOTE_ACTIONS];
+	const char *actions[64];
+	int nactions = unpack(msg->actions, msg->actions_len, copy, actions, 64);
+	show(viewer, msg->id, app, summary, body, icon, actions, nactions, msg->urgency,
+		msg->timeout_ms);
+}
+
+void notify_close(struct rv_viewer *viewer, const struct wire_notify_close *msg)
+{
+	struct rv_notify *n = &viewer->notify;
+	int i = find_remote(n, msg->id);
+	if (i < 0 || !n->bus) {
+		return;
+	}
+	uint32_t local = n->map[i].local;
+	forget(n, i); /* the close it brings is ours: not told back */
+	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "CloseNotification");
+	if (m && dbus_message_append_args(m, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
+		dbus_connection_send(n->bus, m, NULL);
+		dbus_connection_flush(n->bus);
+	}
+	if (m) {
+		dbus_message_unref(m);
+	}
+}
+
+void notify_local(struct rv_viewer *viewer, const char *summary, const char *body)
+{
+	if (viewer->options.notifications_off) {
+		return;
+	}
+	show(viewer, 0, "rcomp", summary, body, "", NULL, 0, 1, -1);
+}
+
+void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd)
+{
+	struct rv_notify *n = &viewer->notify;
+	int fd = -1;
+	pfd->fd = n->bus && dbus_connection_get_unix_fd(n->bus, &fd) ? fd : -1;
+	pfd->events =
+		POLLIN | (n->bus && dbus_connection_has_messages_to_send(n->bus) ? POLLOUT : 0);
+}
+
+void notify_handle_poll(struct rv_viewer *viewer, const struct pollfd *pfd)
+{
+	struct rv_notify *n = &viewer->notify;
+	if (!n->bus || pfd->fd < 0 || !pfd->revents) {
+		return;
+	}
+	if (!dbus_connection_read_write(n->bus, 0)) {
+		log_warning(
+			"this desktop's session bus went away: notifications are no longer shown");
+		notify_finish(viewer);
+		n->unreachable = true;
+		return;
+	}
+	while (dbus_connection_dispatch(n->bus) == DBUS_DISPATCH_DATA_REMAINS) {
+	}
+}

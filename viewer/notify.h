@@ -1,0 +1,19 @@
+/* The session's notifications on this desktop's daemon (notify.c). */
+#ifndef RCOMP_VIEWER_NOTIFY_H
+#define RCOMP_VIEWER_NOTIFY_H
+
+#include "wire.h"
+
+struct pollfd;
+struct rv_viewer;
+
+void notify_init(struct rv_viewer *viewer);
+void notify_finish(struct rv_viewer *viewer);
+void notify_show(struct rv_viewer *viewer, const struct wire_notify *msg);
+void notify_close(struct rv_viewer *viewer, const struct wire_notify_close *msg);
+/* rcomp-view's own news (a file saved), as a notification of "rcomp". */
+void notify_local(struct rv_viewer *viewer, const char *summary, const char *body);
+void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd);
+void notify_handle_poll(struct rv_viewer *viewer, const struct pollfd *pfd);
+
+#endif

@@ -11,6 +11,7 @@ import pytest
 
 import rig
 from rig import ALICE, BOB, wait_for
+from webpage import audit
 
 pytestmark = [pytest.mark.skipif(rig.gate_possible() is not None,
                                  reason=str(rig.gate_possible())),
@@ -160,17 +161,6 @@ def test_the_login_page_names_the_host_and_a_keyboard_alone_logs_in(desktop, acc
             "rcomp on Build farm 7"
     finally:
         page.close()
-
-
-def audit(page, where):
-    """axe-core's audit: printed, and its violations returned."""
-    r = page.command("axe")
-    total = r["passes"] + len(r["violations"])
-    print("accessibility of %s: %d of %d rules pass (score %.0f%%); violations: %s" % (
-        where, r["passes"], total, 100.0 * r["passes"] / max(1, total),
-        "; ".join("%s (%s): %s" % (v["id"], v["impact"], ", ".join(v["nodes"]))
-                  for v in r["violations"]) or "none"))
-    return r["violations"]
 
 
 def test_the_login_page_and_the_list_pass_an_accessibility_audit(gate, page):

@@ -7,7 +7,7 @@ import subprocess
 import time
 
 from rig import INPUT_CLIENT, RCOMP_RUN, LocalNotifications, wait_for
-from webpage import TOKEN, web_session
+from webpage import TOKEN, audit, web_session
 
 
 def in_session(desktop, script):
@@ -176,3 +176,97 @@ def test_a_desktop_without_a_session_bus_is_told_once_and_the_session_goes_on(de
              desktop.read_log("rcomp-view"))
     assert desktop.read_log("rcomp-view").count("notifications are not shown") == 1
     desktop.check_alive(viewer)
+
+
+# The page.
+
+
+def page_note(page, summary):
+    return page.eval("(window.rcomp.notes().open.find((n) => n.summary === %r) || null)"
+                     % summary)
+
+
+def open_page(desktop, page):
+    """The page of a session of the input test client, the browser's
+    notifications refused it (no CDP grant reaches Notification.permission
+    in headless chromium)."""
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+
+
+def test_the_page_lists_a_notification_and_its_action_reaches_the_app(desktop, page):
+    open_page(desktop, page)
+    app = notify_send(desktop, "-a", "builder", "-A", "logs=Show the logs", "Build failed",
+                      "3 errors", wait=True)
+    note = page.wait("window.rcomp.notes().open.find((n) => n.summary === 'Build failed')")
+    assert note["app"] == "builder" and note["body"] == "3 errors" and not note["native"]
+    assert page.eval("document.querySelector('#rcomp-notes [data-action=\"logs\"]')"
+                     ".textContent") == "Show the logs"
+    page.eval("document.querySelector('#rcomp-notes [data-action=\"logs\"]').click()")
+    out, _ = app.communicate(timeout=10)
+    assert out.strip() == "logs"
+    page.wait("window.rcomp.notes().open.length === 0")
+    # The browser refused the page its notifications: it offers nothing.
+    assert not page.eval("Boolean(document.querySelector('[data-notes=\"ask\"]'))")
+
+
+def test_a_notification_dismissed_in_the_page_is_closed_for_the_app(desktop, page):
+    open_page(desktop, page)
+    app = notify_send(desktop, "--wait", "-u", "critical", "Disk full", wait=True)
+    page.wait("document.querySelector('#rcomp-notes .rcomp-note[data-urgency=\"critical\"]')"
+              " !== null")
+    time.sleep(0.5)
+    assert app.poll() is None
+    page.eval("document.querySelector('#rcomp-notes .rcomp-note-close').click()")
+    assert app.wait(timeout=10) == 0
+
+
+def test_the_page_asks_the_browser_once_from_a_click_and_keeps_its_list_when_refused(
+        desktop, page):
+    open_page(desktop, page)
+    page.command("permission", name="notifications", setting="prompt")
+    notify_send(desktop, "First")
+    page.wait("document.querySelector('#rcomp-notes [data-notes=\"ask\"]') !== null")
+    assert page.eval("window.rcomp.notes().permission") == "default"
+    assert audit(page, "the page's notifications") == []
+    page.eval("document.querySelector('[data-notes=\"ask\"]').click()")
+    page.wait("window.rcomp.notes().permission === 'denied'")
+    assert not page.eval("Boolean(document.querySelector('[data-notes=\"ask\"]'))")
+    notify_send(desktop, "Second", "still here")
+    note = page.wait("window.rcomp.notes().open.find((n) => n.summary === 'Second')")
+    assert not note["native"] and note["body"] == "still here"
+    assert page.eval("document.querySelector('#rcomp-notes').textContent").count("Second") == 1
+    # Asked once: a reload offers nothing again, and the menu says why.
+    page.eval("location.reload()")
+    page.window("rcomp input test")
+    page.wait("window.rcomp.notes().open.length === 2")
+    assert not page.eval("Boolean(document.querySelector('[data-notes=\"ask\"]'))")
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    said = page.wait("document.querySelector('#rcomp-menu [data-menu=\"notes-state\"]')"
+                     "?.textContent")
+    assert "refused" in said, said
+
+
+def test_a_page_that_watches_sees_notifications_without_actions(desktop, page):
+    _, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN + "&view-only=1")
+    page.window("rcomp input test")
+    app = notify_send(desktop, "-A", "open=Open", "Seen by all", wait=True)
+    page.wait("window.rcomp.notes().open.find((n) => n.summary === 'Seen by all')")
+    assert not page.eval("Boolean(document.querySelector('#rcomp-notes [data-action]'))")
+    page.eval("document.querySelector('#rcomp-notes .rcomp-note-close').click()")
+    time.sleep(1)
+    assert app.poll() is None  # the watcher's close is its own
+    app.kill()
+
+
+def test_the_pages_menu_turns_notifications_off(desktop, page):
+    open_page(desktop, page)
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    page.wait("document.querySelector('#rcomp-menu [data-menu=\"notes-off\"]') !== null")
+    page.eval("document.querySelector('#rcomp-menu [data-menu=\"notes-off\"]').click()")
+    notify_send(desktop, "Quiet")
+    time.sleep(1)
+    assert page.eval("window.rcomp.notes().history.length") == 0
+    assert not page.eval("Boolean(document.getElementById('rcomp-notes'))")

@@ -112,3 +112,14 @@ def record_while(sound, seconds, at, action):
     action()
     t.join()
     return pcm[0]
+
+
+def audit(page, where):
+    """axe-core's audit: printed, and its violations returned."""
+    r = page.command("axe")
+    total = r["passes"] + len(r["violations"])
+    print("accessibility of %s: %d of %d rules pass (score %.0f%%); violations: %s" % (
+        where, r["passes"], total, 100.0 * r["passes"] / max(1, total),
+        "; ".join("%s (%s): %s" % (v["id"], v["impact"], ", ".join(v["nodes"]))
+                  for v in r["violations"]) or "none"))
+    return r["violations"]

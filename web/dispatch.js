@@ -114,6 +114,10 @@ export function dispatch(session, m) {
     case 'file_done':
       session.files.message(m);
       break;
+    case 'notify':
+    case 'notify_close':
+      session.notes.message(m);
+      break;
     case 'audio':
     case 'audio_end':
       if (session.sound) session.sound.message(m);

@@ -173,6 +173,11 @@ int main(void)
 		WIRE_FILES_WHOLE, WIRE_FILES_CANCELLED, WIRE_FILES_REFUSED, WIRE_FILES_FAILED,
 		WIRE_FILES_FROM_HERE, FILES_WINDOW, FILES_ACK_EVERY, WIRE_MAX_FILES,
 		WIRE_MAX_FILE_PATH);
+	printf("export const NOTE = {action: %d, closed: %d, expired: %d, dismissed: %d, "
+	       "closedByApp: %d, other: %d, low: %d, normal: %d, critical: %d};\n",
+		WIRE_NOTE_ACTION, WIRE_NOTE_CLOSED, WIRE_NOTE_EXPIRED, WIRE_NOTE_DISMISSED,
+		WIRE_NOTE_CLOSED_BY_APP, WIRE_NOTE_OTHER, WIRE_NOTE_LOW, WIRE_NOTE_NORMAL,
+		WIRE_NOTE_CRITICAL);
 	printf("export const TEXT_INPUT = {enabled: %u, preedit: %u, max: %d};\n",
 		WIRE_TEXT_INPUT_ENABLED, WIRE_TEXT_INPUT_PREEDIT, WIRE_MAX_TEXT_INPUT);
 	printf("export const AUDIO = {rate: %d, channels: %d};\n", WIRE_AUDIO_RATE,

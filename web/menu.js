@@ -5,7 +5,7 @@
 // the desktop keeps (Ctrl+Alt+Del, Super, Ctrl+W, Escape held, F11, any
 // chord), the clipboard (text both ways where the browser refuses the
 // page its clipboard), the picture (sharp or auto, the stream's figures),
-// the phone's touch (direct or a touchpad), the session (back to the list,
+// the session's notifications, the phone's touch (direct or a touchpad), the session (back to the list,
 // log out) and share links. What it sets is kept in the browser
 // (localStorage), so it holds across a reconnect and a reload.
 import { chordCodes } from './keys.js';
@@ -125,7 +125,7 @@ export class Menu {
       el('header', {}, el('h2', { textContent: 'rcomp' }),
         el('button', { type: 'button', textContent: '\u2715', title: 'close the menu',
           data: { menu: 'close' }, on: { click: () => this.close() } })),
-      this.viewSection(), this.keysSection(), this.clipboardSection(), this.filesSection(),
+      this.viewSection(), this.keysSection(), this.clipboardSection(), this.filesSection(), this.notesSection(),
       this.pictureSection(), this.touchSection(), this.sessionSection(), this.shareSection());
     document.body.append(panel);
     this.panel = panel;
@@ -155,6 +155,16 @@ export class Menu {
     const remote = p.querySelector('[data-menu="clipboard-remote"]');
     if (remote.value !== (s.clipboard.theirs || '')) remote.value = s.clipboard.theirs || '';
     p.querySelector('[data-menu="figures"]').textContent = this.figures();
+    const notes = s.notes.state();
+    mark('[data-menu="notes-desktop"]', !notes.off && notes.permission === 'granted');
+    mark('[data-menu="notes-page"]', !notes.off && notes.permission !== 'granted');
+    mark('[data-menu="notes-off"]', notes.off);
+    p.querySelector('[data-menu="notes-state"]').textContent = notes.off
+      ? 'The session\'s notifications are not shown.'
+      : notes.permission === 'denied'
+        ? 'This browser refused the page its notifications: they show in the page.'
+        : notes.permission === 'granted' ? 'Shown by this computer\'s desktop, and in the page.'
+          : 'Shown in the page.';
   }
 
   section(title, ...children) {
@@ -271,6 +281,29 @@ export class Menu {
       el('p', { className: 'rcomp-menu-said',
         textContent: 'Or drop files on a window: its app gets them once they are there. ' +
           'What the session sends (rcomp-run --send) comes as a download.' }));
+  }
+
+  // The session's notifications: here only, or the browser's too (its
+  // permission asked from this click), or none.
+  notesSection() {
+    const n = this.session.notes;
+    const set = (how) => {
+      if (how === 'desktop') {
+        n.setOff(false);
+        n.ask();
+      } else {
+        n.setOff(how === 'off');
+      }
+      this.refresh();
+    };
+    return this.section('Notifications',
+      el('p', {},
+        this.button('notes-desktop', 'on this desktop', () => set('desktop'),
+          'the browser shows them as this computer\'s notifications (it asks once)'),
+        this.button('notes-page', 'in the page', () => set('page'),
+          'a list at the top right of the page'),
+        this.button('notes-off', 'off', () => set('off'))),
+      el('p', { className: 'rcomp-menu-said', data: { menu: 'notes-state' } }));
   }
 
   pictureSection() {

@@ -15,6 +15,7 @@ if (session.p.tap) session.tap = new Tap();
 window.rcomp = {
   stats: () => session.stats(),
   files: () => session.files.stats(),
+  notes: () => session.notes.state(),
   tap: session.tap || null,
   session: () => ({
     bytes: session.bytes, connected: Boolean(session.conn?.open),

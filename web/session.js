@@ -20,6 +20,7 @@ import { Keybar } from './keybar.js';
 import { Touchpad } from './touchpad.js';
 import { windowless } from './windowless.js';
 import { Files } from './files.js';
+import { Notes } from './notes.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 
@@ -53,6 +54,7 @@ export class Session {
     this.hud = new Hud(this, this.p.hud);
     this.veil = new Veil();
     this.files = new Files(this);
+    this.notes = new Notes(this);
     this.menu = new Menu(this);
     this.keybar = new Keybar(this);
     this.touchpad = new Touchpad(this, desk);

@@ -33,6 +33,13 @@
 //   {"op": "viewport", "width", "height", "mobile", "touch", "scale"}
 //                                            the page as a phone shows it
 //   {"op": "clipboard", "text": T}            the browser's clipboard set
+//   {"op": "permission", "name": N, "setting": "denied"|"prompt"}
+//                                            the browser's permission N
+//                                            (notifications) for the page's
+//                                            origin: refused, or to be asked
+//                                            (headless chromium grants none
+//                                            of notifications: asked, it
+//                                            says no)
 //   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
 //   {"op": "axe"}                             axe-core's audit of the page as
 //                                            it is: {passes, violations:
@@ -190,6 +197,14 @@ async function run(c) {
     case 'clipboard':
       await page.evaluate((t) => navigator.clipboard.writeText(t), c.text);
       return {};
+    case 'permission': {
+      const cdp = await browser.target().createCDPSession();
+      await cdp.send('Browser.setPermission', {
+        permission: { name: c.name }, setting: c.setting, origin: new URL(page.url()).origin,
+      });
+      await cdp.detach();
+      return {};
+    }
     default:
       throw new Error('unknown op ' + c.op);
   }

@@ -14,7 +14,9 @@ struct DBusConnection;
 
 struct rv_notify {
 	struct DBusConnection *bus; /* NULL: not reached yet, or none */
-	bool unreachable; /* said once: no session bus here */
+	bool unreachable; /* no session bus here */
+	bool said_no_bus; /* at the first notification, once */
+	char why[160];
 	bool said_no_daemon;
 	int slot; /* the pending calls' data slot; -1: none */
 	/* The session's id of each shown notification, and this desktop's. */

@@ -86,6 +86,9 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 	return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
 }
 
+/* The desktop's bus, reached at the start (the first notification then
+ * waits for no connection); where there is none, that is said at the
+ * first notification, once. */
 static bool reach(struct rv_viewer *viewer)
 {
 	struct rv_notify *n = &viewer->notify;
@@ -93,16 +96,20 @@ static bool reach(struct rv_viewer *viewer)
 		return true;
 	}
 	if (n->unreachable) {
+		if (!n->said_no_bus) {
+			n->said_no_bus = true;
+			log_warning("the session's notifications are not shown: this desktop has "
+				    "no "
+				    "session bus (%s)",
+				n->why);
+		}
 		return false;
 	}
 	DBusError err;
 	dbus_error_init(&err);
 	n->bus = dbus_bus_get_private(DBUS_BUS_SESSION, &err);
 	if (!n->bus) {
-		log_warning("the session's notifications are not shown: this desktop has no "
-			    "session "
-			    "bus (%s)",
-			err.message ? err.message : "no memory");
+		snprintf(n->why, sizeof(n->why), "%s", err.message ? err.message : "no memory");
 		dbus_error_free(&err);
 		n->unreachable = true;
 		return false;
@@ -199,6 +206,9 @@ static void show(struct rv_viewer *viewer, uint32_t remote, const char *app, con
 void notify_init(struct rv_viewer *viewer)
 {
 	viewer->notify = (struct rv_notify){.slot = -1};
+	if (!viewer->options.notifications_off) {
+		reach(viewer);
+	}
 }
 
 void notify_finish(struct rv_viewer *viewer)
@@ -300,6 +310,7 @@ void notify_handle_poll(struct rv_viewer *viewer, const struct pollfd *pfd)
 			"this desktop's session bus went away: notifications are no longer shown");
 		notify_finish(viewer);
 		n->unreachable = true;
+		n->said_no_bus = true; /* said just now */
 		return;
 	}
 	while (dbus_connection_dispatch(n->bus) == DBUS_DISPATCH_DATA_REMAINS) {

@@ -10,9 +10,11 @@ from .base import wait_for
 class LocalNotifications:
     """The laptop's session bus (a dbus-daemon of the rig's own) with mako
     serving org.freedesktop.Notifications on it, on the local sway. The
-    viewers started after it show the session's notifications there."""
+    viewers started after it show the session's notifications there.
+    stamps: a file where mako writes each notification's id and the wall
+    clock when it shows it (the benchmarks')."""
 
-    def __init__(self, rig):
+    def __init__(self, rig, stamps=None):
         self.rig = rig
         self.dir = os.path.join(rig.tmp, "local-bus")
         os.makedirs(self.dir, exist_ok=True)
@@ -26,8 +28,10 @@ class LocalNotifications:
         # ones' ids are written down as they are shown.
         self.critical = os.path.join(self.dir, "critical")
         with open(config, "w") as f:
-            f.write("default-timeout=0\nmax-visible=20\n[urgency=critical]\n"
-                    "on-notify=exec echo $id >> %s\n" % self.critical)
+            f.write("default-timeout=0\nmax-visible=20\n")
+            if stamps:
+                f.write("on-notify=exec echo $id $(date +%%s.%%N) >> %s\n" % stamps)
+            f.write("[urgency=critical]\non-notify=exec echo $id >> %s\n" % self.critical)
         self.mako = rig.start("mako", ["mako", "-c", config], rig.local_env)
         wait_for("mako on the local bus", lambda: self.listed() is not None)
 

@@ -23,6 +23,7 @@
 #include "app.h"
 #include "bus.h"
 #include "notify.h"
+#include "print.h"
 #include "log.h"
 #include "monotonic.h"
 #include "procs.h"
@@ -185,6 +186,8 @@ static int handle_sigchld(int signo, void *data)
 			sound_daemon_exited(server, status);
 		} else if (bus_owns_pid(server, pid)) {
 			bus_exited(server, status);
+		} else if (print_owns_pid(server, pid)) {
+			print_exited(server, status);
 		} else if (pid == app->reaper) {
 			if (app->status_source && !app->ending) {
 				/* What it said before it went. */
@@ -289,6 +292,7 @@ void app_wait_ended(struct rc_server *server)
 	 * them, an app still playing says "Connection terminated" in the
 	 * session's log. Its bus goes with it. */
 	sound_end_server(server);
+	print_stop(server);
 	notify_stop(server);
 	bus_stop(server);
 	/* What is left of ours: the sound server's helpers, an Xwayland that
@@ -369,6 +373,7 @@ static char **app_environment(struct rc_server *server)
 		{"PULSE_SERVER", sound, true},
 		{"RCOMP_SESSION", server->record.name[0] ? server->record.name : NULL, false},
 		{"DBUS_SESSION_BUS_ADDRESS", bus_address(server), false},
+		{"CUPS_SERVER", print_server(server), false},
 	};
 	const size_t nset = sizeof(set) / sizeof(set[0]);
 	size_t n = 0;

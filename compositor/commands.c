@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -251,6 +253,64 @@ int command_stop(const char *name)
 	return result;
 }
 
+/* A send_files on the session's socket (sock, closed here), and its
+ * answer: 0 each arrived whole, 1 not, 2 no viewer takes files, 3 the
+ * session said nothing (text: why, in each case). */
+static int send_to_session(int sock, const char *name, uint32_t to, uint32_t kind,
+	const char *paths, size_t len, char *text, size_t text_size)
+{
+	struct wire_msg hello = {.type = WIRE_HELLO,
+		.hello = {.magic = WIRE_MAGIC,
+			.major = WIRE_VERSION_MAJOR,
+			.minor = WIRE_VERSION_MINOR,
+			.flags = WIRE_HELLO_SEND | WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY}};
+	channel_write_once(sock, &hello);
+	struct wire_msg request = {.type = WIRE_SEND_FILES,
+		.send_files = {.to = to, .kind = kind, .paths = paths, .paths_len = (uint32_t)len}};
+	channel_write_once(sock, &request);
+	/* The answer comes once every viewer has them, or gave up. */
+	struct buffer in;
+	buffer_init(&in, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
+	struct wire_msg msg = {0};
+	enum wire_status status = WIRE_INCOMPLETE;
+	for (;;) {
+		uint8_t *dst = buffer_reserve(&in, 4096);
+		ssize_t got = dst ? read(sock, dst, 4096) : -1;
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			break;
+		}
+		buffer_commit(&in, (size_t)got);
+		size_t used;
+		status = wire_decode(WIRE_FROM_SERVER, buffer_head(&in), buffer_size(&in), &msg,
+			&used, text, text_size);
+		if (status != WIRE_INCOMPLETE) {
+			break;
+		}
+	}
+	close(sock);
+	int result = 3;
+	if (status == WIRE_OK && msg.type == WIRE_GOODBYE) {
+		log_escape(text, text_size, msg.goodbye.text, msg.goodbye.text_len);
+		result = msg.goodbye.reason == WIRE_BYE_SHUTDOWN && msg.goodbye.status >= 0 &&
+				msg.goodbye.status <= 2
+			? msg.goodbye.status
+			: 1;
+	} else if (status == WIRE_OK && msg.type == WIRE_WELCOME) {
+		snprintf(text, text_size,
+			"session %s is run by an older rcomp-run, which sends no "
+			"files",
+			name);
+	} else {
+		snprintf(text, text_size, "session %s ended before it said how the files went",
+			name);
+	}
+	buffer_finish(&in);
+	return result;
+}
+
 int command_send(const char *name, uint32_t to, char **files, int n)
 {
 	char text[WIRE_MAX_TEXT + 1];
@@ -290,54 +350,133 @@ int command_send(const char *name, uint32_t to, char **files, int n)
 		log_error("session %s does not answer: %s", chosen->name, strerror(errno));
 		return RC_EXIT_FAILURE;
 	}
-	struct wire_msg hello = {.type = WIRE_HELLO,
-		.hello = {.magic = WIRE_MAGIC,
-			.major = WIRE_VERSION_MAJOR,
-			.minor = WIRE_VERSION_MINOR,
-			.flags = WIRE_HELLO_SEND | WIRE_HELLO_SHARE | WIRE_HELLO_VIEW_ONLY}};
-	channel_write_once(sock, &hello);
-	struct wire_msg request = {.type = WIRE_SEND_FILES,
-		.send_files = {.to = to, .paths = paths, .paths_len = (uint32_t)len}};
-	channel_write_once(sock, &request);
-	/* The answer comes once every viewer has them, or gave up. */
-	struct buffer in;
-	buffer_init(&in, WIRE_HEADER_SIZE + WIRE_MAX_BODY);
-	struct wire_msg msg = {0};
-	enum wire_status status = WIRE_INCOMPLETE;
-	for (;;) {
-		uint8_t *dst = buffer_reserve(&in, 4096);
-		ssize_t got = dst ? read(sock, dst, 4096) : -1;
+	int said = send_to_session(sock, chosen->name, to, WIRE_FILES_SEND, paths, len, text,
+		sizeof(text));
+	if (said == 0) {
+		printf("sent: %s\n", text);
+		return 0;
+	}
+	if (said == 3) {
+		log_error("%s", text);
+	} else {
+		log_error("the files were not sent: %s", text);
+	}
+	return RC_EXIT_FAILURE;
+}
+
+/* CUPS's backend exit statuses (cups/backend.h). */
+enum {
+	CUPS_BACKEND_OK = 0,
+	CUPS_BACKEND_FAILED = 1,
+	CUPS_BACKEND_CANCEL = 5,
+	CUPS_BACKEND_RETRY = 6,
+};
+
+/* A name for the print's PDF from the job's title: what the person sees. */
+static void print_name(char *out, size_t size, const char *title, const char *job)
+{
+	char clean[200];
+	size_t n = 0;
+	const char *base = strrchr(title, '/');
+	base = base && base[1] ? base + 1 : title;
+	for (const char *p = base; *p && n + 1 < sizeof(clean); p++) {
+		unsigned char c = (unsigned char)*p;
+		clean[n++] = c < 0x20 || c == 0x7f || c == '/' || c == '\\' ? '_' : (char)c;
+	}
+	clean[n] = '\0';
+	while (n > 0 && (clean[n - 1] == ' ' || clean[n - 1] == '.')) {
+		clean[--n] = '\0';
+	}
+	char *start = clean;
+	while (*start == '.' || *start == ' ') {
+		start++;
+	}
+	if (!*start) {
+		snprintf(out, size, "print-%s.pdf", job);
+		return;
+	}
+	size_t len = strlen(start);
+	bool pdf = len > 4 && strcasecmp(start + len - 4, ".pdf") == 0;
+	snprintf(out, size, "%s%s", start, pdf ? "" : ".pdf");
+}
+
+int command_cups_backend(int argc, char **argv)
+{
+	if (argc == 0) {
+		/* Asked what it finds: our one printer. */
+		printf("direct rcomp \"Unknown\" \"rcomp: the viewer's printer\"\n");
+		return CUPS_BACKEND_OK;
+	}
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "Usage: rcomp job-id user title copies options [file]\n");
+		return CUPS_BACKEND_FAILED;
+	}
+	const char *job = argv[0], *title = argv[2];
+	const char *uri = getenv("DEVICE_URI");
+	if (!uri || strncmp(uri, "rcomp:/", 7) != 0) {
+		fprintf(stderr, "ERROR: the printer's device is not rcomp:SESSION-SOCKET\n");
+		return CUPS_BACKEND_FAILED;
+	}
+	const char *socket_path = uri + 6;
+	/* The PDF, under a name from its title, in a folder of the job's own. */
+	const char *tmp = getenv("TMPDIR");
+	char dir[512], path[768], name[256];
+	snprintf(dir, sizeof(dir), "%s/rcomp-print-%s", tmp && *tmp ? tmp : "/tmp", job);
+	print_name(name, sizeof(name), title, job);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "ERROR: cannot make %s: %s\n", dir, strerror(errno));
+		return CUPS_BACKEND_FAILED;
+	}
+	int in = argc == 6 ? open(argv[5], O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	bool copied = in >= 0 && out >= 0;
+	char buf[65536];
+	for (ssize_t got; copied && (got = read(in, buf, sizeof(buf))) != 0;) {
 		if (got < 0 && errno == EINTR) {
 			continue;
 		}
-		if (got <= 0) {
-			break;
-		}
-		buffer_commit(&in, (size_t)got);
-		size_t used;
-		status = wire_decode(WIRE_FROM_SERVER, buffer_head(&in), buffer_size(&in), &msg,
-			&used, text, sizeof(text));
-		if (status != WIRE_INCOMPLETE) {
-			break;
-		}
+		copied = got > 0 && write(out, buf, (size_t)got) == got;
 	}
-	close(sock);
-	int result = RC_EXIT_FAILURE;
-	if (status == WIRE_OK && msg.type == WIRE_GOODBYE) {
-		log_escape(text, sizeof(text), msg.goodbye.text, msg.goodbye.text_len);
-		if (msg.goodbye.reason == WIRE_BYE_SHUTDOWN && msg.goodbye.status == 0) {
-			printf("sent: %s\n", text);
-			result = 0;
-		} else {
-			log_error("the files were not sent: %s", text);
+	if (out >= 0 && close(out) < 0) {
+		copied = false;
+	}
+	if (in > STDIN_FILENO) {
+		close(in);
+	}
+	int result = CUPS_BACKEND_FAILED;
+	char text[WIRE_MAX_TEXT + 1];
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int sock = -1;
+	if (!copied) {
+		fprintf(stderr, "ERROR: cannot write the print to %s: %s\n", path, strerror(errno));
+	} else if (snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path) >=
+			(int)sizeof(addr.sun_path) ||
+		(sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+		connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		fprintf(stderr, "ERROR: the session does not answer at %s: %s\n", socket_path,
+			strerror(errno));
+		if (sock >= 0) {
+			close(sock);
 		}
-	} else if (status == WIRE_OK && msg.type == WIRE_WELCOME) {
-		log_error("session %s is run by an older rcomp-run, which sends no files",
-			chosen->name);
+		result = CUPS_BACKEND_RETRY;
 	} else {
-		log_error("session %s ended before it said how the files went", chosen->name);
+		int said = send_to_session(sock, "of this printer", 0, WIRE_FILES_PRINT, path,
+			strlen(path) + 1, text, sizeof(text));
+		if (said == 0) {
+			fprintf(stderr, "INFO: printed on the viewer's side: %s\n", text);
+			result = CUPS_BACKEND_OK;
+		} else if (said == 2) {
+			/* Held: CUPS tries again while no one is attached. */
+			fprintf(stderr, "INFO: waiting for a viewer to attach\n");
+			result = CUPS_BACKEND_RETRY;
+		} else {
+			fprintf(stderr, "ERROR: the viewer did not take the print: %s\n", text);
+			result = CUPS_BACKEND_CANCEL;
+		}
 	}
-	buffer_finish(&in);
+	unlink(path);
+	rmdir(dir);
 	return result;
 }
 

@@ -18,6 +18,10 @@ int command_stop(const char *name);
  * session name (NULL: the only one), waiting until they are there. The
  * exit status. */
 int command_send(const char *name, uint32_t to, char **files, int n);
+/* rcomp-run --cups-backend ARGS: the session printer's CUPS backend (its
+ * queue's device is rcomp:SESSION-SOCKET): the job's PDF goes to the
+ * session's viewer as a print. CUPS's backend exit status. */
+int command_cups_backend(int argc, char **argv);
 /*
  * --persist: the session becomes a daemon and this process a bridge from
  * stdio to it, so that the session outlives the ssh connection that

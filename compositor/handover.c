@@ -129,9 +129,10 @@ static void sender_free(struct rc_sender *s)
 	free(s);
 }
 
-static void sender_answer(struct rc_sender *s, bool ok, const char *text)
+/* status: 0 whole, 1 failed, 2 no viewer to send to (a print waits). */
+static void sender_answer(struct rc_sender *s, int status, const char *text)
 {
-	channel_write_goodbye(s->fd, WIRE_BYE_SHUTDOWN, ok ? 0 : 1, text);
+	channel_write_goodbye(s->fd, WIRE_BYE_SHUTDOWN, status, text);
 	sender_free(s);
 }
 
@@ -162,7 +163,7 @@ static void tell_sender(struct rc_server *server, uint32_t group, uint32_t statu
 				}
 			}
 			if (--s->left == 0) {
-				sender_answer(s, !s->failed, s->said);
+				sender_answer(s, s->failed ? 1 : 0, s->said);
 			}
 			return;
 		}
@@ -222,7 +223,7 @@ void handover_finish(struct rc_server *server)
 {
 	for (int i = 0; i < RC_SENDERS; i++) {
 		if (server->senders[i]) {
-			sender_answer(server->senders[i], false, "the session ended");
+			sender_answer(server->senders[i], 1, "the session ended");
 		}
 	}
 	files_finish(&server->files);
@@ -272,19 +273,39 @@ void handover_viewer_welcomed(struct rc_viewer *viewer)
 	}
 }
 
-int handover_send(struct rc_server *server, uint32_t to, const char *const *paths, int n, char *err,
-	size_t err_size)
+static bool takes_files(const struct rc_viewer *viewer, uint32_t to)
+{
+	return !viewer->view_only && viewer->conn->minor >= 8 && viewer->conn->welcomed &&
+		(!to || viewer->number == to);
+}
+
+int handover_send(struct rc_server *server, uint32_t to, uint32_t kind, const char *const *paths,
+	int n, char *err, size_t err_size)
 {
 	int groups = 0;
+	/* A print goes to one viewer: the person's with input, else the first
+	 * that takes files. */
+	struct rc_viewer *only = NULL;
+	if (kind == WIRE_FILES_PRINT && !to) {
+		only = server->input_viewer && takes_files(server->input_viewer, 0)
+			? server->input_viewer
+			: NULL;
+		struct rc_viewer *v;
+		wl_list_for_each(v, &server->viewers, link)
+		{
+			if (!only && takes_files(v, 0)) {
+				only = v;
+			}
+		}
+	}
 	struct rc_viewer *viewer;
 	wl_list_for_each(viewer, &server->viewers, link)
 	{
-		if (viewer->view_only || viewer->conn->minor < 8 || !viewer->conn->welcomed ||
-			(to && viewer->number != to)) {
+		if (!takes_files(viewer, to) || (only && viewer != only)) {
 			continue;
 		}
-		uint32_t id = files_send(&server->files, viewer, WIRE_FILES_SEND, 0, 0, 0, paths, n,
-			err, err_size);
+		uint32_t id =
+			files_send(&server->files, viewer, kind, 0, 0, 0, paths, n, err, err_size);
 		if (!id) {
 			for (int k = 0; k < groups; k++) {
 				files_cancel(&server->files, server->files_sent[k]);
@@ -292,13 +313,16 @@ int handover_send(struct rc_server *server, uint32_t to, const char *const *path
 			return -1;
 		}
 		server->files_sent[groups++] = id;
+		if (kind == WIRE_FILES_PRINT) {
+			log_info("a print of the session's to viewer %u", viewer->number);
+		}
 	}
 	if (groups == 0) {
 		snprintf(err, err_size,
 			to ? "no viewer %u that takes files is attached"
 			   : "no viewer that takes files is attached",
 			to);
-		return -1;
+		return HANDOVER_NO_VIEWER;
 	}
 	handover_sync(server);
 	return groups;
@@ -364,7 +388,7 @@ static int handle_sender(int fd, uint32_t mask, void *data)
 	}
 	if (status != WIRE_OK || msg.type != WIRE_SEND_FILES ||
 		msg.send_files.paths[msg.send_files.paths_len - 1] != '\0') {
-		sender_answer(s, false,
+		sender_answer(s, 1,
 			status != WIRE_OK
 				? err
 				: "send_files, its paths each ended by a NUL, must follow");
@@ -376,22 +400,29 @@ static int handle_sender(int fd, uint32_t mask, void *data)
 		p < msg.send_files.paths + msg.send_files.paths_len && count < 256;
 		p += strlen(p) + 1) {
 		if (p[0] != '/') {
-			sender_answer(s, false, "a path that is not absolute");
+			sender_answer(s, 1, "a path that is not absolute");
 			return 0;
 		}
 		paths[count++] = p;
 	}
-	int groups = handover_send(server, msg.send_files.to, paths, count, err, sizeof(err));
+	if (msg.send_files.kind == WIRE_FILES_PRINT && count != 1) {
+		sender_answer(s, 1, "a print is one PDF");
+		return 0;
+	}
+	int groups = handover_send(server, msg.send_files.to, msg.send_files.kind, paths, count,
+		err, sizeof(err));
 	if (groups < 0) {
-		sender_answer(s, false, err);
+		sender_answer(s, groups == HANDOVER_NO_VIEWER ? 2 : 1, err);
 		return 0;
 	}
 	s->left = groups;
 	for (int k = 0; k < groups && k < RC_MAX_VIEWERS; k++) {
 		s->groups[s->ngroups++] = server->files_sent[k];
 	}
-	log_info("rcomp-run --send: %d path%s to %d viewer%s", count, count == 1 ? "" : "s", groups,
-		groups == 1 ? "" : "s");
+	if (msg.send_files.kind != WIRE_FILES_PRINT) {
+		log_info("rcomp-run --send: %d path%s to %d viewer%s", count, count == 1 ? "" : "s",
+			groups, groups == 1 ? "" : "s");
+	}
 	return 0;
 }
 

@@ -21,10 +21,12 @@ bool handover_handle(struct rc_viewer *viewer, const struct wire_msg *msg, char 
 void handover_viewer_gone(struct rc_viewer *viewer);
 /* A viewer attached: groups waiting for one go on with it. */
 void handover_viewer_welcomed(struct rc_viewer *viewer);
-/* rcomp-run --send: paths to every full viewer, or viewer number to. The
- * groups started, or -1 with err. */
-int handover_send(struct rc_server *server, uint32_t to, const char *const *paths, int n, char *err,
-	size_t err_size);
+#define HANDOVER_NO_VIEWER (-2)
+/* rcomp-run --send (kind WIRE_FILES_SEND): paths to every full viewer, or
+ * viewer number to; a print (WIRE_FILES_PRINT) to one viewer. The groups
+ * started, or -1 with err, or HANDOVER_NO_VIEWER where none takes files. */
+int handover_send(struct rc_server *server, uint32_t to, uint32_t kind, const char *const *paths,
+	int n, char *err, size_t err_size);
 /* rcomp-run --send on the session's socket (fd, taken), its hello read:
  * its send_files is read, the files go, and it is told how they did. */
 void handover_add_sender(struct rc_server *server, int fd);

@@ -31,6 +31,7 @@
 #include "decoration.h"
 #include "bus.h"
 #include "notify.h"
+#include "print.h"
 #include "dispatch.h"
 #include "dnd.h"
 #include "doors.h"
@@ -137,6 +138,9 @@ static const char usage[] =
 	"  --file-size-limit MIB  the largest file taken (default 16384; 0: none)\n"
 	"  --notifications on|off  the apps' notifications (the session's bus has\n"
 	"                      org.freedesktop.Notifications) go to the viewers (on)\n"
+	"  --printing on|off   a printer for the apps (a CUPS scheduler of the\n"
+	"                      session's, CUPS_SERVER): their prints go to the viewer\n"
+	"                      with input as PDFs (on)\n"
 	"  --no-xwayland       no X11 apps (else Xwayland starts when the first one\n"
 	"                      connects, on the DISPLAY rcomp-run sets for APP)\n"
 	"  --stats             print one line per second per window: app and sent fps,\n"
@@ -268,6 +272,16 @@ static bool set_files(void *data, const char *value)
 	return true;
 }
 
+static bool set_printing(void *data, const char *value)
+{
+	bool on;
+	if (!settings_parse_bool(value, &on)) {
+		return false;
+	}
+	((struct rc_options *)data)->printing_off = !on;
+	return true;
+}
+
 static bool set_notifications(void *data, const char *value)
 {
 	bool on;
@@ -327,6 +341,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
 	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
 	SETTINGS_CUSTOM("notifications", "on", false, set_notifications, "on or off"),
+	SETTINGS_CUSTOM("printing", "on", false, set_printing, "on or off"),
 	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
 		"a number of MiB, 0 for none"),
 	SETTINGS_CUSTOM("no-xwayland", "false", true, set_no_xwayland, "true or false"),
@@ -721,6 +736,12 @@ int main(int argc, char **argv)
 		/* The session's reaper, which app.c runs: not for users. */
 		return reaper_main(argc, argv);
 	}
+	if (argc > 1 && strcmp(argv[1], "--cups-backend") == 0) {
+		/* The session printer's CUPS backend, which print.c gives the
+		 * session's scheduler: not for users. */
+		log_init("rcomp-run", LOG_INFO);
+		return command_cups_backend(argc - 2, argv + 2);
+	}
 	struct rc_server server = {
 		.exit_code = 1,
 		.next_window_id = 1,
@@ -806,6 +827,7 @@ int main(int argc, char **argv)
 		if (bus_start(&server)) {
 			notify_start(&server);
 		}
+		print_start(&server);
 		sound_start(&server);
 		log_info("apps connect to WAYLAND_DISPLAY=%s", server.socket_name);
 		ok = app_start(&server, argv + app_index);

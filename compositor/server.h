@@ -207,6 +207,7 @@ struct rc_options {
 	enum rc_audio audio; /* --audio: a sound server for the session */
 	bool files_no; /* --files no: the viewers' files are refused */
 	bool notifications_off; /* --notifications off: the apps' are not shown */
+	bool printing_off; /* --printing off: no printer for the session */
 	uint32_t send_to; /* --send --to VIEWER; 0: every viewer */
 	uint64_t file_size_limit; /* --file-size-limit: bytes of one file taken; 0: none */
 	int verbose;
@@ -218,6 +219,13 @@ struct rc_bus {
 	char socket[SESSION_PATH_MAX];
 	char dir[SESSION_PATH_MAX]; /* a private one, where the session is not recorded */
 	char address[SESSION_PATH_MAX + 16]; /* unix:path=SOCKET */
+};
+
+/* The session's printer (print.c). */
+struct rc_print {
+	pid_t pid; /* cupsd; 0: none; the leader of its own process group */
+	char dir[SESSION_PATH_MAX]; /* its settings, spool and socket */
+	char socket[SESSION_PATH_MAX + 16]; /* CUPS_SERVER */
 };
 
 /* Notifications on the session's bus (notify.c). */
@@ -304,6 +312,7 @@ struct rc_server {
 	bool stats_armed; /* the timer is set: somebody wants the numbers */
 	struct rc_bus bus;
 	struct rc_notify notify;
+	struct rc_print print;
 	struct files files; /* handover.c: files to and from the viewers */
 	struct wl_event_source *files_timer, *files_idle;
 	struct rc_sender *senders[RC_SENDERS]; /* rcomp-run --send, waiting */

@@ -76,7 +76,7 @@
 	X(DRAG_LOCAL, drag_local, 0x0122, VIEWER, 8, CONTROL, one_action) \
 	X(STATS_WANTED, stats_wanted, 0x0123, VIEWER, 4, CONTROL, none) \
 	X(KEY_CHAR, key_char, 0x0124, VIEWER, 12, CONTROL, none) \
-	X(SEND_FILES, send_files, 0x0125, VIEWER, 4, CONTROL, none) \
+	X(SEND_FILES, send_files, 0x0125, VIEWER, 8, CONTROL, none) \
 	X(NOTIFY_REPLY, notify_reply, 0x0126, VIEWER, 12, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
@@ -184,6 +184,7 @@
 	REST(action, char, action_len, 0, WIRE_MAX_NOTE_NAME) /* invoked: its key */
 #define WIRE_SEND_FILES_FIELDS \
 	FIELD(u32, to) /* a viewer's number; 0: every viewer that takes files */ \
+	RANGE(u32, kind, WIRE_FILES_SEND, WIRE_FILES_PRINT) /* print: one PDF, to one viewer */ \
 	REST(paths, char, paths_len, 2, WIRE_MAX_SEND_PATHS) /* absolute, each ended by a NUL */
 #define WIRE_MODIFIERS_FIELDS \
 	FIELD(u32, depressed) \

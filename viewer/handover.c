@@ -18,6 +18,7 @@
 #include "handover.h"
 #include "log.h"
 #include "notify.h"
+#include "print.h"
 #include "monotonic.h"
 #include "viewer.h"
 
@@ -56,9 +57,16 @@ static void open_file(const char *path)
 static void received_hook(void *data, void *peer, const struct files_received *r)
 {
 	struct rv_viewer *viewer = data;
+	if (r->kind == WIRE_FILES_PRINT) {
+		for (int i = 0; i < r->n; i++) {
+			log_info("the session printed %s (%llu bytes)", r->paths[i],
+				(unsigned long long)r->bytes);
+			print_received(viewer, r->paths[i]);
+		}
+		return;
+	}
 	for (int i = 0; i < r->n; i++) {
-		log_info("the session %s %s (%llu bytes in all)",
-			r->kind == WIRE_FILES_PRINT ? "printed" : "sent", r->paths[i],
+		log_info("the session sent %s (%llu bytes in all)", r->paths[i],
 			(unsigned long long)r->bytes);
 		if (viewer->options.open_files) {
 			open_file(r->paths[i]);

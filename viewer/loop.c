@@ -16,6 +16,7 @@
 #include "dispatch.h"
 #include "log.h"
 #include "notify.h"
+#include "print.h"
 #include "loop.h"
 #include "monotonic.h"
 #include "handover.h"
@@ -178,7 +179,7 @@ static bool turn(struct rv_viewer *viewer)
 	bool up = conn->connected;
 	/* What pacing holds back goes when the server's ack is read. */
 	bool want_out = up && (conn->connecting || channel_blocked(&conn->channel));
-	struct pollfd fds[6 + TRANSFER_MAX] = {
+	struct pollfd fds[6 + RV_PRINT_JOBS + TRANSFER_MAX] = {
 		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
 		{.fd = up ? conn->channel.out_fd : -1, .events = want_out ? POLLOUT : 0},
@@ -198,7 +199,8 @@ static bool turn(struct rv_viewer *viewer)
 	sound_poll_fd(viewer, &fds[3]);
 	transport_probe_poll(viewer, &fds[4]);
 	notify_poll_fd(viewer, &fds[5]);
-	clipboard_poll_fds(viewer, fds + 6,
+	print_poll_fds(viewer, fds + 6);
+	clipboard_poll_fds(viewer, fds + 6 + RV_PRINT_JOBS,
 		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
@@ -240,7 +242,8 @@ static bool turn(struct rv_viewer *viewer)
 		dispatch_move_to_udp(viewer);
 	}
 	notify_handle_poll(viewer, &fds[5]);
-	clipboard_handle_poll(viewer, fds + 6);
+	print_handle_poll(viewer, fds + 6);
+	clipboard_handle_poll(viewer, fds + 6 + RV_PRINT_JOBS);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);
 	}

@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "output.h"
+#include "print.h"
 #include "registry.h"
 #include "settings.h"
 #include "sound.h"
@@ -80,6 +81,9 @@ static const char usage[] =
 	"                      download folder (default yes)\n"
 	"  --file-size-limit MIB  the largest file saved (default 16384; 0: none)\n"
 	"  --open-files        open what the session sends once it is saved (xdg-open)\n"
+	"  --print lp|save|open  what a print of the session's (a PDF, saved in the\n"
+	"                      download folder) becomes: printed on this computer's\n"
+	"                      default printer with lp, only saved, or opened (lp)\n"
 	"  --notifications on|off  show the session's notifications on this desktop's\n"
 	"                      notification daemon (on)\n"
 	"  --hud               show each window's numbers in a corner of it: app and\n"
@@ -170,6 +174,19 @@ static bool set_notifications(void *data, const char *value)
 	return true;
 }
 
+static bool set_print(void *data, const char *value)
+{
+	static const char *const ways[] = {
+		[RV_PRINT_LP] = "lp", [RV_PRINT_SAVE] = "save", [RV_PRINT_OPEN] = "open"};
+	for (uint32_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		if (strcmp(value, ways[i]) == 0) {
+			((struct rv_options *)data)->print = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool set_verbose(void *data, const char *value)
 {
 	bool on;
@@ -226,6 +243,7 @@ static const struct settings_key keys[] = {
 		"a number of MiB, 0 for none"),
 	SETTINGS_FLAG("open-files", OPTIONS, open_files),
 	SETTINGS_CUSTOM("notifications", "on", false, set_notifications, "on or off"),
+	SETTINGS_CUSTOM("print", "lp", false, set_print, "lp, save or open"),
 	SETTINGS_FLAG("hud", OPTIONS, hud),
 	SETTINGS_CUSTOM("hud-key", "ctrl+alt+shift+h", false, set_hud_key,
 		"MODIFIER+...+KEY (ctrl, alt, shift, super; an xkb keysym name) or none"),
@@ -490,6 +508,7 @@ int main(int argc, char **argv)
 	}
 	clipboard_finish(&viewer);
 	handover_finish(&viewer);
+	print_finish(&viewer);
 	notify_finish(&viewer);
 	sound_finish(&viewer);
 	hud_finish(&viewer);

@@ -23,6 +23,7 @@
 #include "idmap.h"
 #include "input-state.h"
 #include "notify-state.h"
+#include "print-state.h"
 #include "scaling.h"
 #include "textinput-state.h"
 #include "wire.h"
@@ -232,6 +233,7 @@ struct rv_options {
 	uint64_t file_size_limit; /* bytes of one file taken; 0: none */
 	bool open_files; /* open what the session sends, once saved */
 	bool notifications_off; /* the session's notifications are not shown */
+	uint32_t print; /* enum rv_print_action: what a print of the session's becomes */
 	bool hud; /* shown from the start */
 	struct rv_chord hud_key; /* toggles it */
 	uint32_t hud_corner; /* enum rv_hud_corner */
@@ -260,6 +262,7 @@ struct rv_viewer {
 	struct rv_clipboard clipboard;
 	struct files files; /* handover.c */
 	struct rv_notify notify; /* notify.c */
+	struct rv_print_job print_jobs[RV_PRINT_JOBS]; /* print.c */
 	struct rv_sound *sound; /* sound.c; NULL: none */
 
 	struct wl_list windows; // rv_window::link

@@ -16,6 +16,7 @@ from .desktop import *  # noqa: F401,F403
 from .net import *  # noqa: F401,F403
 from .sound import *  # noqa: F401,F403
 from .notes import *  # noqa: F401,F403
+from .printer import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .wire import *  # noqa: F401,F403
 from .browser import *  # noqa: F401,F403

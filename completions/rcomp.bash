@@ -34,7 +34,8 @@ _rcomp_values()
 	--log-max) COMPREPLY=($(compgen -W '8 64 512' -- "$cur")) ;;
 	--files) COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
 	--file-size-limit) COMPREPLY=($(compgen -W '1024 16384 0' -- "$cur")) ;;
-	--notifications) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
+	--notifications | --printing) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
+	--print) COMPREPLY=($(compgen -W 'lp save open' -- "$cur")) ;;
 	--to) ;;
 	--hud-corner) COMPREPLY=($(compgen -W 'top-left top-right bottom-left bottom-right' -- "$cur")) ;;
 	--hud-key) COMPREPLY=($(compgen -W 'ctrl+alt+shift+h none' -- "$cur")) ;;
@@ -75,7 +76,7 @@ _rcomp_run()
 	COMPREPLY=($(compgen -W '--name --socket --listen-tcp --listen-udp --listen-web --web-cert
 		--web-key --token-file --watch-token
 		--stall-timeout --grace --log-max --stdio --persist --offer-udp --list --attach --stop --fps --compress --codec
-		--motion --audio --files --file-size-limit --notifications --send --to --no-xwayland --stats --dump-dir
+		--motion --audio --files --file-size-limit --notifications --printing --send --to --no-xwayland --stats --dump-dir
 		--verbose --show-config --version --help
 		--' -- "$cur"))
 }
@@ -127,7 +128,7 @@ _rcomp_view()
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--attach --list --socket --tcp --udp --token-file --stdio --local
 			--compress --fps --remote-bin --ssh-udp --app-decorations --title-host --audio --mic --share --view-only
-			--stats --files --file-size-limit --open-files --notifications --hud --hud-key --hud-corner --verbose
+			--stats --files --file-size-limit --open-files --notifications --print --hud --hud-key --hud-corner --verbose
 			--show-config --version --help
 			--' -- "$cur"))
 	else

@@ -122,3 +122,27 @@ def test_a_session_with_printing_off_has_no_printer(desktop):
     server = start_session(desktop, ["--printing", "off"])
     assert server.cups == ""
     assert not [f for f in os.listdir(desktop.session_dir) if f.endswith(".cups")]
+
+
+def test_a_print_opens_in_the_pages_browser_ready_to_print(desktop, page):
+    from webpage import TOKEN, web_session
+    said = os.path.join(desktop.tmp, "cups-server")
+    server, url = web_session(desktop, ("sh", "-c", 'echo "$CUPS_SERVER" > %s; exec %s'
+                                         % (said, INPUT_CLIENT)))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    with open(said) as f:
+        server.cups = f.read().strip()
+    lp(desktop, server, write_letter(desktop))
+    row = "document.querySelector('#rcomp-files [data-print-open=\"letter.txt.pdf\"]')"
+    page.wait(row + " !== null", timeout=30)
+    printed = page.wait("window.rcomp.prints().find((p) => p.head)")
+    assert printed["type"] == "application/pdf" and printed["head"].startswith("%PDF-")
+    def opened():
+        return sum(t["url"] == printed["url"] for t in page.command("tabs")["tabs"])
+    # Opened at once where the browser lets it; the row's button opens it
+    # again (a click, which no browser refuses).
+    before = opened()
+    assert before == (1 if printed["opened"] else 0)
+    page.eval(row + ".click()")
+    wait_for("a tab of the print", lambda: opened() == before + 1)

@@ -28,6 +28,9 @@ packages=(
 	pipewire pipewire-pulse wireplumber dbus-daemon
 	# notifications: the local desktop's daemon and a sender, in the tests
 	mako-notifier libnotify-bin
+	# prints: each session's CUPS scheduler and Debian's filters; lp on both
+	# sides; pdfinfo to count a print's pages
+	cups-daemon cups-filters cups-client poppler-utils
 	python3-pytest python3-pytest-timeout python3-pytest-xdist
 	# tests/netsim's two network namespaces
 	iproute2

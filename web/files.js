@@ -51,6 +51,7 @@ export class Files {
     this.in = new Map(); // the session's, by id
     this.panel = null;
     this.ended = []; // what became of the last groups, for the panel
+    this.prints = []; // the session's prints: {name, url (a blob of the PDF), opened}
   }
 
   get linkUp() {
@@ -300,11 +301,20 @@ export class Files {
     }
   }
 
-  // To the browser: a download, or a print opened in its PDF viewer.
+  // To the browser: a download, or a print opened in its PDF viewer (its
+  // print button there), where the browser lets the page open a tab
+  // unasked; else, and always, a row with "print" and "save" in the panel,
+  // whose click it lets open one.
   hand(blob, name, kind) {
     const url = URL.createObjectURL(blob);
     if (kind === FILES.print) {
-      window.open(url, '_blank');
+      const shown = window.open(url, '_blank');
+      const p = { name, url, opened: Boolean(shown), type: blob.type, size: blob.size, head: '' };
+      blob.slice(0, 8).text().then((h) => { p.head = h; });
+      this.prints.unshift(p);
+      for (const old of this.prints.splice(4)) URL.revokeObjectURL(old.url);
+      this.show();
+      return;
     } else {
       const a = document.createElement('a');
       a.href = url;
@@ -317,6 +327,20 @@ export class Files {
     this.downloads = (this.downloads || 0) + 1;
   }
 
+  openPrint(p) {
+    p.opened = Boolean(window.open(p.url, '_blank')) || p.opened;
+    this.show();
+  }
+
+  savePrint(p) {
+    const a = document.createElement('a');
+    a.href = p.url;
+    a.download = p.name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+
   note(text) {
     this.ended.unshift({ id: 0, name: '', status: FILES.refused, text });
     this.ended.length = Math.min(this.ended.length, 4);
@@ -327,7 +351,7 @@ export class Files {
   // last ones.
   show() {
     const groups = [...this.out.values(), ...this.in.values()];
-    if (!groups.length && !this.ended.length) {
+    if (!groups.length && !this.ended.length && !this.prints.length) {
       this.panel?.remove();
       this.panel = null;
       return;
@@ -371,6 +395,27 @@ export class Files {
       row.textContent = e.name ? `${e.name}: ${e.text}` : e.text;
       rows.push(row);
     }
+    for (const p of this.prints) {
+      const row = document.createElement('div');
+      row.className = 'rcomp-file rcomp-print';
+      row.dataset.print = p.name;
+      const what = document.createElement('span');
+      what.textContent = `\u{1F5B6} ${p.name}: printed in the session` +
+        (p.opened ? ', opened in a tab' : '');
+      const print = document.createElement('button');
+      print.type = 'button';
+      print.textContent = 'print';
+      print.title = 'open it in the browser, ready to print';
+      print.dataset.printOpen = p.name;
+      print.addEventListener('click', () => this.openPrint(p));
+      const save = document.createElement('button');
+      save.type = 'button';
+      save.textContent = 'save';
+      save.dataset.printSave = p.name;
+      save.addEventListener('click', () => this.savePrint(p));
+      row.append(what, print, save);
+      rows.push(row);
+    }
     const close = document.createElement('button');
     close.type = 'button';
     close.className = 'rcomp-files-close';
@@ -378,6 +423,7 @@ export class Files {
     close.title = 'clear what has ended';
     close.addEventListener('click', () => {
       this.ended = [];
+      for (const p of this.prints.splice(0)) URL.revokeObjectURL(p.url);
       this.show();
     });
     this.panel.replaceChildren(close, ...rows);

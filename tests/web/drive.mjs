@@ -41,6 +41,7 @@
 //                                            of notifications: asked, it
 //                                            says no)
 //   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
+//   {"op": "tabs"}                            the browser's pages: {tabs: [{url}]}
 //   {"op": "axe"}                             axe-core's audit of the page as
 //                                            it is: {passes, violations:
 //                                            [{id, impact, help, nodes}]}
@@ -197,6 +198,8 @@ async function run(c) {
     case 'clipboard':
       await page.evaluate((t) => navigator.clipboard.writeText(t), c.text);
       return {};
+    case 'tabs':
+      return { tabs: browser.targets().filter((t) => t.type() === 'page').map((t) => ({ url: t.url() })) };
     case 'permission': {
       const cdp = await browser.target().createCDPSession();
       await cdp.send('Browser.setPermission', {

@@ -1,7 +1,8 @@
 /*
  * The session's printer: a CUPS scheduler of the session's own (cupsd, run
  * as the session's user, as its sound server and bus are), listening on
- * DIR/NAME.cups/run/cups.sock, which the apps find in CUPS_SERVER. It has one
+ * DIR/NAME.print beside the session's socket, which the apps find in
+ * CUPS_SERVER; its settings and spool are in DIR/NAME.cups. It has one
  * queue, "rcomp", the default: a PPD that takes PDF (so Debian's
  * cups-filters turn text, images and PostScript into one PDF) and a
  * backend, `rcomp-run --cups-backend`, that hands the PDF to the session
@@ -166,9 +167,9 @@ static bool write_config(struct rc_server *server, const char *session_socket, c
 		return false;
 	}
 	const char *d = p->dir;
-	if (!sub(d, "run", 0700) || !sub(d, "spool", 0710) || !sub(d, "spool/tmp", 01770) ||
-		!sub(d, "cache", 0770) || !sub(d, "state", 0755) || !sub(d, "log", 0755) ||
-		!sub(d, "ppd", 0755) || !sub(d, "bin", 0755) || !sub(d, "bin/backend", 0755)) {
+	if (!sub(d, "spool", 0710) || !sub(d, "spool/tmp", 01770) || !sub(d, "cache", 0770) ||
+		!sub(d, "state", 0755) || !sub(d, "log", 0755) || !sub(d, "ppd", 0755) ||
+		!sub(d, "bin", 0755) || !sub(d, "bin/backend", 0755)) {
 		snprintf(why, why_size, "cannot make its folders in %s: %s", d, strerror(errno));
 		return false;
 	}
@@ -297,15 +298,17 @@ bool print_start(struct rc_server *server)
 		log_warning("no printer: %s", why);
 		return false;
 	}
-	/* Its socket in a folder of its own: cupsd opens its ServerRoot to all
-	 * (0755), and the socket is only for the session's apps. */
-	if (snprintf(p->socket, sizeof(p->socket), "%s/run/cups.sock", p->dir) >=
-			(int)sizeof(p->socket) ||
+	/* Its socket beside the session's, in the session directory (cupsd
+	 * opens its own folder to all, 0755; the socket is for the session's
+	 * apps alone), and as short as the session's. */
+	if (!session_path(p->socket, sizeof(p->socket), record->dir, record->name, "print") ||
 		strlen(p->socket) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		log_warning("no printer: its socket's path is too long (%s/run/cups.sock)", p->dir);
+		log_warning("no printer: its socket's path is too long (%s/%s.print)", record->dir,
+			record->name);
 		print_stop(server);
 		return false;
 	}
+	unlink(p->socket); /* a killed session's */
 	if (!write_config(server, session_socket, why, sizeof(why))) {
 		log_warning("no printer: %s", why);
 		print_stop(server);
@@ -375,6 +378,9 @@ void print_stop(struct rc_server *server)
 	}
 	if (p->dir[0]) {
 		nftw(p->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	if (p->socket[0]) {
+		unlink(p->socket);
 	}
 	p->dir[0] = p->socket[0] = '\0';
 }

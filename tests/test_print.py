@@ -4,7 +4,9 @@ viewer: rcomp-view prints it on the local default printer (or saves or
 opens it, as set), the page opens it in the browser ready to print."""
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 
 from rig import INPUT_CLIENT, RCOMP_RUN, LocalNotifications, LocalPrinter, wait_for
@@ -146,3 +148,40 @@ def test_a_print_opens_in_the_pages_browser_ready_to_print(desktop, page):
     assert before == (1 if printed["opened"] else 0)
     page.eval(row + ".click()")
     wait_for("a tab of the print", lambda: opened() == before + 1)
+
+
+def test_a_session_of_an_ordinary_user_prints_through_its_own_scheduler(desktop):
+    """As a user's session runs (the gate's): cupsd as that user, its
+    folder in the session directory, and its filters as that user too."""
+    desktop.settings_file("local", "[view]\nprint = save\n")
+    # A short path, as /run/user/ID is: the rig's is too long for a socket.
+    home = tempfile.mkdtemp(prefix="rcp-")
+    desktop.cleanups.append(lambda: shutil.rmtree(home, ignore_errors=True))
+    os.makedirs(os.path.join(home, "rt"), mode=0o700)
+    for d in (home, os.path.join(home, "rt")):
+        os.chown(d, 65534, 65534)
+    said = os.path.join(home, "cups-server")
+    sock = os.path.join(home, "rt", "rcomp-run.sock")
+    server = desktop.start("rcomp-run", [
+        "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", RCOMP_RUN,
+        "--socket", sock, "--", "sh", "-c", 'echo "$CUPS_SERVER" > %s; exec %s'
+        % (said, INPUT_CLIENT)], dict(desktop.remote_env, HOME=home,
+                                      XDG_RUNTIME_DIR=os.path.join(home, "rt"),
+                                      RCOMP_DIR=os.path.join(home, "rt", "sessions")))
+    wait_for("the app's CUPS_SERVER", lambda: os.path.exists(said) and
+             open(said).read().endswith("\n"))
+    server.socket = sock
+    server.cups = open(said).read().strip()
+    assert server.cups.startswith(os.path.join(home, "rt", "sessions")), server.cups
+    desktop.start_viewer(server)
+    desktop.window("rcomp input test")
+    letter = write_letter(desktop)
+    os.chmod(letter, 0o644)
+    out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "lp",
+                          letter], env=dict(desktop.remote_env, CUPS_SERVER=server.cups,
+                                            HOME=home), capture_output=True, text=True,
+                         timeout=20)
+    assert out.returncode == 0, out.stderr
+    got = os.path.join(desktop.local_env["XDG_DOWNLOAD_DIR"], "letter.txt.pdf")
+    wait_for("the print at the viewer", lambda: os.path.exists(got), timeout=30)
+    assert pages(got) == 1

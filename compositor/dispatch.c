@@ -814,6 +814,7 @@ static void handle_closed(void *data)
 	struct rc_viewer *viewer = data;
 	struct rc_server *server = viewer->server;
 	handover_viewer_gone(viewer);
+	notify_viewer_gone(viewer);
 	bool had_input = server->input_viewer == viewer;
 	if (had_input) {
 		end_input(server);

@@ -18,6 +18,7 @@
 #include "dnd.h"
 #include "handover.h"
 #include "log.h"
+#include "notify.h"
 #include "monotonic.h"
 #include "server.h"
 
@@ -198,11 +199,44 @@ static void handle_idle(void *data)
 	handover_sync(server);
 }
 
+/* files = ask: the viewer with input is asked (the one that gives them,
+ * where none has input), in a notification. */
+static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint32_t files,
+	uint64_t bytes)
+{
+	struct rc_server *server = data;
+	struct rc_viewer *from = peer;
+	struct rc_viewer *to = server->input_viewer ? server->input_viewer : from;
+	char summary[160], body[4200];
+	snprintf(summary, sizeof(summary), "Viewer %u gives the session %u file%s (%.1f MB)",
+		from->number, files, files == 1 ? "" : "s", bytes / 1e6);
+	snprintf(body, sizeof(body), "Take %s into %.4000s?", files == 1 ? "it" : "them",
+		server->files.settings.dir);
+	if (!notify_question(server, to, group, summary, body, "Take")) {
+		handover_answer(server, group, false, 0);
+		return;
+	}
+	log_info("%s: viewer %u is asked (files = ask)", summary, to->number);
+}
+
+void handover_answer(struct rc_server *server, uint32_t group, bool yes, uint32_t by)
+{
+	char why[128];
+	snprintf(why, sizeof(why),
+		by ? "refused: the person at viewer %u said no (files = ask)"
+		   : "refused: no viewer could be asked (files = ask)",
+		by);
+	if (files_answer(&server->files, group, yes, why)) {
+		log_info("files from a viewer: %s", yes ? "taken, as asked" : why);
+		handover_sync(server);
+	}
+}
+
 bool handover_init(struct rc_server *server)
 {
 	struct files_settings settings = {
 		.size_limit = server->options.file_size_limit,
-		.take = server->options.files_no ? FILES_TAKE_NO : FILES_TAKE_YES,
+		.take = server->options.files,
 	};
 	if (!files_download_dir(settings.dir, sizeof(settings.dir))) {
 		log_warning("no download folder (HOME is not set): the viewers' files are refused");
@@ -212,6 +246,7 @@ bool handover_init(struct rc_server *server)
 		.send = send_hook,
 		.received = received_hook,
 		.ended = ended_hook,
+		.ask = ask_hook,
 		.data = server,
 	};
 	files_init(&server->files, &hooks, &settings);

@@ -21,6 +21,9 @@ bool handover_handle(struct rc_viewer *viewer, const struct wire_msg *msg, char 
 void handover_viewer_gone(struct rc_viewer *viewer);
 /* A viewer attached: groups waiting for one go on with it. */
 void handover_viewer_welcomed(struct rc_viewer *viewer);
+/* The answer to a question about a viewer's group (files = ask), from
+ * viewer number by (0: none could be asked). */
+void handover_answer(struct rc_server *server, uint32_t group, bool yes, uint32_t by);
 #define HANDOVER_NO_VIEWER (-2)
 /* rcomp-run --send (kind WIRE_FILES_SEND): paths to every full viewer, or
  * viewer number to; a print (WIRE_FILES_PRINT) to one viewer. The groups

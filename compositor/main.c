@@ -133,8 +133,9 @@ static const char usage[] =
 	"                      else pipewire with pipewire-pulse): APP plays into it\n"
 	"                      and the viewer hears it; off: APP uses the host's own\n"
 	"                      sound server, if any\n"
-	"  --files yes|no      take the files the viewers drop on windows or upload (into\n"
-	"                      the download folder; default yes)\n"
+	"  --files yes|ask|no  take the files the viewers drop on windows or upload (into\n"
+	"                      the download folder), ask the viewer with input first,\n"
+	"                      or refuse them (default yes)\n"
 	"  --file-size-limit MIB  the largest file taken (default 16384; 0: none)\n"
 	"  --notifications on|off  the apps' notifications (the session's bus has\n"
 	"                      org.freedesktop.Notifications) go to the viewers (on)\n"
@@ -264,12 +265,15 @@ static bool set_log_max(void *data, const char *value)
 
 static bool set_files(void *data, const char *value)
 {
-	struct rc_options *options = data;
-	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
-		return false;
+	static const char *const ways[] =
+		{[FILES_TAKE_YES] = "yes", [FILES_TAKE_NO] = "no", [FILES_TAKE_ASK] = "ask"};
+	for (uint32_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		if (strcmp(value, ways[i]) == 0) {
+			((struct rc_options *)data)->files = i;
+			return true;
+		}
 	}
-	options->files_no = strcmp(value, "no") == 0;
-	return true;
+	return false;
 }
 
 static bool set_printing(void *data, const char *value)
@@ -339,7 +343,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_CUSTOM("codec", "auto", false, set_codec, "auto, lossless or video"),
 	SETTINGS_CUSTOM("motion", "rate", false, set_motion, "rate or sharpness"),
 	SETTINGS_CUSTOM("audio", "on", false, set_audio, "on, off, pulseaudio or pipewire"),
-	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
+	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes, ask or no"),
 	SETTINGS_CUSTOM("notifications", "on", false, set_notifications, "on or off"),
 	SETTINGS_CUSTOM("printing", "on", false, set_printing, "on or off"),
 	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,

@@ -16,6 +16,7 @@
 
 #include "bus.h"
 #include "connection.h"
+#include "handover.h"
 #include "log.h"
 #include "monotonic.h"
 #include "notify.h"
@@ -455,6 +456,18 @@ void notify_reply(struct rc_viewer *viewer, const struct wire_notify_reply *msg)
 	struct rc_server *server = viewer->server;
 	struct rc_notify *n = &server->notify;
 	int i = find_note(n, msg->id);
+	if (i >= 0 && n->notes[i].question) {
+		/* Ours, about a group of files: the viewer asked answers it. */
+		if (viewer != n->notes[i].asked) {
+			return;
+		}
+		uint32_t group = n->notes[i].question - 1;
+		bool yes = msg->event == WIRE_NOTE_ACTION && msg->action_len == 3 &&
+			memcmp(msg->action, "yes", 3) == 0;
+		drop_note(n, i);
+		handover_answer(server, group, yes, viewer->number);
+		return;
+	}
 	if (!n->bus || i < 0 || viewer->view_only) {
 		return; /* closed already, or none of ours; a watcher sees them and
 			 * acts on none, its closes its own */
@@ -502,6 +515,15 @@ void notify_viewer_welcomed(struct rc_viewer *viewer)
 	uint64_t now = monotonic_usec();
 	for (int i = 0; i < n->count;) {
 		struct rc_note *note = &n->notes[i];
+		if (note->question) {
+			/* Asked again of the viewer with input, where the one
+			 * asked went away. */
+			if (note->asked || viewer != server->input_viewer || viewer->view_only) {
+				i++;
+				continue;
+			}
+			note->asked = viewer;
+		}
 		int64_t left = note->timeout_ms;
 		if (note->timeout_ms > 0) {
 			left -= (int64_t)((now - note->shown_us) / 1000);
@@ -530,5 +552,50 @@ void notify_viewer_welcomed(struct rc_viewer *viewer)
 				.actions_len = note->actions_len}};
 		connection_send(viewer->conn, &out);
 		i++;
+	}
+}
+
+bool notify_question(struct rc_server *server, struct rc_viewer *to, uint32_t group,
+	const char *summary, const char *body, const char *yes)
+{
+	struct rc_notify *n = &server->notify;
+	if (!to || to->view_only || to->conn->minor < 8 || !to->conn->welcomed) {
+		return false;
+	}
+	char actions[WIRE_MAX_NOTE_NAME * 2];
+	int len = snprintf(actions, sizeof(actions), "yes%c%s%cno%cRefuse%c", 0, yes, 0, 0, 0);
+	uint32_t id = ++n->last_id;
+	struct wire_msg out = {.type = WIRE_NOTIFY,
+		.notify = {.id = id,
+			.timeout_ms = 0,
+			.urgency = WIRE_NOTE_NORMAL,
+			.app = "rcomp",
+			.app_len = 5,
+			.summary = summary,
+			.summary_len = fit(summary, WIRE_MAX_NOTE_NAME),
+			.body = body,
+			.body_len = fit(body, WIRE_MAX_NOTE_BODY),
+			.icon = "",
+			.icon_len = 0,
+			.actions = actions,
+			.actions_len = (uint32_t)len}};
+	keep_note(n, &out.notify);
+	int i = find_note(n, id);
+	if (i < 0) {
+		return false;
+	}
+	n->notes[i].question = group + 1;
+	n->notes[i].asked = to;
+	connection_send(to->conn, &out);
+	return true;
+}
+
+void notify_viewer_gone(struct rc_viewer *viewer)
+{
+	struct rc_notify *n = &viewer->server->notify;
+	for (int i = 0; i < n->count; i++) {
+		if (n->notes[i].asked == viewer) {
+			n->notes[i].asked = NULL; /* asked of the next viewer with input */
+		}
 	}
 }

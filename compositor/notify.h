@@ -3,6 +3,7 @@
 #define RCOMP_NOTIFY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "wire.h"
 
@@ -17,5 +18,12 @@ void notify_stop(struct rc_server *server);
 void notify_reply(struct rc_viewer *viewer, const struct wire_notify_reply *msg);
 /* A viewer just welcomed is shown the notifications still open. */
 void notify_viewer_welcomed(struct rc_viewer *viewer);
+/* A viewer went: the questions it was asked wait for the next. */
+void notify_viewer_gone(struct rc_viewer *viewer);
+/* rcomp-run's own question about a group of files (files = ask) to viewer
+ * to, as a notification with the actions yes (labelled yes) and no; the
+ * answer goes to handover_answer. False where to cannot be asked. */
+bool notify_question(struct rc_server *server, struct rc_viewer *to, uint32_t group,
+	const char *summary, const char *body, const char *yes);
 
 #endif

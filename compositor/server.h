@@ -205,7 +205,7 @@ struct rc_options {
 	int grace_ms; /* --grace: from SIGTERM to SIGKILL of what the session started */
 	uint64_t log_max; /* --log-max: the most a session's log file may hold, bytes */
 	enum rc_audio audio; /* --audio: a sound server for the session */
-	bool files_no; /* --files no: the viewers' files are refused */
+	uint32_t files; /* enum files_take: the viewers' files taken, refused or asked */
 	bool notifications_off; /* --notifications off: the apps' are not shown */
 	bool printing_off; /* --printing off: no printer for the session */
 	uint32_t send_to; /* --send --to VIEWER; 0: every viewer */
@@ -235,6 +235,8 @@ struct DBusConnection;
 /* A notification still open: what a viewer that attaches later is shown. */
 struct rc_note {
 	uint32_t id;
+	uint32_t question; /* rcomp-run's own about a group of files: its id + 1 */
+	struct rc_viewer *asked; /* the one viewer a question went to */
 	uint32_t urgency;
 	int32_t timeout_ms; /* -1: the daemon's; 0: never */
 	uint64_t shown_us; /* when the app sent it */

@@ -64,6 +64,8 @@ struct files_group {
 	uint64_t sent, acked; /* of cur */
 
 	/* in */
+	bool asking; /* files = ask: until the person answers, nothing comes */
+	uint64_t asked_us;
 	uint64_t offered_bytes; /* of the files offered so far */
 	char tmp[PATH_MAX], final[PATH_MAX];
 	bool have_offer;
@@ -686,19 +688,21 @@ static void refuse(struct files *f, void *peer, uint32_t group, uint32_t status,
 }
 
 static bool handle_group(struct files *f, void *peer, bool may_take,
-	const struct wire_file_group *m)
+	const struct wire_file_group *m, uint64_t now_us)
 {
 	struct files_group *g = find(f, false, m->group);
 	if (g && g->kind == m->kind && g->nfiles == m->files && g->bytes == m->bytes &&
 		(!g->peer || g->peer == peer)) {
 		/* The same group again (a new link): on from where we are. */
 		g->peer = peer;
-		ack(f, g, true);
+		if (!g->asking) {
+			ack(f, g, true);
+		}
 		return true;
 	}
 	char why[256];
 	const struct files_settings *s = &f->settings;
-	if (!may_take || s->take == FILES_TAKE_NO) {
+	if (!may_take || s->take == FILES_TAKE_NO || (s->take == FILES_TAKE_ASK && !f->hooks.ask)) {
 		refuse(f, peer, m->group, WIRE_FILES_REFUSED, 0,
 			!may_take ? "a viewer that watches gives no files"
 				  : "this side takes no files (files = no)");
@@ -760,7 +764,28 @@ static bool handle_group(struct files *f, void *peer, bool may_take,
 		.fd = -1,
 	};
 	f->in[slot] = g;
+	if (s->take == FILES_TAKE_ASK) {
+		g->asking = true;
+		g->asked_us = now_us;
+		f->hooks.ask(f->hooks.data, peer, g->id, g->kind, g->nfiles, g->bytes);
+		return true;
+	}
 	ack(f, g, true);
+	return true;
+}
+
+bool files_answer(struct files *f, uint32_t group, bool yes, const char *why)
+{
+	struct files_group *g = find(f, false, group);
+	if (!g || !g->asking) {
+		return false;
+	}
+	g->asking = false;
+	if (yes) {
+		ack(f, g, true);
+	} else {
+		end(f, g, WIRE_FILES_REFUSED, 0, why, true);
+	}
 	return true;
 }
 
@@ -1092,7 +1117,7 @@ bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_
 	}
 	switch (msg->type) {
 	case WIRE_FILE_GROUP:
-		return handle_group(f, peer, may_take, &msg->file_group);
+		return handle_group(f, peer, may_take, &msg->file_group, now);
 	case WIRE_FILE_OFFER:
 		return handle_offer(f, peer, &msg->file_offer, err, err_size);
 	case WIRE_FILE_DATA:
@@ -1156,6 +1181,11 @@ void files_expire(struct files *f, uint64_t now_us)
 			if (gs[k] && !gs[k]->peer && now_us - gs[k]->gone_us > FILES_KEEP_US) {
 				end(f, gs[k], WIRE_FILES_CANCELLED, gs[k]->cur,
 					"its viewer was away too long", false);
+			} else if (gs[k] && gs[k]->asking &&
+				now_us - gs[k]->asked_us > FILES_ASK_US) {
+				end(f, gs[k], WIRE_FILES_REFUSED, 0,
+					"refused: not answered within 5 minutes (files = ask)",
+					true);
 			}
 		}
 	}
@@ -1177,6 +1207,7 @@ int files_progress(const struct files *f, struct files_progress *out, int max, u
 				.kind = g->kind,
 				.sending = g->sending,
 				.waiting = !g->peer,
+				.asking = g->asking,
 				.total = g->bytes,
 				.done = g->done + (g->sending ? g->acked : g->written),
 				.rate = now_us - g->rate_at_us < 2000000 ? g->rate_last : 0,

@@ -31,7 +31,10 @@
 enum files_take {
 	FILES_TAKE_YES,
 	FILES_TAKE_NO,
+	FILES_TAKE_ASK, /* the hooks' ask, answered with files_answer */
 };
+
+#define FILES_ASK_US (300ull * 1000000) /* a question unanswered this long is a no */
 
 struct files_settings {
 	uint64_t size_limit; /* bytes of one file received; 0: none */
@@ -53,6 +56,7 @@ struct files_progress {
 	uint32_t group, kind;
 	bool sending; /* ours to the peer; else the peer's to us */
 	bool waiting; /* its peer is away */
+	bool asking; /* waiting for the person's answer (files = ask) */
 	char name[64]; /* its first file's name, or "N files" */
 	uint64_t done, total; /* bytes */
 	uint64_t rate; /* bytes per second, recently */
@@ -67,6 +71,10 @@ struct files_hooks {
 	 * came to us and was cancelled or failed; text: where, or why. */
 	void (*ended)(void *data, uint32_t group, uint32_t kind, bool sending, uint32_t status,
 		const char *text);
+	/* files = ask: peer offers a group (kind, files, bytes); nothing comes
+	 * until files_answer. NULL: asking cannot be done, and it is a no. */
+	void (*ask)(void *data, void *peer, uint32_t group, uint32_t kind, uint32_t files,
+		uint64_t bytes);
 	void *data;
 };
 
@@ -106,6 +114,10 @@ bool files_pump(struct files *f, bool (*may_send)(void *data, void *peer), uint6
  * protocol. may_take: peer may send us files (not a watcher). */
 bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg, char *err,
 	size_t err_size);
+
+/* The person's answer to an ask: the group comes, or is refused (why:
+ * what its sender is told). False where no such question is open. */
+bool files_answer(struct files *f, uint32_t group, bool yes, const char *why);
 
 /* peer is gone: its groups wait FILES_KEEP_US for it or another. */
 void files_peer_gone(struct files *f, void *peer, uint64_t now_us);

@@ -33,6 +33,9 @@ struct side {
 	uint32_t done_status;
 	char done_text[1024];
 	uint32_t datas;
+	int asked; /* files = ask: questions heard, the last one's group */
+	uint32_t asked_group, asked_files;
+	uint64_t asked_bytes;
 };
 
 static struct buffer wire;
@@ -154,6 +157,16 @@ static void ended_hook(void *data, uint32_t group, uint32_t kind, bool sending, 
 	snprintf(s->last_text, sizeof(s->last_text), "%s", text);
 }
 
+static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint32_t files,
+	uint64_t bytes)
+{
+	struct side *s = data;
+	s->asked++;
+	s->asked_group = group;
+	s->asked_files = files;
+	s->asked_bytes = bytes;
+}
+
 static char root[256];
 
 static void sides(struct side *sender, struct side *receiver, uint64_t limit)
@@ -163,7 +176,11 @@ static void sides(struct side *sender, struct side *receiver, uint64_t limit)
 	snprintf(dir, sizeof(dir), "%s/in-%d", root, n++);
 	*sender = (struct side){.other = receiver, .connected = true};
 	*receiver = (struct side){.other = sender, .connected = true};
-	struct files_hooks hooks = {send_hook, received_hook, ended_hook, sender};
+	struct files_hooks hooks = {.send = send_hook,
+		.received = received_hook,
+		.ended = ended_hook,
+		.ask = ask_hook,
+		.data = sender};
 	struct files_settings settings = {.size_limit = limit, .take = FILES_TAKE_YES};
 	snprintf(settings.dir, sizeof(settings.dir), "%s", dir);
 	files_init(&sender->files, &hooks, &settings);
@@ -421,6 +438,55 @@ static void refused_by_settings(void)
 	finish(&a, &b);
 }
 
+/* files = ask: nothing comes until the person says yes; a no is the
+ * sender's refusal, and no file is made. */
+static void asked(void)
+{
+	struct side a, b;
+	sides(&a, &b, 0);
+	b.files.settings.take = FILES_TAKE_ASK;
+	a.drop_after = UINT32_MAX; /* counts the file_data it sends */
+	char file[300], there[4200];
+	snprintf(file, sizeof(file), "%s/asked.bin", root);
+	write_file(file, 2 * 1024 * 1024 + 5, 4);
+	const char *paths[] = {file};
+	char err[256];
+	CHECK(files_send(&a.files, &b, WIRE_FILES_SEND, 0, 0, 0, paths, 1, err, sizeof(err)));
+	run(&a, &b);
+	CHECK(b.asked == 1 && b.asked_files == 1 && b.asked_bytes == 2 * 1024 * 1024 + 5);
+	CHECK(b.received == 0 && a.ended == 0 && a.datas == 0);
+	struct files_progress p[2];
+	CHECK(files_progress(&b.files, p, 2, 0) == 1 && p[0].asking);
+	CHECK(files_answer(&b.files, b.asked_group, true, ""));
+	CHECK(!files_answer(&b.files, b.asked_group, true, "")); /* answered already */
+	run(&a, &b);
+	CHECK(b.received == 1 && a.ended == 1 && a.last_status == WIRE_FILES_WHOLE);
+	snprintf(there, sizeof(there), "%s/asked.bin", b.files.settings.dir);
+	CHECK(same_file(file, there));
+	finish(&a, &b);
+
+	sides(&a, &b, 0);
+	b.files.settings.take = FILES_TAKE_ASK;
+	CHECK(files_send(&a.files, &b, WIRE_FILES_SEND, 0, 0, 0, paths, 1, err, sizeof(err)));
+	run(&a, &b);
+	CHECK(b.asked == 1);
+	CHECK(files_answer(&b.files, b.asked_group, false, "refused: the person said no"));
+	run(&a, &b);
+	CHECK(a.ended == 1 && a.last_status == WIRE_FILES_REFUSED);
+	CHECK(strstr(a.last_text, "the person said no") != NULL);
+	CHECK(b.received == 0 && entries(b.files.settings.dir) <= 0);
+	finish(&a, &b);
+
+	/* A side that cannot ask (no hook) refuses. */
+	sides(&a, &b, 0);
+	b.files.settings.take = FILES_TAKE_ASK;
+	b.files.hooks.ask = NULL;
+	CHECK(files_send(&a.files, &b, WIRE_FILES_SEND, 0, 0, 0, paths, 1, err, sizeof(err)));
+	run(&a, &b);
+	CHECK(a.ended == 1 && a.last_status == WIRE_FILES_REFUSED && b.asked == 0);
+	finish(&a, &b);
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(root, sizeof(root), "/tmp/rcomp-test-files-XXXXXX");
@@ -434,6 +500,7 @@ int main(int argc, char **argv)
 		{"resumed", resumed},
 		{"corrupt", corrupt},
 		{"settings", refused_by_settings},
+		{"asked", asked},
 	};
 	int status = check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 	char rm[300];

@@ -293,3 +293,69 @@ def test_hostile_names_and_sizes_from_a_viewer_are_refused_with_nothing_made(des
     assert bye and b"file_offer" in bye[0], bye
     s.close()
     assert not os.path.exists(down) or os.listdir(down) == [], os.listdir(down)
+
+
+# files = ask.
+
+
+def test_files_ask_in_the_pages_menu_takes_only_what_the_person_says_yes_to(desktop, page):
+    server, url = web_session(desktop, (INPUT_CLIENT,))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    saved = os.path.join(desktop.tmp, "browser-downloads")
+    os.makedirs(saved)
+    page.command("downloads", path=saved)
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    page.wait("document.querySelector('#rcomp-menu [data-menu=\"files-ask\"]') !== null")
+    page.eval("document.querySelector('#rcomp-menu [data-menu=\"files-ask\"]').click()")
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    env = dict(desktop.remote_env, RCOMP_SESSION=session_name(desktop))
+    results = {}
+    for name, answer in (("yes.bin", "yes"), ("no.bin", "no")):
+        sent = make_file(os.path.join(desktop.tmp, name), 300000, seed=8)
+        sender = subprocess.Popen([RCOMP_RUN, "--send", sent], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+        button = "document.querySelector('#rcomp-files [data-answer=\"%s\"]')" % answer
+        page.wait(button + " !== null")
+        assert page.eval("window.rcomp.files().some((f) => f.asking)")
+        time.sleep(0.5)
+        assert not os.path.exists(os.path.join(saved, name))
+        page.eval(button + ".click()")
+        out, _ = sender.communicate(timeout=30)
+        results[name] = (sender.returncode, out)
+    assert results["yes.bin"][0] == 0, results
+    wait_for("the download", lambda: os.path.exists(os.path.join(saved, "yes.bin")) and
+             os.path.getsize(os.path.join(saved, "yes.bin")) == 300000)
+    assert results["no.bin"][0] != 0 and "said no" in results["no.bin"][1], results
+    time.sleep(0.5)
+    assert not os.path.exists(os.path.join(saved, "no.bin"))
+
+
+def test_files_ask_on_rcomp_run_asks_the_viewer_with_input_before_taking_an_upload(desktop,
+                                                                                  page):
+    server, url = web_session(desktop, (INPUT_CLIENT,), options=("--files", "ask"))
+    page.open(url + "#token=" + TOKEN)
+    page.window("rcomp input test")
+    local = os.path.join(desktop.tmp, "local")
+    os.makedirs(local)
+    one = make_file(os.path.join(local, "asked.bin"), 200000, seed=9)
+    page.eval("document.getElementById('rcomp-menu-toggle').click()")
+    page.wait("document.querySelector('#rcomp-menu [data-menu=\"upload\"]')")
+    page.command("choose_files", click="#rcomp-menu [data-menu=\"upload\"]", paths=[one])
+    question = page.wait("window.rcomp.notes().open.find((n) => n.summary.startsWith("
+                         "'Viewer 1 gives the session 1 file'))")
+    assert question["actions"] == [["yes", "Take"], ["no", "Refuse"]], question
+    down = remote_downloads(desktop)
+    time.sleep(0.5)
+    assert not os.path.exists(os.path.join(down, "asked.bin"))
+    page.eval("document.querySelector('#rcomp-notes [data-action=\"yes\"]').click()")
+    wait_for("the upload", lambda: os.path.exists(os.path.join(down, "asked.bin")))
+    assert sha(os.path.join(down, "asked.bin")) == sha(one)
+    # Refused: nothing is made, and the page says why.
+    two = make_file(os.path.join(local, "refused.bin"), 1000, seed=10)
+    page.command("choose_files", click="#rcomp-menu [data-menu=\"upload\"]", paths=[two])
+    page.wait("document.querySelector('#rcomp-notes [data-action=\"no\"]') !== null")
+    page.eval("document.querySelector('#rcomp-notes [data-action=\"no\"]').click()")
+    page.wait("window.rcomp.files().some((f) => f.ended === %d && f.text.includes('said no'))"
+              % 2)
+    assert not os.path.exists(os.path.join(down, "refused.bin"))

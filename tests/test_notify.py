@@ -270,3 +270,37 @@ def test_the_pages_menu_turns_notifications_off(desktop, page):
     time.sleep(1)
     assert page.eval("window.rcomp.notes().history.length") == 0
     assert not page.eval("Boolean(document.getElementById('rcomp-notes'))")
+
+
+# files = ask: the question is a notification.
+
+
+def test_files_ask_on_rcomp_view_saves_what_the_person_says_yes_to(desktop):
+    notes = LocalNotifications(desktop)
+    desktop.settings_file("local", "[view]\nfiles = ask\n")
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    desktop.window("rcomp input test")
+    env = dict(session_env(desktop), RCOMP_SESSION=[
+        f for f in os.listdir(desktop.session_dir) if f.endswith(".bus")][0][:-4])
+    down = desktop.local_env["XDG_DOWNLOAD_DIR"]
+    results = []
+    for name, answer in (("wanted.txt", "yes"), ("unwanted.txt", "no")):
+        path = os.path.join(desktop.tmp, name)
+        with open(path, "w") as f:
+            f.write("some text\n" * 100)
+        sender = subprocess.Popen([RCOMP_RUN, "--send", path], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+        asked = wait_for("the question", lambda: mako_has(notes, "The session sends a file "
+                                                          "(0.0 MB)"))
+        assert asked["actions"] == {"yes": "Save", "no": "Refuse"}, asked
+        time.sleep(0.5)
+        assert not os.path.exists(os.path.join(down, name))  # nothing before the answer
+        notes.invoke(asked["id"], answer)
+        out, _ = sender.communicate(timeout=30)
+        results.append((sender.returncode, out))
+        wait_for("the question to go", lambda: not mako_has(notes, "The session sends a file "
+                                                            "(0.0 MB)"))
+    assert results[0][0] == 0 and os.path.exists(os.path.join(down, "wanted.txt")), results
+    assert results[1][0] != 0 and "said no" in results[1][1], results
+    assert not os.path.exists(os.path.join(down, "unwanted.txt"))

@@ -99,11 +99,45 @@ static void ended_hook(void *data, uint32_t group, uint32_t kind, bool sending, 
 	}
 }
 
+/* files = ask: the desktop's notification asks the person. */
+static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint32_t files,
+	uint64_t bytes)
+{
+	struct rv_viewer *viewer = data;
+	char summary[160], body[PATH_MAX + 64];
+	const char *what = kind == WIRE_FILES_PRINT ? "prints" : "sends";
+	if (files == 1) {
+		snprintf(summary, sizeof(summary), "The session %s a file (%.1f MB)", what,
+			bytes / 1e6);
+	} else {
+		snprintf(summary, sizeof(summary), "The session %s %u files (%.1f MB)", what, files,
+			bytes / 1e6);
+	}
+	snprintf(body, sizeof(body), "Save %s in %s?", files == 1 ? "it" : "them",
+		viewer->files.settings.dir);
+	if (!notify_question(viewer, group, summary, body, "Save")) {
+		log_warning("files = ask, and this desktop has no notification daemon to ask "
+			    "with: the session's files are refused");
+		handover_answer(viewer, group, false);
+		return;
+	}
+	log_info("%s: asked", summary);
+}
+
+void handover_answer(struct rv_viewer *viewer, uint32_t group, bool yes)
+{
+	if (files_answer(&viewer->files, group, yes,
+		    yes ? "" : "refused: the person at the viewer said no")) {
+		log_info("the session's files: %s",
+			yes ? "taken, as the person said" : "refused, as the person said");
+	}
+}
+
 bool handover_init(struct rv_viewer *viewer)
 {
 	struct files_settings settings = {
 		.size_limit = viewer->options.file_size_limit,
-		.take = viewer->options.files_no ? FILES_TAKE_NO : FILES_TAKE_YES,
+		.take = viewer->options.files,
 	};
 	if (!files_download_dir(settings.dir, sizeof(settings.dir))) {
 		log_warning(
@@ -114,6 +148,7 @@ bool handover_init(struct rv_viewer *viewer)
 		.send = send_hook,
 		.received = received_hook,
 		.ended = ended_hook,
+		.ask = ask_hook,
 		.data = viewer,
 	};
 	files_init(&viewer->files, &hooks, &settings);

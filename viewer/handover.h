@@ -21,6 +21,9 @@ void handover_link_up(struct rv_viewer *viewer);
  * group's id, or 0 (logged). */
 uint32_t handover_drop(struct rv_viewer *viewer, uint32_t window, int32_t x, int32_t y,
 	const char *const *paths, int n);
+/* The person's answer to a question about the session's group (files =
+ * ask). */
+void handover_answer(struct rv_viewer *viewer, uint32_t group, bool yes);
 /* --stats: a line for each group under way. */
 void handover_stats(struct rv_viewer *viewer, void (*line)(const char *text));
 

@@ -77,8 +77,9 @@ static const char usage[] =
 	"                      --share; a session's watch token admits only this)\n"
 	"  --stats             print one line per second per window: frames received and\n"
 	"                      presented, bytes/s; and one for sound and each file transfer\n"
-	"  --files yes|no      save what the session sends (rcomp-run --send) in the\n"
-	"                      download folder (default yes)\n"
+	"  --files yes|ask|no  save what the session sends (rcomp-run --send, prints) in\n"
+	"                      the download folder, ask first (a notification), or\n"
+	"                      refuse it (default yes)\n"
 	"  --file-size-limit MIB  the largest file saved (default 16384; 0: none)\n"
 	"  --open-files        open what the session sends once it is saved (xdg-open)\n"
 	"  --print lp|save|open  what a print of the session's (a PDF, saved in the\n"
@@ -146,11 +147,15 @@ static bool set_remote_bin(void *data, const char *value)
 
 static bool set_files(void *data, const char *value)
 {
-	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
-		return false;
+	static const char *const ways[] =
+		{[FILES_TAKE_YES] = "yes", [FILES_TAKE_NO] = "no", [FILES_TAKE_ASK] = "ask"};
+	for (uint32_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		if (strcmp(value, ways[i]) == 0) {
+			((struct rv_options *)data)->files = i;
+			return true;
+		}
 	}
-	((struct rv_options *)data)->files_no = strcmp(value, "no") == 0;
-	return true;
+	return false;
 }
 
 static bool set_file_size_limit(void *data, const char *value)
@@ -176,8 +181,8 @@ static bool set_notifications(void *data, const char *value)
 
 static bool set_print(void *data, const char *value)
 {
-	static const char *const ways[] = {
-		[RV_PRINT_LP] = "lp", [RV_PRINT_SAVE] = "save", [RV_PRINT_OPEN] = "open"};
+	static const char *const ways[] =
+		{[RV_PRINT_LP] = "lp", [RV_PRINT_SAVE] = "save", [RV_PRINT_OPEN] = "open"};
 	for (uint32_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
 		if (strcmp(value, ways[i]) == 0) {
 			((struct rv_options *)data)->print = i;
@@ -238,7 +243,7 @@ static const struct settings_key keys[] = {
 	SETTINGS_FLAG("share", OPTIONS, share),
 	SETTINGS_FLAG("view-only", OPTIONS, view_only),
 	SETTINGS_FLAG("stats", OPTIONS, stats),
-	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes or no"),
+	SETTINGS_CUSTOM("files", "yes", false, set_files, "yes, ask or no"),
 	SETTINGS_CUSTOM("file-size-limit", "16384", false, set_file_size_limit,
 		"a number of MiB, 0 for none"),
 	SETTINGS_FLAG("open-files", OPTIONS, open_files),

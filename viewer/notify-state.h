@@ -19,9 +19,11 @@ struct rv_notify {
 	char why[160];
 	bool said_no_daemon;
 	int slot; /* the pending calls' data slot; -1: none */
-	/* The session's id of each shown notification, and this desktop's. */
+	/* The session's id of each shown notification, and this desktop's;
+	 * or rcomp-view's own question about a group of files (files = ask):
+	 * its group + 1 (0: none). */
 	struct {
-		uint32_t remote, local;
+		uint32_t remote, local, question;
 	} map[RV_NOTES];
 	int count;
 };

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "connection.h"
+#include "handover.h"
 #include "log.h"
 #include "notify.h"
 #include "viewer.h"
@@ -46,6 +47,18 @@ static int find_remote(struct rv_notify *n, uint32_t remote)
 	return -1;
 }
 
+static void close_local(struct rv_notify *n, uint32_t local)
+{
+	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "CloseNotification");
+	if (m && dbus_message_append_args(m, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
+		dbus_connection_send(n->bus, m, NULL);
+		dbus_connection_flush(n->bus);
+	}
+	if (m) {
+		dbus_message_unref(m);
+	}
+}
+
 /* The daemon's signals: an action, a close, of one of ours. */
 static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *data)
 {
@@ -57,7 +70,12 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 		dbus_message_get_args(msg, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_STRING, &key,
 			DBUS_TYPE_INVALID)) {
 		int i = find_local(n, local);
-		if (i >= 0 && n->map[i].remote) {
+		if (i >= 0 && n->map[i].question) {
+			uint32_t group = n->map[i].question - 1;
+			forget(n, i);
+			close_local(n, local); /* answered: the question goes */
+			handover_answer(viewer, group, strcmp(key, "yes") == 0);
+		} else if (i >= 0 && n->map[i].remote) {
 			size_t len = strnlen(key, WIRE_MAX_NOTE_NAME);
 			connection_send(viewer,
 				&(struct wire_msg){.type = WIRE_NOTIFY_REPLY,
@@ -70,7 +88,11 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 		dbus_message_get_args(msg, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_UINT32,
 			&reason, DBUS_TYPE_INVALID)) {
 		int i = find_local(n, local);
-		if (i >= 0) {
+		if (i >= 0 && n->map[i].question) {
+			uint32_t group = n->map[i].question - 1;
+			forget(n, i);
+			handover_answer(viewer, group, false); /* dismissed: a no */
+		} else if (i >= 0) {
 			if (n->map[i].remote) {
 				connection_send(viewer,
 					&(struct wire_msg){.type = WIRE_NOTIFY_REPLY,
@@ -121,32 +143,45 @@ static bool reach(struct rv_viewer *viewer)
 }
 
 /* The daemon's answer: the local id of a notification of the session's. */
+/* What a Notify call was for: a notification of the session's (its id), or
+ * a question of ours about a group of files. */
+#define QUESTION ((uint64_t)1 << 32)
+
+/* The daemon's answer: the local id of a notification of the session's,
+ * or of a question. */
 static void answered(DBusPendingCall *call, void *data)
 {
 	struct rv_viewer *viewer = data;
 	struct rv_notify *n = &viewer->notify;
 	DBusMessage *reply = dbus_pending_call_steal_reply(call);
-	uint32_t remote = (uint32_t)(uintptr_t)dbus_pending_call_get_data(call, n->slot);
+	uint64_t what = (uint64_t)(uintptr_t)dbus_pending_call_get_data(call, n->slot);
+	uint32_t remote = what & QUESTION ? 0 : (uint32_t)what;
+	uint32_t question = what & QUESTION ? (uint32_t)what + 1 : 0;
 	uint32_t local;
 	if (reply &&
 		dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
-		int i = find_remote(n, remote);
-		if (remote && i < 0 && n->count == RV_NOTES) {
-			forget(n, 0); /* the oldest is forgotten: its answers go nowhere */
-		}
-		if (remote && i < 0) {
+		int i = remote ? find_remote(n, remote) : -1;
+		if ((remote || question) && i < 0) {
+			if (n->count == RV_NOTES) {
+				forget(n, 0); /* the oldest is forgotten: its answers go nowhere */
+			}
 			i = n->count++;
 		}
-		if (remote) {
+		if (i >= 0) {
 			n->map[i].remote = remote;
 			n->map[i].local = local;
+			n->map[i].question = question;
 		}
-	} else if (reply && !n->said_no_daemon) {
-		n->said_no_daemon = true;
-		log_warning("the session's notifications are not shown: this desktop's "
-			    "notification "
-			    "daemon did not answer (%s)",
-			dbus_message_get_error_name(reply));
+	} else {
+		if (reply && !n->said_no_daemon) {
+			n->said_no_daemon = true;
+			log_warning("the session's notifications are not shown: this desktop's "
+				    "notification daemon did not answer (%s)",
+				dbus_message_get_error_name(reply));
+		}
+		if (question) {
+			handover_answer(viewer, question - 1, false);
+		}
 	}
 	if (reply) {
 		dbus_message_unref(reply);
@@ -154,17 +189,18 @@ static void answered(DBusPendingCall *call, void *data)
 	dbus_pending_call_unref(call);
 }
 
-static void show(struct rv_viewer *viewer, uint32_t remote, const char *app, const char *summary,
+static bool show(struct rv_viewer *viewer, uint64_t what, const char *app, const char *summary,
 	const char *body, const char *icon, const char *const *actions, int nactions,
 	uint32_t urgency, int32_t timeout)
 {
 	struct rv_notify *n = &viewer->notify;
+	uint32_t remote = what & QUESTION ? 0 : (uint32_t)what;
 	if (!reach(viewer)) {
-		return;
+		return false;
 	}
 	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "Notify");
 	if (!m) {
-		return;
+		return false;
 	}
 	int i = remote ? find_remote(n, remote) : -1;
 	uint32_t replaces = i >= 0 ? n->map[i].local : 0;
@@ -192,15 +228,17 @@ static void show(struct rv_viewer *viewer, uint32_t remote, const char *app, con
 	dbus_message_iter_close_container(&it, &sub);
 	dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &timeout);
 	DBusPendingCall *call = NULL;
-	if (dbus_connection_send_with_reply(n->bus, m, &call, 5000) && call) {
+	bool sent = dbus_connection_send_with_reply(n->bus, m, &call, 5000) && call;
+	if (sent) {
 		if (n->slot < 0) {
 			dbus_pending_call_allocate_data_slot(&n->slot);
 		}
-		dbus_pending_call_set_data(call, n->slot, (void *)(uintptr_t)remote, NULL);
+		dbus_pending_call_set_data(call, n->slot, (void *)(uintptr_t)what, NULL);
 		dbus_pending_call_set_notify(call, answered, viewer, NULL);
 	}
 	dbus_message_unref(m);
 	dbus_connection_flush(n->bus);
+	return sent;
 }
 
 void notify_init(struct rv_viewer *viewer)
@@ -272,14 +310,7 @@ void notify_close(struct rv_viewer *viewer, const struct wire_notify_close *msg)
 	}
 	uint32_t local = n->map[i].local;
 	forget(n, i); /* the close it brings is ours: not told back */
-	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "CloseNotification");
-	if (m && dbus_message_append_args(m, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
-		dbus_connection_send(n->bus, m, NULL);
-		dbus_connection_flush(n->bus);
-	}
-	if (m) {
-		dbus_message_unref(m);
-	}
+	close_local(n, local);
 }
 
 void notify_local(struct rv_viewer *viewer, const char *summary, const char *body)
@@ -288,6 +319,13 @@ void notify_local(struct rv_viewer *viewer, const char *summary, const char *bod
 		return;
 	}
 	show(viewer, 0, "rcomp", summary, body, "", NULL, 0, 1, -1);
+}
+
+bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summary,
+	const char *body, const char *yes)
+{
+	const char *actions[] = {"yes", yes, "no", "Refuse"};
+	return show(viewer, QUESTION | group, "rcomp", summary, body, "", actions, 4, 1, 0);
 }
 
 void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd)

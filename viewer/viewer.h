@@ -229,7 +229,7 @@ struct rv_options {
 	bool share; /* join beside the session's viewers, not take it over */
 	bool view_only; /* join to watch: no input (implies share) */
 	bool stats;
-	bool files_no; /* --files no: the session's files are refused */
+	uint32_t files; /* enum files_take: the session's files saved, refused or asked */
 	uint64_t file_size_limit; /* bytes of one file taken; 0: none */
 	bool open_files; /* open what the session sends, once saved */
 	bool notifications_off; /* the session's notifications are not shown */

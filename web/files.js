@@ -217,12 +217,33 @@ export class Files {
       refuse(`the page takes files up to ${mb(PAGE_FILE_MAX)} MB`);
       return;
     }
+    // What the menu's files says: save (yes), ask, or refuse (no).
+    const take = this.session.menu?.kept.files || 'yes';
+    if (take === 'no') {
+      refuse('refused: this page takes no files (its menu\'s files: refuse)');
+      return;
+    }
     const g = { id: m.group, kind: m.kind, count: m.files, bytes: m.bytes, cur: 0, written: 0,
       ackSent: 0, file: null, done: 0, name: m.files > 1 ? `${m.files} files` : 'a file',
-      rate: new Rate() };
+      rate: new Rate(), asking: take === 'ask' };
     this.in.set(m.group, g);
-    this.ackIn(g, true);
+    if (!g.asking) this.ackIn(g, true);
     this.show();
+  }
+
+  // The person's answer to a group it was asked about: nothing came before.
+  answer(id, yes) {
+    const g = this.in.get(id);
+    if (!g || !g.asking) return;
+    g.asking = false;
+    if (yes) {
+      this.ackIn(g, true);
+      this.show();
+      return;
+    }
+    const why = 'refused: the person said no';
+    this.send('file_done', { group: id, status: FILES.refused, file: 0, text: why });
+    this.finish(g, FILES.refused, why);
   }
 
   ackIn(g, fromHere = false) {
@@ -374,6 +395,25 @@ export class Files {
       const row = document.createElement('div');
       row.className = 'rcomp-file';
       row.dataset.group = String(g.id);
+      if (g.asking) {
+        const what = document.createElement('span');
+        what.textContent = `\u2193 ${g.count > 1 ? `${g.count} files` : 'a file'} ` +
+          `(${mb(g.bytes)} MB) from the session${g.kind === FILES.print ? ', a print' : ''}: take ` +
+          `${g.count > 1 ? 'them' : 'it'}?`;
+        const yes = document.createElement('button');
+        yes.type = 'button';
+        yes.textContent = g.kind === FILES.print ? 'open' : 'save';
+        yes.dataset.answer = 'yes';
+        yes.addEventListener('click', () => this.answer(g.id, true));
+        const no = document.createElement('button');
+        no.type = 'button';
+        no.textContent = 'refuse';
+        no.dataset.answer = 'no';
+        no.addEventListener('click', () => this.answer(g.id, false));
+        row.append(what, yes, no);
+        rows.push(row);
+        continue;
+      }
       const bar = document.createElement('progress');
       bar.max = total || 1;
       bar.value = done;
@@ -432,7 +472,7 @@ export class Files {
   // For the tests and the HUD: each group under way.
   stats() {
     return [...this.out.values()].map((g) => ({ id: g.id, sending: true, done: g.done + g.acked, total: g.bytes }))
-      .concat([...this.in.values()].map((g) => ({ id: g.id, sending: false, done: g.done + g.written, total: g.bytes })))
+      .concat([...this.in.values()].map((g) => ({ id: g.id, sending: false, done: g.done + g.written, total: g.bytes, asking: Boolean(g.asking) })))
       .concat(this.ended.map((e) => ({ id: e.id, ended: e.status, text: e.text })));
   }
 }

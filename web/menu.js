@@ -46,7 +46,7 @@ export class Menu {
   // much smaller, so its text is readable).
   load() {
     const defaults = { zoom: window.innerWidth < 600 ? 1.5 : 1, fit: false, quality: 'auto',
-      touch: 'direct' };
+      touch: 'direct', files: 'yes' };
     try {
       return { ...defaults, ...JSON.parse(localStorage.getItem(KEPT) || '{}') };
     } catch (e) {
@@ -151,6 +151,7 @@ export class Menu {
     mark('[data-menu="touch-direct"]', this.kept.touch !== 'touchpad');
     mark('[data-menu="touchpad"]', this.kept.touch === 'touchpad');
     mark('[data-menu="hud"]', s.hud.on);
+    for (const how of ['yes', 'ask', 'no']) mark(`[data-menu="files-${how}"]`, this.kept.files === how);
     p.querySelector('[data-menu="clipboard-state"]').textContent = s.clipboard.state();
     const remote = p.querySelector('[data-menu="clipboard-remote"]');
     if (remote.value !== (s.clipboard.theirs || '')) remote.value = s.clipboard.theirs || '';
@@ -262,6 +263,10 @@ export class Menu {
   // them to its app).
   filesSection() {
     const s = this.session;
+    const take = (how) => {
+      this.keep({ files: how });
+      this.refresh();
+    };
     const pick = (folder) => {
       const input = el('input', { type: 'file', multiple: true, hidden: true,
         data: { menu: folder ? 'upload-folder-input' : 'upload-input' } });
@@ -278,9 +283,13 @@ export class Menu {
         this.button('upload', 'upload files', () => pick(false),
           'into the session\'s download folder'),
         this.button('upload-folder', 'upload a folder', () => pick(true))),
+      el('p', {}, 'What the session sends: ',
+        this.button('files-yes', 'save', () => take('yes'), 'saved as the browser\'s downloads'),
+        this.button('files-ask', 'ask', () => take('ask'), 'asked each time'),
+        this.button('files-no', 'refuse', () => take('no'))),
       el('p', { className: 'rcomp-menu-said',
         textContent: 'Or drop files on a window: its app gets them once they are there. ' +
-          'What the session sends (rcomp-run --send) comes as a download.' }));
+          'What the session sends (rcomp-run --send, a print) comes as a download.' }));
   }
 
   // The session's notifications: here only, or the browser's too (its

@@ -32,7 +32,7 @@ _rcomp_values()
 	--stall-timeout) COMPREPLY=($(compgen -W '10 30 60' -- "$cur")) ;;
 	--grace) COMPREPLY=($(compgen -W '1 3 10' -- "$cur")) ;;
 	--log-max) COMPREPLY=($(compgen -W '8 64 512' -- "$cur")) ;;
-	--files) COMPREPLY=($(compgen -W 'yes no' -- "$cur")) ;;
+	--files) COMPREPLY=($(compgen -W 'yes ask no' -- "$cur")) ;;
 	--file-size-limit) COMPREPLY=($(compgen -W '1024 16384 0' -- "$cur")) ;;
 	--notifications | --printing) COMPREPLY=($(compgen -W 'on off' -- "$cur")) ;;
 	--print) COMPREPLY=($(compgen -W 'lp save open' -- "$cur")) ;;

@@ -22,7 +22,6 @@
 
 #include "app.h"
 #include "bus.h"
-#include "notify.h"
 #include "print.h"
 #include "log.h"
 #include "monotonic.h"
@@ -293,8 +292,7 @@ void app_wait_ended(struct rc_server *server)
 	 * session's log. Its bus goes with it. */
 	sound_end_server(server);
 	print_stop(server);
-	notify_stop(server);
-	bus_stop(server);
+	bus_stop(server); /* rcomp-run left it with the event loop (notify_stop) */
 	/* What is left of ours: the sound server's helpers, an Xwayland that
 	 * did not go with the compositor. The reaper, still writing the
 	 * log's last bytes, is spared. */

@@ -212,7 +212,7 @@ static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint
 		from->number, files, files == 1 ? "" : "s", bytes / 1e6);
 	snprintf(body, sizeof(body), "Take %s into %.4000s?", files == 1 ? "it" : "them",
 		server->files.settings.dir);
-	if (!notify_question(server, to, group, summary, body, "Take")) {
+	if (!notify_question(server, to, group, summary, body, "Take", handover_answer)) {
 		handover_answer(server, group, false, 0);
 		return;
 	}
@@ -237,6 +237,7 @@ bool handover_init(struct rc_server *server)
 	struct files_settings settings = {
 		.size_limit = server->options.file_size_limit,
 		.take = server->options.files,
+		.paced = true, /* the channel's pacer keeps the link's queue short */
 	};
 	if (!files_download_dir(settings.dir, sizeof(settings.dir))) {
 		log_warning("no download folder (HOME is not set): the viewers' files are refused");

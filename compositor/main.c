@@ -863,6 +863,7 @@ int main(int argc, char **argv)
 	app_finish(&server);
 	sound_finish(&server);
 	stats_finish(&server);
+	notify_stop(&server); /* its watches are the event loop's */
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
 		if (signals[i]) {
 			wl_event_source_remove(signals[i]);

@@ -16,7 +16,6 @@
 
 #include "bus.h"
 #include "connection.h"
-#include "handover.h"
 #include "log.h"
 #include "monotonic.h"
 #include "notify.h"
@@ -435,19 +434,21 @@ bool notify_start(struct rc_server *server)
 void notify_stop(struct rc_server *server)
 {
 	struct rc_notify *n = &server->notify;
-	if (n->dispatch_idle) {
-		wl_event_source_remove(n->dispatch_idle);
-		n->dispatch_idle = NULL;
-	}
 	while (n->count > 0) {
 		drop_note(n, n->count - 1);
 	}
 	if (n->bus) {
+		/* Closing dispatches what is left: nothing of it is ours now. */
+		dbus_connection_set_dispatch_status_function(n->bus, NULL, NULL, NULL);
 		dbus_connection_set_watch_functions(n->bus, NULL, NULL, NULL, NULL, NULL);
 		dbus_connection_set_timeout_functions(n->bus, NULL, NULL, NULL, NULL, NULL);
 		dbus_connection_close(n->bus);
 		dbus_connection_unref(n->bus);
 		n->bus = NULL;
+	}
+	if (n->dispatch_idle) {
+		wl_event_source_remove(n->dispatch_idle);
+		n->dispatch_idle = NULL;
 	}
 }
 
@@ -465,7 +466,7 @@ void notify_reply(struct rc_viewer *viewer, const struct wire_notify_reply *msg)
 		bool yes = msg->event == WIRE_NOTE_ACTION && msg->action_len == 3 &&
 			memcmp(msg->action, "yes", 3) == 0;
 		drop_note(n, i);
-		handover_answer(server, group, yes, viewer->number);
+		n->answer(server, group, yes, viewer->number);
 		return;
 	}
 	if (!n->bus || i < 0 || viewer->view_only) {
@@ -556,9 +557,10 @@ void notify_viewer_welcomed(struct rc_viewer *viewer)
 }
 
 bool notify_question(struct rc_server *server, struct rc_viewer *to, uint32_t group,
-	const char *summary, const char *body, const char *yes)
+	const char *summary, const char *body, const char *yes, notify_answer_fn *answer)
 {
 	struct rc_notify *n = &server->notify;
+	n->answer = answer;
 	if (!to || to->view_only || to->conn->minor < 8 || !to->conn->welcomed) {
 		return false;
 	}

@@ -22,8 +22,10 @@ void notify_viewer_welcomed(struct rc_viewer *viewer);
 void notify_viewer_gone(struct rc_viewer *viewer);
 /* rcomp-run's own question about a group of files (files = ask) to viewer
  * to, as a notification with the actions yes (labelled yes) and no; the
- * answer goes to handover_answer. False where to cannot be asked. */
+ * answer goes to answer (by: the viewer's number). False where to cannot be
+ * asked. */
+typedef void notify_answer_fn(struct rc_server *server, uint32_t group, bool yes, uint32_t by);
 bool notify_question(struct rc_server *server, struct rc_viewer *to, uint32_t group,
-	const char *summary, const char *body, const char *yes);
+	const char *summary, const char *body, const char *yes, notify_answer_fn *answer);
 
 #endif

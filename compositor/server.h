@@ -251,6 +251,8 @@ struct rc_notify {
 	uint32_t last_id;
 	struct rc_note notes[RC_NOTES]; /* the open ones, oldest first */
 	int count;
+	/* Where the answers to rcomp-run's own questions go (notify_question). */
+	void (*answer)(struct rc_server *server, uint32_t group, bool yes, uint32_t by);
 };
 
 struct rc_output; /* output.c: one per scale in use */

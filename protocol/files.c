@@ -62,6 +62,14 @@ struct files_group {
 	uint8_t sha[32];
 	int fd;
 	uint64_t sent, acked; /* of cur */
+	/* The window, grown while acks come back as fast as the least round
+	 * trip and shrunk once a round trip where they come later: when
+	 * each recent chunk went, to time the acks. */
+	uint64_t cwnd, min_rtt_us, cut_us;
+	struct {
+		uint64_t end, at_us;
+	} sends[256];
+	uint32_t nsends;
 
 	/* in */
 	bool asking; /* files = ask: until the person answers, nothing comes */
@@ -491,6 +499,7 @@ static void begin_file(struct files_group *g)
 	}
 	g->hashed = g->offered = false;
 	g->hash_pos = g->sent = g->acked = 0;
+	g->nsends = 0; /* offsets begin again: the window and round trip stay */
 }
 
 /* Hashes a step of the file under way; true once it is hashed. False with
@@ -558,10 +567,15 @@ static void send_data(struct files *f, struct files_group *g,
 {
 	struct file_src *s = &g->src[g->cur];
 	static uint8_t buf[WIRE_MAX_TRANSFER_CHUNK];
-	while (g->sent < s->size && g->sent - g->acked < FILES_WINDOW &&
+	while (g->sent < s->size && g->sent - g->acked < g->cwnd &&
 		may_send(f->hooks.data, g->peer)) {
+		/* Chunks of a quarter window (4 to 64 KiB): a key queued behind
+		 * one on a slow link waits for little. */
+		uint64_t chunk = g->cwnd / 4 < 4096 ? 4096
+			: g->cwnd / 4 > sizeof(buf) ? sizeof(buf)
+						    : g->cwnd / 4;
 		uint64_t left = s->size - g->sent;
-		size_t want = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+		size_t want = (size_t)(left < chunk ? left : chunk);
 		ssize_t r = pread(g->fd, buf, want, (off_t)g->sent);
 		if (r <= 0) {
 			char why[512];
@@ -578,8 +592,49 @@ static void send_data(struct files *f, struct files_group *g,
 					.data = buf,
 					.len = (uint32_t)r}});
 		g->sent += (uint64_t)r;
+		uint32_t at = g->nsends++ % 256;
+		g->sends[at].end = g->sent;
+		g->sends[at].at_us = now_us;
 		note_moved(g, (uint64_t)r, now_us);
 	}
+}
+
+/* An ack that moved the window: its round trip (from the chunk it covers
+ * to now) against the least one says whether a queue builds. */
+static void adapt_window(struct files_group *g, uint64_t received, uint64_t acked_bytes,
+	uint64_t now_us)
+{
+	uint64_t at = 0;
+	for (uint32_t k = 0; k < 256 && k < g->nsends; k++) {
+		uint32_t i = (g->nsends - 1 - k) % 256;
+		if (g->sends[i].end <= received) {
+			at = g->sends[i].at_us;
+			break;
+		}
+	}
+	if (!at || now_us < at) {
+		return;
+	}
+	uint64_t rtt = now_us - at;
+	if (rtt < g->min_rtt_us) {
+		g->min_rtt_us = rtt;
+	}
+	uint64_t queue = rtt - g->min_rtt_us;
+	if (queue > FILES_QUEUE_US) {
+		if (now_us - g->cut_us > rtt) {
+			/* Once a round trip, to what the link carried with the
+			 * queue it may have. */
+			g->cwnd = g->cwnd * (g->min_rtt_us + FILES_QUEUE_US / 2) / rtt;
+			g->cut_us = now_us;
+		}
+	} else if (queue < FILES_QUEUE_US / 2) {
+		g->cwnd += acked_bytes / 4; /* a quarter again a round trip */
+	} else {
+		g->cwnd += acked_bytes * WIRE_MAX_TRANSFER_CHUNK / g->cwnd;
+	}
+	g->cwnd = g->cwnd < FILES_WINDOW_MIN ? FILES_WINDOW_MIN
+		: g->cwnd > FILES_WINDOW     ? FILES_WINDOW
+					     : g->cwnd;
 }
 
 bool files_pump(struct files *f, bool (*may_send)(void *data, void *peer), uint64_t now_us)
@@ -621,8 +676,9 @@ bool files_cancel(struct files *f, uint32_t group)
  * says where to begin; then the file it writes and how much of it it has
  * (the next file at 0 once one is whole: the sender moves on at that). */
 static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *m, char *err,
-	size_t err_size)
+	size_t err_size, uint64_t now_us)
 {
+	bool paced = f->settings.paced;
 	struct files_group *g = find(f, true, m->group);
 	if (!g || g->peer != peer) {
 		return true; /* ended meanwhile */
@@ -637,6 +693,13 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 		return true; /* an old one, crossed with what came since */
 	}
 	if (!g->started || m->file > g->cur) {
+		if (!g->started) {
+			/* A link (a new one, where the group resumes): its own
+			 * round trip and window. */
+			g->cwnd = paced ? FILES_WINDOW_PACED : FILES_WINDOW_START;
+			g->min_rtt_us = UINT64_MAX;
+			g->cut_us = 0;
+		}
 		g->started = true;
 		g->cur = m->file;
 		g->done = 0;
@@ -652,6 +715,9 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 		 * back to where it is. */
 		g->sent = g->acked = m->received;
 	} else if (m->received > g->acked) {
+		if (!paced) {
+			adapt_window(g, m->received, m->received - g->acked, now_us);
+		}
 		g->acked = m->received;
 	}
 	if (g->sent < g->acked) {
@@ -1123,7 +1189,7 @@ bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_
 	case WIRE_FILE_DATA:
 		return handle_data(f, peer, &msg->file_data, now);
 	case WIRE_FILE_ACK:
-		return handle_ack(f, peer, &msg->file_ack, err, err_size);
+		return handle_ack(f, peer, &msg->file_ack, err, err_size, now);
 	case WIRE_FILE_DONE: {
 		const struct wire_file_done *m = &msg->file_done;
 		/* From the receiver, of ours; or from the sender (cancelled) of

@@ -2,8 +2,10 @@
  * Files across the link, either way (PROTOCOL.md, "Files"): a group of
  * files (a drop, an upload, rcomp-run --send, a print) is announced with its
  * count and bytes; each file is offered with its size and SHA-256 ahead of
- * its bytes, which go in the bulk class, at most FILES_WINDOW of a group
- * unacknowledged. The receiver writes each under a temporary name, checks
+ * its bytes, which go in the bulk class, a window of a group's
+ * unacknowledged: as much as the link carries without a queue past
+ * FILES_QUEUE_US over its least round trip (the acks' delay says), so that
+ * a key sent behind a transfer waits no longer than that. The receiver writes each under a temporary name, checks
  * its size and hash, and only then renames it into place, never over a file
  * that is there (a numbered name instead); a file is whole or absent. A
  * group whose peer goes away waits for it (or the next viewer) to come back
@@ -20,8 +22,14 @@
 #include "wire.h"
 
 #define FILES_GROUPS 8 /* each way at once */
-#define FILES_WINDOW (1024 * 1024) /* a group's bytes unacknowledged */
-#define FILES_ACK_EVERY (256 * 1024) /* the receiver says what it wrote this often */
+#define FILES_WINDOW (4 * 1024 * 1024) /* a group's bytes unacknowledged, at most */
+#define FILES_WINDOW_MIN (32 * 1024) /* ... and at least */
+#define FILES_WINDOW_START (64 * 1024)
+#define FILES_WINDOW_PACED (1024 * 1024)
+/* The queue a transfer may build on the link, over its least round trip:
+ * keys behind it wait no longer (the window shrinks past it). */
+#define FILES_QUEUE_US 12000
+#define FILES_ACK_EVERY (16 * 1024) /* the receiver says what it wrote this often */
 #define FILES_KEEP_US (600ull * 1000000) /* a group whose peer went away waits this long */
 #define FILES_HASH_STEP (4 * 1024 * 1024) /* bytes hashed a turn of the loop */
 #define FILES_DEPTH 16 /* folders in folders */
@@ -40,6 +48,9 @@ struct files_settings {
 	uint64_t size_limit; /* bytes of one file received; 0: none */
 	enum files_take take;
 	char dir[4096]; /* where received files go (made if missing) */
+	/* The link paces what this side sends (rcomp-run's): a fixed window
+	 * of FILES_WINDOW_PACED; else the window follows the acks' delay. */
+	bool paced;
 };
 
 /* A group received whole: where its files are. */

@@ -467,7 +467,8 @@
 	REST(actions, char, actions_len, 0, WIRE_MAX_NOTE_ACTIONS) /* key, label: each NUL-ended */
 #define WIRE_NOTIFY_CLOSE_FIELDS \
 	FIELD(u32, id) \
-	RANGE(u32, reason, 1, 4) /* as NotificationClosed: 1 expired, 2 dismissed, 3 closed, 4 other */
+	/* as NotificationClosed: 1 expired, 2 dismissed, 3 closed, 4 other */ \
+	RANGE(u32, reason, 1, 4)
 
 #define WIRE_STATS_WANTED_FIELDS RANGE(u32, on, 0, 1)
 #define WIRE_UDP_OFFER_FIELDS \

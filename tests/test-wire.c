@@ -272,7 +272,8 @@ static struct wire_msg sample(enum wire_type type)
 			"refused: a name with a part that begins with a dot", 50};
 		break;
 	case WIRE_SEND_FILES:
-		m.send_files = (struct wire_send_files){2, WIRE_FILES_PRINT, "/home/me/a\0/home/me/b\0", 22};
+		m.send_files = (struct wire_send_files){2, WIRE_FILES_PRINT,
+			"/home/me/a\0/home/me/b\0", 22};
 		break;
 	case WIRE_SHORTCUTS_INHIBIT_STATE:
 		m.shortcuts_inhibit_state = (struct wire_shortcuts_inhibit_state){3, 1};

@@ -79,8 +79,9 @@ def test_an_app_that_ends_at_sigterm_does_not_wait_out_the_grace(desktop):
 
 
 def test_rcomp_run_list_and_stats_count_the_sessions_processes(desktop):
-    """The reaper, the shell and its two sleeps (no sound server, no X):
-    four processes, in --list and in --stats."""
+    """The reaper, the session's bus and printer (dbus-daemon, cupsd), the
+    shell and its two sleeps (no sound server, no X): six processes, in
+    --list and in --stats."""
     server = desktop.start_server(["sh", "-c", "sleep 600 & sleep 600 & wait"],
                                   ["--name", "counted", "--audio", "off", "--stats"])
 
@@ -88,11 +89,11 @@ def test_rcomp_run_list_and_stats_count_the_sessions_processes(desktop):
         out = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env,
                              capture_output=True, text=True, timeout=10).stdout
         m = re.search(r"^counted\s+%d\s+\S+ \S+\s+detached\s+(\d+)\s" % server.pid, out, re.M)
-        return m and int(m.group(1)) == 4 and out
-    out = wait_for("--list to count 4 processes", listed)
+        return m and int(m.group(1)) == 6 and out
+    out = wait_for("--list to count 6 processes", listed)
     assert out.splitlines()[0].split() == ["SESSION", "PID", "STARTED", "VIEWERS", "PROCESSES",
                                            "APP"], out
-    wait_for("--stats to count them", lambda: "stats session: 4 processes" in
+    wait_for("--stats to count them", lambda: "stats session: 6 processes" in
              desktop.read_log("rcomp-run"))
     server.terminate()
     server.wait(timeout=10)

@@ -52,7 +52,7 @@ def test_malformed_viewer_input_drops_that_viewer_and_the_next_one_is_served(des
         ("a bad record", hello() + struct.pack("<BBH", 7, 0, 4) + b"abcd"),
         ("a key in the bulk class", hello() + records(struct.pack("<HHIII", 0x010D, 0, 8, 30,
                                                                   1), 4)),
-        ("a hello flag no version defines", hello(flags=1 << 4)),
+        ("a hello flag no version defines", hello(flags=1 << 5)),
     ]
     for what, data in bad_inputs:
         s = socket.socket(socket.AF_UNIX)
@@ -75,7 +75,7 @@ def test_a_hello_with_an_undefined_flag_is_refused_naming_the_field_and_the_view
     server = desktop.start_server([INPUT_CLIENT])
     viewer = desktop.start_viewer(server)
     wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
-    for bit in (4, 31):
+    for bit in (5, 31):
         s = socket.socket(socket.AF_UNIX)
         s.connect(server.socket)
         s.sendall(hello(flags=(1 << bit) | 2))

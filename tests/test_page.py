@@ -232,8 +232,10 @@ def phone(page):
 
 
 def tap_button(page, selector):
-    """A finger's tap on the page's element (its centre)."""
-    x, y = page.eval("(() => { const r = document.querySelector(%r).getBoundingClientRect(); "
+    """A finger's tap on the page's element (its centre), scrolled to first
+    as a person scrolls the menu to a button below the screen's edge."""
+    x, y = page.eval("(() => { const e = document.querySelector(%r); "
+                     "e.scrollIntoView({block: 'nearest'}); const r = e.getBoundingClientRect(); "
                      "return [r.left + r.width / 2, r.top + r.height / 2]; })()" % selector)
     page.command("touch", **{"do": "tap", "x": x, "y": y})
 

@@ -115,7 +115,7 @@ static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint
 	}
 	snprintf(body, sizeof(body), "Save %s in %s?", files == 1 ? "it" : "them",
 		viewer->files.settings.dir);
-	if (!notify_question(viewer, group, summary, body, "Save")) {
+	if (!notify_question(viewer, group, summary, body, "Save", handover_answer)) {
 		log_warning("files = ask, and this desktop has no notification daemon to ask "
 			    "with: the session's files are refused");
 		handover_answer(viewer, group, false);

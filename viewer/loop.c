@@ -179,7 +179,15 @@ static bool turn(struct rv_viewer *viewer)
 	bool up = conn->connected;
 	/* What pacing holds back goes when the server's ack is read. */
 	bool want_out = up && (conn->connecting || channel_blocked(&conn->channel));
-	struct pollfd fds[6 + RV_PRINT_JOBS + TRANSFER_MAX] = {
+	/* Where each part's descriptors sit (the probe has two). */
+	enum {
+		FD_SOUND = 3,
+		FD_PROBE = 4,
+		FD_NOTIFY = 6,
+		FD_PRINT,
+		FD_CLIP = FD_PRINT + RV_PRINT_JOBS
+	};
+	struct pollfd fds[FD_CLIP + TRANSFER_MAX] = {
 		{.fd = wl_display_get_fd(viewer->display), .events = POLLIN},
 		{.fd = up ? conn->channel.in_fd : -1, .events = conn->connecting ? 0 : POLLIN},
 		{.fd = up ? conn->channel.out_fd : -1, .events = want_out ? POLLOUT : 0},
@@ -196,11 +204,11 @@ static bool turn(struct rv_viewer *viewer)
 	if (stall >= 0 && (timeout < 0 || stall < timeout)) {
 		timeout = stall;
 	}
-	sound_poll_fd(viewer, &fds[3]);
-	transport_probe_poll(viewer, &fds[4]);
-	notify_poll_fd(viewer, &fds[5]);
-	print_poll_fds(viewer, fds + 6);
-	clipboard_poll_fds(viewer, fds + 6 + RV_PRINT_JOBS,
+	sound_poll_fd(viewer, &fds[FD_SOUND]);
+	transport_probe_poll(viewer, &fds[FD_PROBE]);
+	notify_poll_fd(viewer, &fds[FD_NOTIFY]);
+	print_poll_fds(viewer, fds + FD_PRINT);
+	clipboard_poll_fds(viewer, fds + FD_CLIP,
 		up && channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER);
 	if (poll(fds, sizeof(fds) / sizeof(fds[0]), timeout) < 0) {
 		wl_display_cancel_read(viewer->display);
@@ -237,13 +245,13 @@ static bool turn(struct rv_viewer *viewer)
 	} else if (up && conn->connected && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 		read_server(viewer);
 	}
-	sound_handle_poll(viewer, &fds[3]);
-	if (transport_probe_ready(viewer, &fds[4])) {
+	sound_handle_poll(viewer, &fds[FD_SOUND]);
+	if (transport_probe_ready(viewer, &fds[FD_PROBE])) {
 		dispatch_move_to_udp(viewer);
 	}
-	notify_handle_poll(viewer, &fds[5]);
-	print_handle_poll(viewer, fds + 6);
-	clipboard_handle_poll(viewer, fds + 6 + RV_PRINT_JOBS);
+	notify_handle_poll(viewer, &fds[FD_NOTIFY]);
+	print_handle_poll(viewer, fds + FD_PRINT);
+	clipboard_handle_poll(viewer, fds + FD_CLIP);
 	if (transport_retry(viewer)) {
 		dispatch_hello(viewer);
 	}

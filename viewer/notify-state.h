@@ -11,6 +11,7 @@
 #define RV_NOTES 64 /* shown at once: the oldest's answers are forgotten past it */
 
 struct DBusConnection;
+struct rv_viewer;
 
 struct rv_notify {
 	struct DBusConnection *bus; /* NULL: not reached yet, or none */
@@ -26,6 +27,8 @@ struct rv_notify {
 		uint32_t remote, local, question;
 	} map[RV_NOTES];
 	int count;
+	/* Where the answers to rcomp-view's own questions go (notify_question). */
+	void (*answer)(struct rv_viewer *viewer, uint32_t group, bool yes);
 };
 
 #endif

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "connection.h"
-#include "handover.h"
 #include "log.h"
 #include "notify.h"
 #include "viewer.h"
@@ -74,7 +73,7 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 			uint32_t group = n->map[i].question - 1;
 			forget(n, i);
 			close_local(n, local); /* answered: the question goes */
-			handover_answer(viewer, group, strcmp(key, "yes") == 0);
+			n->answer(viewer, group, strcmp(key, "yes") == 0);
 		} else if (i >= 0 && n->map[i].remote) {
 			size_t len = strnlen(key, WIRE_MAX_NOTE_NAME);
 			connection_send(viewer,
@@ -91,7 +90,7 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 		if (i >= 0 && n->map[i].question) {
 			uint32_t group = n->map[i].question - 1;
 			forget(n, i);
-			handover_answer(viewer, group, false); /* dismissed: a no */
+			n->answer(viewer, group, false); /* dismissed: a no */
 		} else if (i >= 0) {
 			if (n->map[i].remote) {
 				connection_send(viewer,
@@ -180,7 +179,7 @@ static void answered(DBusPendingCall *call, void *data)
 				dbus_message_get_error_name(reply));
 		}
 		if (question) {
-			handover_answer(viewer, question - 1, false);
+			n->answer(viewer, question - 1, false);
 		}
 	}
 	if (reply) {
@@ -322,8 +321,9 @@ void notify_local(struct rv_viewer *viewer, const char *summary, const char *bod
 }
 
 bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summary,
-	const char *body, const char *yes)
+	const char *body, const char *yes, notify_answer_fn *answer)
 {
+	viewer->notify.answer = answer;
 	const char *actions[] = {"yes", yes, "no", "Refuse"};
 	return show(viewer, QUESTION | group, "rcomp", summary, body, "", actions, 4, 1, 0);
 }

@@ -17,10 +17,11 @@ void notify_close(struct rv_viewer *viewer, const struct wire_notify_close *msg)
 /* rcomp-view's own news (a file saved), as a notification of "rcomp". */
 void notify_local(struct rv_viewer *viewer, const char *summary, const char *body);
 /* A question about a group of files (files = ask), its actions yes (labelled
- * yes) and no; the answer goes to handover_answer (a dismissal is a no).
- * False where it cannot be asked (no notification daemon here). */
+ * yes) and no; the answer goes to answer (a dismissal is a no). False where
+ * it cannot be asked (no notification daemon here). */
+typedef void notify_answer_fn(struct rv_viewer *viewer, uint32_t group, bool yes);
 bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summary,
-	const char *body, const char *yes);
+	const char *body, const char *yes, notify_answer_fn *answer);
 void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd);
 void notify_handle_poll(struct rv_viewer *viewer, const struct pollfd *pfd);
 

@@ -694,6 +694,11 @@ static void on_notify_reply(struct rc_viewer *viewer, const struct wire_msg *msg
 	notify_reply(viewer, &msg->notify_reply);
 }
 
+static void on_drag_files(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_drag_files(viewer, msg->drag_files.serial);
+}
+
 static void on_send_files(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	connection_refuse(viewer->conn, "send_files comes only after a hello that asks to send");

@@ -8,10 +8,12 @@
  * the next) comes back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wlr/types/wlr_data_device.h>
 
 #include "channel.h"
 #include "connection.h"
@@ -50,25 +52,6 @@ static bool may_send(void *data, void *peer)
 	return connection_may_send_bulk(viewer->conn);
 }
 
-/* A path as a file:// URI: bytes outside RFC 3986's unreserved and '/'
- * escaped. */
-static size_t put_uri(char *out, size_t size, const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = (size_t)snprintf(out, size, "file://");
-	for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			(*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
-			out[n++] = (char)*p;
-		} else {
-			out[n++] = '%';
-			out[n++] = hex[*p >> 4];
-			out[n++] = hex[*p & 15];
-		}
-	}
-	return n;
-}
-
 static void received_hook(void *data, void *peer, const struct files_received *r)
 {
 	struct rc_server *server = data;
@@ -94,7 +77,7 @@ static void received_hook(void *data, void *peer, const struct files_received *r
 	}
 	size_t len = 0;
 	for (int i = 0; i < r->n; i++) {
-		len += put_uri(uris + len, size + 1 - len, r->paths[i]);
+		len += files_put_uri(uris + len, size + 1 - len, r->paths[i]);
 		len += (size_t)snprintf(uris + len, size + 1 - len, "\r\n");
 	}
 	dnd_drop_files(server, window, r->x, r->y, uris, len);
@@ -251,12 +234,154 @@ bool handover_init(struct rc_server *server)
 		.data = server,
 	};
 	files_init(&server->files, &hooks, &settings);
+	server->drag_list.fd = -1;
 	server->files_timer = wl_event_loop_add_timer(server->loop, handle_tick, server);
 	return server->files_timer != NULL;
 }
 
+/* The drag's list ---------------------------------------------------- */
+
+#define DRAG_LIST_MAX 65536 /* bytes of a drag's text/uri-list */
+#define DRAG_LIST_MS 5000 /* an app that has not written it by then never will */
+
+static struct rc_viewer *viewer_of(struct rc_server *server, uint32_t number)
+{
+	struct rc_viewer *viewer;
+	wl_list_for_each(viewer, &server->viewers, link)
+	{
+		if (viewer->number == number) {
+			return viewer;
+		}
+	}
+	return NULL;
+}
+
+static void no_drag_files(struct rc_viewer *viewer, uint32_t serial)
+{
+	connection_send(viewer->conn,
+		&(struct wire_msg){.type = WIRE_DRAG_NO_FILES,
+			.drag_no_files = {.serial = serial}});
+}
+
+static void drag_list_end(struct rc_server *server)
+{
+	if (server->drag_list.source) {
+		wl_event_source_remove(server->drag_list.source);
+	}
+	if (server->drag_list.timer) {
+		wl_event_source_remove(server->drag_list.timer);
+	}
+	if (server->drag_list.fd >= 0) {
+		close(server->drag_list.fd);
+	}
+	free(server->drag_list.text);
+	server->drag_list.source = server->drag_list.timer = NULL;
+	server->drag_list.text = NULL;
+	server->drag_list.fd = -1;
+}
+
+/* The list is whole (or cut short): its files go, if it names any. */
+static void drag_list_done(struct rc_server *server)
+{
+	struct rc_viewer *viewer = viewer_of(server, server->drag_list.viewer);
+	uint32_t serial = server->drag_list.serial;
+	uint32_t group = 0;
+	if (viewer && server->drag_list.text) {
+		server->drag_list.text[server->drag_list.len] = '\0';
+		static char *paths[256];
+		int n = files_uri_paths(server->drag_list.text, paths, 256);
+		char err[256] = "";
+		if (n > 0) {
+			group = files_send(&server->files, viewer, WIRE_FILES_DRAG, 0,
+				(int32_t)serial, 0, (const char *const *)paths, n, err,
+				sizeof(err));
+			if (!group) {
+				log_warning("a drag's files cannot go to viewer %u: %s",
+					viewer->number, err);
+			} else {
+				log_info("%d item%s of a drag go to viewer %u's desktop", n,
+					n == 1 ? "" : "s", viewer->number);
+			}
+		}
+	}
+	drag_list_end(server);
+	if (viewer && !group) {
+		no_drag_files(viewer, serial);
+	}
+	if (group) {
+		handover_sync(server);
+	}
+}
+
+static int handle_drag_list(int fd, uint32_t mask, void *data)
+{
+	struct rc_server *server = data;
+	size_t room = DRAG_LIST_MAX - server->drag_list.len;
+	ssize_t got = read(fd, server->drag_list.text + server->drag_list.len, room);
+	if (got < 0 && (errno == EAGAIN || errno == EINTR)) {
+		return 0;
+	}
+	if (got > 0) {
+		server->drag_list.len += (size_t)got;
+	}
+	if (got <= 0 || server->drag_list.len == DRAG_LIST_MAX) {
+		drag_list_done(server);
+	}
+	return 0;
+}
+
+static int handle_drag_list_timer(void *data)
+{
+	struct rc_server *server = data;
+	log_warning("the app did not give its drag's list within %d s", DRAG_LIST_MS / 1000);
+	drag_list_done(server);
+	return 0;
+}
+
+void handover_drag_files(struct rc_viewer *viewer, uint32_t serial)
+{
+	struct rc_server *server = viewer->server;
+	struct wlr_data_source *source = dnd_out_source(server);
+	bool listed = false;
+	char **t;
+	if (source) {
+		wl_array_for_each(t, &source->mime_types)
+		{
+			listed = listed || strcmp(*t, "text/uri-list") == 0;
+		}
+	}
+	if (!listed || server->drag_list.fd >= 0) {
+		no_drag_files(viewer, serial); /* none, or one list at a time */
+		return;
+	}
+	int fds[2];
+	server->drag_list.text = malloc(DRAG_LIST_MAX + 1);
+	if (!server->drag_list.text || pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+		free(server->drag_list.text);
+		server->drag_list.text = NULL;
+		no_drag_files(viewer, serial);
+		return;
+	}
+	server->drag_list.fd = fds[0];
+	server->drag_list.len = 0;
+	server->drag_list.viewer = viewer->number;
+	server->drag_list.serial = serial;
+	server->drag_list.source = wl_event_loop_add_fd(server->loop, fds[0], WL_EVENT_READABLE,
+		handle_drag_list, server);
+	server->drag_list.timer =
+		wl_event_loop_add_timer(server->loop, handle_drag_list_timer, server);
+	if (server->drag_list.timer) {
+		wl_event_source_timer_update(server->drag_list.timer, DRAG_LIST_MS);
+	}
+	wlr_data_source_send(source, "text/uri-list", fds[1]); /* it closes fds[1] */
+	if (!server->drag_list.source || !server->drag_list.timer) {
+		drag_list_done(server);
+	}
+}
+
 void handover_finish(struct rc_server *server)
 {
+	drag_list_end(server);
 	for (int i = 0; i < RC_SENDERS; i++) {
 		if (server->senders[i]) {
 			sender_answer(server->senders[i], 1, "the session ended");
@@ -294,7 +419,8 @@ void handover_sync(struct rc_server *server)
 bool handover_handle(struct rc_viewer *viewer, const struct wire_msg *msg, char *err,
 	size_t err_size)
 {
-	return files_handle(&viewer->server->files, viewer, !viewer->view_only, msg, err, err_size);
+	return files_handle(&viewer->server->files, viewer, !viewer->view_only, msg,
+		monotonic_usec(), err, err_size);
 }
 
 void handover_viewer_gone(struct rc_viewer *viewer)

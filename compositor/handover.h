@@ -12,6 +12,10 @@ struct rc_server;
 struct rc_viewer;
 
 bool handover_init(struct rc_server *server);
+/* drag_files: the files of the drag the viewer's desktop took (its
+ * text/uri-list read from the app) go to it as a group of kind drag, or
+ * drag_no_files says there are none. */
+void handover_drag_files(struct rc_viewer *viewer, uint32_t serial);
 void handover_finish(struct rc_server *server);
 /* Each turn of the loop: bytes go where the links have room. */
 void handover_sync(struct rc_server *server);

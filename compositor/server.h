@@ -318,6 +318,14 @@ struct rc_server {
 	struct rc_notify notify;
 	struct rc_print print;
 	struct files files; /* handover.c: files to and from the viewers */
+	/* An app's drag's text/uri-list, read for a viewer's drag_files. */
+	struct {
+		int fd; /* -1: none under way */
+		struct wl_event_source *source, *timer;
+		char *text;
+		size_t len;
+		uint32_t viewer, serial; /* the viewer's number, and its serial */
+	} drag_list;
 	struct wl_event_source *files_timer, *files_idle;
 	struct rc_sender *senders[RC_SENDERS]; /* rcomp-run --send, waiting */
 	uint32_t files_sent[RC_MAX_VIEWERS]; /* the groups handover_send made last */

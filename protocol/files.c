@@ -66,6 +66,8 @@ struct files_group {
 	 * trip and shrunk once a round trip where they come later: when
 	 * each recent chunk went, to time the acks. */
 	uint64_t cwnd, min_rtt_us, cut_us;
+	bool grown; /* past its start, where it doubles a round trip */
+	uint64_t round_end, round_queue_us; /* this round trip's: its last byte, least queue */
 	struct {
 		uint64_t end, at_us;
 	} sends[256];
@@ -500,6 +502,7 @@ static void begin_file(struct files_group *g)
 	g->hashed = g->offered = false;
 	g->hash_pos = g->sent = g->acked = 0;
 	g->nsends = 0; /* offsets begin again: the window and round trip stay */
+	g->round_end = 0;
 }
 
 /* Hashes a step of the file under way; true once it is hashed. False with
@@ -569,11 +572,13 @@ static void send_data(struct files *f, struct files_group *g,
 	static uint8_t buf[WIRE_MAX_TRANSFER_CHUNK];
 	while (g->sent < s->size && g->sent - g->acked < g->cwnd &&
 		may_send(f->hooks.data, g->peer)) {
-		/* Chunks of a quarter window (4 to 64 KiB): a key queued behind
-		 * one on a slow link waits for little. */
-		uint64_t chunk = g->cwnd / 4 < 4096 ? 4096
-			: g->cwnd / 4 > sizeof(buf) ? sizeof(buf)
-						    : g->cwnd / 4;
+		/* Chunks of a sixteenth of the window (FILES_CHUNK_MIN to 64
+		 * KiB), a sixteenth of a round trip on the link: a key queued
+		 * behind one waits for little, and the acks that time the
+		 * round trip come often. */
+		uint64_t chunk = g->cwnd / 16 < FILES_CHUNK_MIN ? FILES_CHUNK_MIN
+			: g->cwnd / 16 > sizeof(buf)		? sizeof(buf)
+								: g->cwnd / 16;
 		uint64_t left = s->size - g->sent;
 		size_t want = (size_t)(left < chunk ? left : chunk);
 		ssize_t r = pread(g->fd, buf, want, (off_t)g->sent);
@@ -620,17 +625,38 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 		g->min_rtt_us = rtt;
 	}
 	uint64_t queue = rtt - g->min_rtt_us;
-	if (queue > FILES_QUEUE_US) {
+	/* A round trip's least queue: what stays of it, not a burst's. */
+	uint64_t round_queue = queue < g->round_queue_us ? queue : g->round_queue_us;
+	bool round_ended = received >= g->round_end;
+	g->round_queue_us = round_ended ? UINT64_MAX : round_queue;
+	if (round_ended) {
+		g->round_end = g->sent;
+	}
+	if (!g->grown) {
+		/* Doubling a round trip until a queue stays (half the most a
+		 * round trip long) or a burst's passes the most. */
+		if ((round_ended && round_queue >= FILES_QUEUE_US / 2) || queue > FILES_QUEUE_US) {
+			g->grown = true;
+		} else {
+			g->cwnd += acked_bytes;
+		}
+	} else if (queue > FILES_QUEUE_US) {
 		if (now_us - g->cut_us > rtt) {
 			/* Once a round trip, to what the link carried with the
 			 * queue it may have. */
 			g->cwnd = g->cwnd * (g->min_rtt_us + FILES_QUEUE_US / 2) / rtt;
 			g->cut_us = now_us;
 		}
-	} else if (queue < FILES_QUEUE_US / 2) {
-		g->cwnd += acked_bytes / 4; /* a quarter again a round trip */
 	} else {
-		g->cwnd += acked_bytes * WIRE_MAX_TRANSFER_CHUNK / g->cwnd;
+		/* Then toward a queue of half the most (LEDBAT's rule): up to
+		 * 1/FILES_GAIN of the window a round trip with none, down as
+		 * much at the most. */
+		int64_t off = (int64_t)(FILES_QUEUE_US / 2) - (int64_t)queue;
+		int64_t step =
+			off * (int64_t)acked_bytes / (int64_t)(FILES_QUEUE_US / 2) / FILES_GAIN;
+		g->cwnd = step < 0 && (uint64_t)-step >= g->cwnd
+			? 0
+			: (uint64_t)((int64_t)g->cwnd + step);
 	}
 	g->cwnd = g->cwnd < FILES_WINDOW_MIN ? FILES_WINDOW_MIN
 		: g->cwnd > FILES_WINDOW     ? FILES_WINDOW
@@ -699,6 +725,9 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 			g->cwnd = paced ? FILES_WINDOW_PACED : FILES_WINDOW_START;
 			g->min_rtt_us = UINT64_MAX;
 			g->cut_us = 0;
+			g->grown = false;
+			g->round_end = 0;
+			g->round_queue_us = UINT64_MAX;
 		}
 		g->started = true;
 		g->cur = m->file;
@@ -776,9 +805,18 @@ static bool handle_group(struct files *f, void *peer, bool may_take,
 	}
 	if (g ||
 		(m->kind != WIRE_FILES_DROP && m->kind != WIRE_FILES_UPLOAD &&
-			m->kind != WIRE_FILES_SEND && m->kind != WIRE_FILES_PRINT)) {
+			m->kind != WIRE_FILES_SEND && m->kind != WIRE_FILES_PRINT &&
+			m->kind != WIRE_FILES_DRAG)) {
 		refuse(f, peer, m->group, WIRE_FILES_REFUSED, 0,
 			g ? "a group of that number is under way" : "not a kind of files");
+		return true;
+	}
+	/* A drag's files come only as the answer this side asked for: the
+	 * person's drop, so they are not asked about again. */
+	bool drag = m->kind == WIRE_FILES_DRAG;
+	if (drag && (!s->drag_serial || (uint32_t)m->x != s->drag_serial)) {
+		refuse(f, peer, m->group, WIRE_FILES_REFUSED, 0,
+			"a drag's files that were not asked for");
 		return true;
 	}
 	int slot = -1;
@@ -830,7 +868,9 @@ static bool handle_group(struct files *f, void *peer, bool may_take,
 		.fd = -1,
 	};
 	f->in[slot] = g;
-	if (s->take == FILES_TAKE_ASK) {
+	if (drag) {
+		f->settings.drag_serial = 0;
+	} else if (s->take == FILES_TAKE_ASK) {
 		g->asking = true;
 		g->asked_us = now_us;
 		f->hooks.ask(f->hooks.data, peer, g->id, g->kind, g->nfiles, g->bytes);
@@ -1016,7 +1056,11 @@ static bool handle_offer(struct files *f, void *peer, const struct wire_file_off
 		fail(f, g, WIRE_FILES_FAILED, why);
 		return true;
 	}
-	int n = snprintf(g->tmp, sizeof(g->tmp), "%s/.rcomp-%08x-%u.part", dir, g->id, g->cur);
+	/* Named by this process too: a viewer that took a session over from
+	 * another on the same desktop takes the group on while the other's
+	 * part is still there (until it goes, deleting it). */
+	int n = snprintf(g->tmp, sizeof(g->tmp), "%s/.rcomp-%08x-%u-%ld.part", dir, g->id, g->cur,
+		(long)getpid());
 	n = n > 0 && (size_t)n < sizeof(g->tmp)
 		? snprintf(g->final, sizeof(g->final), "%s/%s", dir, leaf)
 		: -1;
@@ -1173,14 +1217,9 @@ static bool handle_data(struct files *f, void *peer, const struct wire_file_data
 	return true;
 }
 
-bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg, char *err,
-	size_t err_size)
+bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg,
+	uint64_t now, char *err, size_t err_size)
 {
-	uint64_t now = 0;
-	struct timespec ts;
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
-		now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-	}
 	switch (msg->type) {
 	case WIRE_FILE_GROUP:
 		return handle_group(f, peer, may_take, &msg->file_group, now);
@@ -1287,6 +1326,68 @@ int files_progress(const struct files *f, struct files_progress *out, int max, u
 				snprintf(p->name, sizeof(p->name), "%s",
 					slash ? slash + 1 : "a file");
 			}
+		}
+	}
+	return n;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9'    ? c - '0'
+		: c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10
+				       : -1;
+}
+
+int files_uri_paths(char *list, char **paths, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(list, "\r\n", &save); line && n < max;
+		line = strtok_r(NULL, "\r\n", &save)) {
+		if (line[0] == '#') {
+			continue;
+		}
+		char *p = NULL;
+		if (strncmp(line, "file:///", 8) == 0) {
+			p = line + 7;
+		} else if (strncmp(line, "file://localhost/", 17) == 0) {
+			p = line + 16;
+		}
+		if (!p) {
+			continue;
+		}
+		char *out = p;
+		for (char *in = p; *in; in++) {
+			int hi, lo;
+			if (*in == '%' && (hi = hex_digit(in[1])) >= 0 &&
+				(lo = hex_digit(in[2])) >= 0) {
+				*out++ = (char)(hi * 16 + lo);
+				in += 2;
+			} else {
+				*out++ = *in;
+			}
+		}
+		*out = '\0';
+		if (strlen(p) > 1) {
+			paths[n++] = p;
+		}
+	}
+	return n;
+}
+
+size_t files_put_uri(char *out, size_t size, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = (size_t)snprintf(out, size, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || strchr("/-._~", *p)) {
+			out[n++] = (char)*p;
+		} else {
+			out[n++] = '%';
+			out[n++] = hex[*p >> 4];
+			out[n++] = hex[*p & 15];
 		}
 	}
 	return n;

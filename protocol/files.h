@@ -23,13 +23,15 @@
 
 #define FILES_GROUPS 8 /* each way at once */
 #define FILES_WINDOW (4 * 1024 * 1024) /* a group's bytes unacknowledged, at most */
-#define FILES_WINDOW_MIN (32 * 1024) /* ... and at least */
+#define FILES_WINDOW_MIN (16 * 1024) /* ... and at least */
+#define FILES_GAIN 8 /* the window grows by 1/16 a round trip with no queue */
 #define FILES_WINDOW_START (64 * 1024)
 #define FILES_WINDOW_PACED (1024 * 1024)
 /* The queue a transfer may build on the link, over its least round trip:
  * keys behind it wait no longer (the window shrinks past it). */
 #define FILES_QUEUE_US 12000
-#define FILES_ACK_EVERY (16 * 1024) /* the receiver says what it wrote this often */
+#define FILES_CHUNK_MIN 2048 /* bytes of a file_data, at least (but a file's last) */
+#define FILES_ACK_EVERY FILES_CHUNK_MIN /* the receiver says what it wrote: each chunk */
 #define FILES_KEEP_US (600ull * 1000000) /* a group whose peer went away waits this long */
 #define FILES_HASH_STEP (4 * 1024 * 1024) /* bytes hashed a turn of the loop */
 #define FILES_DEPTH 16 /* folders in folders */
@@ -51,6 +53,9 @@ struct files_settings {
 	/* The link paces what this side sends (rcomp-run's): a fixed window
 	 * of FILES_WINDOW_PACED; else the window follows the acks' delay. */
 	bool paced;
+	/* The drag_files serial whose answer (a group of kind drag) this side
+	 * takes, once; 0: none. */
+	uint32_t drag_serial;
 };
 
 /* A group received whole: where its files are. */
@@ -123,8 +128,15 @@ bool files_pump(struct files *f, bool (*may_send)(void *data, void *peer), uint6
 /* A file_* message from peer. Refusals (names, sizes, settings) are
  * answered with file_done; false, with err, only where peer broke the
  * protocol. may_take: peer may send us files (not a watcher). */
-bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg, char *err,
-	size_t err_size);
+/* The paths of a text/uri-list's file:// URIs (of this host), each decoded
+ * in place in list; how many (at most max). */
+int files_uri_paths(char *list, char **paths, int max);
+/* path as a file:// URI in out (bytes outside RFC 3986's unreserved and '/'
+ * escaped; cut to fit size, not ended): its length. */
+size_t files_put_uri(char *out, size_t size, const char *path);
+
+bool files_handle(struct files *f, void *peer, bool may_take, const struct wire_msg *msg,
+	uint64_t now_us, char *err, size_t err_size);
 
 /* The person's answer to an ask: the group comes, or is refused (why:
  * what its sender is told). False where no such question is open. */

@@ -78,6 +78,7 @@
 	X(KEY_CHAR, key_char, 0x0124, VIEWER, 12, CONTROL, none) \
 	X(SEND_FILES, send_files, 0x0125, VIEWER, 8, CONTROL, none) \
 	X(NOTIFY_REPLY, notify_reply, 0x0126, VIEWER, 12, CONTROL, none) \
+	X(DRAG_FILES, drag_files, 0x0127, VIEWER, 4, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -113,6 +114,7 @@
 	X(WATCH_TOKEN, watch_token, 0x0220, SERVER, 0, CONTROL, none) \
 	X(NOTIFY, notify, 0x0221, SERVER, 20, CONTROL, none) \
 	X(NOTIFY_CLOSE, notify_close, 0x0222, SERVER, 8, CONTROL, none) \
+	X(DRAG_NO_FILES, drag_no_files, 0x0223, SERVER, 4, CONTROL, none) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
@@ -182,6 +184,8 @@
 	RANGE(u32, event, WIRE_NOTE_ACTION, WIRE_NOTE_CLOSED) \
 	RANGE(u32, reason, 0, 4) /* closed: as NotificationClosed's */ \
 	REST(action, char, action_len, 0, WIRE_MAX_NOTE_NAME) /* invoked: its key */
+#define WIRE_DRAG_FILES_FIELDS FIELD(u32, serial) /* the viewer's, named again in the answer */
+#define WIRE_DRAG_NO_FILES_FIELDS FIELD(u32, serial)
 #define WIRE_SEND_FILES_FIELDS \
 	FIELD(u32, to) /* a viewer's number; 0: every viewer that takes files */ \
 	RANGE(u32, kind, WIRE_FILES_SEND, WIRE_FILES_PRINT) /* print: one PDF, to one viewer */ \
@@ -324,9 +328,10 @@
 
 #define WIRE_FILE_GROUP_FIELDS \
 	RANGE(u32, group, 1, UINT32_MAX) /* the sender's id */ \
-	RANGE(u32, kind, WIRE_FILES_DROP, WIRE_FILES_PRINT) \
+	RANGE(u32, kind, WIRE_FILES_DROP, WIRE_FILES_DRAG) \
 	FIELD(u32, window) /* a drop's window; else 0 */ \
-	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) /* a drop's place, 24.8 */ \
+	/* a drop's place, 24.8; a drag's: x is its drag_files serial */ \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
 	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
 	RANGE(u32, files, 1, WIRE_MAX_FILES) \
 	FIELD(u64, bytes) /* of all its files */ \

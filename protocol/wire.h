@@ -207,6 +207,7 @@ enum wire_files_kind {
 	WIRE_FILES_UPLOAD = 2, /* given to the session: its download folder */
 	WIRE_FILES_SEND = 3, /* rcomp-run --send: the person's download folder */
 	WIRE_FILES_PRINT = 4, /* an app's print, one PDF */
+	WIRE_FILES_DRAG = 5, /* an app's drag dropped on the viewer's desktop */
 };
 
 /* What became of a notification the viewer shows (notify_reply). */

@@ -3,12 +3,15 @@
  * message encoded and decoded on its way as the wire carries it. A file and
  * a folder cross whole; a name that is there gets a numbered one; hostile
  * names and sizes are refused with nothing made; a cut link goes on from
- * the byte written; a wrong hash leaves no file.
+ * the byte written; a wrong hash leaves no file. In logical time, through
+ * a link of a given rate and delay, the window keeps the link full and the
+ * queue before it short.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnutls/crypto.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +26,7 @@ struct side {
 	struct side *other;
 	bool connected;
 	bool corrupt; /* flip a byte of the next file_data */
+	bool is_sender; /* through the link's queue (link_rate) */
 	int received, ended;
 	uint32_t last_status;
 	char last_text[1024];
@@ -39,6 +43,13 @@ struct side {
 };
 
 static struct buffer wire;
+
+/* The link in logical time (link_rate 0: none, as run() carries them): a's
+ * messages wait behind each other at link_rate bytes a second, then take
+ * link_delay_us; b's (acks) take link_delay_us. */
+static uint64_t link_now_us, link_free_us, link_rate, link_delay_us;
+static uint64_t link_wait_max_us; /* the longest a key sent behind data would wait */
+static uint64_t link_measure_from_us;
 
 static void deliver(struct side *to, const struct wire_msg *msg)
 {
@@ -60,7 +71,7 @@ static void deliver(struct side *to, const struct wire_msg *msg)
 			got.file_done.text);
 		to->dones++;
 	}
-	bool ok = files_handle(&to->files, to->other, true, &got, err, sizeof(err));
+	bool ok = files_handle(&to->files, to->other, true, &got, link_now_us, err, sizeof(err));
 	CHECK(ok);
 	if (!ok) {
 		fprintf(stderr, "protocol error: %s\n", err);
@@ -75,6 +86,8 @@ static struct {
 	uint8_t data[WIRE_MAX_TRANSFER_CHUNK];
 	char text[WIRE_MAX_FILE_PATH + WIRE_MAX_TEXT];
 	uint8_t sha[32];
+	uint64_t at_us; /* when it arrives (a link in logical time), and whether it did */
+	bool arrived;
 } queue[QUEUE];
 static int qhead, qtail;
 
@@ -92,6 +105,18 @@ static void send_hook(void *data, void *peer, const struct wire_msg *msg)
 	int i = qtail++ % QUEUE;
 	queue[i].to = from->other;
 	queue[i].msg = *msg;
+	queue[i].arrived = false;
+	queue[i].at_us = link_now_us + link_delay_us;
+	if (link_rate && from->is_sender) {
+		uint64_t size = 32 + (msg->type == WIRE_FILE_DATA ? msg->file_data.len : 64);
+		uint64_t start = link_free_us > link_now_us ? link_free_us : link_now_us;
+		if (msg->type == WIRE_FILE_DATA && link_now_us >= link_measure_from_us &&
+			start - link_now_us > link_wait_max_us) {
+			link_wait_max_us = start - link_now_us;
+		}
+		link_free_us = start + size * 1000000 / link_rate;
+		queue[i].at_us = link_free_us + link_delay_us;
+	}
 	/* Its arrays copied: the sender's buffers are reused. */
 	switch (msg->type) {
 	case WIRE_FILE_DATA:
@@ -137,6 +162,43 @@ static void run(struct side *a, struct side *b)
 		}
 	}
 	CHECK(!"the sides never settled");
+}
+
+/* Both sides through the link in logical time until nothing moves: how
+ * long data flowed, from the first file_data's arrival to the last's. */
+static uint64_t run_link(struct side *a, struct side *b)
+{
+	a->is_sender = true;
+	uint64_t first = 0, last = 0;
+	for (int turns = 0; turns < 10000000; turns++) {
+		bool more = files_pump(&a->files, always, link_now_us) |
+			files_pump(&b->files, always, link_now_us);
+		int next = -1;
+		for (int k = qhead; k < qtail; k++) {
+			int i = k % QUEUE;
+			if (!queue[i].arrived && (next < 0 || queue[i].at_us < queue[next].at_us)) {
+				next = i;
+			}
+		}
+		if (next < 0) {
+			if (more) {
+				continue; /* hashing */
+			}
+			return last - first;
+		}
+		link_now_us = queue[next].at_us;
+		queue[next].arrived = true;
+		if (queue[next].msg.type == WIRE_FILE_DATA) {
+			first = first ? first : link_now_us;
+			last = link_now_us;
+		}
+		deliver(queue[next].to, &queue[next].msg);
+		while (qhead < qtail && queue[qhead % QUEUE].arrived) {
+			qhead++;
+		}
+	}
+	CHECK(!"the sides never settled");
+	return last - first;
 }
 
 static void received_hook(void *data, void *peer, const struct files_received *r)
@@ -487,6 +549,50 @@ static void asked(void)
 	finish(&a, &b);
 }
 
+/* A file through links of 2 to 100 Mbit/s and 20 to 100 ms: the window
+ * fills the link (85% of its rate at least, over 10 s of the link's bytes,
+ * as it takes a few round trips to find its size) and what waits before it
+ * stays short: a key sent behind the file, once the first second has
+ * measured the link, waits at most twice FILES_QUEUE_US and the chunk on
+ * the wire. */
+static void window(void)
+{
+	static const struct {
+		uint64_t rate, delay_us;
+	} links[] = {{10000000 / 8, 25000}, {100000000 / 8, 10000}, {2000000 / 8, 50000},
+		{50000000 / 8, 50000}};
+	for (size_t l = 0; l < sizeof(links) / sizeof(links[0]); l++) {
+		char file[300];
+		snprintf(file, sizeof(file), "%s/big-%zu.bin", root, l);
+		const uint64_t size = links[l].rate * 10;
+		write_file(file, size, 9);
+		struct side a, b;
+		sides(&a, &b, 0);
+		link_now_us = link_free_us = link_wait_max_us = 0;
+		link_rate = links[l].rate;
+		link_delay_us = links[l].delay_us;
+		link_measure_from_us = 1000000;
+		const char *paths[] = {file};
+		char err[256];
+		CHECK(files_send(&a.files, &b, WIRE_FILES_UPLOAD, 0, 0, 0, paths, 1, err,
+			      sizeof(err)) != 0);
+		uint64_t took = run_link(&a, &b);
+		CHECK(b.received == 1 && a.last_status == WIRE_FILES_WHOLE);
+		double share = took ? (double)size * 1e6 / (double)took / (double)link_rate : 0;
+		uint64_t chunk_us = FILES_CHUNK_MIN * 1000000 / link_rate;
+		printf("%.0f Mbit/s, %.0f ms: %.0f%% of the link's rate, a key waits %.1f ms at "
+		       "most\n",
+			link_rate * 8 / 1e6, 2 * link_delay_us / 1e3, share * 100,
+			link_wait_max_us / 1e3);
+		CHECK(share > 0.85);
+		CHECK(link_wait_max_us <= 2 * FILES_QUEUE_US + chunk_us);
+		link_rate = 0;
+		link_delay_us = 0;
+		finish(&a, &b);
+		unlink(file);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	snprintf(root, sizeof(root), "/tmp/rcomp-test-files-XXXXXX");
@@ -501,6 +607,7 @@ int main(int argc, char **argv)
 		{"corrupt", corrupt},
 		{"settings", refused_by_settings},
 		{"asked", asked},
+		{"window", window},
 	};
 	int status = check_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 	char rm[300];

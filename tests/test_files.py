@@ -194,6 +194,43 @@ def test_a_local_file_dragged_onto_a_remote_window_reaches_its_app_as_its_copy(d
     assert "file://" + local not in remote_log(desktop), "the app got the local path"
 
 
+@pytest.mark.desktop(extra='for_window [app_id="dnd-local"] move position 0 0\n'
+                           'for_window [app_id="dnd-remote"] move position 600 0\n')
+def test_a_file_an_app_drags_onto_a_local_window_reaches_it_as_a_local_copy(desktop):
+    """A remote app's drag offers text/uri-list of its file:// URIs (as a
+    file manager's does), dropped on a local app that takes files: the
+    files come into the local download folder, and the local app gets the
+    URIs of those copies, not the remote paths."""
+    remote = make_file(os.path.join(desktop.tmp, "remote-report.pdf"), 400000, seed=8)
+    server = desktop.start_server(["env", "DND_URIS=file://%s\r\n" % remote, DND_CLIENT,
+                                   "source", "dnd-remote"])
+    desktop.start("dnd-local", [DND_CLIENT, "files", "dnd-local"], desktop.local_env)
+    desktop.start_viewer(server)
+    pointer = VirtualPointer(desktop)
+    src = wait_for("the source window", lambda: desktop.window(app_id="dnd-remote"), timeout=30)
+    dst = wait_for("the target window", lambda: desktop.window(app_id="dnd-local"), timeout=30)
+    sx, sy = src["rect"]["x"] + 150, src["rect"]["y"] + 100
+    tx, ty = dst["rect"]["x"] + 150, dst["rect"]["y"] + 100
+    pointer.send("move %d %d" % (sx - 5, sy))
+    time.sleep(0.3)
+    pointer.send("move %d %d" % (sx, sy))
+    wait_for("the pointer over the source", lambda: "pointer-enter" in remote_log(desktop))
+    pointer.send("press %d" % BTN_LEFT)
+    wait_for("the drag to start", lambda: "source-drag-started" in remote_log(desktop))
+    for i in range(1, 21):
+        pointer.send("move %d %d" % (sx + (tx - sx) * i // 20, sy + (ty - sy) * i // 20))
+        time.sleep(0.02)
+    wait_for("the drag over the local app", lambda: "target-enter" in desktop.read_log(
+        "dnd-local"))
+    pointer.send("release %d" % BTN_LEFT)
+    copy = os.path.join(local_downloads(desktop), "remote-report.pdf")
+    wait_for("the local app's drop of the copy",
+             lambda: "target-file " + copy in desktop.read_log("dnd-local"))
+    assert sha(copy) == sha(remote)
+    assert "target-file " + remote not in desktop.read_log("dnd-local")
+    wait_for("the source to hear it finished", lambda: "source-finished" in remote_log(desktop))
+
+
 def test_a_file_sent_through_a_link_cut_for_3_s_arrives_whole(desktop):
     """20 MB through a relay at 20 Mbit/s (TCP, which the viewer tries
     again), cut in the middle for 3 s: the viewer reconnects and the file
@@ -227,6 +264,37 @@ def test_a_file_sent_through_a_link_cut_for_3_s_arrives_whole(desktop):
                                          desktop.read_log("rcomp-view"))]
     after = sent[[i for i, v in enumerate(sent) if v > 8][0]:]
     assert min(after) > 7, "it began again: %s" % sent
+
+
+def test_a_file_sent_to_a_viewer_taken_over_mid_way_arrives_whole_at_the_one_that_took_it(
+        desktop):
+    """12 MB through a 20 Mbit/s relay to the first viewer; the person
+    attaches a second one, which takes the session over: the file arrives
+    whole at the second, once, and the first leaves no part of it."""
+    import re
+    from rig import free_port
+    big = make_file(os.path.join(desktop.tmp, "big.bin"), 12 * 1024 * 1024, seed=5)
+    server = desktop.start_server([INPUT_CLIENT])
+    port = free_port()
+    desktop.start_relay(server.socket, rate_mbit=20, listen="tcp:127.0.0.1:%d" % port)
+    first = desktop.start("rcomp-view", [RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port,
+                                         "--stats"],
+                          dict(desktop.local_env, RCOMP_TOKEN="not-asked-on-the-session-socket"))
+    wait_for("the viewer's window", lambda: desktop.window(title="rcomp input test"))
+    sender = subprocess.Popen([RCOMP_RUN, "--send", big], env=dict(desktop.remote_env,
+                              RCOMP_SESSION=session_name(desktop)), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    wait_for("a part of it across", lambda: any(float(m) > 2 for m in re.findall(
+        r"files from the session: big\.bin, ([\d.]+) of", desktop.read_log("rcomp-view"))),
+        timeout=60)
+    desktop.start_viewer(server, name="second-viewer")
+    assert first.wait(timeout=20) == 0
+    out, _ = sender.communicate(timeout=90)
+    assert sender.returncode == 0, out
+    got = os.path.join(local_downloads(desktop), "big.bin")
+    assert sha(got) == sha(big)
+    assert sorted(os.listdir(local_downloads(desktop))) == ["big.bin"], os.listdir(
+        local_downloads(desktop))
 
 
 # A hostile viewer.

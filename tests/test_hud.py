@@ -1,7 +1,9 @@
 """The HUD: a corner of each window with the link's numbers, shown and
 hidden by its key chord, on a subsurface of its own: the remote picture
 around it is never touched."""
+import os
 import re
+import time
 
 import pytest
 
@@ -45,9 +47,9 @@ def changed(desktop, w, reference, corner="top-left"):
     return outside, inside
 
 
-def hud_rows(desktop, w, reference):
+def hud_rows(desktop, w, reference, corner=CORNER):
     """How many rows of the corner differ from reference: the HUD's height."""
-    width, height, rgb = window_shot(desktop, w, CORNER)
+    width, height, rgb = window_shot(desktop, w, corner)
     ref = reference[2]
     full = reference[0]
     return sum(1 for y in range(height)
@@ -164,6 +166,34 @@ def test_the_hud_shows_each_windows_figures_and_input_to_photon(desktop, page):
     page.wait("window.rcomp.stats()[0].hud === null")
 
 
+def test_the_pages_hud_says_how_far_a_file_from_the_session_has_come_and_forgets_it_once_whole(
+        desktop, page):
+    """rcomp-run --send of 150 MB to the page with its HUD on: while it
+    comes, the HUD names it with its megabytes; once it is whole, not."""
+    import subprocess
+    from rig import RCOMP_RUN
+    open_input_client(desktop, page)
+    saved = os.path.join(desktop.tmp, "browser-downloads")
+    os.makedirs(saved)
+    page.command("downloads", path=saved)
+    page.eval("document.getElementById('rcomp-hud-toggle').click()")
+    page.wait("window.rcomp.stats()[0].hud && window.rcomp.stats()[0].hud.includes('fps')")
+    big = os.path.join(desktop.tmp, "big.bin")
+    with open(big, "wb") as f:
+        f.write(os.urandom(150 << 20))
+    name = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env, capture_output=True,
+                          text=True, timeout=10).stdout.splitlines()[1].split()[0]
+    sender = subprocess.Popen([RCOMP_RUN, "--send", big],
+                              env=dict(desktop.remote_env, RCOMP_SESSION=name),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    hud = page.wait("window.rcomp.stats()[0].hud.includes('\u2193 big.bin') && "
+                    "window.rcomp.stats()[0].hud", 60)
+    assert re.search(r"big\.bin [\d.]+/157\.3 MB", hud), hud
+    out, _ = sender.communicate(timeout=120)
+    assert sender.returncode == 0, out
+    page.wait("!window.rcomp.stats()[0].hud.includes('big.bin')", 10)
+
+
 @pytest.mark.skipif(not VIDEO, reason="built without video")
 def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desktop, page):
     """Quality said live: for a window in video the HUD shows what the
@@ -187,3 +217,45 @@ def test_the_hud_says_a_video_windows_preset_quantizer_bit_rate_and_picture(desk
         r"(?:ultrafast|superfast|veryfast) at QP (\d+)",
         remote_log(desktop)))
     assert 0 < int(line.group(1)) <= 69, line.group(0)
+
+
+def test_the_hud_says_how_far_a_file_from_the_session_has_come_and_forgets_it_once_whole(
+        desktop):
+    """rcomp-run --send of 12 MB through a 20 Mbit/s link: while it goes,
+    the HUD has a line more (the file, its megabytes, rate and time left);
+    once it is whole, that line goes."""
+    import subprocess
+    from rig import RCOMP_RUN, RCOMP_VIEW, free_port
+    big = os.path.join(desktop.tmp, "big.bin")
+    with open(big, "wb") as f:
+        f.write(os.urandom(12 << 20))
+    server = desktop.start_server([INPUT_CLIENT])
+    plain = desktop.start_viewer(server)
+    w = wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"))
+    wait_for("the app's green", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
+    reference = window_shot(desktop, w)
+    plain.terminate()
+    plain.wait(timeout=10)
+    port = free_port()
+    desktop.start_relay(server.socket, rate_mbit=20, listen="tcp:127.0.0.1:%d" % port)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port, "--hud"],
+                  dict(desktop.local_env, RCOMP_TOKEN="not-asked-on-the-session-socket"))
+    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test"))
+    tall = dict(CORNER, width=300, height=160)
+    wait_for("the HUD's four lines of numbers",
+             lambda: hud_rows(desktop, w, reference, tall) > 50)
+    time.sleep(1.5)
+    numbers = hud_rows(desktop, w, reference, tall)
+    name = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env, capture_output=True,
+                          text=True, timeout=10).stdout.splitlines()[1].split()[0]
+    sender = subprocess.Popen([RCOMP_RUN, "--send", big],
+                              env=dict(desktop.remote_env, RCOMP_SESSION=name),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # A line is at least 10 rows of a 9-point font.
+    wait_for("the file's line in the HUD",
+             lambda: hud_rows(desktop, w, reference, tall) >= numbers + 10, timeout=30)
+    assert sender.poll() is None, "it was whole before the HUD said so"
+    out, _ = sender.communicate(timeout=60)
+    assert sender.returncode == 0, out
+    wait_for("the file's line gone", lambda: hud_rows(desktop, w, reference, tall) <= numbers,
+             timeout=10)

@@ -327,6 +327,11 @@ static void on_drag_start(struct rv_viewer *viewer, const struct wire_msg *msg)
 	dnd_drag_start(viewer, &msg->drag_start, input_mark_serial(viewer, msg->drag_start.mark));
 }
 
+static void on_drag_no_files(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	handover_drag_no_files(viewer, msg->drag_no_files.serial);
+}
+
 static void on_drag_end(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	dnd_drag_end(viewer);

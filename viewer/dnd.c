@@ -13,6 +13,7 @@
 
 #include "connection.h"
 #include "dnd.h"
+#include "files.h"
 #include "handover.h"
 #include "log.h"
 #include "offer.h"
@@ -150,51 +151,6 @@ void dnd_motion(struct rv_viewer *viewer, wl_fixed_t x, wl_fixed_t y)
 	}
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9'    ? c - '0'
-		: c >= 'a' && c <= 'f' ? c - 'a' + 10
-		: c >= 'A' && c <= 'F' ? c - 'A' + 10
-				       : -1;
-}
-
-/* The local paths of a text/uri-list's file:// URIs (of this host), each
- * decoded in place; how many. */
-static int file_paths(char *list, char **paths, int max)
-{
-	int n = 0;
-	for (char *line = strtok(list, "\r\n"); line && n < max; line = strtok(NULL, "\r\n")) {
-		if (line[0] == '#') {
-			continue;
-		}
-		char *p = NULL;
-		if (strncmp(line, "file:///", 8) == 0) {
-			p = line + 7;
-		} else if (strncmp(line, "file://localhost/", 17) == 0) {
-			p = line + 16;
-		}
-		if (!p) {
-			continue;
-		}
-		char *out = p;
-		for (char *in = p; *in; in++) {
-			int hi, lo;
-			if (*in == '%' && (hi = hex_digit(in[1])) >= 0 &&
-				(lo = hex_digit(in[2])) >= 0) {
-				*out++ = (char)(hi * 16 + lo);
-				in += 2;
-			} else {
-				*out++ = *in;
-			}
-		}
-		*out = '\0';
-		if (strlen(p) > 1) {
-			paths[n++] = p;
-		}
-	}
-	return n;
-}
-
 /* A drop of local files: their URIs read from the local drag (the source
  * writes them at once; half a second at most), and the files themselves
  * sent to the session, which gives the app a drop of its copies once they
@@ -232,7 +188,7 @@ static bool drop_files(struct rv_viewer *viewer, struct rv_clipboard *c)
 	close(fds[0]);
 	list[len] = '\0';
 	char *paths[256];
-	int n = file_paths(list, paths, 256);
+	int n = files_uri_paths(list, paths, 256);
 	if (n == 0) {
 		return false;
 	}
@@ -422,7 +378,15 @@ static void drag_source_target(void *data, struct wl_data_source *source, const 
 static void drag_source_send(void *data, struct wl_data_source *source, const char *mime,
 	int32_t fd)
 {
-	offer_fetch(data, WIRE_SELECTION_DND, mime, fd);
+	struct rv_viewer *viewer = data;
+	/* A list of files: the files themselves come, and the target gets
+	 * their copies here. */
+	if (strcmp(mime, "text/uri-list") == 0 && viewer->connection.server_minor >= 8 &&
+		viewer->connection.welcomed) {
+		handover_drag_files(viewer, fd);
+		return;
+	}
+	offer_fetch(viewer, WIRE_SELECTION_DND, mime, fd);
 }
 
 static void drag_source_cancelled(void *data, struct wl_data_source *source)

@@ -18,6 +18,7 @@
 #include "handover.h"
 #include "log.h"
 #include "notify.h"
+#include "offer.h"
 #include "print.h"
 #include "monotonic.h"
 #include "viewer.h"
@@ -54,9 +55,77 @@ static void open_file(const char *path)
 	}
 }
 
+/* The drag's target gets what it asked for: the copies' URIs, or nothing
+ * (n 0) where the files did not come. */
+static void drag_files_answer(struct rv_viewer *viewer, char *const *paths, int n)
+{
+	int fd = viewer->drag_files_fd;
+	viewer->drag_files_fd = -1;
+	viewer->files.settings.drag_serial = 0;
+	if (fd < 0) {
+		return;
+	}
+	static char uris[65536];
+	size_t len = 0;
+	for (int i = 0; i < n && len + 8 < sizeof(uris); i++) {
+		len += files_put_uri(uris + len, sizeof(uris) - 2 - len, paths[i]);
+		uris[len++] = '\r';
+		uris[len++] = '\n';
+	}
+	/* A list this small fits the pipe: the target reads it when it will. */
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, uris + done, len - done);
+		if (w < 0 && errno == EINTR) {
+			continue;
+		}
+		if (w <= 0) {
+			break;
+		}
+		done += (size_t)w;
+	}
+	close(fd);
+}
+
+void handover_drag_files(struct rv_viewer *viewer, int fd)
+{
+	static uint32_t last;
+	if (viewer->drag_files_fd >= 0) {
+		/* The target asked again: the files on their way answer this. */
+		close(viewer->drag_files_fd);
+		viewer->drag_files_fd = fd;
+		return;
+	}
+	last = last % (1u << 20) + 1; /* as a file_group's x */
+	viewer->drag_files_fd = fd;
+	viewer->drag_files_serial = last;
+	viewer->files.settings.drag_serial = last;
+	connection_send(viewer,
+		&(struct wire_msg){.type = WIRE_DRAG_FILES, .drag_files = {.serial = last}});
+}
+
+void handover_drag_no_files(struct rv_viewer *viewer, uint32_t serial)
+{
+	if (viewer->drag_files_fd < 0 || serial != viewer->drag_files_serial) {
+		return;
+	}
+	int fd = viewer->drag_files_fd;
+	viewer->drag_files_fd = -1;
+	viewer->files.settings.drag_serial = 0;
+	offer_fetch(viewer, WIRE_SELECTION_DND, "text/uri-list", fd);
+}
+
 static void received_hook(void *data, void *peer, const struct files_received *r)
 {
 	struct rv_viewer *viewer = data;
+	if (r->kind == WIRE_FILES_DRAG) {
+		log_info("%d item%s of the app's drag came (%llu bytes): %s%s", r->n,
+			r->n == 1 ? "" : "s", (unsigned long long)r->bytes, r->n ? r->paths[0] : "",
+			r->n > 1 ? ", ..." : "");
+		if ((uint32_t)r->x == viewer->drag_files_serial) {
+			drag_files_answer(viewer, r->paths, r->n);
+		}
+		return;
+	}
 	if (r->kind == WIRE_FILES_PRINT) {
 		for (int i = 0; i < r->n; i++) {
 			log_info("the session printed %s (%llu bytes)", r->paths[i],
@@ -91,6 +160,9 @@ static void ended_hook(void *data, uint32_t group, uint32_t kind, bool sending, 
 	const char *text)
 {
 	static const char *const how[] = {"whole", "cancelled", "refused", "failed"};
+	if (kind == WIRE_FILES_DRAG && status != WIRE_FILES_WHOLE) {
+		drag_files_answer(data, NULL, 0); /* the target gets nothing */
+	}
 	if (status == WIRE_FILES_WHOLE) {
 		log_info("the files went to the session: %s", text);
 	} else {
@@ -135,6 +207,7 @@ void handover_answer(struct rv_viewer *viewer, uint32_t group, bool yes)
 
 bool handover_init(struct rv_viewer *viewer)
 {
+	viewer->drag_files_fd = -1;
 	struct files_settings settings = {
 		.size_limit = viewer->options.file_size_limit,
 		.take = viewer->options.files,
@@ -157,6 +230,7 @@ bool handover_init(struct rv_viewer *viewer)
 
 void handover_finish(struct rv_viewer *viewer)
 {
+	drag_files_answer(viewer, NULL, 0);
 	files_finish(&viewer->files);
 }
 
@@ -170,14 +244,17 @@ bool handover_sync(struct rv_viewer *viewer)
 void handover_handle(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	char err[256];
-	if (!files_handle(&viewer->files, viewer, true, msg, err, sizeof(err))) {
-		connection_fail(viewer, err);
+	if (!files_handle(&viewer->files, viewer, true, msg, monotonic_usec(), err, sizeof(err))) {
+		connection_fail(viewer, "%s", err);
 	}
 }
 
 void handover_link_down(struct rv_viewer *viewer)
 {
 	files_peer_gone(&viewer->files, viewer, monotonic_usec());
+	if (viewer->files.settings.drag_serial) {
+		drag_files_answer(viewer, NULL, 0); /* asked, and no answer came */
+	}
 }
 
 void handover_link_up(struct rv_viewer *viewer)

@@ -21,6 +21,12 @@ void handover_link_up(struct rv_viewer *viewer);
  * group's id, or 0 (logged). */
 uint32_t handover_drop(struct rv_viewer *viewer, uint32_t window, int32_t x, int32_t y,
 	const char *const *paths, int n);
+/* An app's drag, dropped on a local target that asked for its
+ * text/uri-list (written to fd, which this takes): the session is asked for
+ * the files (drag_files), and fd gets the URIs of their copies here once
+ * whole; where the drag names no file, its list as any drag's data. */
+void handover_drag_files(struct rv_viewer *viewer, int fd);
+void handover_drag_no_files(struct rv_viewer *viewer, uint32_t serial);
 /* The person's answer to a question about the session's group (files =
  * ask). */
 void handover_answer(struct rv_viewer *viewer, uint32_t group, bool yes);

@@ -7,6 +7,7 @@
 #include "chord.h"
 #include "codec.h"
 #include "connection.h"
+#include "files.h"
 #include "hud.h"
 #include "log.h"
 #include "monotonic.h"
@@ -16,7 +17,8 @@
 
 #define HUD_MARGIN 8 /* from the window's corner, logical pixels */
 #define HUD_PAD 4 /* around the text, logical pixels */
-#define HUD_LINES 6
+#define HUD_LINES 8
+#define HUD_FILES 2 /* lines for files under way, at most */
 #define HUD_LINE_MAX 64
 
 static bool font_ready(struct rv_viewer *viewer, int scale)
@@ -109,6 +111,37 @@ static void draw_text(pixman_image_t *dst, struct fcft_font *font, pixman_image_
 	}
 }
 
+/* Each group of files under way (to or from the session), a line each from
+ * lines[n]; the count of lines then. */
+static int describe_files(struct rv_viewer *viewer, char lines[HUD_LINES][HUD_LINE_MAX], int n)
+{
+	struct files_progress p[HUD_FILES];
+	int count = files_progress(&viewer->files, p, HUD_FILES, monotonic_usec());
+	for (int i = 0; i < count && n < HUD_LINES; i++) {
+		if (p[i].asking) {
+			continue;
+		}
+		char *line = lines[n++];
+		int len = snprintf(line, HUD_LINE_MAX, "%s %.16s %.1f/%.1f MB ",
+			p[i].sending ? "\xe2\x86\x91" : "\xe2\x86\x93", p[i].name, p[i].done / 1e6,
+			p[i].total / 1e6);
+		if (len <= 0 || len >= HUD_LINE_MAX) {
+			continue;
+		}
+		if (p[i].waiting) {
+			snprintf(line + len, HUD_LINE_MAX - (size_t)len, "waiting");
+		} else if (p[i].rate && p[i].total > p[i].done) {
+			snprintf(line + len, HUD_LINE_MAX - (size_t)len, "%.1f Mbit/s %.0f s",
+				(double)p[i].rate * 8 / 1e6,
+				(double)(p[i].total - p[i].done) / (double)p[i].rate);
+		} else {
+			snprintf(line + len, HUD_LINE_MAX - (size_t)len, "%.1f Mbit/s",
+				(double)p[i].rate * 8 / 1e6);
+		}
+	}
+	return n;
+}
+
 /* What the HUD says of window now, a line each. */
 static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX])
 {
@@ -170,9 +203,9 @@ static int describe(struct rv_window *window, char lines[HUD_LINES][HUD_LINE_MAX
 			conn->viewers == 1 ? "" : "s",
 			conn->watching ? "watching"
 				       : (conn->has_input ? "input here" : "input elsewhere"));
-		return n + 3;
+		return describe_files(window->viewer, lines, n + 3);
 	}
-	return n + 2;
+	return describe_files(window->viewer, lines, n + 2);
 }
 
 static void place(struct rv_window *window, int32_t width, int32_t height)

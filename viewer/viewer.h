@@ -261,6 +261,10 @@ struct rv_viewer {
 	struct rv_seat seat;
 	struct rv_clipboard clipboard;
 	struct files files; /* handover.c */
+	/* A local target's fd for the copies' URIs of an app's drag's files
+	 * (handover_drag_files), and the drag_files serial; -1: none. */
+	int drag_files_fd;
+	uint32_t drag_files_serial;
 	struct rv_notify notify; /* notify.c */
 	struct rv_print_job print_jobs[RV_PRINT_JOBS]; /* print.c */
 	struct rv_sound *sound; /* sound.c; NULL: none */

@@ -1,19 +1,85 @@
 // Files across the link, the page's side of protocol/files.h: the person's
 // files (the menu's upload, a drop on a window) go to the session, each
 // hashed (SHA-256) and offered before its bytes, which go in the bulk class
-// while the WebSocket keeps up, at most FILES.window of a group
-// unacknowledged; what the session sends (rcomp-run --send) comes back
-// checked and is handed to the browser as a download, a print opened in the
-// browser's PDF viewer. A group waits through a broken link and goes on from
-// the last byte the other side wrote. A panel shows each with its progress
-// and a cancel. The page holds a file in memory to hash it, so it takes
-// files up to PAGE_FILE_MAX.
+// while the WebSocket keeps up, within the group's window; what the session
+// sends (rcomp-run --send) comes back checked and is handed to the browser
+// as a download, a print opened in the browser's PDF viewer. The window of a
+// group's bytes unacknowledged follows the acks' delay as rcomp-view's does
+// (protocol/files.c): grown while they come back as fast as the least round
+// trip, cut once a round trip when a queue builds, so a key typed during an
+// upload waits for little. A group waits through a broken link and goes on
+// from the last byte the other side wrote. A panel shows each with its
+// progress and a cancel. The page holds a file in memory to hash it, so it
+// takes files up to PAGE_FILE_MAX.
 import { FILES, RECORD } from './messages.js';
 import { encoder } from './wire.js';
 
 const HIGH_WATER = 1 << 20; // the WebSocket's buffered bytes before file data waits
 export const PAGE_FILE_MAX = 2 ** 31; // bytes of one file the page sends or takes
 const CHUNK = 65536;
+
+// A group's window (protocol/files.c's adapt_window): bytes that may be
+// unacknowledged, and when each recent chunk went, to time the acks.
+export class SendWindow {
+  constructor() {
+    this.size = FILES.windowStart;
+    this.minRtt = Infinity; // ms
+    this.cut = -Infinity;
+    this.grown = false; // past its start, where it doubles a round trip
+    this.roundEnd = 0; // this round trip's last byte, and its least queue
+    this.roundQueue = Infinity;
+    this.sends = []; // [end offset, ms]
+  }
+
+  // Offsets begin again (a new file, a rewind): the size and round trip stay.
+  restart() {
+    this.sends = [];
+    this.roundEnd = 0;
+  }
+
+  // A sixteenth of the window a chunk (2 to 64 KiB): a key behind one waits
+  // for little, and the acks that time the round trip come often.
+  get chunk() {
+    return Math.max(FILES.chunkMin, Math.min(CHUNK, Math.floor(this.size / 16)));
+  }
+
+  sent(end, now) {
+    this.sends.push([end, now]);
+    if (this.sends.length > 256) this.sends.shift();
+  }
+
+  // An ack of received bytes that moved the window by bytes.
+  acked(received, bytes, sent, now) {
+    let at = null;
+    for (let i = this.sends.length - 1; i >= 0; i--) {
+      if (this.sends[i][0] <= received) {
+        at = this.sends[i][1];
+        break;
+      }
+    }
+    if (at === null || now < at) return;
+    const rtt = now - at;
+    this.minRtt = Math.min(this.minRtt, rtt);
+    const queue = rtt - this.minRtt;
+    const most = FILES.queueUs / 1000;
+    const roundQueue = Math.min(this.roundQueue, queue);
+    const roundEnded = received >= this.roundEnd;
+    this.roundQueue = roundEnded ? Infinity : roundQueue;
+    if (roundEnded) this.roundEnd = sent;
+    if (!this.grown) {
+      if ((roundEnded && roundQueue >= most / 2) || queue > most) this.grown = true;
+      else this.size += bytes;
+    } else if (queue > most) {
+      if (now - this.cut > rtt) {
+        this.size = this.size * (this.minRtt + most / 2) / rtt;
+        this.cut = now;
+      }
+    } else {
+      this.size += (most / 2 - queue) / (most / 2) * bytes / FILES.gain;
+    }
+    this.size = Math.max(FILES.windowMin, Math.min(FILES.window, Math.floor(this.size)));
+  }
+}
 
 async function sha256(data) {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', data));
@@ -87,7 +153,7 @@ export class Files {
       })),
       bytes: items.reduce((n, i) => n + i.file.size, 0),
       cur: 0, sent: 0, acked: 0, done: 0, started: false, offered: false, pumping: false,
-      rate: new Rate(),
+      rate: new Rate(), flight: new SendWindow(),
     };
     this.out.set(id, g);
     this.announce(g);
@@ -97,6 +163,7 @@ export class Files {
 
   announce(g) {
     g.started = false;
+    g.flight = new SendWindow(); // a new link is measured afresh
     g.offered = false;
     this.send('file_group', {
       group: g.id, kind: g.kind, window: g.window, x: g.x, y: g.y, files: g.files.length,
@@ -141,16 +208,18 @@ export class Files {
           });
           g.offered = true;
         }
-        if (g.sent >= f.size || g.sent - g.acked >= FILES.window) break;
+        if (g.sent >= f.size || g.sent - g.acked >= g.flight.size) break;
         if (this.session.conn.ws.bufferedAmount > HIGH_WATER) {
           setTimeout(() => this.pump(g), 20);
           break;
         }
         const at = g.sent;
-        const data = new Uint8Array(await f.file.slice(at, Math.min(f.size, at + CHUNK)).arrayBuffer());
+        const end = Math.min(f.size, at + g.flight.chunk);
+        const data = new Uint8Array(await f.file.slice(at, end).arrayBuffer());
         if (this.out.get(g.id) !== g || g.sent !== at || !g.started) continue; // rewound meanwhile
         this.send('file_data', { group: g.id, file: g.cur, offset: at, data }, RECORD.bulk);
         g.sent += data.length;
+        g.flight.sent(g.sent, performance.now());
         g.rate.add(data.length);
       }
     } finally {
@@ -185,9 +254,12 @@ export class Files {
       g.done = g.files.slice(0, m.file).reduce((n, f) => n + f.size, 0);
       g.offered = false;
       g.sent = g.acked = m.received;
+      g.flight.restart();
     } else if (m.flags & FILES.fromHere) {
       g.sent = g.acked = m.received; // it dropped what came out of order
+      g.flight.restart();
     } else {
+      if (m.received > g.acked) g.flight.acked(m.received, m.received - g.acked, g.sent, performance.now());
       g.acked = Math.max(g.acked, m.received);
       g.sent = Math.max(g.sent, g.acked);
     }
@@ -368,9 +440,32 @@ export class Files {
     this.show();
   }
 
+  // A group's figures, for the panel and the HUD.
+  figures(g) {
+    const sending = this.out.has(g.id);
+    return {
+      sending,
+      name: sending ? (g.files.length > 1 ? `${g.files.length} files` : g.files[0].path) : g.name,
+      done: sending ? g.done + g.acked : g.done + g.written,
+      total: g.bytes,
+      rate: g.rate.perSecond(),
+    };
+  }
+
+  // The HUD's words on each group under way ('' for none).
+  hudText() {
+    return [...this.out.values(), ...this.in.values()].filter((g) => !g.asking).map((g) => {
+      const f = this.figures(g);
+      const left = f.rate && this.linkUp ? ` ${Math.ceil((f.total - f.done) / f.rate)} s left` : '';
+      return `${f.sending ? '\u2191' : '\u2193'} ${f.name} ${mb(f.done)}/${mb(f.total)} MB ` +
+        (this.linkUp ? `${(f.rate * 8 / 1e6).toFixed(1)} Mbit/s${left}` : 'waiting for the link');
+    }).join('  ');
+  }
+
   // The panel: each group under way with its bar, and what became of the
   // last ones.
   show() {
+    this.session.hud?.filesChanged();
     const groups = [...this.out.values(), ...this.in.values()];
     if (!groups.length && !this.ended.length && !this.prints.length) {
       this.panel?.remove();
@@ -386,12 +481,8 @@ export class Files {
     }
     const rows = [];
     for (const g of groups) {
-      const sending = this.out.has(g.id);
-      const total = g.bytes;
-      const done = sending ? g.done + g.acked : g.done + g.written;
-      const rate = g.rate.perSecond();
+      const { sending, name, done, total, rate } = this.figures(g);
       const left = rate ? ` · ${Math.ceil((total - done) / rate)} s left` : '';
-      const name = sending ? (g.files.length > 1 ? `${g.files.length} files` : g.files[0].path) : g.name;
       const row = document.createElement('div');
       row.className = 'rcomp-file';
       row.dataset.group = String(g.id);

@@ -167,11 +167,13 @@ int main(void)
 		WIRE_TRANSFER_END, WIRE_TRANSFER_FAILED, WIRE_TRANSFER_CANCEL,
 		WIRE_MAX_TRANSFER_CHUNK, WIRE_MAX_TRANSFER_CHUNK * 4);
 	printf("export const FILES = {drop: %d, upload: %d, send: %d, print: %d, whole: %d, "
-	       "cancelled: %d, refused: %d, failed: %d, fromHere: %u, window: %d, ackEvery: %d, "
-	       "maxFiles: %d, maxPath: %d};\n",
+	       "cancelled: %d, refused: %d, failed: %d, fromHere: %u, window: %d, windowMin: %d, "
+	       "windowStart: %d, queueUs: %d, gain: %d, chunkMin: %d, ackEvery: %d, maxFiles: %d, "
+	       "maxPath: %d};\n",
 		WIRE_FILES_DROP, WIRE_FILES_UPLOAD, WIRE_FILES_SEND, WIRE_FILES_PRINT,
 		WIRE_FILES_WHOLE, WIRE_FILES_CANCELLED, WIRE_FILES_REFUSED, WIRE_FILES_FAILED,
-		WIRE_FILES_FROM_HERE, FILES_WINDOW, FILES_ACK_EVERY, WIRE_MAX_FILES,
+		WIRE_FILES_FROM_HERE, FILES_WINDOW, FILES_WINDOW_MIN, FILES_WINDOW_START,
+		FILES_QUEUE_US, FILES_GAIN, FILES_CHUNK_MIN, FILES_ACK_EVERY, WIRE_MAX_FILES,
 		WIRE_MAX_FILE_PATH);
 	printf("export const NOTE = {action: %d, closed: %d, expired: %d, dismissed: %d, "
 	       "closedByApp: %d, other: %d, low: %d, normal: %d, critical: %d};\n",

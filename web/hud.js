@@ -58,6 +58,14 @@ export class Hud {
       `app ${m.app_fps} sent ${m.sent_fps} fps  ${(m.bytes / 1024).toFixed(0)} KiB/s  ` +
       `rtt ${(m.rtt_us / 1000).toFixed(1)} ms` +
       (photon !== null ? `  input→photon ${photon.toFixed(1)} ms` : '');
+    const files = this.session.files?.hudText();
+    if (files) w.hud.textContent += `  ${files}`;
+  }
+
+  // A transfer moved: its line in the HUD now, not at the next second's.
+  filesChanged() {
+    if (!this.on) return;
+    for (const w of this.session.windows.values()) if (w.stats) this.windowStats(w, w.stats);
   }
 
   // Sent just after window_stats, whose text it joins the next second.

@@ -13,6 +13,16 @@
 
 /* The monitor ------------------------------------------------------------ */
 
+static bool known(const struct net *net, const char *addr)
+{
+	for (int i = 0; i < KNOWN_ADDRESSES; i++) {
+		if (net->known[i][0] && strcmp(net->known[i], addr) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 	net_answered_fn answered)
 {
@@ -26,14 +36,17 @@ uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 		explicit_bzero(req->secret, sizeof(req->secret));
 		return 0;
 	}
-	int mine = 0;
+	bool stranger = !req->cookie[0] && !known(net, req->addr);
+	int mine = 0, strangers = 0;
 	for (int i = 0; i < MAX_WAITERS; i++) {
 		const struct waiter *o = &net->waiters[i];
 		mine += o->id &&
 			(req->cookie[0] ? strcmp(o->cookie, req->cookie) == 0
 					: !o->cookie[0] && strcmp(o->addr, req->addr) == 0);
+		strangers += o->id && o->stranger;
 	}
-	if (mine >= (req->cookie[0] ? ASKS_PER_LOGIN : ASKS_PER_ADDRESS)) {
+	if (mine >= (req->cookie[0] ? ASKS_PER_LOGIN : ASKS_PER_ADDRESS) ||
+		(stranger && strangers >= STRANGERS_IN_FLIGHT)) {
 		explicit_bzero(req->secret, sizeof(req->secret));
 		return 0;
 	}
@@ -47,6 +60,8 @@ uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 		return 0;
 	}
 	w->id = req->id;
+	w->op = req->op;
+	w->stranger = stranger;
 	w->wsi = wsi;
 	w->answered = answered;
 	snprintf(w->cookie, sizeof(w->cookie), "%s", req->cookie);
@@ -93,6 +108,12 @@ static void monitor_readable(struct net *net)
 			if (net->waiters[i].id == a.id) {
 				wsi = net->waiters[i].wsi;
 				answered = net->waiters[i].answered;
+				if (net->waiters[i].op == GATE_LOGIN && a.status == GATE_OK &&
+					!known(net, net->waiters[i].addr)) {
+					snprintf(net->known[net->known_next], sizeof(net->known[0]),
+						"%s", net->waiters[i].addr);
+					net->known_next = (net->known_next + 1) % KNOWN_ADDRESSES;
+				}
 				net->waiters[i] = (struct waiter){0};
 			}
 		}

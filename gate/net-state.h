@@ -32,6 +32,8 @@ struct gate_bridge;
 
 struct waiter {
 	uint32_t id; /* 0: free */
+	uint32_t op; /* enum gate_op */
+	bool stranger; /* no login, from an address none has logged in from */
 	struct lws *wsi;
 	net_answered_fn answered;
 	/* Whose it is: a login's cookie, or (none) the address that asks. */
@@ -44,6 +46,14 @@ struct waiter {
  * answered "busy" here and costs the monitor nothing. */
 #define ASKS_PER_LOGIN 8
 #define ASKS_PER_ADDRESS 8
+/* Strangers' requests (logins from addresses none has logged in from here)
+ * in flight at once: past this a stranger is answered "busy" here, so that
+ * a flood of them never fills the monitor's socket ahead of a user's
+ * requests (the monitor keeps a reserve of PAM conversations for known
+ * addresses the same way). */
+#define STRANGERS_IN_FLIGHT 64
+/* Addresses a login succeeded from, the newest kept. */
+#define KNOWN_ADDRESSES 256
 
 struct net {
 	const struct gate_config *config;
@@ -56,6 +66,8 @@ struct net {
 	bool tls;
 	uint32_t next_id;
 	struct waiter waiters[MAX_WAITERS];
+	char known[KNOWN_ADDRESSES][GATE_ADDR_MAX + 1];
+	int known_next;
 	struct admit admit;
 	lws_sorted_usec_list_t sweep;
 	int bridges;

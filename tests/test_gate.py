@@ -832,6 +832,7 @@ def login_times(gate, user, n=10, source=None):
     return out
 
 
+@pytest.mark.quiet  # times a user's requests under a flood: alone
 def test_one_users_flood_of_viewers_to_made_up_sessions_keeps_no_other_user_out(gate):
     """150 WebSockets of alice's to made-up session names, each reopened as
     it closes (the audit's): each used to hold one of the monitor's 64
@@ -859,6 +860,7 @@ def test_one_users_flood_of_viewers_to_made_up_sessions_keeps_no_other_user_out(
     assert all(s == 200 and took < 2 for s, took in got), got
 
 
+@pytest.mark.quiet  # times a user's requests under a flood: alone
 def test_a_login_flood_from_many_addresses_keeps_out_neither_a_logged_in_user_nor_a_known_address(
         gate):
     """200 addresses, each trying a name of its own again and again: a

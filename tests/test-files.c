@@ -150,7 +150,9 @@ static bool always(void *data, void *peer)
 static void run(struct side *a, struct side *b)
 {
 	for (int turns = 0; turns < 100000; turns++) {
-		bool more = files_pump(&a->files, always, 0) | files_pump(&b->files, always, 0);
+		/* Both pumped every turn: no || that skips the second. */
+		bool more_a = files_pump(&a->files, always, 0);
+		bool more = files_pump(&b->files, always, 0) || more_a;
 		if (qhead == qtail && !more) {
 			return;
 		}
@@ -171,8 +173,8 @@ static uint64_t run_link(struct side *a, struct side *b)
 	a->is_sender = true;
 	uint64_t first = 0, last = 0;
 	for (int turns = 0; turns < 10000000; turns++) {
-		bool more = files_pump(&a->files, always, link_now_us) |
-			files_pump(&b->files, always, link_now_us);
+		bool more_a = files_pump(&a->files, always, link_now_us);
+		bool more = files_pump(&b->files, always, link_now_us) || more_a;
 		int next = -1;
 		for (int k = qhead; k < qtail; k++) {
 			int i = k % QUEUE;

@@ -68,6 +68,7 @@ struct files_group {
 	uint64_t cwnd, min_rtt_us, cut_us;
 	bool grown; /* past its start, where it doubles a round trip */
 	uint64_t round_end, round_queue_us; /* this round trip's: its last byte, least queue */
+	uint64_t last_round_queue_us; /* the least queue of the round trip before */
 	struct {
 		uint64_t end, at_us;
 	} sends[256];
@@ -631,7 +632,11 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 	g->round_queue_us = round_ended ? UINT64_MAX : round_queue;
 	if (round_ended) {
 		g->round_end = g->sent;
+		g->last_round_queue_us = round_queue;
 	}
+	/* What stays of the queue, not one ack's jitter (the host's, the
+	 * path's): the least of this sample and the last round trip's. */
+	uint64_t standing = queue < g->last_round_queue_us ? queue : g->last_round_queue_us;
 	if (!g->grown) {
 		/* Doubling a round trip until a queue stays (half the most a
 		 * round trip long) or a burst's passes the most. */
@@ -640,7 +645,7 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 		} else {
 			g->cwnd += acked_bytes;
 		}
-	} else if (queue > FILES_QUEUE_US) {
+	} else if (standing > FILES_QUEUE_US) {
 		if (now_us - g->cut_us > rtt) {
 			/* Once a round trip, to what the link carried with the
 			 * queue it may have. */
@@ -651,7 +656,7 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 		/* Then toward a queue of half the most (LEDBAT's rule): up to
 		 * 1/FILES_GAIN of the window a round trip with none, down as
 		 * much at the most. */
-		int64_t off = (int64_t)(FILES_QUEUE_US / 2) - (int64_t)queue;
+		int64_t off = (int64_t)(FILES_QUEUE_US / 2) - (int64_t)standing;
 		int64_t step =
 			off * (int64_t)acked_bytes / (int64_t)(FILES_QUEUE_US / 2) / FILES_GAIN;
 		g->cwnd = step < 0 && (uint64_t)-step >= g->cwnd
@@ -728,6 +733,7 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 			g->grown = false;
 			g->round_end = 0;
 			g->round_queue_us = UINT64_MAX;
+			g->last_round_queue_us = 0;
 		}
 		g->started = true;
 		g->cur = m->file;

@@ -555,8 +555,8 @@ static void asked(void)
  * fills the link (85% of its rate at least, over 10 s of the link's bytes,
  * as it takes a few round trips to find its size) and what waits before it
  * stays short: a key sent behind the file, once the first second has
- * measured the link, waits at most twice FILES_QUEUE_US and the chunk on
- * the wire. */
+ * measured the link, waits at most 50 ms (issue 51's target: 60 ms over
+ * idle at 10 Mbit/s and 50 ms). */
 static void window(void)
 {
 	static const struct {
@@ -581,13 +581,12 @@ static void window(void)
 		uint64_t took = run_link(&a, &b);
 		CHECK(b.received == 1 && a.last_status == WIRE_FILES_WHOLE);
 		double share = took ? (double)size * 1e6 / (double)took / (double)link_rate : 0;
-		uint64_t chunk_us = FILES_CHUNK_MIN * 1000000 / link_rate;
 		printf("%.0f Mbit/s, %.0f ms: %.0f%% of the link's rate, a key waits %.1f ms at "
 		       "most\n",
 			link_rate * 8 / 1e6, 2 * link_delay_us / 1e3, share * 100,
 			link_wait_max_us / 1e3);
 		CHECK(share > 0.85);
-		CHECK(link_wait_max_us <= 2 * FILES_QUEUE_US + chunk_us);
+		CHECK(link_wait_max_us <= 50000);
 		link_rate = 0;
 		link_delay_us = 0;
 		finish(&a, &b);

@@ -28,6 +28,7 @@ export class SendWindow {
     this.grown = false; // past its start, where it doubles a round trip
     this.roundEnd = 0; // this round trip's last byte, and its least queue
     this.roundQueue = Infinity;
+    this.lastRoundQueue = 0; // the least queue of the round trip before
     this.sends = []; // [end offset, ms]
   }
 
@@ -65,17 +66,22 @@ export class SendWindow {
     const roundQueue = Math.min(this.roundQueue, queue);
     const roundEnded = received >= this.roundEnd;
     this.roundQueue = roundEnded ? Infinity : roundQueue;
-    if (roundEnded) this.roundEnd = sent;
+    if (roundEnded) {
+      this.roundEnd = sent;
+      this.lastRoundQueue = roundQueue;
+    }
+    // What stays of the queue, not one ack's jitter.
+    const standing = Math.min(queue, this.lastRoundQueue);
     if (!this.grown) {
       if ((roundEnded && roundQueue >= most / 2) || queue > most) this.grown = true;
       else this.size += bytes;
-    } else if (queue > most) {
+    } else if (standing > most) {
       if (now - this.cut > rtt) {
         this.size = this.size * (this.minRtt + most / 2) / rtt;
         this.cut = now;
       }
     } else {
-      this.size += (most / 2 - queue) / (most / 2) * bytes / FILES.gain;
+      this.size += (most / 2 - standing) / (most / 2) * bytes / FILES.gain;
     }
     this.size = Math.max(FILES.windowMin, Math.min(FILES.window, Math.floor(this.size)));
   }

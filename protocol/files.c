@@ -69,6 +69,9 @@ struct files_group {
 	bool grown; /* past its start, where it doubles a round trip */
 	uint64_t round_end, round_queue_us; /* this round trip's: its last byte, least queue */
 	uint64_t last_round_queue_us; /* the least queue of the round trip before */
+	/* Each round trip's delivery (from its start), and the most seen on
+	 * this link: the window never goes below that times the round trip. */
+	uint64_t round_start_us, round_start_bytes, max_rate;
 	struct {
 		uint64_t end, at_us;
 	} sends[256];
@@ -504,6 +507,7 @@ static void begin_file(struct files_group *g)
 	g->hash_pos = g->sent = g->acked = 0;
 	g->nsends = 0; /* offsets begin again: the window and round trip stay */
 	g->round_end = 0;
+	g->round_start_us = 0;
 }
 
 /* Hashes a step of the file under way; true once it is hashed. False with
@@ -633,6 +637,14 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 	if (round_ended) {
 		g->round_end = g->sent;
 		g->last_round_queue_us = round_queue;
+		if (g->round_start_us && now_us > g->round_start_us &&
+			received > g->round_start_bytes) {
+			uint64_t rate = (received - g->round_start_bytes) * 1000000 /
+				(now_us - g->round_start_us);
+			g->max_rate = rate > g->max_rate ? rate : g->max_rate;
+		}
+		g->round_start_us = now_us;
+		g->round_start_bytes = received;
 	}
 	/* What stays of the queue, not one ack's jitter (the host's, the
 	 * path's): the least of this sample and the last round trip's. */
@@ -663,6 +675,11 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 			? 0
 			: (uint64_t)((int64_t)g->cwnd + step);
 	}
+	/* Never below what the link was seen to carry in a round trip: a
+	 * delay that is not our queue (acks behind the other way's traffic,
+	 * the channel's own pacing of what we give it) must not starve it. */
+	uint64_t floor = g->max_rate * g->min_rtt_us / 1000000;
+	g->cwnd = g->cwnd < floor ? floor : g->cwnd;
 	g->cwnd = g->cwnd < FILES_WINDOW_MIN ? FILES_WINDOW_MIN
 		: g->cwnd > FILES_WINDOW     ? FILES_WINDOW
 					     : g->cwnd;
@@ -734,6 +751,7 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 			g->round_end = 0;
 			g->round_queue_us = UINT64_MAX;
 			g->last_round_queue_us = 0;
+			g->round_start_us = g->round_start_bytes = g->max_rate = 0;
 		}
 		g->started = true;
 		g->cur = m->file;
@@ -747,8 +765,11 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 	}
 	if (m->flags & WIRE_FILES_FROM_HERE) {
 		/* It dropped what came out of order, or began the file anew:
-		 * back to where it is. */
+		 * back to where it is (the chunks timed are gone). */
 		g->sent = g->acked = m->received;
+		g->nsends = 0;
+		g->round_end = 0;
+		g->round_start_us = 0;
 	} else if (m->received > g->acked) {
 		if (!paced) {
 			adapt_window(g, m->received, m->received - g->acked, now_us);

@@ -29,6 +29,10 @@ export class SendWindow {
     this.roundEnd = 0; // this round trip's last byte, and its least queue
     this.roundQueue = Infinity;
     this.lastRoundQueue = 0; // the least queue of the round trip before
+    // Each round trip's delivery, and the most seen: the window never goes
+    // below that times the round trip.
+    this.roundStart = null; // [ms, bytes]
+    this.maxRate = 0; // bytes a ms
     this.sends = []; // [end offset, ms]
   }
 
@@ -36,6 +40,7 @@ export class SendWindow {
   restart() {
     this.sends = [];
     this.roundEnd = 0;
+    this.roundStart = null;
   }
 
   // A sixteenth of the window a chunk (2 to 64 KiB): a key behind one waits
@@ -69,6 +74,10 @@ export class SendWindow {
     if (roundEnded) {
       this.roundEnd = sent;
       this.lastRoundQueue = roundQueue;
+      if (this.roundStart && now > this.roundStart[0] && received > this.roundStart[1]) {
+        this.maxRate = Math.max(this.maxRate, (received - this.roundStart[1]) / (now - this.roundStart[0]));
+      }
+      this.roundStart = [now, received];
     }
     // What stays of the queue, not one ack's jitter.
     const standing = Math.min(queue, this.lastRoundQueue);
@@ -83,6 +92,9 @@ export class SendWindow {
     } else {
       this.size += (most / 2 - standing) / (most / 2) * bytes / FILES.gain;
     }
+    // Never below what the link carried in a round trip: a delay that is
+    // not our queue must not starve it.
+    this.size = Math.max(this.size, this.maxRate * this.minRtt);
     this.size = Math.max(FILES.windowMin, Math.min(FILES.window, Math.floor(this.size)));
   }
 }

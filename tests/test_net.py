@@ -228,6 +228,42 @@ def test_the_viewers_address_changes_mid_session_and_windows_keep_updating(deskt
     assert desktop.read_log("rcomp-run").count("viewer attached") == 1
 
 
+@pytest.mark.skipif(not UDP, reason="built without UDP (ngtcp2 and GnuTLS)")
+def test_a_file_sent_while_the_viewers_address_changes_goes_on_and_arrives_whole(desktop):
+    """rcomp-run --send of 12 MB over QUIC at 20 Mbit/s; a third of the way
+    the laptop's address changes: the connection moves with it and the
+    file goes on from where it was (no reconnect, no start again), whole."""
+    import hashlib
+    link = NetLink(desktop, delay_ms=10, rate_mbit=20)
+    session_across(desktop, link, "udp", [INPUT_CLIENT], [], ["--stats"])
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"), timeout=60)
+    big = os.path.join(desktop.tmp, "big.bin")
+    with open(big, "wb") as f:
+        f.write(os.urandom(12 << 20))
+    name = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env, capture_output=True,
+                          text=True, timeout=10).stdout.splitlines()[1].split()[0]
+    sender = subprocess.Popen([RCOMP_RUN, "--send", big],
+                              env=dict(desktop.remote_env, RCOMP_SESSION=name),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def done_mb():
+        return [float(m) for m in re.findall(r"files from the session: big\.bin, ([\d.]+) of",
+                                             desktop.read_log("rcomp-view"))]
+    wait_for("a third of it across", lambda: any(v > 4 for v in done_mb()), timeout=60)
+    mark = len(desktop.read_log("rcomp-view"))
+    link.readdress("local", "10.99.0.3")
+    out, _ = sender.communicate(timeout=120)
+    assert sender.returncode == 0, out
+    got = os.path.join(desktop.local_env["XDG_DOWNLOAD_DIR"], "big.bin")
+    digest = [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in (got, big)]
+    assert digest[0] == digest[1]
+    after = done_mb()[[i for i, v in enumerate(done_mb()) if v > 4][0]:]
+    assert min(after) > 3.5, "it began again: %s" % after
+    log = desktop.read_log("rcomp-view")[mark:]
+    assert not LINK_LOST.search(log) and "reconnect" not in log, log
+    assert desktop.read_log("rcomp-run").count("viewer attached") == 1
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_keys_under_loss_arrive_all_and_in_order_and_a_paste_arrives_intact(desktop, transport):
     """10% loss each way at 40 ms round trip: sixty keys typed as fast as

@@ -17,6 +17,11 @@ import pytest
 import rig
 from rig import ALICE, BOB, STUBBORN_APP, USERS, all_gone_by, stubborn_pids, wait_for
 
+# A user's request under a flood is answered "at once": within 2 s, or 5 s
+# in the sanitizers' build, where the gate, PAM's children and the flood
+# itself run several times slower (what is tested is that none is kept out).
+AT_ONCE_S = 5 if rig.SANITIZED else 2
+
 pytestmark = [pytest.mark.skipif(rig.gate_possible() is not None,
                                  reason=str(rig.gate_possible())),
               pytest.mark.usefixtures("sessions_end")]
@@ -857,7 +862,7 @@ def test_one_users_flood_of_viewers_to_made_up_sessions_keeps_no_other_user_out(
             t.join()
     rig.log("%d WebSockets opened; bob's logins: %s" % (opened[0], got))
     assert opened[0] >= 150
-    assert all(s == 200 and took < 2 for s, took in got), got
+    assert all(s == 200 and took < AT_ONCE_S for s, took in got), got
 
 
 @pytest.mark.quiet  # times a user's requests under a flood: alone
@@ -900,8 +905,8 @@ def test_a_login_flood_from_many_addresses_keeps_out_neither_a_logged_in_user_no
     rig.log("%d tries of the flood; alice's requests: %s; her logins: %s" % (
         tries[0], asked, logins))
     assert tries[0] >= 200
-    assert all(s == 200 and took < 2 for s, took in asked), asked
-    assert all(s == 200 and took < 2 for s, took in logins), logins
+    assert all(s == 200 and took < AT_ONCE_S for s, took in asked), asked
+    assert all(s == 200 and took < AT_ONCE_S for s, took in logins), logins
 
 
 def test_twelve_starts_at_once_give_no_more_sessions_than_the_limit(gate):

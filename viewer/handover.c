@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "connection.h"
@@ -37,22 +36,6 @@ static bool may_send(void *data, void *peer)
 	struct rv_connection *conn = &viewer->connection;
 	return conn->connected && conn->welcomed &&
 		channel_queued_class(&conn->channel, CHANNEL_BULK) < TRANSFER_HIGH_WATER;
-}
-
-/* xdg-open, left to run on its own. */
-static void open_file(const char *path)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (fork() == 0) {
-			execlp("xdg-open", "xdg-open", path, (char *)NULL);
-			_exit(127);
-		}
-		_exit(0);
-	}
-	if (pid > 0) {
-		waitpid(pid, NULL, 0);
-	}
 }
 
 /* The drag's target gets what it asked for: the copies' URIs, or nothing
@@ -138,7 +121,7 @@ static void received_hook(void *data, void *peer, const struct files_received *r
 		log_info("the session sent %s (%llu bytes in all)", r->paths[i],
 			(unsigned long long)r->bytes);
 		if (viewer->options.open_files) {
-			open_file(r->paths[i]);
+			print_open(r->paths[i]);
 		}
 	}
 	if (r->n > 0) {

@@ -32,7 +32,7 @@ static void folder_of(char *out, size_t size, const char *path)
 	snprintf(out, size, "%.*s", (int)(name - path - (name > path)), path);
 }
 
-static void open_path(const char *path)
+void print_open(const char *path)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -101,7 +101,7 @@ void print_received(struct rv_viewer *viewer, const char *path)
 			folder);
 		break;
 	case RV_PRINT_OPEN:
-		open_path(path);
+		print_open(path);
 		snprintf(summary, sizeof(summary), "Print %.200s opened", name);
 		snprintf(body, sizeof(body), "the PDF is in %s", folder);
 		break;

@@ -25,7 +25,7 @@
 #define READY_WAIT_MS 5000
 #define STOP_WAIT_MS 1000
 
-static bool answers(const char *path)
+bool daemon_answers(const char *path)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
@@ -110,7 +110,7 @@ bool bus_start(struct rc_server *server)
 			bus_stop(server);
 			return false;
 		}
-		if (answers(bus->socket)) {
+		if (daemon_answers(bus->socket)) {
 			log_debug("the session's bus at %s", bus->address);
 			return true;
 		}

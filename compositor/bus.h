@@ -14,6 +14,9 @@ bool bus_start(struct rc_server *server);
 void bus_stop(struct rc_server *server);
 /* DBUS_SESSION_BUS_ADDRESS for the apps, or NULL. */
 const char *bus_address(const struct rc_server *server);
+/* A daemon of the session's (the bus, the printer) listening at the unix
+ * socket path takes a connection: it is up. */
+bool daemon_answers(const char *path);
 bool bus_owns_pid(const struct rc_server *server, pid_t pid);
 void bus_exited(struct rc_server *server, int status);
 

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bus.h"
 #include "log.h"
 #include "print.h"
 #include "server.h"
@@ -89,18 +90,6 @@ static const char ppd[] = "*PPD-Adobe: \"4.3\"\n"
 			  "*PaperDimension Letter/US Letter: \"612 792\"\n"
 			  "*PaperDimension Legal/US Legal: \"612 1008\"\n"
 			  "*PaperDimension A3/A3: \"842 1191\"\n";
-
-static bool answers(const char *path)
-{
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool up = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-	if (fd >= 0) {
-		close(fd);
-	}
-	return up;
-}
 
 /* dir/name holding text, mode. */
 static bool put(const char *dir, const char *name, const char *text, mode_t mode)
@@ -350,7 +339,7 @@ bool print_start(struct rc_server *server)
 			p->dir[0] = '\0';
 			return false;
 		}
-		if (answers(p->socket)) {
+		if (daemon_answers(p->socket)) {
 			log_debug("the session's printer: CUPS_SERVER=%s", p->socket);
 			return true;
 		}

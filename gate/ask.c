@@ -73,7 +73,19 @@ void net_forget(struct net *net, uint32_t id)
 {
 	for (int i = 0; id && i < MAX_WAITERS; i++) {
 		if (net->waiters[i].id == id) {
-			net->waiters[i] = (struct waiter){0};
+			net->waiters[i].wsi = NULL;
+			net->waiters[i].answered = NULL;
+			net->waiters[i].left_ms = net_now_ms();
+		}
+	}
+}
+
+void net_forget_orphans(struct net *net, uint64_t now_ms)
+{
+	for (int i = 0; i < MAX_WAITERS; i++) {
+		struct waiter *w = &net->waiters[i];
+		if (w->id && !w->wsi && now_ms - w->left_ms >= ASK_ORPHAN_MS) {
+			*w = (struct waiter){0};
 		}
 	}
 }
@@ -104,8 +116,8 @@ static void monitor_readable(struct net *net)
 		const char *text = (const char *)answer_buf + sizeof(a);
 		struct lws *wsi = NULL;
 		net_answered_fn answered = NULL;
-		for (int i = 0; i < MAX_WAITERS && !wsi; i++) {
-			if (net->waiters[i].id == a.id) {
+		for (int i = 0; i < MAX_WAITERS; i++) {
+			if (a.id && net->waiters[i].id == a.id) {
 				wsi = net->waiters[i].wsi;
 				answered = net->waiters[i].answered;
 				if (net->waiters[i].op == GATE_LOGIN && a.status == GATE_OK &&

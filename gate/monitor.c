@@ -421,11 +421,17 @@ static bool spawn(struct monitor *m, const struct gate_request *req, bool strang
 		}
 	}
 	int sv[2];
-	if (!job || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+	if (!job) {
+		log_error("busy: %d acts and PAM conversations at once already", MAX_JOBS);
+		return false;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		log_error("busy: no socket for an act: %s", strerror(errno));
 		return false;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
+		log_error("busy: cannot start an act: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
 		return false;

@@ -34,8 +34,9 @@ struct waiter {
 	uint32_t id; /* 0: free */
 	uint32_t op; /* enum gate_op */
 	bool stranger; /* no login, from an address none has logged in from */
-	struct lws *wsi;
+	struct lws *wsi; /* NULL: the asker went, the monitor has not answered */
 	net_answered_fn answered;
+	uint64_t left_ms; /* when the asker went */
 	/* Whose it is: a login's cookie, or (none) the address that asks. */
 	char cookie[GATE_COOKIE_HEX + 1];
 	char addr[GATE_ADDR_MAX + 1];
@@ -45,6 +46,11 @@ struct waiter {
  * and for one address without a login (logins): past these, a request is
  * answered "busy" here and costs the monitor nothing. */
 #define ASKS_PER_LOGIN 8
+/* A request whose asker went still counts against its owner until the
+ * monitor answers it (a flood of WebSockets closed at once would
+ * otherwise fill the monitor's socket ahead of every other user), or
+ * until this long has passed, where an answer was lost. */
+#define ASK_ORPHAN_MS 60000
 #define ASKS_PER_ADDRESS 8
 /* Strangers' requests (logins from addresses none has logged in from here)
  * in flight at once: past this a stranger is answered "busy" here, so that
@@ -99,6 +105,8 @@ uint32_t net_ask(struct net *net, struct gate_request *req, struct lws *wsi,
 	net_answered_fn answered);
 /* An answer no longer wanted (its connection went). */
 void net_forget(struct net *net, uint32_t id);
+/* Frees the requests whose askers went ASK_ORPHAN_MS ago. */
+void net_forget_orphans(struct net *net, uint64_t now_ms);
 
 /* The monitor's socket's protocol callback (a raw file of lws's). */
 int net_monitor_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,

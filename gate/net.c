@@ -138,6 +138,7 @@ static void sweep(lws_sorted_usec_list_t *sul)
 		bridge_close_soon(expired[i]);
 	}
 	listen_sweep(net, net_now_ms());
+	net_forget_orphans(net, net_now_ms());
 	lws_sul_schedule(net->context, 0, &net->sweep, sweep, 250 * LWS_US_PER_MS);
 }
 

@@ -104,7 +104,9 @@ def test_a_viewer_that_attaches_later_is_shown_the_notifications_still_open(desk
     time.sleep(0.5)
     notes = LocalNotifications(desktop)
     desktop.start_viewer(server)
-    shown = wait_for("mako to list it", lambda: mako_has(notes, "Missed call"))
+    # (The viewer's start, in the sanitizers' build beside other tests, can
+    # take most of the rig's usual 15 s.)
+    shown = wait_for("mako to list it", lambda: mako_has(notes, "Missed call"), timeout=30)
     assert shown["body"] == "from Grace"
     assert not mako_has(notes, "Gone soon")
 

@@ -470,7 +470,8 @@ int handover_send(struct rc_server *server, uint32_t to, uint32_t kind, const ch
 			files_send(&server->files, viewer, kind, 0, 0, 0, paths, n, err, err_size);
 		if (!id) {
 			for (int k = 0; k < groups; k++) {
-				files_cancel(&server->files, server->files_sent[k]);
+				files_cancel(&server->files, server->files_sent[k], true,
+					"given up: the files could not go to every viewer");
 			}
 			return -1;
 		}
@@ -523,7 +524,8 @@ static int handle_sender(int fd, uint32_t mask, void *data)
 		if (read(fd, &byte, 1) <= 0 || (mask & (WL_EVENT_HANGUP | WL_EVENT_ERROR))) {
 			for (int k = 0; k < s->ngroups; k++) {
 				if (s->groups[k]) {
-					files_cancel(&server->files, s->groups[k]);
+					files_cancel(&server->files, s->groups[k], true,
+						"rcomp-run --send went away");
 				}
 			}
 			sender_free(s);

@@ -707,16 +707,13 @@ bool files_pump(struct files *f, bool (*may_send)(void *data, void *peer), uint6
 	return more;
 }
 
-bool files_cancel(struct files *f, uint32_t group)
+bool files_cancel(struct files *f, uint32_t group, bool sending, const char *why)
 {
-	struct files_group *g = find(f, true, group);
-	if (!g) {
-		g = find(f, false, group);
-	}
+	struct files_group *g = find(f, sending, group);
 	if (!g) {
 		return false;
 	}
-	end(f, g, WIRE_FILES_CANCELLED, g->cur, "cancelled", true);
+	end(f, g, WIRE_FILES_CANCELLED, g->cur, why, true);
 	return true;
 }
 

@@ -117,8 +117,9 @@ bool files_download_dir(char *out, size_t size);
  * many, unreadable). */
 uint32_t files_send(struct files *f, void *peer, uint32_t kind, uint32_t window, int32_t x,
 	int32_t y, const char *const *paths, int n, char *err, size_t err_size);
-/* Gives up a group either way, telling its peer. False if there is none. */
-bool files_cancel(struct files *f, uint32_t group);
+/* Gives up a group we send (sending) or receive, telling its peer why.
+ * False if there is none. */
+bool files_cancel(struct files *f, uint32_t group, bool sending, const char *why);
 
 /* Hashes and sends what the windows allow: may_send(peer) says the peer's
  * bulk queue has room. True while work is left that needs no message to go

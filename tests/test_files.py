@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, VirtualPointer, hello,
-                 read_messages, records, wait_for)
+from rig import (BTN_LEFT, DND_CLIENT, INPUT_CLIENT, RCOMP_RUN, RCOMP_VIEW, LocalNotifications,
+                 VirtualPointer, free_port, hello, read_messages, records, wait_for)
 from webpage import TOKEN, remote_log, web_session
 
 
@@ -160,6 +160,47 @@ def test_rcomp_run_send_inside_a_session_saves_the_file_in_the_viewers_download_
     assert sha(os.path.join(down, "inner", "b.txt")) == sha(b)
     assert down in said, said
     assert "the session sent %s" % os.path.join(down, "a.bin") in desktop.read_log("rcomp-view")
+
+
+def test_a_file_coming_is_told_of_on_the_local_desktop_and_its_cancel_there_ends_it_at_both_ends(
+        desktop):
+    """rcomp-run --send of 24 MB through a 20 Mbit/s link: once it has gone a
+    second, the local desktop's notification says what comes, how much of
+    it and how fast, with a Cancel; Cancel there ends it at both ends:
+    rcomp-run --send says so and fails, nothing of it is left in the
+    download folder, and the notification goes."""
+    notes = LocalNotifications(desktop)
+    big = make_file(os.path.join(desktop.tmp, "big.bin"), 24 << 20, seed=9)
+    server = desktop.start_server([INPUT_CLIENT])
+    port = free_port()
+    desktop.start_relay(server.socket, rate_mbit=20, listen="tcp:127.0.0.1:%d" % port)
+    desktop.start("rcomp-view", [RCOMP_VIEW, "--tcp", "127.0.0.1:%d" % port],
+                  dict(desktop.local_env, RCOMP_TOKEN="not-asked-on-the-session-socket"))
+    wait_for("the window", lambda: desktop.window(app_id="rcomp-input-test"), timeout=30)
+    name = subprocess.run([RCOMP_RUN, "--list"], env=desktop.remote_env, capture_output=True,
+                          text=True, timeout=10).stdout.splitlines()[1].split()[0]
+    sender = subprocess.Popen([RCOMP_RUN, "--send", big],
+                              env=dict(desktop.remote_env, RCOMP_SESSION=name),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def told():
+        return [n for n in notes.listed() or [] if n["summary"].startswith("Receiving big.bin from")]
+    shown = wait_for("the transfer's notification", told, timeout=20)[0]
+    assert " of 25.2 MB" in shown["body"], shown
+    assert shown["actions"].get("cancel") == "Cancel", shown
+    # Renewed in place, with the rate and the time left once it is known.
+    shown = wait_for("its rate", lambda: [n for n in told() if "Mbit/s" in n["body"]],
+                     timeout=20)[0]
+    assert len(told()) == 1 and " s left" in shown["body"], told()
+    assert sender.poll() is None, "it was whole before it was told of"
+    notes.invoke(shown["id"], "cancel")
+    out, _ = sender.communicate(timeout=30)
+    assert sender.returncode != 0 and "the person at the viewer cancelled it" in out, out
+    down = local_downloads(desktop)
+    assert not os.path.exists(down) or os.listdir(down) == [], os.listdir(down)
+    wait_for("the notification gone", lambda: not told(), timeout=10)
+    assert "files from the session: cancelled, as the person said" in \
+        desktop.read_log("rcomp-view")
 
 
 @pytest.mark.desktop(extra='for_window [app_id="dnd-local"] move position 0 0\n'

@@ -179,6 +179,92 @@ static void ask_hook(void *data, void *peer, uint32_t group, uint32_t kind, uint
 	log_info("%s: asked", summary);
 }
 
+/* A transfer is told of once it has gone TELL_AFTER_US, and its word
+ * renewed each TELL_EVERY_US: what has come, the rate, the time left, and
+ * a Cancel. */
+#define TELL_AFTER_US 1000000
+#define TELL_EVERY_US 2000000
+
+static void told_event(struct rv_viewer *viewer, uint32_t tag, bool cancel)
+{
+	if (tag >= 2 * FILES_GROUPS || !viewer->told[tag].used) {
+		return;
+	}
+	viewer->told[tag].shown = false;
+	viewer->told[tag].dismissed = true; /* told of no more */
+	if (cancel && files_cancel(&viewer->files, viewer->told[tag].group,
+			      viewer->told[tag].sending, "the person at the viewer cancelled it")) {
+		log_info("files %s the session: cancelled, as the person said",
+			viewer->told[tag].sending ? "to" : "from");
+	}
+}
+
+static void tell(struct rv_viewer *viewer, uint64_t now)
+{
+	if (now - viewer->told_us < TELL_AFTER_US / 4) {
+		return;
+	}
+	viewer->told_us = now;
+	struct files_progress p[2 * FILES_GROUPS];
+	int n = files_progress(&viewer->files, p, 2 * FILES_GROUPS, now);
+	bool seen[2 * FILES_GROUPS] = {false};
+	const char *host = viewer->connection.host_name[0] ? viewer->connection.host_name
+							    : "the session";
+	for (int k = 0; k < n; k++) {
+		if (p[k].asking) {
+			continue;
+		}
+		int t = -1;
+		for (int i = 0; i < 2 * FILES_GROUPS && t < 0; i++) {
+			t = viewer->told[i].used && viewer->told[i].group == p[k].group &&
+					viewer->told[i].sending == p[k].sending
+				? i
+				: -1;
+		}
+		for (int i = 0; i < 2 * FILES_GROUPS && t < 0; i++) {
+			if (!viewer->told[i].used) {
+				t = i;
+				viewer->told[i].used = true;
+				viewer->told[i].group = p[k].group;
+				viewer->told[i].sending = p[k].sending;
+				viewer->told[i].since_us = now;
+			}
+		}
+		if (t < 0) {
+			continue;
+		}
+		seen[t] = true;
+		if (viewer->told[t].dismissed || now - viewer->told[t].since_us < TELL_AFTER_US ||
+			(viewer->told[t].shown && now - viewer->told[t].shown_us < TELL_EVERY_US)) {
+			continue;
+		}
+		char summary[160], body[160], left[48] = "";
+		snprintf(summary, sizeof(summary), "%s %s %s %.64s",
+			p[k].sending ? "Sending" : "Receiving", p[k].name,
+			p[k].sending ? "to" : "from", host);
+		uint64_t rest = p[k].total > p[k].done ? p[k].total - p[k].done : 0;
+		if (p[k].waiting) {
+			snprintf(left, sizeof(left), ", waiting for the link");
+		} else if (p[k].rate) {
+			snprintf(left, sizeof(left), " at %.1f Mbit/s, %.0f s left",
+				p[k].rate * 8 / 1e6, (double)rest / (double)p[k].rate);
+		}
+		snprintf(body, sizeof(body), "%.1f of %.1f MB%s", p[k].done / 1e6, p[k].total / 1e6,
+			left);
+		if (notify_transfer(viewer, (uint32_t)t, summary, body, told_event)) {
+			viewer->told[t].shown = true;
+			viewer->told[t].shown_us = now;
+		}
+	}
+	for (int i = 0; i < 2 * FILES_GROUPS; i++) {
+		if (viewer->told[i].used && !seen[i]) {
+			/* It ended (the news of how comes on its own). */
+			notify_transfer_end(viewer, (uint32_t)i);
+			memset(&viewer->told[i], 0, sizeof(viewer->told[i]));
+		}
+	}
+}
+
 void handover_answer(struct rv_viewer *viewer, uint32_t group, bool yes)
 {
 	if (files_answer(&viewer->files, group, yes,
@@ -213,6 +299,11 @@ bool handover_init(struct rv_viewer *viewer)
 
 void handover_finish(struct rv_viewer *viewer)
 {
+	for (int i = 0; i < 2 * FILES_GROUPS; i++) {
+		if (viewer->told[i].used) {
+			notify_transfer_end(viewer, (uint32_t)i);
+		}
+	}
 	drag_files_answer(viewer, NULL, 0);
 	files_finish(&viewer->files);
 }
@@ -221,7 +312,9 @@ bool handover_sync(struct rv_viewer *viewer)
 {
 	uint64_t now = monotonic_usec();
 	files_expire(&viewer->files, now);
-	return files_pump(&viewer->files, may_send, now);
+	bool more = files_pump(&viewer->files, may_send, now);
+	tell(viewer, now);
+	return more;
 }
 
 void handover_handle(struct rv_viewer *viewer, const struct wire_msg *msg)

@@ -25,10 +25,16 @@ struct rv_notify {
 	 * its group + 1 (0: none). */
 	struct {
 		uint32_t remote, local, question;
+		/* Or rcomp-view's word on a transfer under way: its tag + 1;
+		 * local 0 until the daemon answers; closing: it ended before. */
+		uint32_t transfer;
+		bool closing;
 	} map[RV_NOTES];
 	int count;
 	/* Where the answers to rcomp-view's own questions go (notify_question). */
 	void (*answer)(struct rv_viewer *viewer, uint32_t group, bool yes);
+	/* Where a transfer's Cancel, or its dismissal, goes (notify_transfer). */
+	void (*transfer_event)(struct rv_viewer *viewer, uint32_t tag, bool cancel);
 };
 
 #endif

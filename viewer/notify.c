@@ -46,6 +46,16 @@ static int find_remote(struct rv_notify *n, uint32_t remote)
 	return -1;
 }
 
+static int find_transfer(struct rv_notify *n, uint32_t tag)
+{
+	for (int i = 0; i < n->count; i++) {
+		if (n->map[i].transfer == tag + 1) {
+			return i;
+		}
+	}
+	return -1;
+}
+
 static void close_local(struct rv_notify *n, uint32_t local)
 {
 	DBusMessage *m = dbus_message_new_method_call(DEST, PATH, DEST, "CloseNotification");
@@ -74,6 +84,13 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 			forget(n, i);
 			close_local(n, local); /* answered: the question goes */
 			n->answer(viewer, group, strcmp(key, "yes") == 0);
+		} else if (i >= 0 && n->map[i].transfer) {
+			uint32_t tag = n->map[i].transfer - 1;
+			if (strcmp(key, "cancel") == 0) {
+				forget(n, i);
+				close_local(n, local);
+				n->transfer_event(viewer, tag, true);
+			}
 		} else if (i >= 0 && n->map[i].remote) {
 			size_t len = strnlen(key, WIRE_MAX_NOTE_NAME);
 			connection_send(viewer,
@@ -91,6 +108,10 @@ static DBusHandlerResult filter(DBusConnection *bus, DBusMessage *msg, void *dat
 			uint32_t group = n->map[i].question - 1;
 			forget(n, i);
 			n->answer(viewer, group, false); /* dismissed: a no */
+		} else if (i >= 0 && n->map[i].transfer) {
+			uint32_t tag = n->map[i].transfer - 1;
+			forget(n, i);
+			n->transfer_event(viewer, tag, false); /* dismissed: shown no more */
 		} else if (i >= 0) {
 			if (n->map[i].remote) {
 				connection_send(viewer,
@@ -141,10 +162,26 @@ static bool reach(struct rv_viewer *viewer)
 	return true;
 }
 
-/* The daemon's answer: the local id of a notification of the session's. */
-/* What a Notify call was for: a notification of the session's (its id), or
- * a question of ours about a group of files. */
+/* What a Notify call was for: a notification of the session's (its id), a
+ * question of ours about a group of files, or our word on a transfer. */
 #define QUESTION ((uint64_t)1 << 32)
+#define TRANSFER ((uint64_t)1 << 33)
+
+/* The daemon's answer to our word on a transfer (local 0: none). */
+static void transfer_answered(struct rv_notify *n, uint32_t tag, uint32_t local)
+{
+	int i = find_transfer(n, tag);
+	if (i >= 0 && local && !n->map[i].closing) {
+		n->map[i].local = local;
+		return;
+	}
+	if (i >= 0) {
+		forget(n, i);
+	}
+	if (local) {
+		close_local(n, local); /* it ended while the daemon answered */
+	}
+}
 
 /* The daemon's answer: the local id of a notification of the session's,
  * or of a question. */
@@ -154,11 +191,14 @@ static void answered(DBusPendingCall *call, void *data)
 	struct rv_notify *n = &viewer->notify;
 	DBusMessage *reply = dbus_pending_call_steal_reply(call);
 	uint64_t what = (uint64_t)(uintptr_t)dbus_pending_call_get_data(call, n->slot);
-	uint32_t remote = what & QUESTION ? 0 : (uint32_t)what;
+	uint32_t remote = what & (QUESTION | TRANSFER) ? 0 : (uint32_t)what;
 	uint32_t question = what & QUESTION ? (uint32_t)what + 1 : 0;
 	uint32_t local;
-	if (reply &&
-		dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID)) {
+	bool got = reply &&
+		dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &local, DBUS_TYPE_INVALID);
+	if (what & TRANSFER) {
+		transfer_answered(n, (uint32_t)what, got ? local : 0);
+	} else if (got) {
 		int i = remote ? find_remote(n, remote) : -1;
 		if ((remote || question) && i < 0) {
 			if (n->count == RV_NOTES) {
@@ -170,6 +210,8 @@ static void answered(DBusPendingCall *call, void *data)
 			n->map[i].remote = remote;
 			n->map[i].local = local;
 			n->map[i].question = question;
+			n->map[i].transfer = 0;
+			n->map[i].closing = false;
 		}
 	} else {
 		if (reply && !n->said_no_daemon) {
@@ -188,12 +230,11 @@ static void answered(DBusPendingCall *call, void *data)
 	dbus_pending_call_unref(call);
 }
 
-static bool show(struct rv_viewer *viewer, uint64_t what, const char *app, const char *summary,
-	const char *body, const char *icon, const char *const *actions, int nactions,
-	uint32_t urgency, int32_t timeout)
+static bool show(struct rv_viewer *viewer, uint64_t what, uint32_t replaces, const char *app,
+	const char *summary, const char *body, const char *icon, const char *const *actions,
+	int nactions, uint32_t urgency, int32_t timeout)
 {
 	struct rv_notify *n = &viewer->notify;
-	uint32_t remote = what & QUESTION ? 0 : (uint32_t)what;
 	if (!reach(viewer)) {
 		return false;
 	}
@@ -201,8 +242,6 @@ static bool show(struct rv_viewer *viewer, uint64_t what, const char *app, const
 	if (!m) {
 		return false;
 	}
-	int i = remote ? find_remote(n, remote) : -1;
-	uint32_t replaces = i >= 0 ? n->map[i].local : 0;
 	DBusMessageIter it, sub, entry, value;
 	dbus_message_iter_init_append(m, &it);
 	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
@@ -296,8 +335,9 @@ void notify_show(struct rv_viewer *viewer, const struct wire_notify *msg)
 	static char copy[WIRE_MAX_NOTE_ACTIONS];
 	const char *actions[64];
 	int nactions = unpack(msg->actions, msg->actions_len, copy, actions, 64);
-	show(viewer, msg->id, app, summary, body, icon, actions, nactions, msg->urgency,
-		msg->timeout_ms);
+	int i = find_remote(&viewer->notify, msg->id);
+	show(viewer, msg->id, i >= 0 ? viewer->notify.map[i].local : 0, app, summary, body, icon,
+		actions, nactions, msg->urgency, msg->timeout_ms);
 }
 
 void notify_close(struct rv_viewer *viewer, const struct wire_notify_close *msg)
@@ -317,7 +357,7 @@ void notify_local(struct rv_viewer *viewer, const char *summary, const char *bod
 	if (viewer->options.notifications_off) {
 		return;
 	}
-	show(viewer, 0, "rcomp", summary, body, "", NULL, 0, 1, -1);
+	show(viewer, 0, 0, "rcomp", summary, body, "", NULL, 0, 1, -1);
 }
 
 bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summary,
@@ -325,7 +365,52 @@ bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summa
 {
 	viewer->notify.answer = answer;
 	const char *actions[] = {"yes", yes, "no", "Refuse"};
-	return show(viewer, QUESTION | group, "rcomp", summary, body, "", actions, 4, 1, 0);
+	return show(viewer, QUESTION | group, 0, "rcomp", summary, body, "", actions, 4, 1, 0);
+}
+
+bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary,
+	const char *body, notify_transfer_fn *event)
+{
+	struct rv_notify *n = &viewer->notify;
+	if (viewer->options.notifications_off) {
+		return false;
+	}
+	int i = find_transfer(n, tag);
+	if (i >= 0 && !n->map[i].local) {
+		return false; /* the last is not answered yet */
+	}
+	n->transfer_event = event;
+	const char *actions[] = {"cancel", "Cancel"};
+	/* Low urgency: it goes on by itself, and says so until it ends. */
+	if (!show(viewer, TRANSFER | tag, i >= 0 ? n->map[i].local : 0, "rcomp", summary, body,
+		    "", actions, 2, 0, 0)) {
+		return false;
+	}
+	if (i < 0) {
+		if (n->count == RV_NOTES) {
+			forget(n, 0);
+		}
+		i = n->count++;
+		memset(&n->map[i], 0, sizeof(n->map[i]));
+		n->map[i].transfer = tag + 1;
+	}
+	return true;
+}
+
+void notify_transfer_end(struct rv_viewer *viewer, uint32_t tag)
+{
+	struct rv_notify *n = &viewer->notify;
+	int i = find_transfer(n, tag);
+	if (i < 0) {
+		return;
+	}
+	if (!n->map[i].local) {
+		n->map[i].closing = true; /* closed when the daemon answers */
+		return;
+	}
+	uint32_t local = n->map[i].local;
+	forget(n, i);
+	close_local(n, local);
 }
 
 void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd)

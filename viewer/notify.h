@@ -22,6 +22,16 @@ void notify_local(struct rv_viewer *viewer, const char *summary, const char *bod
 typedef void notify_answer_fn(struct rv_viewer *viewer, uint32_t group, bool yes);
 bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summary,
 	const char *body, const char *yes, notify_answer_fn *answer);
+/* rcomp-view's own word on a transfer under way (tag: the caller's), one
+ * notification a tag, replaced in place by each call, with an action
+ * "Cancel": that action (cancel) and a dismissal (not) go to event. False
+ * where it is not shown (notifications off, no daemon, the last call's
+ * not answered yet). */
+typedef void notify_transfer_fn(struct rv_viewer *viewer, uint32_t tag, bool cancel);
+bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary,
+	const char *body, notify_transfer_fn *event);
+/* The transfer ended: its notification goes. */
+void notify_transfer_end(struct rv_viewer *viewer, uint32_t tag);
 void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd);
 void notify_handle_poll(struct rv_viewer *viewer, const struct pollfd *pfd);
 

@@ -265,6 +265,14 @@ struct rv_viewer {
 	 * (handover_drag_files), and the drag_files serial; -1: none. */
 	int drag_files_fd;
 	uint32_t drag_files_serial;
+	/* Transfers under way, as the desktop's notifications tell of them
+	 * (handover.c; an index is its notification's tag). */
+	struct {
+		bool used, sending, shown, dismissed;
+		uint32_t group;
+		uint64_t since_us, shown_us;
+	} told[2 * FILES_GROUPS];
+	uint64_t told_us; /* the last look */
 	struct rv_notify notify; /* notify.c */
 	struct rv_print_job print_jobs[RV_PRINT_JOBS]; /* print.c */
 	struct rv_sound *sound; /* sound.c; NULL: none */

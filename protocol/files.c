@@ -69,9 +69,14 @@ struct files_group {
 	bool grown; /* past its start, where it doubles a round trip */
 	uint64_t round_end, round_queue_us; /* this round trip's: its last byte, least queue */
 	uint64_t last_round_queue_us; /* the least queue of the round trip before */
-	/* Each round trip's delivery (from its start), and the most seen on
-	 * this link: the window never goes below that times the round trip. */
+	/* Each round trip's delivery (from its start), and the most seen
+	 * since the last probe: the window never goes below that times the
+	 * round trip. */
 	uint64_t round_start_us, round_start_bytes, max_rate;
+	/* The next probe of the least round trip; while one goes (until 0),
+	 * the least round trip it saw and the window it had; after it, the
+	 * window it grows back to (0: none). */
+	uint64_t probe_at_us, probe_until_us, probe_min_us, probe_cwnd, regrow_to;
 	struct {
 		uint64_t end, at_us;
 	} sends[256];
@@ -629,6 +634,39 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 	if (rtt < g->min_rtt_us) {
 		g->min_rtt_us = rtt;
 	}
+	if (g->probe_until_us) {
+		/* The queue drains: only the least round trip is measured,
+		 * which is the path's from now on (longer, where it changed). */
+		g->probe_min_us = rtt < g->probe_min_us ? rtt : g->probe_min_us;
+		if (now_us < g->probe_until_us) {
+			return;
+		}
+		g->min_rtt_us = g->probe_min_us;
+		/* Back to the window it had, doubling a round trip from the
+		 * probe's (at once would be a burst of it all before the keys;
+		 * doubling from few bytes in flight sends no faster than the
+		 * link until it is full). */
+		g->regrow_to = g->probe_cwnd;
+		g->max_rate = 0;
+		g->probe_until_us = 0;
+		g->probe_at_us = now_us + FILES_PROBE_US;
+		g->round_end = 0;
+		g->round_queue_us = UINT64_MAX;
+		g->last_round_queue_us = 0;
+		g->round_start_us = 0;
+		return;
+	}
+	if (!g->probe_at_us) {
+		g->probe_at_us = now_us + FILES_PROBE_US;
+	} else if (now_us >= g->probe_at_us && g->grown) {
+		/* A round trip as it is now (what we queued drains in it),
+		 * then what is sent with none queued comes back, and the hold. */
+		g->probe_until_us = now_us + rtt + 2 * g->min_rtt_us + FILES_PROBE_HOLD_US;
+		g->probe_min_us = UINT64_MAX;
+		g->probe_cwnd = g->cwnd;
+		g->cwnd = FILES_WINDOW_MIN;
+		return;
+	}
 	uint64_t queue = rtt - g->min_rtt_us;
 	/* A round trip's least queue: what stays of it, not a burst's. */
 	uint64_t round_queue = queue < g->round_queue_us ? queue : g->round_queue_us;
@@ -649,7 +687,12 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 	/* What stays of the queue, not one ack's jitter (the host's, the
 	 * path's): the least of this sample and the last round trip's. */
 	uint64_t standing = queue < g->last_round_queue_us ? queue : g->last_round_queue_us;
-	if (!g->grown) {
+	uint64_t before = g->cwnd;
+	bool regrowing = g->regrow_to && g->cwnd < g->regrow_to && standing <= FILES_QUEUE_US / 2;
+	g->regrow_to = regrowing ? g->regrow_to : 0;
+	if (regrowing) {
+		g->cwnd += acked_bytes;
+	} else if (!g->grown) {
 		/* Doubling a round trip until a queue stays (half the most a
 		 * round trip long) or a burst's passes the most. */
 		if ((round_ended && round_queue >= FILES_QUEUE_US / 2) || queue > FILES_QUEUE_US) {
@@ -675,11 +718,15 @@ static void adapt_window(struct files_group *g, uint64_t received, uint64_t acke
 			? 0
 			: (uint64_t)((int64_t)g->cwnd + step);
 	}
-	/* Never below what the link was seen to carry in a round trip: a
-	 * delay that is not our queue (acks behind the other way's traffic,
-	 * the channel's own pacing of what we give it) must not starve it. */
+	/* Never shrunk below what the link was seen to carry in a round
+	 * trip: a delay that is not our queue (acks behind the other way's
+	 * traffic, the channel's own pacing of what we give it) must not
+	 * starve it. (Only shrinking: a window raised to it at once, after a
+	 * probe, would be a burst before the keys.) */
 	uint64_t floor = g->max_rate * g->min_rtt_us / 1000000;
-	g->cwnd = g->cwnd < floor ? floor : g->cwnd;
+	if (g->cwnd < before && g->cwnd < floor) {
+		g->cwnd = before < floor ? before : floor;
+	}
 	g->cwnd = g->cwnd < FILES_WINDOW_MIN ? FILES_WINDOW_MIN
 		: g->cwnd > FILES_WINDOW     ? FILES_WINDOW
 					     : g->cwnd;
@@ -749,6 +796,7 @@ static bool handle_ack(struct files *f, void *peer, const struct wire_file_ack *
 			g->round_queue_us = UINT64_MAX;
 			g->last_round_queue_us = 0;
 			g->round_start_us = g->round_start_bytes = g->max_rate = 0;
+			g->probe_at_us = g->probe_until_us = g->regrow_to = 0;
 		}
 		g->started = true;
 		g->cur = m->file;

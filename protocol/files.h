@@ -30,6 +30,15 @@
 /* The queue a transfer may build on the link, over its least round trip:
  * keys behind it wait no longer (the window shrinks past it). */
 #define FILES_QUEUE_US 12000
+/* Every FILES_PROBE_US the window drops to FILES_WINDOW_MIN for a round
+ * trip, two least ones and FILES_PROBE_HOLD_US more, so that our queue
+ * drains and the least round trip is measured again, and the most the
+ * link delivered is forgotten (BBR's PROBE_RTT, less often: it costs 1-9%
+ * of the rate, the most on long fat paths): a path that changed under a
+ * transfer (QUIC roaming to a slower network) is the new path's after the
+ * next probe. */
+#define FILES_PROBE_US 20000000
+#define FILES_PROBE_HOLD_US 50000
 #define FILES_CHUNK_MIN 2048 /* bytes of a file_data, at least (but a file's last) */
 #define FILES_ACK_EVERY FILES_CHUNK_MIN /* the receiver says what it wrote: each chunk */
 #define FILES_KEEP_US (600ull * 1000000) /* a group whose peer went away waits this long */

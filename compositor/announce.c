@@ -50,6 +50,12 @@ static struct wire_msg hints_msg(const struct rc_window *window, const int32_t h
 		.window_hints = {window->id, hints[0], hints[1], hints[2], hints[3]}};
 }
 
+static struct wire_msg idle_msg(const struct rc_window *window)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_IDLE_INHIBIT,
+		.window_idle_inhibit = {.window = window->id, .inhibit = window->idle_inhibited}};
+}
+
 static struct wire_msg decoration_msg(const struct rc_window *window)
 {
 	return (struct wire_msg){.type = WIRE_WINDOW_DECORATION,
@@ -163,6 +169,9 @@ bool announce_window(struct rc_window *window, struct rc_view *view)
 		send_to(view, hints_msg(window, hints));
 	}
 	send_to(view, decoration_msg(window));
+	if (window->idle_inhibited && viewer->conn->minor >= 9) {
+		send_to(view, idle_msg(window));
+	}
 	if (window->impl->wants_maximized(window, first)) {
 		send_to(view, request_msg(window, WIRE_REQUEST_MAXIMIZE));
 	}
@@ -283,6 +292,29 @@ void announce_hints(struct rc_window *window)
 	}
 	memcpy(window->hints, hints, sizeof(hints));
 	send_all(window, hints_msg(window, hints));
+}
+
+static void send_all_since(struct rc_window *window, uint32_t minor, struct wire_msg msg)
+{
+	struct rc_view *view;
+	window_for_each_view(view, window, i)
+	{
+		if (view->viewer->conn->minor >= minor) {
+			send_to(view, msg);
+		}
+	}
+}
+
+void announce_idle(struct rc_window *window)
+{
+	send_all_since(window, 9, idle_msg(window));
+}
+
+void announce_activate(struct rc_window *window)
+{
+	send_all_since(window, 9,
+		(struct wire_msg){.type = WIRE_WINDOW_ACTIVATE,
+			.window_activate = {.window = window->id}});
 }
 
 void announce_decoration(struct rc_window *window)

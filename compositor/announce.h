@@ -25,5 +25,9 @@ void announce_grab(struct rc_window *window, enum wire_grab kind, uint32_t seria
 /* The size hints, if they changed since last sent. */
 void announce_hints(struct rc_window *window);
 void announce_decoration(struct rc_window *window);
+/* window_idle_inhibit (window->idle_inhibited) and window_activate, to the
+ * viewers of minor 9 or later. */
+void announce_idle(struct rc_window *window);
+void announce_activate(struct rc_window *window);
 
 #endif

@@ -29,6 +29,7 @@
 #include "cursor.h"
 #include "damage.h"
 #include "decoration.h"
+#include "desktop.h"
 #include "bus.h"
 #include "notify.h"
 #include "print.h"
@@ -585,6 +586,7 @@ static bool create_compositor(struct rc_server *server)
 	/* Games read relative motion (and X11 games through Xwayland). */
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	constraint_init(server);
+	desktop_init(server);
 	if (!server->compositor || !server->seat || !xdg_init(server)) {
 		return false;
 	}

@@ -137,6 +137,7 @@ struct rc_window {
 	bool ever_announced;
 	int32_t hints[4]; /* the size hints last sent */
 	bool server_side; /* decorated by the viewer's compositor (decoration.c) */
+	bool idle_inhibited; /* the app keeps the screen awake (desktop.c) */
 
 	/* Commits (damage.c): a rate to name an app that floods, and stats. */
 	uint32_t rate_commits;
@@ -304,6 +305,9 @@ struct rc_server {
 	struct wl_listener new_constraint;
 	struct wlr_keyboard_shortcuts_inhibit_manager_v1 *inhibit;
 	struct wl_listener new_inhibitor;
+	struct wlr_idle_inhibit_manager_v1 *idle; /* desktop.c */
+	struct wl_listener new_idle_inhibitor;
+	struct wl_listener request_activate;
 	struct wl_list keyboard_grabs; // rc_grab::link (constraint.c), Xwayland's
 	struct wl_list text_inputs; // rc_text_input::link (textinput.c)
 	struct wl_listener new_text_input;

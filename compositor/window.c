@@ -8,6 +8,7 @@
 
 #include "announce.h"
 #include "app.h"
+#include "desktop.h"
 #include "dnd.h"
 #include "frame.h"
 #include "input.h"
@@ -173,6 +174,7 @@ void window_map(struct rc_window *window)
 	log_debug("window %u mapped, %dx%d", window->id, window->capture.geometry.width,
 		window->capture.geometry.height);
 	window_damage_all(window);
+	desktop_window_mapped(window);
 	window_announce_all(window);
 	record_update(window->server);
 	if (window->server->app.stopping) {

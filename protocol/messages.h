@@ -115,6 +115,8 @@
 	X(NOTIFY, notify, 0x0221, SERVER, 20, CONTROL, none) \
 	X(NOTIFY_CLOSE, notify_close, 0x0222, SERVER, 8, CONTROL, none) \
 	X(DRAG_NO_FILES, drag_no_files, 0x0223, SERVER, 4, CONTROL, none) \
+	X(WINDOW_IDLE_INHIBIT, window_idle_inhibit, 0x0224, SERVER, 8, WINDOW, none) \
+	X(WINDOW_ACTIVATE, window_activate, 0x0225, SERVER, 4, WINDOW, none) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
@@ -385,6 +387,12 @@
 #define WIRE_SHORTCUTS_INHIBIT_STATE_FIELDS \
 	FIELD(u32, window) \
 	RANGE(u32, active, 0, 1) /* the local compositor inhibits its shortcuts */
+
+#define WIRE_WINDOW_IDLE_INHIBIT_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, inhibit, 0, 1) /* the app keeps the screen awake (1), or no longer (0) */
+
+#define WIRE_WINDOW_ACTIVATE_FIELDS FIELD(u32, window)
 
 #define WIRE_SHORTCUTS_INHIBIT_FIELDS \
 	FIELD(u32, window) \

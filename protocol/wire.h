@@ -15,7 +15,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 8
+#define WIRE_VERSION_MINOR 9
 
 #define WIRE_HEADER_SIZE 8
 

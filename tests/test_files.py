@@ -184,7 +184,8 @@ def test_a_file_coming_is_told_of_on_the_local_desktop_and_its_cancel_there_ends
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def told():
-        return [n for n in notes.listed() or [] if n["summary"].startswith("Receiving big.bin from")]
+        return [n for n in notes.listed() or []
+                if n["summary"].startswith("Receiving big.bin from")]
     shown = wait_for("the transfer's notification", told, timeout=20)[0]
     assert " of 25.2 MB" in shown["body"], shown
     assert shown["actions"].get("cancel") == "Cancel", shown

@@ -23,6 +23,8 @@ packages=(
 	sway foot grim wtype weston wl-clipboard xwayland xterm x11-apps xkb-data fonts-dejavu-core util-linux clang-format
 	# a document viewer that opens a dropped PDF (the files tests)
 	zathura zathura-pdf-poppler
+	# a film player that keeps the screen awake while it plays (the desktop tests)
+	mpv
 	pulseaudio pulseaudio-utils libsdl2-tests gtk-3-examples
 	# a PipeWire host's sound server, for the sessions of a host without pulseaudio
 	pipewire pipewire-pulse wireplumber dbus-daemon

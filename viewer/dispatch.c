@@ -8,6 +8,7 @@
 
 #include "clipboard.h"
 #include "constraint.h"
+#include "desktop.h"
 #include "connection.h"
 #include "cursor.h"
 #include "decode.h"
@@ -443,6 +444,22 @@ static void on_shortcuts_inhibit(struct rv_viewer *viewer, const struct wire_msg
 	struct rv_window *window;
 	if ((window = known_window(viewer, msg, msg->shortcuts_inhibit.window))) {
 		constraint_inhibit(window, &msg->shortcuts_inhibit);
+	}
+}
+
+static void on_window_idle_inhibit(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_window *window;
+	if ((window = known_window(viewer, msg, msg->window_idle_inhibit.window))) {
+		desktop_idle_inhibit(window, &msg->window_idle_inhibit);
+	}
+}
+
+static void on_window_activate(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_window *window;
+	if ((window = known_window(viewer, msg, msg->window_activate.window))) {
+		desktop_activate(window);
 	}
 }
 

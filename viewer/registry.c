@@ -9,10 +9,12 @@
 
 #include "clipboard.h"
 #include "constraint.h"
+#include "desktop.h"
 #include "input.h"
 #include "log.h"
 #include "status.h"
 #include "output.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
@@ -22,6 +24,7 @@
 #include "textinput.h"
 #include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -80,6 +83,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
 		0) {
 		constraint_bind_inhibit(viewer, registry, name);
+	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
+		desktop_bind_idle(viewer, registry, name);
+	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
+		desktop_bind_activation(viewer, registry, name);
 	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
 		textinput_bind(viewer, registry, name);
 	} else if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {

@@ -30,6 +30,9 @@
 
 struct fcft_font;
 struct rv_viewer;
+struct xdg_activation_v1;
+struct zwp_idle_inhibit_manager_v1;
+struct zwp_idle_inhibitor_v1;
 
 #define RV_BUFFERS 3
 #define RV_FEEDBACKS 4 /* commits awaiting the desktop's word */
@@ -161,6 +164,7 @@ struct rv_window {
 	struct zwp_locked_pointer_v1 *locked;
 	struct zwp_confined_pointer_v1 *confined;
 	struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor; /* the app asked for it */
+	struct zwp_idle_inhibitor_v1 *idle_inhibitor; /* desktop.c: the app keeps it awake */
 
 	/* Input to photon: the input_mark the next frame answers (frame_mark),
 	 * and that of a frame decoded and not yet presented. */
@@ -250,6 +254,8 @@ struct rv_viewer {
 	struct xdg_wm_base *wm_base;
 	struct zxdg_decoration_manager_v1 *decoration_manager; /* NULL: none here */
 	struct wp_viewporter *viewporter; /* NULL: none here */
+	struct zwp_idle_inhibit_manager_v1 *idle_manager; /* desktop.c; NULL: none here */
+	struct xdg_activation_v1 *activation; /* desktop.c; NULL: none here */
 	struct wp_presentation *presentation; /* NULL: commits count as shown */
 	clockid_t presentation_clock;
 	bool presentation_works; /* the desktop has answered a feedback */

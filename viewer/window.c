@@ -10,6 +10,7 @@
 
 #include "connection.h"
 #include "constraint.h"
+#include "desktop.h"
 #include "decode.h"
 #include "edges.h"
 #include "hud.h"
@@ -569,6 +570,7 @@ void window_destroy(struct rv_window *window)
 	/* Popups go first, topmost first, as xdg-shell demands. */
 	window_destroy_if(viewer, is_child_of, window);
 	constraint_window_gone(window);
+	desktop_window_gone(window);
 	input_window_gone(viewer, window);
 	textinput_window_gone(window);
 	edges_finish(window);

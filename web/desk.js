@@ -20,6 +20,87 @@ export class Desk {
     // for one of the app's; fit, windows bigger than the page shown smaller.
     this.zoom = 1;
     this.fit = false;
+    // The screen kept awake for an app (a film, a game): the browser's
+    // wake lock while the page shows and a window asks; what the tab
+    // title was before an urgent window marked it.
+    this.wakeLock = null;
+    this.asking = false;
+    this.title = null;
+    document.addEventListener('visibilitychange', () => {
+      this.keepAwake();
+      if (!document.hidden && this.focused) this.calm(this.focused);
+    });
+    window.addEventListener('focus', () => this.focused && this.calm(this.focused));
+    // A wake lock the browser refused (not visible then, not allowed) is
+    // asked again at the person's next touch.
+    document.addEventListener('pointerdown', () => this.keepAwake(), true);
+    document.addEventListener('keydown', () => this.keepAwake(), true);
+  }
+
+  // window_idle_inhibit: the page holds a screen wake lock while it is
+  // visible and a window not minimized asks (the browser lets it go when
+  // the tab hides; it is asked again when it shows).
+  idleInhibit(w, on) {
+    w.keepsAwake = on;
+    this.keepAwake();
+  }
+
+  windowsAsk() {
+    return [...this.windows.values()].some((w) => w.keepsAwake && !w.minimized);
+  }
+
+  keepAwake() {
+    const want = !document.hidden && this.windowsAsk();
+    if (want && !this.wakeLock && !this.asking && navigator.wakeLock) {
+      this.asking = true;
+      navigator.wakeLock.request('screen').then((lock) => {
+        this.asking = false;
+        this.wakeLock = lock;
+        lock.addEventListener('release', () => {
+          if (this.wakeLock === lock) this.wakeLock = null;
+        });
+        this.keepAwake(); // asked meanwhile no more?
+      }, (e) => {
+        this.asking = false;
+        this.wakeRefused = e.message;
+        this.session.status(`the screen may sleep: the browser keeps it awake for no page (${e.message})`);
+      });
+    } else if (!want && this.wakeLock) {
+      const lock = this.wakeLock;
+      this.wakeLock = null;
+      lock.release().catch(() => {});
+    }
+  }
+
+  // window_activate: a window not in front is marked (its button and the
+  // tab's title) until the person goes to it; one in front of a page that
+  // shows is already where the person looks.
+  activate(w) {
+    if (this.focused === w && !w.minimized && !document.hidden && document.hasFocus()) return;
+    w.urgent = true;
+    w.listButton?.classList.add('rcomp-urgent');
+    if (this.title === null) this.title = document.title;
+    document.title = `(!) ${w.el.dataset.title || 'rcomp'}: ${this.title}`;
+  }
+
+  calm(w) {
+    if (!w.urgent) return;
+    w.urgent = false;
+    w.listButton?.classList.remove('rcomp-urgent');
+    if (![...this.windows.values()].some((o) => o.urgent) && this.title !== null) {
+      document.title = this.title;
+      this.title = null;
+    }
+  }
+
+  desktop() {
+    return {
+      awake: Boolean(this.wakeLock),
+      asked: this.windowsAsk(),
+      refused: this.wakeRefused || null,
+      urgent: [...this.windows.values()].filter((w) => w.urgent).map((w) => w.el.dataset.title),
+      title: document.title,
+    };
   }
 
   setView({ zoom = this.zoom, fit = this.fit }) {
@@ -139,6 +220,8 @@ export class Desk {
     if (!w) return;
     w.remove();
     this.windows.delete(id);
+    if (w.keepsAwake) this.keepAwake();
+    if (w.urgent) this.calm(w);
     if (this.focused === w) {
       this.focused = null;
       const next = [...this.windows.values()].filter((o) => !o.popup)
@@ -185,6 +268,7 @@ export class Desk {
     w.el.style.zIndex = this.z++;
     this.moved(w);
     if (w.minimized) this.unminimize(w);
+    if (!document.hidden) this.calm(w);
     if (this.focused === w) return;
     const old = this.focused;
     this.focused = w;
@@ -218,12 +302,14 @@ export class Desk {
     w.minimized = true;
     w.el.style.display = 'none';
     w.listButton?.classList.add('rcomp-minimized');
+    this.keepAwake();
   }
 
   unminimize(w) {
     w.minimized = false;
     w.el.style.display = '';
     w.listButton?.classList.remove('rcomp-minimized');
+    this.keepAwake();
   }
 
   // The window list: a button per toplevel; a click raises (or restores)

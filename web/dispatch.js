@@ -114,6 +114,12 @@ export function dispatch(session, m) {
     case 'file_done':
       session.files.message(m);
       break;
+    case 'window_idle_inhibit':
+      if (w) desk.idleInhibit(w, Boolean(m.inhibit));
+      break;
+    case 'window_activate':
+      if (w) desk.activate(w);
+      break;
     case 'notify':
     case 'notify_close':
       session.notes.message(m);

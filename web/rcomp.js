@@ -16,6 +16,7 @@ window.rcomp = {
   stats: () => session.stats(),
   files: () => session.files.stats(),
   notes: () => session.notes.state(),
+  desktop: () => session.desk.desktop(),
   prints: () => session.files.prints.map((p) => ({ ...p })),
   tap: session.tap || null,
   session: () => ({

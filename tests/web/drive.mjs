@@ -40,6 +40,10 @@
 //                                            (headless chromium grants none
 //                                            of notifications: asked, it
 //                                            says no)
+//   {"op": "grant", "origin": O, "permissions": [P]}
+//                                            CDP's permission types P
+//                                            (wakeLockScreen) given to O
+//                                            before a page of it opens
 //   {"op": "screenshot", "path": P}           the page as shown, a PNG at P
 //   {"op": "tabs"}                            the browser's pages: {tabs: [{url}]}
 //   {"op": "axe"}                             axe-core's audit of the page as
@@ -200,6 +204,12 @@ async function run(c) {
       return {};
     case 'tabs':
       return { tabs: browser.targets().filter((t) => t.type() === 'page').map((t) => ({ url: t.url() })) };
+    case 'grant': {
+      const cdp = await browser.target().createCDPSession();
+      await cdp.send('Browser.grantPermissions', { permissions: c.permissions });
+      await cdp.detach();
+      return {};
+    }
     case 'permission': {
       const cdp = await browser.target().createCDPSession();
       await cdp.send('Browser.setPermission', {

@@ -497,6 +497,11 @@ static void on_pointer_frame(struct rc_viewer *viewer, const struct wire_msg *ms
 	input_pointer_frame(server);
 }
 
+static void on_gesture(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	input_gesture(viewer->server, &msg->gesture);
+}
+
 static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;

@@ -11,6 +11,7 @@
 #include "wire.h"
 
 struct wlr_input_device;
+struct wlr_pointer_gestures_v1;
 struct wlr_surface;
 struct xkb_context;
 struct xkb_keymap;
@@ -70,6 +71,11 @@ struct rc_input {
 	} presses[RC_PRESSES];
 	uint32_t npresses;
 	struct rc_keychar chars;
+	/* A touchpad's gestures (zwp_pointer_gestures_v1), and the kind of
+	 * the one under way (0: none): a begin ends one left open, and an
+	 * update or end of another kind is dropped. */
+	struct wlr_pointer_gestures_v1 *gestures;
+	uint32_t gesture;
 };
 
 #endif

@@ -10,6 +10,7 @@
 #include <wlr/interfaces/wlr_keyboard.h>
 #include <wlr/types/wlr_input_device.h>
 #include <wlr/types/wlr_keyboard.h>
+#include <wlr/types/wlr_pointer_gestures_v1.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <xkbcommon/xkbcommon.h>
@@ -43,6 +44,8 @@ bool input_init(struct rc_server *server)
 	}
 	keychar_set_keymap(server, keymap);
 	xkb_keymap_unref(keymap);
+	/* Pinch to zoom, swipe, hold: the viewer's touchpad's. */
+	input->gestures = wlr_pointer_gestures_v1_create(server->display);
 	wlr_keyboard_set_repeat_info(input->keyboard->keyboard, 25, 600);
 	wlr_seat_set_keyboard(server->seat, input->keyboard);
 	wlr_seat_set_capabilities(server->seat,
@@ -92,8 +95,13 @@ static void cancel_touch(struct rc_server *server, uint32_t window)
 	}
 }
 
+static void gesture_end(struct rc_server *server, uint32_t kind, bool cancelled);
+
 void input_viewer_gone(struct rc_server *server)
 {
+	if (server->input.gesture) {
+		gesture_end(server, server->input.gesture, true);
+	}
 	release_all(server);
 	cancel_touch(server, 0);
 }
@@ -367,6 +375,56 @@ void input_pointer_axis(struct rc_server *server, const struct wire_pointer_axis
 void input_pointer_frame(struct rc_server *server)
 {
 	wlr_seat_pointer_notify_frame(server->seat);
+}
+
+static void gesture_end(struct rc_server *server, uint32_t kind, bool cancelled)
+{
+	struct wlr_pointer_gestures_v1 *g = server->input.gestures;
+	uint32_t t = monotonic_msec();
+	if (kind == WIRE_GESTURE_SWIPE) {
+		wlr_pointer_gestures_v1_send_swipe_end(g, server->seat, t, cancelled);
+	} else if (kind == WIRE_GESTURE_PINCH) {
+		wlr_pointer_gestures_v1_send_pinch_end(g, server->seat, t, cancelled);
+	} else {
+		wlr_pointer_gestures_v1_send_hold_end(g, server->seat, t, cancelled);
+	}
+	server->input.gesture = 0;
+}
+
+void input_gesture(struct rc_server *server, const struct wire_gesture *msg)
+{
+	struct rc_input *input = &server->input;
+	struct wlr_pointer_gestures_v1 *g = input->gestures;
+	uint32_t t = monotonic_msec();
+	if (!g) {
+		return;
+	}
+	if (msg->phase == WIRE_GESTURE_BEGIN) {
+		if (input->gesture) {
+			gesture_end(server, input->gesture, true);
+		}
+		input->gesture = msg->kind;
+		if (msg->kind == WIRE_GESTURE_SWIPE) {
+			wlr_pointer_gestures_v1_send_swipe_begin(g, server->seat, t, msg->fingers);
+		} else if (msg->kind == WIRE_GESTURE_PINCH) {
+			wlr_pointer_gestures_v1_send_pinch_begin(g, server->seat, t, msg->fingers);
+		} else {
+			wlr_pointer_gestures_v1_send_hold_begin(g, server->seat, t, msg->fingers);
+		}
+		return;
+	}
+	if (msg->kind != input->gesture) {
+		return; /* not the one under way */
+	}
+	if (msg->phase == WIRE_GESTURE_END) {
+		gesture_end(server, msg->kind, msg->cancelled);
+	} else if (msg->kind == WIRE_GESTURE_SWIPE) {
+		wlr_pointer_gestures_v1_send_swipe_update(g, server->seat, t, msg->dx / 256.0,
+			msg->dy / 256.0);
+	} else if (msg->kind == WIRE_GESTURE_PINCH) {
+		wlr_pointer_gestures_v1_send_pinch_update(g, server->seat, t, msg->dx / 256.0,
+			msg->dy / 256.0, msg->scale / 65536.0, msg->rotation / 256.0);
+	}
 }
 
 static struct rc_touch_point *touch_point(struct rc_server *server, int32_t id)

@@ -39,6 +39,8 @@ void input_pointer_leave(struct rc_server *server, const struct wire_pointer_lea
 void input_pointer_button(struct rc_server *server, const struct wire_pointer_button *msg);
 void input_pointer_axis(struct rc_server *server, const struct wire_pointer_axis *msg);
 void input_pointer_frame(struct rc_server *server);
+/* A touchpad's gesture, to the app under the pointer. */
+void input_gesture(struct rc_server *server, const struct wire_gesture *msg);
 
 void input_touch_down(struct rc_server *server, struct rc_window *window,
 	const struct wire_touch_down *msg);

@@ -79,6 +79,7 @@
 	X(SEND_FILES, send_files, 0x0125, VIEWER, 8, CONTROL, none) \
 	X(NOTIFY_REPLY, notify_reply, 0x0126, VIEWER, 12, CONTROL, none) \
 	X(DRAG_FILES, drag_files, 0x0127, VIEWER, 4, CONTROL, none) \
+	X(GESTURE, gesture, 0x0128, VIEWER, 32, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -170,6 +171,15 @@
 	FIELD(i32, discrete) \
 	RANGE(u32, source, 0, 3)
 #define WIRE_POINTER_FRAME_FIELDS NONE
+#define WIRE_GESTURE_FIELDS \
+	RANGE(u32, kind, WIRE_GESTURE_SWIPE, WIRE_GESTURE_HOLD) \
+	RANGE(u32, phase, WIRE_GESTURE_BEGIN, WIRE_GESTURE_END) \
+	RANGE(u32, fingers, 0, WIRE_MAX_FINGERS) /* begin */ \
+	RANGE(u32, cancelled, 0, 1) /* end */ \
+	FIELD(i32, dx) /* 24.8, update: since the last */ \
+	FIELD(i32, dy) \
+	RANGE(i32, scale, 0, 0x7fffffff) /* 16.16, a pinch's update: since its begin */ \
+	FIELD(i32, rotation) /* 24.8 degrees clockwise, a pinch's update: since the last */
 #define WIRE_KEYBOARD_ENTER_FIELDS \
 	FIELD(u32, window) \
 	COUNT(u32, nkeys, 0, WIRE_MAX_KEYS, keys, uint8_t, 4) /* wire_get_key() */

@@ -271,6 +271,19 @@ enum wire_grab {
 	WIRE_GRAB_MENU = 3,
 };
 
+/* A touchpad's gestures (gesture). */
+enum wire_gesture_kind {
+	WIRE_GESTURE_SWIPE = 1,
+	WIRE_GESTURE_PINCH = 2,
+	WIRE_GESTURE_HOLD = 3,
+};
+enum wire_gesture_phase {
+	WIRE_GESTURE_BEGIN = 0,
+	WIRE_GESTURE_UPDATE = 1,
+	WIRE_GESTURE_END = 2,
+};
+#define WIRE_MAX_FINGERS 10
+
 /* Input methods (text_input, text_input_event). */
 enum wire_text_input_flags {
 	WIRE_TEXT_INPUT_ENABLED = 1u << 0, /* text_input: the app takes text */

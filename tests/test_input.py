@@ -13,7 +13,7 @@ import pytest
 
 from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS, KEY_Y,
                  KEY_Z, MAGENTA, MODEL_CLIENT, Failure, VirtualKeyboard, VirtualPointer, focused,
-                 hello, read_messages, records, step, wait_for)
+                 hello, message, read_messages, records, step, wait_for)
 from webpage import TOKEN, open_input_client, open_model, web_session
 
 
@@ -288,6 +288,47 @@ def test_relative_pointer_motion_reaches_an_app_that_binds_it(desktop):
     pointer.send("move %d %d" % (x + 7, y + 3))
     wait_for("the relative motion in the app", lambda: "relative 7.00 3.00 unaccel 7.00 3.00"
              in desktop.read_log("rcomp-run"))
+
+
+def gesture(kind, phase, fingers=0, cancelled=0, dx=0.0, dy=0.0, scale=0.0, rotation=0.0):
+    return message(0x0128, struct.pack("<IIIIiiii", kind, phase, fingers, cancelled,
+                                       round(dx * 256), round(dy * 256), round(scale * 65536),
+                                       round(rotation * 256)))
+
+
+def test_a_touchpads_swipe_pinch_and_hold_reach_the_app_under_the_pointer(desktop):
+    """A viewer's gestures (the wire by hand, as rcomp-view sends what its
+    desktop's zwp_pointer_gestures_v1 reports: headless sway has no touchpad
+    to make them) reach the app under the pointer with their values; an
+    update of a gesture not under way is dropped."""
+    server = desktop.start_server([INPUT_CLIENT])
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(server.socket)
+    s.sendall(hello(minor=9))
+    got = read_messages(s, 10.0, until=0x0203)
+    window = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
+    s.sendall(records(message(0x0106, struct.pack("<Iii", window, 50 << 8, 50 << 8)) +
+                      message(0x010a)))
+    wait_for("the pointer in the app", lambda: "enter main" in desktop.read_log("rcomp-run"))
+    SWIPE, PINCH, HOLD, BEGIN, UPDATE, END = 1, 2, 3, 0, 1, 2
+    s.sendall(records(gesture(PINCH, UPDATE, dx=9, dy=9, scale=9) +  # none under way
+                      gesture(SWIPE, BEGIN, fingers=3) +
+                      gesture(SWIPE, UPDATE, dx=10.5, dy=-4) +
+                      gesture(SWIPE, END) +
+                      gesture(PINCH, BEGIN, fingers=2) +
+                      gesture(PINCH, UPDATE, dx=1, dy=2, scale=1.5, rotation=15.25) +
+                      gesture(PINCH, END, cancelled=1) +
+                      gesture(HOLD, BEGIN, fingers=4) +
+                      gesture(HOLD, END)))
+    lines = ["gesture swipe begin 3", "gesture swipe update 10.50 -4.00", "gesture swipe end 0",
+             "gesture pinch begin 2", "gesture pinch update 1.00 2.00 scale 1.500 rotation 15.25",
+             "gesture pinch end 1", "gesture hold begin 4", "gesture hold end 0"]
+    wait_for("the gestures in the app", lambda: all(
+        line in desktop.read_log("rcomp-run") for line in lines))
+    log = desktop.read_log("rcomp-run")
+    assert [log.index(line) for line in lines] == sorted(log.index(line) for line in lines)
+    assert "scale 9.000" not in log
+    s.close()
 
 
 KEY_L, KEY_U, KEY_C = 38, 22, 46  # input-client: lock, end, confine

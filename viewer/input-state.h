@@ -14,6 +14,10 @@ struct xkb_context;
 struct xkb_keymap;
 struct xkb_state;
 struct zwp_keyboard_shortcuts_inhibit_manager_v1;
+struct zwp_pointer_gestures_v1;
+struct zwp_pointer_gesture_swipe_v1;
+struct zwp_pointer_gesture_pinch_v1;
+struct zwp_pointer_gesture_hold_v1;
 struct zwp_pointer_constraints_v1;
 struct zwp_relative_pointer_manager_v1;
 struct zwp_relative_pointer_v1;
@@ -34,6 +38,12 @@ struct rv_seat {
 	struct zwp_relative_pointer_v1 *relative_pointer;
 	struct zwp_pointer_constraints_v1 *constraints;
 	struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
+	/* The local touchpad's gestures (gesture.c). */
+	struct zwp_pointer_gestures_v1 *gestures;
+	uint32_t gestures_version;
+	struct zwp_pointer_gesture_swipe_v1 *swipe;
+	struct zwp_pointer_gesture_pinch_v1 *pinch;
+	struct zwp_pointer_gesture_hold_v1 *hold;
 	uint32_t version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;

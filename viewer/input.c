@@ -14,6 +14,7 @@
 #include "clipboard.h"
 #include "connection.h"
 #include "constraint.h"
+#include "gesture.h"
 #include "cursor.h"
 #include "edges.h"
 #include "hud.h"
@@ -502,6 +503,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		viewer->seat.pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(viewer->seat.pointer, &pointer_listener, viewer);
 		input_relative_pointer(viewer);
+		gesture_pointer(viewer);
 		constraint_update(viewer);
 	} else if (!want_pointer && viewer->seat.pointer) {
 		if (viewer->seat.pointer_focus) {
@@ -514,6 +516,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 			zwp_relative_pointer_v1_destroy(viewer->seat.relative_pointer);
 			viewer->seat.relative_pointer = NULL;
 		}
+		gesture_pointer_gone(viewer);
 		wl_pointer_destroy(viewer->seat.pointer);
 		viewer->seat.pointer = NULL;
 		constraint_update(viewer);

@@ -10,12 +10,14 @@
 #include "clipboard.h"
 #include "constraint.h"
 #include "desktop.h"
+#include "gesture.h"
 #include "input.h"
 #include "log.h"
 #include "status.h"
 #include "output.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
+#include "pointer-gestures-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "primary-selection-unstable-v1-client-protocol.h"
 #include "registry.h"
@@ -85,6 +87,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		constraint_bind_inhibit(viewer, registry, name);
 	} else if (strcmp(interface, zwp_idle_inhibit_manager_v1_interface.name) == 0) {
 		desktop_bind_idle(viewer, registry, name);
+	} else if (strcmp(interface, zwp_pointer_gestures_v1_interface.name) == 0) {
+		gesture_bind(viewer, registry, name, version);
 	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
 		desktop_bind_activation(viewer, registry, name);
 	} else if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {

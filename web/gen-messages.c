@@ -156,6 +156,10 @@ int main(void)
 	       "unfullscreen: %d, minimize: %d};\n",
 		WIRE_REQUEST_MAXIMIZE, WIRE_REQUEST_UNMAXIMIZE, WIRE_REQUEST_FULLSCREEN,
 		WIRE_REQUEST_UNFULLSCREEN, WIRE_REQUEST_MINIMIZE);
+	printf("export const GESTURE = {swipe: %d, pinch: %d, hold: %d, begin: %d, update: %d, "
+	       "end: %d};\n",
+		WIRE_GESTURE_SWIPE, WIRE_GESTURE_PINCH, WIRE_GESTURE_HOLD, WIRE_GESTURE_BEGIN,
+		WIRE_GESTURE_UPDATE, WIRE_GESTURE_END);
 	printf("export const GRAB = {move: %d, resize: %d, menu: %d};\n", WIRE_GRAB_MOVE,
 		WIRE_GRAB_RESIZE, WIRE_GRAB_MENU);
 	printf("export const CONSTRAINT = {none: %d, lock: %d, confine: %d};\n",

@@ -49,6 +49,7 @@
 
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "pointer-gestures-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -67,6 +68,11 @@ struct app {
 	struct wl_pointer *pointer;
 	struct zwp_relative_pointer_manager_v1 *relative_manager;
 	struct zwp_relative_pointer_v1 *relative;
+	struct zwp_pointer_gestures_v1 *gestures;
+	uint32_t gestures_version;
+	struct zwp_pointer_gesture_swipe_v1 *swipe;
+	struct zwp_pointer_gesture_pinch_v1 *pinch;
+	struct zwp_pointer_gesture_hold_v1 *hold;
 	struct zwp_pointer_constraints_v1 *constraints;
 	struct zwp_locked_pointer_v1 *lock;
 	struct zwp_confined_pointer_v1 *confine;
@@ -643,6 +649,88 @@ static void want_relative(struct app *app)
 	}
 }
 
+/* A touchpad's gestures, printed as they come. */
+static void swipe_begin(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
+	uint32_t time, struct wl_surface *surface, uint32_t fingers)
+{
+	printf("gesture swipe begin %u\n", fingers);
+}
+
+static void swipe_update(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t time,
+	wl_fixed_t dx, wl_fixed_t dy)
+{
+	printf("gesture swipe update %.2f %.2f\n", wl_fixed_to_double(dx), wl_fixed_to_double(dy));
+}
+
+static void swipe_end(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
+	uint32_t time, int32_t cancelled)
+{
+	printf("gesture swipe end %d\n", cancelled);
+}
+
+static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
+	.begin = swipe_begin,
+	.update = swipe_update,
+	.end = swipe_end,
+};
+
+static void pinch_begin(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
+	uint32_t time, struct wl_surface *surface, uint32_t fingers)
+{
+	printf("gesture pinch begin %u\n", fingers);
+}
+
+static void pinch_update(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t time,
+	wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t scale, wl_fixed_t rotation)
+{
+	printf("gesture pinch update %.2f %.2f scale %.3f rotation %.2f\n", wl_fixed_to_double(dx),
+		wl_fixed_to_double(dy), wl_fixed_to_double(scale), wl_fixed_to_double(rotation));
+}
+
+static void pinch_end(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
+	uint32_t time, int32_t cancelled)
+{
+	printf("gesture pinch end %d\n", cancelled);
+}
+
+static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
+	.begin = pinch_begin,
+	.update = pinch_update,
+	.end = pinch_end,
+};
+
+static void hold_begin(void *data, struct zwp_pointer_gesture_hold_v1 *g, uint32_t serial,
+	uint32_t time, struct wl_surface *surface, uint32_t fingers)
+{
+	printf("gesture hold begin %u\n", fingers);
+}
+
+static void hold_end(void *data, struct zwp_pointer_gesture_hold_v1 *g, uint32_t serial,
+	uint32_t time, int32_t cancelled)
+{
+	printf("gesture hold end %d\n", cancelled);
+}
+
+static const struct zwp_pointer_gesture_hold_v1_listener hold_listener = {
+	.begin = hold_begin,
+	.end = hold_end,
+};
+
+static void want_gestures(struct app *app)
+{
+	if (!app->gestures || !app->pointer || app->swipe) {
+		return;
+	}
+	app->swipe = zwp_pointer_gestures_v1_get_swipe_gesture(app->gestures, app->pointer);
+	zwp_pointer_gesture_swipe_v1_add_listener(app->swipe, &swipe_listener, app);
+	app->pinch = zwp_pointer_gestures_v1_get_pinch_gesture(app->gestures, app->pointer);
+	zwp_pointer_gesture_pinch_v1_add_listener(app->pinch, &pinch_listener, app);
+	if (app->gestures_version >= 3) {
+		app->hold = zwp_pointer_gestures_v1_get_hold_gesture(app->gestures, app->pointer);
+		zwp_pointer_gesture_hold_v1_add_listener(app->hold, &hold_listener, app);
+	}
+}
+
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 {
 	struct app *app = data;
@@ -654,6 +742,7 @@ static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps)
 		app->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(app->pointer, &pointer_listener, app);
 		want_relative(app);
+		want_gestures(app);
 	}
 	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !app->keyboard) {
 		app->keyboard = wl_seat_get_keyboard(seat);
@@ -709,6 +798,11 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->relative_manager = wl_registry_bind(registry, name,
 			&zwp_relative_pointer_manager_v1_interface, 1);
 		want_relative(app);
+	} else if (strcmp(interface, zwp_pointer_gestures_v1_interface.name) == 0) {
+		app->gestures_version = version < 3 ? version : 3;
+		app->gestures = wl_registry_bind(registry, name, &zwp_pointer_gestures_v1_interface,
+			app->gestures_version);
+		want_gestures(app);
 	}
 }
 

@@ -35,7 +35,12 @@ struct x11_window {
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
 	struct wl_listener request_minimize;
+	struct wl_listener set_hints;
+	bool urgent; /* its WM_HINTS say urgent (ICCCM's UrgencyHint) */
 };
+
+/* ICCCM's UrgencyHint, in WM_HINTS' flags. */
+#define X_URGENCY_HINT (1u << 8)
 
 static struct wlr_xwayland_surface *x11_of(struct rc_window *window)
 {
@@ -236,12 +241,25 @@ static void handle_request_minimize(struct wl_listener *listener, void *data)
 	}
 }
 
+/* An X11 app's urgency (xterm's bell with bellIsUrgent, a chat window):
+ * as xdg-activation's, the viewers' desktops are asked to activate it. */
+static void handle_set_hints(struct wl_listener *listener, void *data)
+{
+	struct x11_window *xw = wl_container_of(listener, xw, set_hints);
+	bool urgent = xw->x->hints && (xw->x->hints->flags & X_URGENCY_HINT);
+	if (urgent && !xw->urgent && xw->base.mapped) {
+		log_debug("X11 window %u is urgent", xw->base.id);
+		announce_activate(&xw->base);
+	}
+	xw->urgent = urgent;
+}
+
 static void handle_destroy(struct wl_listener *listener, void *data)
 {
 	struct x11_window *xw = wl_container_of(listener, xw, destroy);
 	struct wl_listener *listeners[] = {&xw->map, &xw->unmap, &xw->destroy, &xw->set_title,
 		&xw->set_class, &xw->set_parent, &xw->request_configure, &xw->request_maximize,
-		&xw->request_fullscreen, &xw->request_minimize};
+		&xw->request_fullscreen, &xw->request_minimize, &xw->set_hints};
 	for (size_t i = 0; i < sizeof(listeners) / sizeof(listeners[0]); i++) {
 		wl_list_remove(&listeners[i]->link);
 	}
@@ -276,6 +294,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data)
 		{&xw->request_maximize, &x->events.request_maximize, handle_request_maximize},
 		{&xw->request_fullscreen, &x->events.request_fullscreen, handle_request_fullscreen},
 		{&xw->request_minimize, &x->events.request_minimize, handle_request_minimize},
+		{&xw->set_hints, &x->events.set_hints, handle_set_hints},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		table[i].listener->notify = table[i].notify;

@@ -120,3 +120,22 @@ def test_a_terminals_urgent_bell_marks_its_button_and_the_tab_title_in_the_page(
               "b.textContent === 'ringer').click()")
     page.wait("window.rcomp.desktop().urgent.length === 0 && "
               "!document.title.startsWith('(!)')", timeout=10)
+
+
+def test_an_x11_terminals_urgent_bell_marks_its_local_window_urgent(desktop):
+    """xterm with bellIsUrgent sets ICCCM's urgency hint as it rings
+    unfocused (through Xwayland): the local window is marked urgent too."""
+    ring = os.path.join(desktop.tmp, "ring")
+    script = "while [ ! -e %s ]; do sleep 0.1; done; printf '\\a'; exec sleep 60" % ring
+    server = desktop.start_server(["xterm", "-xrm", "XTerm*bellIsUrgent: true", "-e", "sh", "-c",
+                                   script])
+    desktop.start_viewer(server)
+    local_window(desktop, "XTerm")
+    desktop.start("local-foot", ["foot", "--app-id", "local-foot"], desktop.local_env)
+    local_window(desktop, "local-foot")
+    desktop.swaymsg("[app_id=local-foot] focus")
+    time.sleep(1)
+    assert not desktop.window(app_id="XTerm")["urgent"]
+    open(ring, "w").close()
+    wait_for("the local window urgent", lambda: desktop.window(app_id="XTerm")["urgent"],
+             timeout=15)

@@ -30,7 +30,8 @@ static bool inhibits(struct rc_server *server, struct rc_window *window,
 	struct wlr_idle_inhibitor_v1 *inhibitor;
 	wl_list_for_each(inhibitor, &server->idle->inhibitors, link)
 	{
-		if (inhibitor != except && window_of_surface(server, inhibitor->surface) == window) {
+		if (inhibitor != except &&
+			window_of_surface(server, inhibitor->surface) == window) {
 			return true;
 		}
 	}

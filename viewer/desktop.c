@@ -25,8 +25,7 @@ void desktop_bind_idle(struct rv_viewer *viewer, struct wl_registry *registry, u
  * comes. */
 static struct rv_viewer *asking;
 
-void desktop_bind_activation(struct rv_viewer *viewer, struct wl_registry *registry,
-	uint32_t name)
+void desktop_bind_activation(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name)
 {
 	viewer->activation = wl_registry_bind(registry, name, &xdg_activation_v1_interface, 1);
 	asking = viewer;
@@ -43,7 +42,8 @@ void desktop_idle_inhibit(struct rv_window *window, const struct wire_window_idl
 			return;
 		}
 		window->idle_inhibitor =
-			zwp_idle_inhibit_manager_v1_create_inhibitor(viewer->idle_manager, window->surface);
+			zwp_idle_inhibit_manager_v1_create_inhibitor(viewer->idle_manager,
+				window->surface);
 		log_debug("window %u keeps the screen awake", window->id);
 	} else if (!msg->inhibit && window->idle_inhibitor) {
 		zwp_idle_inhibitor_v1_destroy(window->idle_inhibitor);
@@ -78,8 +78,7 @@ void desktop_activate(struct rv_window *window)
 	}
 	struct xdg_activation_token_v1 *token =
 		xdg_activation_v1_get_activation_token(viewer->activation);
-	xdg_activation_token_v1_add_listener(token, &token_listener,
-		(void *)(uintptr_t)window->id);
+	xdg_activation_token_v1_add_listener(token, &token_listener, (void *)(uintptr_t)window->id);
 	xdg_activation_token_v1_set_surface(token, window->surface);
 	xdg_activation_token_v1_commit(token);
 }

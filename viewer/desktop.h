@@ -10,8 +10,7 @@
 #include "viewer.h"
 
 void desktop_bind_idle(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name);
-void desktop_bind_activation(struct rv_viewer *viewer, struct wl_registry *registry,
-	uint32_t name);
+void desktop_bind_activation(struct rv_viewer *viewer, struct wl_registry *registry, uint32_t name);
 void desktop_idle_inhibit(struct rv_window *window, const struct wire_window_idle_inhibit *msg);
 void desktop_activate(struct rv_window *window);
 void desktop_window_gone(struct rv_window *window);

@@ -20,23 +20,29 @@ static uint32_t fingers(uint32_t n)
 static void swipe_begin(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
 	uint32_t time, struct wl_surface *surface, uint32_t n)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_SWIPE, .phase = WIRE_GESTURE_BEGIN,
-			   .fingers = fingers(n)});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_SWIPE,
+			.phase = WIRE_GESTURE_BEGIN,
+			.fingers = fingers(n)});
 }
 
 static void swipe_update(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t time,
 	wl_fixed_t dx, wl_fixed_t dy)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_SWIPE, .phase = WIRE_GESTURE_UPDATE,
-			   .dx = dx,
-			   .dy = dy});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_SWIPE,
+			.phase = WIRE_GESTURE_UPDATE,
+			.dx = dx,
+			.dy = dy});
 }
 
 static void swipe_end(void *data, struct zwp_pointer_gesture_swipe_v1 *g, uint32_t serial,
 	uint32_t time, int32_t cancelled)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_SWIPE, .phase = WIRE_GESTURE_END,
-			   .cancelled = cancelled != 0});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_SWIPE,
+			.phase = WIRE_GESTURE_END,
+			.cancelled = cancelled != 0});
 }
 
 static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
@@ -48,26 +54,32 @@ static const struct zwp_pointer_gesture_swipe_v1_listener swipe_listener = {
 static void pinch_begin(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
 	uint32_t time, struct wl_surface *surface, uint32_t n)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_PINCH, .phase = WIRE_GESTURE_BEGIN,
-			   .fingers = fingers(n)});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_PINCH,
+			.phase = WIRE_GESTURE_BEGIN,
+			.fingers = fingers(n)});
 }
 
 static void pinch_update(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t time,
 	wl_fixed_t dx, wl_fixed_t dy, wl_fixed_t scale, wl_fixed_t rotation)
 {
 	/* wl_fixed_t is 24.8: the scale goes as 16.16. */
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_PINCH, .phase = WIRE_GESTURE_UPDATE,
-			   .dx = dx,
-			   .dy = dy,
-			   .scale = scale < 0 ? 0 : (scale > 0x7fffff ? 0x7fffffff : scale * 256),
-			   .rotation = rotation});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_PINCH,
+			.phase = WIRE_GESTURE_UPDATE,
+			.dx = dx,
+			.dy = dy,
+			.scale = scale < 0 ? 0 : (scale > 0x7fffff ? 0x7fffffff : scale * 256),
+			.rotation = rotation});
 }
 
 static void pinch_end(void *data, struct zwp_pointer_gesture_pinch_v1 *g, uint32_t serial,
 	uint32_t time, int32_t cancelled)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_PINCH, .phase = WIRE_GESTURE_END,
-			   .cancelled = cancelled != 0});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_PINCH,
+			.phase = WIRE_GESTURE_END,
+			.cancelled = cancelled != 0});
 }
 
 static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
@@ -79,15 +91,19 @@ static const struct zwp_pointer_gesture_pinch_v1_listener pinch_listener = {
 static void hold_begin(void *data, struct zwp_pointer_gesture_hold_v1 *g, uint32_t serial,
 	uint32_t time, struct wl_surface *surface, uint32_t n)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_HOLD, .phase = WIRE_GESTURE_BEGIN,
-			   .fingers = fingers(n)});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_HOLD,
+			.phase = WIRE_GESTURE_BEGIN,
+			.fingers = fingers(n)});
 }
 
 static void hold_end(void *data, struct zwp_pointer_gesture_hold_v1 *g, uint32_t serial,
 	uint32_t time, int32_t cancelled)
 {
-	send(data, (struct wire_gesture){.kind = WIRE_GESTURE_HOLD, .phase = WIRE_GESTURE_END,
-			   .cancelled = cancelled != 0});
+	send(data,
+		(struct wire_gesture){.kind = WIRE_GESTURE_HOLD,
+			.phase = WIRE_GESTURE_END,
+			.cancelled = cancelled != 0});
 }
 
 static const struct zwp_pointer_gesture_hold_v1_listener hold_listener = {
@@ -116,7 +132,8 @@ void gesture_pointer(struct rv_viewer *viewer)
 	seat->pinch = zwp_pointer_gestures_v1_get_pinch_gesture(seat->gestures, seat->pointer);
 	zwp_pointer_gesture_pinch_v1_add_listener(seat->pinch, &pinch_listener, viewer);
 	if (seat->gestures_version >= 3) {
-		seat->hold = zwp_pointer_gestures_v1_get_hold_gesture(seat->gestures, seat->pointer);
+		seat->hold =
+			zwp_pointer_gestures_v1_get_hold_gesture(seat->gestures, seat->pointer);
 		zwp_pointer_gesture_hold_v1_add_listener(seat->hold, &hold_listener, viewer);
 	}
 }

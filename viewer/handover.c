@@ -192,8 +192,9 @@ static void told_event(struct rv_viewer *viewer, uint32_t tag, bool cancel)
 	}
 	viewer->told[tag].shown = false;
 	viewer->told[tag].dismissed = true; /* told of no more */
-	if (cancel && files_cancel(&viewer->files, viewer->told[tag].group,
-			      viewer->told[tag].sending, "the person at the viewer cancelled it")) {
+	if (cancel &&
+		files_cancel(&viewer->files, viewer->told[tag].group, viewer->told[tag].sending,
+			"the person at the viewer cancelled it")) {
 		log_info("files %s the session: cancelled, as the person said",
 			viewer->told[tag].sending ? "to" : "from");
 	}
@@ -208,8 +209,8 @@ static void tell(struct rv_viewer *viewer, uint64_t now)
 	struct files_progress p[2 * FILES_GROUPS];
 	int n = files_progress(&viewer->files, p, 2 * FILES_GROUPS, now);
 	bool seen[2 * FILES_GROUPS] = {false};
-	const char *host = viewer->connection.host_name[0] ? viewer->connection.host_name
-							    : "the session";
+	const char *host =
+		viewer->connection.host_name[0] ? viewer->connection.host_name : "the session";
 	for (int k = 0; k < n; k++) {
 		if (p[k].asking) {
 			continue;

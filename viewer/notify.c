@@ -368,8 +368,8 @@ bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summa
 	return show(viewer, QUESTION | group, 0, "rcomp", summary, body, "", actions, 4, 1, 0);
 }
 
-bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary,
-	const char *body, notify_transfer_fn *event)
+bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary, const char *body,
+	notify_transfer_fn *event)
 {
 	struct rv_notify *n = &viewer->notify;
 	if (viewer->options.notifications_off) {
@@ -382,8 +382,8 @@ bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary
 	n->transfer_event = event;
 	const char *actions[] = {"cancel", "Cancel"};
 	/* Low urgency: it goes on by itself, and says so until it ends. */
-	if (!show(viewer, TRANSFER | tag, i >= 0 ? n->map[i].local : 0, "rcomp", summary, body,
-		    "", actions, 2, 0, 0)) {
+	if (!show(viewer, TRANSFER | tag, i >= 0 ? n->map[i].local : 0, "rcomp", summary, body, "",
+		    actions, 2, 0, 0)) {
 		return false;
 	}
 	if (i < 0) {

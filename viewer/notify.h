@@ -28,8 +28,8 @@ bool notify_question(struct rv_viewer *viewer, uint32_t group, const char *summa
  * where it is not shown (notifications off, no daemon, the last call's
  * not answered yet). */
 typedef void notify_transfer_fn(struct rv_viewer *viewer, uint32_t tag, bool cancel);
-bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary,
-	const char *body, notify_transfer_fn *event);
+bool notify_transfer(struct rv_viewer *viewer, uint32_t tag, const char *summary, const char *body,
+	notify_transfer_fn *event);
 /* The transfer ended: its notification goes. */
 void notify_transfer_end(struct rv_viewer *viewer, uint32_t tag);
 void notify_poll_fd(struct rv_viewer *viewer, struct pollfd *pfd);

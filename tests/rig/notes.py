@@ -19,8 +19,20 @@ class LocalNotifications:
         self.dir = os.path.join(rig.tmp, "local-bus")
         os.makedirs(self.dir, exist_ok=True)
         self.address = "unix:path=" + os.path.join(self.dir, "bus")
-        rig.start("local-dbus", ["dbus-daemon", "--session", "--nofork", "--nopidfile",
-                                 "--address=" + self.address], rig.local_env)
+        # A bus that starts no service of its own: a call to the
+        # notifications' name before mako holds it would otherwise start
+        # another mako from its D-Bus service file, and ours would find the
+        # name taken.
+        bus_config = os.path.join(self.dir, "bus.conf")
+        with open(bus_config, "w") as f:
+            f.write('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration '
+                    '1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    "<busconfig><type>session</type><listen>%s</listen>"
+                    '<policy context="default"><allow send_destination="*" eavesdrop="true"/>'
+                    '<allow eavesdrop="true"/><allow own="*"/></policy></busconfig>\n'
+                    % self.address)
+        rig.start("local-dbus", ["dbus-daemon", "--config-file=" + bus_config, "--nofork",
+                                 "--nopidfile"], rig.local_env)
         rig.local_env["DBUS_SESSION_BUS_ADDRESS"] = self.address
         wait_for("the local session bus", lambda: os.path.exists(self.address[10:]))
         config = os.path.join(self.dir, "mako.conf")

@@ -90,3 +90,15 @@ void desktop_window_gone(struct rv_window *window)
 		window->idle_inhibitor = NULL;
 	}
 }
+
+void desktop_finish(struct rv_viewer *viewer)
+{
+	if (viewer->idle_manager) {
+		zwp_idle_inhibit_manager_v1_destroy(viewer->idle_manager);
+		viewer->idle_manager = NULL;
+	}
+	if (viewer->activation) {
+		xdg_activation_v1_destroy(viewer->activation);
+		viewer->activation = NULL;
+	}
+}

@@ -14,5 +14,7 @@ void desktop_bind_activation(struct rv_viewer *viewer, struct wl_registry *regis
 void desktop_idle_inhibit(struct rv_window *window, const struct wire_window_idle_inhibit *msg);
 void desktop_activate(struct rv_window *window);
 void desktop_window_gone(struct rv_window *window);
+/* The viewer ends: the local desktop's managers go (after every window). */
+void desktop_finish(struct rv_viewer *viewer);
 
 #endif

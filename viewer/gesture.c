@@ -154,3 +154,12 @@ void gesture_pointer_gone(struct rv_viewer *viewer)
 	seat->pinch = NULL;
 	seat->hold = NULL;
 }
+
+void gesture_finish(struct rv_viewer *viewer)
+{
+	gesture_pointer_gone(viewer);
+	if (viewer->seat.gestures) {
+		zwp_pointer_gestures_v1_destroy(viewer->seat.gestures);
+		viewer->seat.gestures = NULL;
+	}
+}

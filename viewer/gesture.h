@@ -14,5 +14,7 @@ void gesture_bind(struct rv_viewer *viewer, struct wl_registry *registry, uint32
 void gesture_pointer(struct rv_viewer *viewer);
 /* The local pointer goes. */
 void gesture_pointer_gone(struct rv_viewer *viewer);
+/* The viewer ends: the gestures and their manager go. */
+void gesture_finish(struct rv_viewer *viewer);
 
 #endif

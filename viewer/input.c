@@ -570,6 +570,7 @@ void input_finish(struct rv_viewer *viewer)
 	edges_seat_finish(viewer);
 	textinput_finish(viewer);
 	chord_finish(viewer);
+	gesture_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}

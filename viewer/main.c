@@ -14,6 +14,7 @@
 #include "handover.h"
 #include "cores.h"
 #include "cursor.h"
+#include "desktop.h"
 #include "dispatch.h"
 #include "hud.h"
 #include "input.h"
@@ -519,6 +520,7 @@ int main(int argc, char **argv)
 	hud_finish(&viewer);
 	cursor_finish(&viewer);
 	input_finish(&viewer);
+	desktop_finish(&viewer);
 	registry_finish(&viewer);
 	decompressor_finish(&viewer.decompressor);
 	idmap_finish(&viewer.window_ids);

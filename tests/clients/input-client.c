@@ -930,6 +930,18 @@ int main(int argc, char **argv)
 	if (app.inhibit_manager) {
 		zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(app.inhibit_manager);
 	}
+	if (app.swipe) {
+		zwp_pointer_gesture_swipe_v1_destroy(app.swipe);
+	}
+	if (app.pinch) {
+		zwp_pointer_gesture_pinch_v1_destroy(app.pinch);
+	}
+	if (app.hold) {
+		zwp_pointer_gesture_hold_v1_destroy(app.hold);
+	}
+	if (app.gestures) {
+		zwp_pointer_gestures_v1_destroy(app.gestures);
+	}
 	if (app.text_input) {
 		zwp_text_input_v3_destroy(app.text_input);
 	}

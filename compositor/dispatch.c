@@ -22,6 +22,7 @@
 #include "keychar.h"
 #include "log.h"
 #include "notify.h"
+#include "output.h"
 #include "quic.h"
 #include "record.h"
 #include "sound.h"
@@ -119,6 +120,9 @@ static void take_input(struct rc_viewer *viewer)
 		struct rc_view *view = window_view(window, viewer);
 		if (view && view->output_known) {
 			window_set_output(window, view->refresh_mhz, view->scale);
+		}
+		if (view && view->place_known) {
+			output_window_place(window, &view->place);
 		}
 	}
 	window = window_from_id(server, viewer->conn->focus);
@@ -291,6 +295,38 @@ static bool may_input(struct rc_viewer *viewer, const struct wire_msg *msg)
 	return viewer == server->input_viewer;
 }
 
+/* Text up to its first NUL or control character, as a C string. */
+static void clean_text(char *dst, size_t size, const char *src, uint32_t len)
+{
+	size_t n = 0;
+	while (n < len && n + 1 < size) {
+		unsigned char c = (unsigned char)src[n];
+		if (c < 0x20 || c == 0x7f) {
+			break;
+		}
+		dst[n++] = (char)c;
+	}
+	dst[n] = '\0';
+}
+
+/* An output_place as kept; false where its name is empty once cleaned. */
+static bool place_from(struct rc_place *place, const struct wire_output_place *msg)
+{
+	struct rc_place next = {.x = msg->x,
+		.y = msg->y,
+		.width = msg->width,
+		.height = msg->height,
+		.scale = msg->scale};
+	clean_text(next.name, sizeof(next.name), msg->name, msg->name_len);
+	clean_text(next.description, sizeof(next.description), msg->description,
+		msg->description_len);
+	if (next.name[0] == '\0') {
+		return false;
+	}
+	*place = next;
+	return true;
+}
+
 /* What a viewer says of itself whoever has input: kept for when it
  * takes input, applied now if it has it. */
 static void keep(struct rc_viewer *viewer, const struct wire_msg *msg)
@@ -342,6 +378,16 @@ static void keep(struct rc_viewer *viewer, const struct wire_msg *msg)
 				msg->output_info.scale);
 		}
 		break;
+	case WIRE_OUTPUT_PLACE:
+		window = window_from_id(server, msg->output_place.window);
+		if (window && (view = window->views[viewer->slot]) &&
+			place_from(&view->place, &msg->output_place)) {
+			view->place_known = true;
+			if (has_input) {
+				output_window_place(window, &view->place);
+			}
+		}
+		break;
 	case WIRE_KEYBOARD_ENTER:
 		/* Its frames go first to this viewer from now on. */
 		viewer->conn->focus = msg->keyboard_enter.window;
@@ -388,6 +434,11 @@ static void on_modifiers(struct rc_viewer *viewer, const struct wire_msg *msg)
 }
 
 static void on_output_info(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	keep(viewer, msg);
+}
+
+static void on_output_place(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	keep(viewer, msg);
 }

@@ -1,7 +1,11 @@
 /*
- * Headless outputs, one per scale in use. They are never rendered to; they
- * exist so that each window's surfaces enter an output with the scale of
- * the local output the viewer shows it on, and the app renders at it.
+ * Headless outputs, one per scale in use, and one per output of the input
+ * viewer's desktop that it names (output_place, at most
+ * RC_MAX_NAMED_OUTPUTS). They are never rendered to; they exist so that each
+ * window's surfaces enter an output with the scale of the local output the
+ * viewer shows it on, and the app renders at it, and so that apps asking
+ * xdg-output (Xwayland, SDL, toolkits) see that output's name and logical
+ * place and size.
  */
 #ifndef RCOMP_OUTPUT_H
 #define RCOMP_OUTPUT_H
@@ -17,5 +21,8 @@ bool output_window_can_enter(struct rc_server *server, int32_t scale);
  * longer is. */
 void output_window_enter(struct rc_window *window);
 void output_window_leave(struct rc_window *window);
+/* The window is on this viewer output (output_place): it goes onto an output
+ * of that name, place and logical size, which xdg-output tells apps. */
+void output_window_place(struct rc_window *window, const struct rc_place *place);
 
 #endif

@@ -82,6 +82,14 @@ struct rc_viewer {
  * last frame, its own encoder (the copy it holds, its codec and rate), and
  * whether it was told of the window.
  */
+/* A viewer's output under a window, as its desktop's xdg-output tells it
+ * (output_place), text cleaned. */
+struct rc_place {
+	int32_t x, y, width, height, scale;
+	char name[WIRE_MAX_OUTPUT_NAME + 1];
+	char description[WIRE_MAX_OUTPUT_DESCRIPTION + 1];
+};
+
 struct rc_view {
 	struct rc_window *window;
 	struct rc_viewer *viewer;
@@ -94,6 +102,8 @@ struct rc_view {
 	bool output_known;
 	uint32_t refresh_mhz;
 	int32_t scale;
+	bool place_known; /* and its name and place (output_place) */
+	struct rc_place place;
 	/* Encoding once: the view whose frames this one's viewer gets too
 	 * (NULL: it encodes its own); for a follower, whether it gets the
 	 * lead's frame being encoded, and the input_mark that frame answers
@@ -122,6 +132,7 @@ struct rc_window {
 	 * window coordinates times this. */
 	int32_t scale;
 	uint32_t refresh_mhz; /* of the viewer's output it is on; 0: unknown */
+	struct rc_output *place_output; /* output.c: its viewer output's; NULL: its scale's */
 
 	/* The frame path: damage not yet captured (image pixels), the clock
 	 * that drives it, the captured image, and each viewer's view of it
@@ -256,7 +267,9 @@ struct rc_notify {
 	void (*answer)(struct rc_server *server, uint32_t group, bool yes, uint32_t by);
 };
 
-struct rc_output; /* output.c: one per scale in use */
+struct rc_output; /* output.c: one per scale in use, and per viewer output named */
+struct wlr_output_layout;
+#define RC_MAX_NAMED_OUTPUTS 8
 struct rc_sound; /* sound.c */
 
 struct rc_server {
@@ -298,6 +311,8 @@ struct rc_server {
 	struct wl_listener request_start_drag;
 	struct rc_sound *sound; /* NULL: the session is silent */
 	struct rc_output *outputs[WIRE_MAX_SCALE + 1]; /* by scale, made on demand */
+	struct rc_output *named_outputs[RC_MAX_NAMED_OUTPUTS]; /* the viewers' (output_place) */
+	struct wlr_output_layout *output_layout; /* where xdg-output says they are */
 	struct wl_list decorations; // rc_decoration::link
 	struct wl_listener new_decoration;
 	struct wl_listener new_surface; /* damage.c */

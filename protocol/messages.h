@@ -80,6 +80,7 @@
 	X(NOTIFY_REPLY, notify_reply, 0x0126, VIEWER, 12, CONTROL, none) \
 	X(DRAG_FILES, drag_files, 0x0127, VIEWER, 4, CONTROL, none) \
 	X(GESTURE, gesture, 0x0128, VIEWER, 32, CONTROL, none) \
+	X(OUTPUT_PLACE, output_place, 0x0129, VIEWER, 28, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -215,6 +216,15 @@
 	FIELD(u32, window) \
 	RANGE(u32, refresh_mhz, 0, WIRE_MAX_REFRESH_MHZ) \
 	RANGE(i32, scale, 1, WIRE_MAX_SCALE)
+#define WIRE_OUTPUT_PLACE_FIELDS \
+	FIELD(u32, window) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) /* logical */ \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(i32, width, 1, WIRE_MAX_DIM) \
+	RANGE(i32, height, 1, WIRE_MAX_DIM) \
+	RANGE(i32, scale, 1, WIRE_MAX_SCALE) /* wl_output's */ \
+	COUNT(u32, name_len, 1, WIRE_MAX_OUTPUT_NAME, name, char, 1) \
+	REST(description, char, description_len, 0, WIRE_MAX_OUTPUT_DESCRIPTION)
 #define WIRE_POPUP_DONE_FIELDS FIELD(u32, window)
 #define WIRE_DECORATION_MODE_FIELDS \
 	FIELD(u32, window) \

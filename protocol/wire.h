@@ -15,7 +15,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 9
+#define WIRE_VERSION_MINOR 10
 
 #define WIRE_HEADER_SIZE 8
 
@@ -30,6 +30,10 @@
 #define WIRE_MAX_KEYS 256
 #define WIRE_MAX_TOKEN 128
 #define WIRE_MAX_HOST_NAME 255
+/* A local output's name and description (xdg-output), as output_place
+ * carries them. */
+#define WIRE_MAX_OUTPUT_NAME 63
+#define WIRE_MAX_OUTPUT_DESCRIPTION 127
 #define WIRE_MAX_ADDRESS 64 /* an IP address as text */
 #define WIRE_MAX_VIEWERS 16 /* of one session at once */
 #define WIRE_MAX_FPS 100000 /* window_stats: commits per second */

@@ -4,8 +4,10 @@ playing keeps the local screen awake, a terminal's urgent bell marks the
 local window urgent; in the page, a wake lock and a flashing button."""
 import json
 import os
+import re
 import shutil
 import socket
+import subprocess
 import time
 
 import pytest
@@ -71,6 +73,39 @@ def test_a_terminals_urgent_bell_marks_its_local_window_urgent(desktop):
     open(ring, "w").close()
     wait_for("the local window urgent", lambda: desktop.window(app_id="remote-foot")["urgent"],
              timeout=15)
+
+
+def xdg_outputs(env):
+    """The outputs weston-info reads from xdg-output: name: (description,
+    x, y, width, height)."""
+    out = subprocess.run(["weston-info"], env=env, capture_output=True, text=True,
+                         timeout=10).stdout
+    found = {}
+    for m in re.finditer(r"xdg_output_v1\s+output: \d+\s+name: '([^']*)'\s+"
+                         r"description: '([^']*)'\s+logical_x: (-?\d+), logical_y: (-?\d+)\s+"
+                         r"logical_width: (\d+), logical_height: (\d+)", out):
+        found[m.group(1)] = (m.group(2),) + tuple(int(v) for v in m.group(3, 4, 5, 6))
+    return found
+
+
+@pytest.mark.skipif(not shutil.which("weston-info"), reason="weston-info is not installed")
+@pytest.mark.desktop(scale=2)
+def test_an_app_reads_the_local_outputs_name_and_logical_place_through_xdg_output(desktop):
+    """An app in the session asking xdg-output (as Xwayland, SDL and the
+    toolkits do) finds the output its window shows on named as the
+    person's (sway's HEADLESS-1, its description), at its logical place and
+    size (1280x800 at scale 2: 640x400), and follows it when it moves."""
+    server = desktop.start_server([INPUT_CLIENT])
+    desktop.start_viewer(server)
+    local_window(desktop, "rcomp-input-test")
+    local = xdg_outputs(desktop.local_env)["HEADLESS-1"]
+    assert local[3:] == (640, 400)
+    remote = dict(desktop.remote_env, WAYLAND_DISPLAY="wayland-0")
+    wait_for("HEADLESS-1 in the session", lambda: xdg_outputs(remote).get("HEADLESS-1") == local,
+             timeout=15)
+    desktop.swaymsg("output HEADLESS-1 position 100 50")
+    wait_for("the output moved in the session too",
+             lambda: xdg_outputs(remote).get("HEADLESS-1", ())[1:3] == (100, 50), timeout=15)
 
 
 @pytest.mark.skipif(not MPV, reason="mpv is not installed")

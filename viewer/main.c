@@ -512,6 +512,7 @@ int main(int argc, char **argv)
 	{
 		output_destroy(output);
 	}
+	output_finish_places(&viewer);
 	clipboard_finish(&viewer);
 	handover_finish(&viewer);
 	print_finish(&viewer);

@@ -1,12 +1,47 @@
 /* Local outputs and the windows on them; see output.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "connection.h"
 #include "output.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
+
+/* Its name and logical place, after its scale (output_place), where the
+ * desktop told them and the server knows the message. */
+static void report_place(struct rv_window *window, const struct rv_output *output, int32_t scale)
+{
+	const struct rv_output_place *place = &output->place;
+	if (place->name[0] == '\0' || window->viewer->connection.server_minor < 10 ||
+		place->width < 1 || place->width > WIRE_MAX_DIM || place->height < 1 ||
+		place->height > WIRE_MAX_DIM || place->x < WIRE_MIN_POSITION ||
+		place->x > WIRE_MAX_POSITION || place->y < WIRE_MIN_POSITION ||
+		place->y > WIRE_MAX_POSITION) {
+		return;
+	}
+	if (window->reported_place == output &&
+		window->reported_place_generation == output->place_generation) {
+		return;
+	}
+	window->reported_place = output;
+	window->reported_place_generation = output->place_generation;
+	struct wire_msg msg = {.type = WIRE_OUTPUT_PLACE};
+	msg.output_place = (struct wire_output_place){.window = window->id,
+		.x = place->x,
+		.y = place->y,
+		.width = place->width,
+		.height = place->height,
+		.scale = scale,
+		.name_len = (uint32_t)strlen(place->name),
+		.name = place->name,
+		.description_len = (uint32_t)strlen(place->description),
+		.description = place->description};
+	connection_send(window->viewer, &msg);
+}
 
 /* Tells the server the refresh and scale of the output the window is on
- * (the first it entered), so its frame clock matches the local display. */
+ * (the first it entered), so its frame clock matches the local display,
+ * and its name and place. */
 void output_report(struct rv_window *window)
 {
 	if (window->noutputs == 0) {
@@ -15,20 +50,24 @@ void output_report(struct rv_window *window)
 	struct rv_output *output = window->outputs[0];
 	uint32_t refresh = output->refresh_mhz <= WIRE_MAX_REFRESH_MHZ ? output->refresh_mhz : 0;
 	int32_t scale = output->scale >= 1 && output->scale <= WIRE_MAX_SCALE ? output->scale : 1;
-	if (refresh == window->reported_refresh_mhz && scale == window->reported_scale) {
-		return;
+	if (refresh != window->reported_refresh_mhz || scale != window->reported_scale) {
+		window->reported_refresh_mhz = refresh;
+		window->reported_scale = scale;
+		window->reported_place = NULL;
+		struct wire_msg msg = {.type = WIRE_OUTPUT_INFO};
+		msg.output_info.window = window->id;
+		msg.output_info.refresh_mhz = refresh;
+		msg.output_info.scale = scale;
+		connection_send(window->viewer, &msg);
 	}
-	window->reported_refresh_mhz = refresh;
-	window->reported_scale = scale;
-	struct wire_msg msg = {.type = WIRE_OUTPUT_INFO};
-	msg.output_info.window = window->id;
-	msg.output_info.refresh_mhz = refresh;
-	msg.output_info.scale = scale;
-	connection_send(window->viewer, &msg);
+	report_place(window, output, scale);
 }
 
 static void window_output_gone(struct rv_window *window, struct rv_output *output)
 {
+	if (window->reported_place == output) {
+		window->reported_place = NULL;
+	}
 	for (int i = 0; i < window->noutputs; i++) {
 		if (window->outputs[i] == output) {
 			memmove(&window->outputs[i], &window->outputs[i + 1],
@@ -74,6 +113,7 @@ void output_forget_reports(struct rv_window *window)
 {
 	window->reported_refresh_mhz = 0;
 	window->reported_scale = 0;
+	window->reported_place = NULL;
 }
 
 static void output_geometry(void *data, struct wl_output *wl_output, int32_t x, int32_t y,
@@ -91,11 +131,20 @@ static void output_mode(void *data, struct wl_output *wl_output, uint32_t flags,
 	}
 }
 
+static void place_done(struct rv_output *output)
+{
+	if (memcmp(&output->place, &output->pending_place, sizeof(output->place)) != 0) {
+		output->place = output->pending_place;
+		output->place_generation++;
+	}
+}
+
 static void output_done(void *data, struct wl_output *wl_output)
 {
 	struct rv_output *output = data;
 	output->refresh_mhz = output->pending_refresh_mhz;
 	output->scale = output->pending_scale;
+	place_done(output);
 	struct rv_window *window;
 	wl_list_for_each(window, &output->viewer->windows, link)
 	{
@@ -116,6 +165,101 @@ static const struct wl_output_listener output_listener = {
 	.scale = output_scale,
 };
 
+/* xdg-output: the local output's name, description and logical place. */
+static void copy_text(char *dst, size_t size, const char *text)
+{
+	snprintf(dst, size, "%s", text ? text : "");
+	/* Cut on a character's boundary, not within one. */
+	size_t n = strlen(dst);
+	if (n == size - 1 && text && strlen(text) > n) {
+		while (n > 0 && ((unsigned char)dst[n] & 0xc0) == 0x80) {
+			n--;
+		}
+		dst[n] = '\0';
+	}
+}
+
+static void xdg_position(void *data, struct zxdg_output_v1 *xdg, int32_t x, int32_t y)
+{
+	struct rv_output *output = data;
+	output->pending_place.x = x;
+	output->pending_place.y = y;
+}
+
+static void xdg_size(void *data, struct zxdg_output_v1 *xdg, int32_t width, int32_t height)
+{
+	struct rv_output *output = data;
+	output->pending_place.width = width;
+	output->pending_place.height = height;
+}
+
+static void xdg_done(void *data, struct zxdg_output_v1 *xdg)
+{
+	/* Before version 3 the place is whole here; from 3, at wl_output.done. */
+	struct rv_output *output = data;
+	place_done(output);
+	struct rv_window *window;
+	wl_list_for_each(window, &output->viewer->windows, link)
+	{
+		output_report(window);
+	}
+}
+
+static void xdg_name(void *data, struct zxdg_output_v1 *xdg, const char *name)
+{
+	struct rv_output *output = data;
+	copy_text(output->pending_place.name, sizeof(output->pending_place.name), name);
+}
+
+static void xdg_description(void *data, struct zxdg_output_v1 *xdg, const char *description)
+{
+	struct rv_output *output = data;
+	copy_text(output->pending_place.description, sizeof(output->pending_place.description),
+		description);
+}
+
+static const struct zxdg_output_v1_listener xdg_output_listener = {
+	.logical_position = xdg_position,
+	.logical_size = xdg_size,
+	.done = xdg_done,
+	.name = xdg_name,
+	.description = xdg_description,
+};
+
+static void output_want_place(struct rv_output *output)
+{
+	struct rv_viewer *viewer = output->viewer;
+	if (!viewer->xdg_output_manager || output->xdg_output) {
+		return;
+	}
+	output->xdg_output =
+		zxdg_output_manager_v1_get_xdg_output(viewer->xdg_output_manager, output->output);
+	zxdg_output_v1_add_listener(output->xdg_output, &xdg_output_listener, output);
+}
+
+void output_bind_places(struct rv_viewer *viewer, uint32_t name, uint32_t version)
+{
+	if (version < 2 || viewer->xdg_output_manager) {
+		return; /* version 1 names no output */
+	}
+	viewer->xdg_output_version = version < 3 ? version : 3;
+	viewer->xdg_output_manager = wl_registry_bind(viewer->registry, name,
+		&zxdg_output_manager_v1_interface, viewer->xdg_output_version);
+	struct rv_output *output;
+	wl_list_for_each(output, &viewer->outputs, link)
+	{
+		output_want_place(output);
+	}
+}
+
+void output_finish_places(struct rv_viewer *viewer)
+{
+	if (viewer->xdg_output_manager) {
+		zxdg_output_manager_v1_destroy(viewer->xdg_output_manager);
+		viewer->xdg_output_manager = NULL;
+	}
+}
+
 void output_add(struct rv_viewer *viewer, uint32_t name, uint32_t version)
 {
 	if (version < 2) {
@@ -131,6 +275,7 @@ void output_add(struct rv_viewer *viewer, uint32_t name, uint32_t version)
 	output->output = wl_registry_bind(viewer->registry, name, &wl_output_interface, 2);
 	wl_output_add_listener(output->output, &output_listener, output);
 	wl_list_insert(&viewer->outputs, &output->link);
+	output_want_place(output);
 }
 
 void output_destroy(struct rv_output *output)
@@ -139,6 +284,9 @@ void output_destroy(struct rv_output *output)
 	wl_list_for_each(window, &output->viewer->windows, link)
 	{
 		window_output_gone(window, output);
+	}
+	if (output->xdg_output) {
+		zxdg_output_v1_destroy(output->xdg_output);
 	}
 	wl_output_destroy(output->output);
 	wl_list_remove(&output->link);

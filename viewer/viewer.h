@@ -32,6 +32,8 @@ struct fcft_font;
 struct rv_viewer;
 struct xdg_activation_v1;
 struct zwp_idle_inhibit_manager_v1;
+struct zxdg_output_manager_v1;
+struct zxdg_output_v1;
 struct zwp_idle_inhibitor_v1;
 
 #define RV_BUFFERS 3
@@ -49,6 +51,14 @@ struct rv_output {
 	uint32_t name;
 	uint32_t refresh_mhz, pending_refresh_mhz;
 	int32_t scale, pending_scale;
+	/* Its name and logical place, where the desktop has xdg-output. */
+	struct zxdg_output_v1 *xdg_output;
+	struct rv_output_place {
+		char name[WIRE_MAX_OUTPUT_NAME + 1];
+		char description[WIRE_MAX_OUTPUT_DESCRIPTION + 1];
+		int32_t x, y, width, height;
+	} place, pending_place;
+	uint32_t place_generation; /* counts its changes */
 };
 
 /* A wl_shm buffer of a window's pool, with the damage it has missed. */
@@ -153,6 +163,8 @@ struct rv_window {
 	int noutputs;
 	uint32_t reported_refresh_mhz;
 	int32_t reported_scale;
+	const struct rv_output *reported_place; /* output_place told, and of which change */
+	uint32_t reported_place_generation;
 
 	/* The pointer constraint the app asked for (constraint.c), and the
 	 * local one while asked. */
@@ -255,6 +267,8 @@ struct rv_viewer {
 	struct zxdg_decoration_manager_v1 *decoration_manager; /* NULL: none here */
 	struct wp_viewporter *viewporter; /* NULL: none here */
 	struct zwp_idle_inhibit_manager_v1 *idle_manager; /* desktop.c; NULL: none here */
+	struct zxdg_output_manager_v1 *xdg_output_manager; /* output.c; NULL: none here */
+	uint32_t xdg_output_version;
 	struct xdg_activation_v1 *activation; /* desktop.c; NULL: none here */
 	struct wp_presentation *presentation; /* NULL: commits count as shown */
 	clockid_t presentation_clock;

@@ -91,6 +91,7 @@ struct app {
 	struct wl_surface *a, *b, *c;
 	struct wl_subsurface *sub_a, *sub_b, *sub_c;
 	/* scale mode */
+	bool scale_mode;
 	struct {
 		struct wl_output *output;
 		int32_t scale;
@@ -152,7 +153,7 @@ static void draw_checkerboard(struct app *app)
 		}
 	}
 	struct toplevel *t = app->main;
-	if (!t->configured || scale == app->drawn_scale) {
+	if (!app->scale_mode || !t->configured || scale == app->drawn_scale) {
 		return;
 	}
 	app->drawn_scale = scale;
@@ -596,6 +597,7 @@ int main(int argc, char **argv)
 			wl_surface_commit(app.main->surface);
 		}
 	} else if (scale) {
+		app.scale_mode = true;
 		app.main = toplevel_create(&app, "model scale", 200, 150, 0xff000000, NULL);
 		wl_surface_add_listener(app.main->surface, &surface_listener, &app);
 	} else if (cursor) {

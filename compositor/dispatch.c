@@ -27,6 +27,7 @@
 #include "record.h"
 #include "sound.h"
 #include "stats.h"
+#include "tablet.h"
 #include "textinput.h"
 #include "video.h"
 #include "viewers.h"
@@ -267,6 +268,9 @@ static bool acts(const struct wire_msg *msg)
 		return msg->key.state != 0;
 	case WIRE_KEY_CHAR:
 		return msg->key_char.state != 0;
+	case WIRE_TABLET:
+		return (msg->tablet.changed & WIRE_TABLET_DOWN) ||
+			((msg->tablet.changed & WIRE_TABLET_BUTTON) && msg->tablet.button_state);
 	default:
 		return false;
 	}
@@ -553,6 +557,15 @@ static void on_gesture(struct rc_viewer *viewer, const struct wire_msg *msg)
 	input_gesture(viewer->server, &msg->gesture);
 }
 
+static void on_tablet(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	struct rc_window *window = mapped_window(server, msg->tablet.window);
+	if (window) {
+		tablet_event(server, window, &msg->tablet);
+	}
+}
+
 static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rc_server *server = viewer->server;
@@ -814,6 +827,7 @@ static bool is_input(uint16_t type)
 	case WIRE_REPEAT_INFO:
 	case WIRE_MODIFIERS:
 	case WIRE_OUTPUT_INFO:
+	case WIRE_OUTPUT_PLACE:
 	case WIRE_KEYBOARD_ENTER:
 	case WIRE_KEYBOARD_LEAVE:
 	case WIRE_FRAME_ACK:

@@ -46,6 +46,7 @@
 #include "settings.h"
 #include "sound.h"
 #include "stats.h"
+#include "tablet.h"
 #include "handover.h"
 #include "textinput.h"
 #include "thumb.h"
@@ -593,9 +594,9 @@ static bool create_compositor(struct rc_server *server)
 	damage_init(server);
 	dnd_init(server);
 	dnd_out_init(server);
-	if (!input_init(server) || !cursor_init(server) || !decoration_init(server) ||
-		!clipboard_init(server) || !textinput_init(server) || !xwayland_init(server) ||
-		!thumb_init(server) || !handover_init(server)) {
+	if (!input_init(server) || !tablet_init(server) || !cursor_init(server) ||
+		!decoration_init(server) || !clipboard_init(server) || !textinput_init(server) ||
+		!xwayland_init(server) || !thumb_init(server) || !handover_init(server)) {
 		return false;
 	}
 	/* One output so that apps see a monitor (more come, one per scale);
@@ -634,6 +635,7 @@ static void destroy_compositor(struct rc_server *server)
 	xdg_finish(server);
 	wl_display_destroy(server->display);
 	wlr_renderer_destroy(server->renderer);
+	tablet_finish(server);
 	input_finish(server);
 }
 

@@ -269,6 +269,7 @@ struct rc_notify {
 
 struct rc_output; /* output.c: one per scale in use, and per viewer output named */
 struct wlr_output_layout;
+struct rc_tablet;
 #define RC_MAX_NAMED_OUTPUTS 8
 struct rc_sound; /* sound.c */
 
@@ -304,6 +305,7 @@ struct rc_server {
 	struct rc_doors doors;
 	struct rc_handshake handshake;
 	struct rc_input input;
+	struct rc_tablet *tablet; /* tablet.c */
 	struct rc_cursor cursor;
 	struct rc_clipboard clipboard;
 	struct rc_dnd dnd;

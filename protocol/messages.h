@@ -81,6 +81,7 @@
 	X(DRAG_FILES, drag_files, 0x0127, VIEWER, 4, CONTROL, none) \
 	X(GESTURE, gesture, 0x0128, VIEWER, 32, CONTROL, none) \
 	X(OUTPUT_PLACE, output_place, 0x0129, VIEWER, 28, CONTROL, none) \
+	X(TABLET, tablet, 0x012a, VIEWER, 72, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -181,6 +182,24 @@
 	FIELD(i32, dy) \
 	RANGE(i32, scale, 0, 0x7fffffff) /* 16.16, a pinch's update: since its begin */ \
 	FIELD(i32, rotation) /* 24.8 degrees clockwise, a pinch's update: since the last */
+#define WIRE_TABLET_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, tool_type, WIRE_TABLET_PEN, WIRE_TABLET_LENS) \
+	BITS(u32, capabilities, WIRE_TABLET_CAPABILITIES) \
+	FIELD(u64, serial) /* the tool's hardware serial; 0: unknown */ \
+	BITS(u32, changed, WIRE_TABLET_CHANGES) \
+	RANGE(i32, x, WIRE_MIN_POSITION, WIRE_MAX_POSITION) /* 24.8, in the window */ \
+	RANGE(i32, y, WIRE_MIN_POSITION, WIRE_MAX_POSITION) \
+	RANGE(u32, pressure, 0, 65535) \
+	RANGE(u32, distance, 0, 65535) \
+	RANGE(i32, tilt_x, -90 * 256, 90 * 256) /* 24.8 degrees */ \
+	RANGE(i32, tilt_y, -90 * 256, 90 * 256) \
+	RANGE(i32, rotation, 0, 360 * 256) /* 24.8 degrees */ \
+	RANGE(i32, slider, -65535, 65535) \
+	FIELD(i32, wheel) /* 24.8 degrees */ \
+	FIELD(i32, wheel_clicks) \
+	RANGE(u32, button, 0, 0x2ff) /* evdev's */ \
+	RANGE(u32, button_state, 0, 1)
 #define WIRE_KEYBOARD_ENTER_FIELDS \
 	FIELD(u32, window) \
 	COUNT(u32, nkeys, 0, WIRE_MAX_KEYS, keys, uint8_t, 4) /* wire_get_key() */

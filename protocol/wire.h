@@ -275,6 +275,40 @@ enum wire_grab {
 	WIRE_GRAB_MENU = 3,
 };
 
+/* A tablet's tool (tablet): its type, as zwp_tablet_tool_v2 numbers them. */
+enum wire_tablet_tool_type {
+	WIRE_TABLET_PEN = 0x140,
+	WIRE_TABLET_ERASER = 0x141,
+	WIRE_TABLET_BRUSH = 0x142,
+	WIRE_TABLET_PENCIL = 0x143,
+	WIRE_TABLET_AIRBRUSH = 0x144,
+	WIRE_TABLET_FINGER = 0x145,
+	WIRE_TABLET_MOUSE = 0x146,
+	WIRE_TABLET_LENS = 0x147,
+};
+/* What the tool has. */
+#define WIRE_TABLET_HAS_TILT 0x1u
+#define WIRE_TABLET_HAS_PRESSURE 0x2u
+#define WIRE_TABLET_HAS_DISTANCE 0x4u
+#define WIRE_TABLET_HAS_ROTATION 0x8u
+#define WIRE_TABLET_HAS_SLIDER 0x10u
+#define WIRE_TABLET_HAS_WHEEL 0x20u
+#define WIRE_TABLET_CAPABILITIES 0x3fu
+/* What one frame of it says, in this order. */
+#define WIRE_TABLET_IN 0x1u /* came into proximity over the window */
+#define WIRE_TABLET_MOTION 0x2u /* x, y */
+#define WIRE_TABLET_PRESSURE 0x4u
+#define WIRE_TABLET_DISTANCE 0x8u
+#define WIRE_TABLET_TILT 0x10u
+#define WIRE_TABLET_ROTATION 0x20u
+#define WIRE_TABLET_SLIDER 0x40u
+#define WIRE_TABLET_WHEEL 0x80u
+#define WIRE_TABLET_DOWN 0x100u /* the tip touched */
+#define WIRE_TABLET_BUTTON 0x200u /* button, button_state */
+#define WIRE_TABLET_UP 0x400u
+#define WIRE_TABLET_OUT 0x800u /* left proximity */
+#define WIRE_TABLET_CHANGES 0xfffu
+
 /* A touchpad's gestures (gesture). */
 enum wire_gesture_kind {
 	WIRE_GESTURE_SWIPE = 1,

@@ -331,6 +331,91 @@ def test_a_touchpads_swipe_pinch_and_hold_reach_the_app_under_the_pointer(deskto
     s.close()
 
 
+# tablet's changed bits, in the order the server applies them
+T_IN, T_MOTION, T_PRESSURE, T_DISTANCE, T_TILT, T_ROTATION, T_SLIDER, T_WHEEL = (
+    1, 2, 4, 8, 16, 32, 64, 128)
+T_DOWN, T_BUTTON, T_UP, T_OUT = 256, 512, 1024, 2048
+PEN, ERASER, BTN_STYLUS = 0x140, 0x141, 0x14b
+
+
+def tablet(window, changed, tool=PEN, caps=0x3f, serial=0x1234, x=0.0, y=0.0, pressure=0,
+           distance=0, tilt=(0.0, 0.0), rotation=0.0, slider=0, wheel=0.0, clicks=0, button=0,
+           state=0):
+    return message(0x012a, struct.pack(
+        "<IIIQIiiIIiiiiiiII", window, tool, caps, serial, changed, round(x * 256),
+        round(y * 256), pressure, distance, round(tilt[0] * 256), round(tilt[1] * 256),
+        round(rotation * 256), slider, round(wheel * 256), clicks, button, state))
+
+
+def tablet_session(desktop, env=None):
+    """input-client in a session, and a viewer by hand of minor 10: (socket,
+    window)."""
+    server = desktop.start_server([INPUT_CLIENT], env=env)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(server.socket)
+    s.sendall(hello(minor=10))
+    got = read_messages(s, 10.0, until=0x0203)
+    window = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
+    wait_for("the app's window mapped", lambda: "configure" in desktop.read_log("rcomp-run"))
+    return s, window
+
+
+def in_order(desktop, lines):
+    wait_for("the tablet's events in the app", lambda: all(
+        line in desktop.read_log("rcomp-run") for line in lines))
+    log = desktop.read_log("rcomp-run")
+    at, positions = 0, []
+    for line in lines:
+        at = log.index(line, at)
+        positions.append(at)
+    return positions
+
+
+def test_a_pens_proximity_axes_tip_and_buttons_reach_an_app_that_binds_tablets(desktop):
+    """A viewer's pen (the wire by hand, as rcomp-view sends what its
+    desktop's zwp_tablet_tool_v2 reports: headless sway has no tablet) comes
+    to an app that bound zwp_tablet_manager_v2 as a tool of its type and
+    serial, with its position, pressure, distance, tilt, rotation, slider,
+    wheel, tip and buttons, in order, and leaves; an eraser is another tool."""
+    s, w = tablet_session(desktop)
+    wait_for("the tablet in the app", lambda: "tablet added" in desktop.read_log("rcomp-run"))
+    s.sendall(records(
+        tablet(w, T_IN | T_MOTION | T_DISTANCE | T_TILT, x=50, y=50, distance=30000,
+               tilt=(10.5, -20)) +
+        tablet(w, T_MOTION | T_PRESSURE | T_DOWN, x=60, y=55.5, pressure=32768) +
+        tablet(w, T_BUTTON, x=60, y=55.5, button=BTN_STYLUS, state=1) +
+        tablet(w, T_ROTATION | T_SLIDER | T_WHEEL, x=60, y=55.5, rotation=45, slider=-65535,
+               wheel=15, clicks=1) +
+        tablet(w, T_BUTTON, x=60, y=55.5, button=BTN_STYLUS, state=0) +
+        tablet(w, T_UP, x=60, y=55.5) +
+        tablet(w, T_OUT, x=60, y=55.5)))
+    in_order(desktop, [
+        "tablet tool serial 4660", "tablet tool 0x140", "tablet in main",
+        "tablet motion 50.00 50.00", "tablet distance 30000", "tablet tilt 10.50 -20.00",
+        "tablet motion 60.00 55.50", "tablet pressure 32768", "tablet down",
+        "tablet button 0x14b 1", "tablet rotation 45.00", "tablet slider -65535",
+        "tablet wheel 15.00 1", "tablet button 0x14b 0", "tablet up", "tablet out"])
+    s.sendall(records(tablet(w, T_IN | T_MOTION, tool=ERASER, serial=7, x=20, y=20) +
+                      tablet(w, T_OUT, tool=ERASER, serial=7, x=20, y=20)))
+    in_order(desktop, ["tablet out", "tablet tool serial 7", "tablet tool 0x141",
+                       "tablet in main", "tablet motion 20.00 20.00", "tablet out"])
+    s.close()
+
+
+def test_a_pen_over_an_app_without_tablets_points_and_its_tip_clicks(desktop):
+    """An app that has not bound tablets (most X11 and older apps) gets the
+    pen as the pointer, the tip as the left button, as on sway."""
+    s, w = tablet_session(desktop, env={"INPUT_CLIENT_NO_TABLET": "1"})
+    s.sendall(records(tablet(w, T_IN | T_MOTION | T_PRESSURE, x=40, y=30, pressure=100) +
+                      tablet(w, T_MOTION | T_DOWN, x=42, y=31) +
+                      tablet(w, T_MOTION, x=45, y=33) +
+                      tablet(w, T_UP | T_OUT, x=45, y=33)))
+    in_order(desktop, ["enter main 40.00 30.00", "button main %d pressed" % BTN_LEFT,
+                       "motion main 45.00 33.00", "button main %d released" % BTN_LEFT])
+    assert "tablet" not in desktop.read_log("rcomp-run")
+    s.close()
+
+
 KEY_L, KEY_U, KEY_C = 38, 22, 46  # input-client: lock, end, confine
 
 

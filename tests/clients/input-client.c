@@ -50,6 +50,7 @@
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "pointer-gestures-unstable-v1-client-protocol.h"
+#include "tablet-unstable-v2-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "text-input-unstable-v3-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -73,6 +74,11 @@ struct app {
 	struct zwp_pointer_gesture_swipe_v1 *swipe;
 	struct zwp_pointer_gesture_pinch_v1 *pinch;
 	struct zwp_pointer_gesture_hold_v1 *hold;
+	struct zwp_tablet_manager_v2 *tablet_manager;
+	struct zwp_tablet_seat_v2 *tablet_seat;
+	struct zwp_tablet_v2 *tablets[4];
+	struct zwp_tablet_tool_v2 *tools[8];
+	uint32_t tool_types[8];
 	struct zwp_pointer_constraints_v1 *constraints;
 	struct zwp_locked_pointer_v1 *lock;
 	struct zwp_confined_pointer_v1 *confine;
@@ -716,6 +722,227 @@ static const struct zwp_pointer_gesture_hold_v1_listener hold_listener = {
 	.end = hold_end,
 };
 
+/* A tablet's tools, printed as they come: "tablet ..." lines. */
+static int tool_index(struct app *app, struct zwp_tablet_tool_v2 *tool)
+{
+	for (int i = 0; i < 8; i++) {
+		if (app->tools[i] == tool) {
+			return i;
+		}
+	}
+	return 0;
+}
+
+static void tool_type(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t type)
+{
+	struct app *app = data;
+	app->tool_types[tool_index(app, tool)] = type;
+}
+
+static void tool_serial(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t hi, uint32_t lo)
+{
+	printf("tablet tool serial %llu\n", (unsigned long long)hi << 32 | lo);
+}
+
+static void tool_id_wacom(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t hi, uint32_t lo)
+{
+}
+
+static void tool_capability(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t capability)
+{
+	printf("tablet tool capability %u\n", capability);
+}
+
+static void tool_done(void *data, struct zwp_tablet_tool_v2 *tool)
+{
+	struct app *app = data;
+	printf("tablet tool 0x%x\n", app->tool_types[tool_index(app, tool)]);
+}
+
+static void tool_removed(void *data, struct zwp_tablet_tool_v2 *tool)
+{
+	struct app *app = data;
+	printf("tablet tool removed\n");
+	app->tools[tool_index(app, tool)] = NULL;
+	zwp_tablet_tool_v2_destroy(tool);
+}
+
+static void tool_proximity_in(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t serial,
+	struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
+{
+	printf("tablet in %s\n", surface_name(data, surface));
+}
+
+static void tool_proximity_out(void *data, struct zwp_tablet_tool_v2 *tool)
+{
+	printf("tablet out\n");
+}
+
+static void tool_down(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t serial)
+{
+	printf("tablet down\n");
+}
+
+static void tool_up(void *data, struct zwp_tablet_tool_v2 *tool)
+{
+	printf("tablet up\n");
+}
+
+static void tool_motion(void *data, struct zwp_tablet_tool_v2 *tool, wl_fixed_t x, wl_fixed_t y)
+{
+	printf("tablet motion %.2f %.2f\n", wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void tool_pressure(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t pressure)
+{
+	printf("tablet pressure %u\n", pressure);
+}
+
+static void tool_distance(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t distance)
+{
+	printf("tablet distance %u\n", distance);
+}
+
+static void tool_tilt(void *data, struct zwp_tablet_tool_v2 *tool, wl_fixed_t x, wl_fixed_t y)
+{
+	printf("tablet tilt %.2f %.2f\n", wl_fixed_to_double(x), wl_fixed_to_double(y));
+}
+
+static void tool_rotation(void *data, struct zwp_tablet_tool_v2 *tool, wl_fixed_t degrees)
+{
+	printf("tablet rotation %.2f\n", wl_fixed_to_double(degrees));
+}
+
+static void tool_slider(void *data, struct zwp_tablet_tool_v2 *tool, int32_t position)
+{
+	printf("tablet slider %d\n", position);
+}
+
+static void tool_wheel(void *data, struct zwp_tablet_tool_v2 *tool, wl_fixed_t degrees,
+	int32_t clicks)
+{
+	printf("tablet wheel %.2f %d\n", wl_fixed_to_double(degrees), clicks);
+}
+
+static void tool_button(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t serial,
+	uint32_t button, uint32_t state)
+{
+	printf("tablet button 0x%x %u\n", button, state);
+}
+
+static void tool_frame(void *data, struct zwp_tablet_tool_v2 *tool, uint32_t time)
+{
+	printf("tablet frame\n");
+}
+
+static const struct zwp_tablet_tool_v2_listener tool_listener = {
+	.type = tool_type,
+	.hardware_serial = tool_serial,
+	.hardware_id_wacom = tool_id_wacom,
+	.capability = tool_capability,
+	.done = tool_done,
+	.removed = tool_removed,
+	.proximity_in = tool_proximity_in,
+	.proximity_out = tool_proximity_out,
+	.down = tool_down,
+	.up = tool_up,
+	.motion = tool_motion,
+	.pressure = tool_pressure,
+	.distance = tool_distance,
+	.tilt = tool_tilt,
+	.rotation = tool_rotation,
+	.slider = tool_slider,
+	.wheel = tool_wheel,
+	.button = tool_button,
+	.frame = tool_frame,
+};
+
+static void tablet_name(void *data, struct zwp_tablet_v2 *tablet, const char *name)
+{
+}
+
+static void tablet_id(void *data, struct zwp_tablet_v2 *tablet, uint32_t vid, uint32_t pid)
+{
+}
+
+static void tablet_path(void *data, struct zwp_tablet_v2 *tablet, const char *path)
+{
+}
+
+static void tablet_done(void *data, struct zwp_tablet_v2 *tablet)
+{
+	printf("tablet added\n");
+}
+
+static void tablet_removed(void *data, struct zwp_tablet_v2 *tablet)
+{
+	struct app *app = data;
+	for (int i = 0; i < 4; i++) {
+		if (app->tablets[i] == tablet) {
+			app->tablets[i] = NULL;
+		}
+	}
+	zwp_tablet_v2_destroy(tablet);
+}
+
+static const struct zwp_tablet_v2_listener tablet_listener = {
+	.name = tablet_name,
+	.id = tablet_id,
+	.path = tablet_path,
+	.done = tablet_done,
+	.removed = tablet_removed,
+};
+
+static void seat_tablet_added(void *data, struct zwp_tablet_seat_v2 *seat,
+	struct zwp_tablet_v2 *tablet)
+{
+	struct app *app = data;
+	for (int i = 0; i < 4; i++) {
+		if (!app->tablets[i]) {
+			app->tablets[i] = tablet;
+			zwp_tablet_v2_add_listener(tablet, &tablet_listener, app);
+			return;
+		}
+	}
+	zwp_tablet_v2_destroy(tablet);
+}
+
+static void seat_tool_added(void *data, struct zwp_tablet_seat_v2 *seat,
+	struct zwp_tablet_tool_v2 *tool)
+{
+	struct app *app = data;
+	for (int i = 0; i < 8; i++) {
+		if (!app->tools[i]) {
+			app->tools[i] = tool;
+			app->tool_types[i] = 0;
+			zwp_tablet_tool_v2_add_listener(tool, &tool_listener, app);
+			return;
+		}
+	}
+	zwp_tablet_tool_v2_destroy(tool);
+}
+
+static void seat_pad_added(void *data, struct zwp_tablet_seat_v2 *seat,
+	struct zwp_tablet_pad_v2 *pad)
+{
+	zwp_tablet_pad_v2_destroy(pad);
+}
+
+static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {
+	.tablet_added = seat_tablet_added,
+	.tool_added = seat_tool_added,
+	.pad_added = seat_pad_added,
+};
+
+static void want_tablets(struct app *app)
+{
+	if (app->tablet_manager && app->seat && !app->tablet_seat) {
+		app->tablet_seat =
+			zwp_tablet_manager_v2_get_tablet_seat(app->tablet_manager, app->seat);
+		zwp_tablet_seat_v2_add_listener(app->tablet_seat, &tablet_seat_listener, app);
+	}
+}
+
 static void want_gestures(struct app *app)
 {
 	if (!app->gestures || !app->pointer || app->swipe) {
@@ -784,6 +1011,7 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
 			version < 5 ? version : 5);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
+		want_tablets(app);
 	} else if (strcmp(interface, zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) ==
 		0) {
 		app->inhibit_manager = wl_registry_bind(registry, name,
@@ -798,6 +1026,11 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		app->relative_manager = wl_registry_bind(registry, name,
 			&zwp_relative_pointer_manager_v1_interface, 1);
 		want_relative(app);
+	} else if (strcmp(interface, zwp_tablet_manager_v2_interface.name) == 0 &&
+		!getenv("INPUT_CLIENT_NO_TABLET")) {
+		app->tablet_manager =
+			wl_registry_bind(registry, name, &zwp_tablet_manager_v2_interface, 1);
+		want_tablets(app);
 	} else if (strcmp(interface, zwp_pointer_gestures_v1_interface.name) == 0) {
 		app->gestures_version = version < 3 ? version : 3;
 		app->gestures = wl_registry_bind(registry, name, &zwp_pointer_gestures_v1_interface,
@@ -929,6 +1162,22 @@ int main(int argc, char **argv)
 	}
 	if (app.inhibit_manager) {
 		zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(app.inhibit_manager);
+	}
+	for (int i = 0; i < 8; i++) {
+		if (app.tools[i]) {
+			zwp_tablet_tool_v2_destroy(app.tools[i]);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		if (app.tablets[i]) {
+			zwp_tablet_v2_destroy(app.tablets[i]);
+		}
+	}
+	if (app.tablet_seat) {
+		zwp_tablet_seat_v2_destroy(app.tablet_seat);
+	}
+	if (app.tablet_manager) {
+		zwp_tablet_manager_v2_destroy(app.tablet_manager);
 	}
 	if (app.swipe) {
 		zwp_pointer_gesture_swipe_v1_destroy(app.swipe);

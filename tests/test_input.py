@@ -416,6 +416,26 @@ def test_a_pen_over_an_app_without_tablets_points_and_its_tip_clicks(desktop):
     s.close()
 
 
+def test_a_pen_in_the_page_reaches_the_app_as_a_tablet_tool_with_its_pressure_tilt_and_tip(
+        desktop, page):
+    """A pen in the browser (Pointer Events of type pen, as chromium makes
+    them from CDP's pen events) comes to an app that bound tablets as a pen
+    with its place, pressure, tilt and twist, its tip down and up."""
+    x, y, _, _ = open_input_client(desktop, page)
+    wait_for("the tablet in the app", lambda: "tablet added" in remote_log(desktop))
+    pen = {"tiltX": 20, "tiltY": -10, "twist": 30}
+    page.command("pen", events=[
+        dict(pen, type="mouseMoved", x=x + 30, y=y + 40),
+        dict(pen, type="mousePressed", x=x + 30, y=y + 40, button="left", buttons=1, force=0.5),
+        dict(pen, type="mouseMoved", x=x + 35, y=y + 42, buttons=1, force=0.75),
+        dict(pen, type="mouseReleased", x=x + 35, y=y + 42, button="left")])
+    in_order(desktop, [
+        "tablet tool 0x140", "tablet in main", "tablet motion 30.00 40.00",
+        "tablet tilt 20.00 -10.00", "tablet rotation 30.00", "tablet pressure 32768",
+        "tablet down", "tablet motion 35.00 42.00", "tablet pressure 49151", "tablet up"])
+    assert "button main" not in remote_log(desktop)
+
+
 KEY_L, KEY_U, KEY_C = 38, 22, 46  # input-client: lock, end, confine
 
 

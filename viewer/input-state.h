@@ -18,6 +18,8 @@ struct zwp_pointer_gestures_v1;
 struct zwp_pointer_gesture_swipe_v1;
 struct zwp_pointer_gesture_pinch_v1;
 struct zwp_pointer_gesture_hold_v1;
+struct zwp_tablet_manager_v2;
+struct zwp_tablet_seat_v2;
 struct zwp_pointer_constraints_v1;
 struct zwp_relative_pointer_manager_v1;
 struct zwp_relative_pointer_v1;
@@ -44,6 +46,10 @@ struct rv_seat {
 	struct zwp_pointer_gesture_swipe_v1 *swipe;
 	struct zwp_pointer_gesture_pinch_v1 *pinch;
 	struct zwp_pointer_gesture_hold_v1 *hold;
+	/* The local tablets' tools (tablet.c). */
+	struct zwp_tablet_manager_v2 *tablet_manager;
+	struct zwp_tablet_seat_v2 *tablet_seat;
+	struct wl_list tablet_objects; /* rv_tablet_object: tablets, tools, pads */
 	uint32_t version;
 	struct wl_pointer *pointer;
 	struct wl_keyboard *keyboard;

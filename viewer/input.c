@@ -15,6 +15,7 @@
 #include "connection.h"
 #include "constraint.h"
 #include "gesture.h"
+#include "tablet.h"
 #include "cursor.h"
 #include "edges.h"
 #include "hud.h"
@@ -553,6 +554,7 @@ void input_seat_init(struct rv_viewer *viewer, struct wl_seat *seat, uint32_t ve
 	viewer->seat.seat = seat;
 	viewer->seat.version = version;
 	wl_seat_add_listener(seat, &seat_listener, viewer);
+	tablet_want(viewer);
 }
 
 void input_finish(struct rv_viewer *viewer)
@@ -571,6 +573,7 @@ void input_finish(struct rv_viewer *viewer)
 	textinput_finish(viewer);
 	chord_finish(viewer);
 	gesture_finish(viewer);
+	tablet_finish(viewer);
 	if (viewer->seat.pointer) {
 		wl_pointer_destroy(viewer->seat.pointer);
 	}
@@ -586,6 +589,7 @@ void input_finish(struct rv_viewer *viewer)
 
 void input_window_gone(struct rv_viewer *viewer, struct rv_window *window)
 {
+	tablet_window_gone(viewer, window);
 	if (viewer->seat.pointer_focus == window) {
 		viewer->seat.pointer_focus = NULL;
 	}

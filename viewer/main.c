@@ -483,6 +483,7 @@ int main(int argc, char **argv)
 
 	wl_list_init(&viewer.windows);
 	wl_list_init(&viewer.outputs);
+	wl_list_init(&viewer.seat.tablet_objects);
 	idmap_init(&viewer.window_ids);
 	clipboard_init(&viewer);
 	handover_init(&viewer);

@@ -11,6 +11,7 @@
 #include "constraint.h"
 #include "desktop.h"
 #include "gesture.h"
+#include "tablet.h"
 #include "input.h"
 #include "log.h"
 #include "status.h"
@@ -27,6 +28,7 @@
 #include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
+#include "tablet-unstable-v2-client-protocol.h"
 #include "xdg-output-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -100,6 +102,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 		viewer->seat.relative_manager = wl_registry_bind(registry, name,
 			&zwp_relative_pointer_manager_v1_interface, 1);
 		input_relative_pointer(viewer);
+	} else if (strcmp(interface, zwp_tablet_manager_v2_interface.name) == 0) {
+		tablet_bind(viewer, registry, name);
 	} else if (strcmp(interface, zxdg_output_manager_v1_interface.name) == 0) {
 		output_bind_places(viewer, name, version);
 	} else if (strcmp(interface, wl_output_interface.name) == 0) {

@@ -160,6 +160,13 @@ int main(void)
 	       "end: %d};\n",
 		WIRE_GESTURE_SWIPE, WIRE_GESTURE_PINCH, WIRE_GESTURE_HOLD, WIRE_GESTURE_BEGIN,
 		WIRE_GESTURE_UPDATE, WIRE_GESTURE_END);
+	printf("export const TABLET = {pen: %d, eraser: %d, hasTilt: %u, hasPressure: %u, "
+	       "hasRotation: %u, in: %u, motion: %u, pressure: %u, tilt: %u, rotation: %u, "
+	       "down: %u, button: %u, up: %u, out: %u};\n",
+		WIRE_TABLET_PEN, WIRE_TABLET_ERASER, WIRE_TABLET_HAS_TILT, WIRE_TABLET_HAS_PRESSURE,
+		WIRE_TABLET_HAS_ROTATION, WIRE_TABLET_IN, WIRE_TABLET_MOTION, WIRE_TABLET_PRESSURE,
+		WIRE_TABLET_TILT, WIRE_TABLET_ROTATION, WIRE_TABLET_DOWN, WIRE_TABLET_BUTTON,
+		WIRE_TABLET_UP, WIRE_TABLET_OUT);
 	printf("export const GRAB = {move: %d, resize: %d, menu: %d};\n", WIRE_GRAB_MOVE,
 		WIRE_GRAB_RESIZE, WIRE_GRAB_MENU);
 	printf("export const CONSTRAINT = {none: %d, lock: %d, confine: %d};\n",

@@ -4,7 +4,7 @@
 // events, to the app's text input), pointer lock with relative motion, and
 // the keyboard lock of fullscreen. Each press is marked, so that the frame
 // that answers it measures input to photon.
-import { CONSTRAINT, GRAB, STATES, TEXT_INPUT } from './messages.js';
+import { CONSTRAINT, GRAB, STATES, TABLET, TEXT_INPUT } from './messages.js';
 import { encoder } from './wire.js';
 import { keyCode, modifierOf, modifiers, typedChar } from './keys.js';
 
@@ -27,6 +27,7 @@ export class Input {
     this.keyboardLocked = false;
     this.textInput = new Map(); // by window: the app's text input state
     this.pressed = null; // {window, event}: the press an app may take for a move
+    this.penIn = null; // {window, type, down}: the pen in proximity over a window
     this.ime = document.getElementById('rcomp-ime');
   }
 
@@ -198,6 +199,72 @@ export class Input {
     this.session.touchpad?.enable(mode === 'touchpad');
   }
 
+  // A pen (Pointer Events of type pen) is a tablet's tool to a server of
+  // minor 10 or later: its place, pressure, tilt and twist, its tip and
+  // barrel buttons, its coming and going; the eraser end is an eraser.
+  // An older server gets it as the pointer. Whether e was taken so.
+  pen(w, e) {
+    if (e.pointerType !== 'pen' || this.session.minor < 10) return false;
+    const T = TABLET;
+    const eraser = e.button === 5 || (e.buttons & 32) !== 0;
+    const type = eraser ? T.eraser : T.pen;
+    const [x, y] = this.windowPoint(w, e.clientX, e.clientY);
+    const frame = (changed, button = 0, state = 0) => {
+      const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+      this.send('tablet', {
+        window: this.penIn.window,
+        tool_type: this.penIn.type,
+        capabilities: T.hasPressure | T.hasTilt | T.hasRotation,
+        serial: 0,
+        changed,
+        x, y,
+        pressure: Math.round(clamp(e.pressure || 0, 0, 1) * 65535),
+        distance: 0,
+        tilt_x: Math.round(clamp(e.tiltX || 0, -90, 90) * 256),
+        tilt_y: Math.round(clamp(e.tiltY || 0, -90, 90) * 256),
+        rotation: Math.round(((((e.twist || 0) % 360) + 360) % 360) * 256),
+        slider: 0, wheel: 0, wheel_clicks: 0, button, button_state: state,
+      });
+    };
+    const axes = T.motion | T.pressure | T.tilt | T.rotation;
+    const leaving = e.type === 'pointerleave' || e.type === 'pointercancel';
+    if (this.penIn && (this.penIn.window !== w.id || this.penIn.type !== type)) {
+      frame(T.out);
+      this.penIn = null;
+    }
+    if (leaving) {
+      if (this.penIn && !e.buttons) {
+        frame((this.penIn.down ? T.up : 0) | T.out);
+        this.penIn = null;
+      }
+      return true;
+    }
+    let changed = axes;
+    if (!this.penIn) {
+      this.penIn = { window: w.id, type, down: false };
+      changed |= T.in;
+    }
+    // The tip (the eraser's too) is the tip; the barrel's buttons are the
+    // stylus buttons.
+    const BARREL = { 1: 0x14c, 2: 0x14b };
+    if (e.type === 'pointerdown' || e.type === 'pointerup') {
+      const pressed = e.type === 'pointerdown';
+      if (e.button === 0 || e.button === 5) {
+        changed |= pressed ? T.down : T.up;
+        this.penIn.down = pressed;
+        frame(changed);
+      } else if (BARREL[e.button]) {
+        frame(changed | T.button, BARREL[e.button], pressed ? 1 : 0);
+      } else {
+        frame(changed);
+      }
+      if (pressed) this.markInput(w);
+      return true;
+    }
+    frame(changed);
+    return true;
+  }
+
   // The pointer, the wheel and touch on a window's canvas.
   attach(w) {
     const c = w.canvas;
@@ -217,6 +284,7 @@ export class Input {
         this.send('pointer_frame', {});
         return;
       }
+      if (this.pen(w, e)) return;
       const [x, y] = pos(e);
       if (e.pointerType === 'touch') {
         this.send('touch_motion', { id: e.pointerId, x, y });
@@ -236,6 +304,11 @@ export class Input {
         // A browser locks only on a gesture; it may still refuse.
         Promise.resolve(c.requestPointerLock?.())
           .catch((err) => console.log('pointer lock refused: ' + err.message));
+      }
+      if (e.pointerType === 'pen' && this.session.minor >= 10) {
+        c.setPointerCapture(e.pointerId);
+        this.pen(w, e);
+        return;
       }
       const [x, y] = pos(e);
       if (e.pointerType === 'touch') {
@@ -259,6 +332,7 @@ export class Input {
       // browser's history, which goes back on their release unless told.
       if (e.button > 2) e.preventDefault();
       if (this.session.viewOnly) return;
+      if (this.pen(w, e)) return;
       if (e.pointerType === 'touch') {
         this.send(e.type === 'pointercancel' ? 'touch_cancel' : 'touch_up',
           e.type === 'pointercancel' ? {} : { id: e.pointerId });
@@ -273,6 +347,7 @@ export class Input {
     c.addEventListener('pointerup', up);
     c.addEventListener('pointercancel', up);
     c.addEventListener('pointerleave', (e) => {
+      if (!this.session.viewOnly && this.pen(w, e)) return;
       if (e.pointerType !== 'touch' && !e.buttons && document.pointerLockElement !== c) {
         this.send('pointer_leave', { window: w.id });
       }

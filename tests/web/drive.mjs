@@ -23,6 +23,10 @@
 //   {"op": "compose", "text": T}              an input method's composition
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
+//   {"op": "pen", "events": [{type: "mouseMoved"|"mousePressed"|
+//    "mouseReleased", x, y, button, buttons, force, tiltX, tiltY, twist}]}
+//                                            a pen, as CDP's mouse events of
+//                                            pointerType pen
 //   {"op": "touches", "events": [{type: "touchStart"|"touchMove"|"touchEnd",
 //    points: [[x, y], ...]}]}                 fingers, as CDP's touch events
 //   {"op": "choose_files", "click": SELECTOR, "paths": [P]}  a click that
@@ -162,6 +166,18 @@ async function run(c) {
     case 'touch':
       await page.touchscreen.tap(c.x, c.y);
       return {};
+    case 'pen': {
+      const cdp = await page.createCDPSession();
+      for (const ev of c.events) {
+        await cdp.send('Input.dispatchMouseEvent', {
+          type: ev.type, x: ev.x, y: ev.y, button: ev.button || 'none', buttons: ev.buttons || 0,
+          clickCount: ev.type === 'mouseMoved' ? 0 : 1, force: ev.force || 0,
+          tiltX: ev.tiltX || 0, tiltY: ev.tiltY || 0, twist: ev.twist || 0, pointerType: 'pen',
+        });
+      }
+      await cdp.detach();
+      return {};
+    }
     case 'touches': {
       const cdp = await page.createCDPSession();
       for (const ev of c.events) {

@@ -577,10 +577,16 @@ static void on_key_char(struct rc_viewer *viewer, const struct wire_msg *msg)
 	struct rc_server *server = viewer->server;
 	const struct wire_key_char *m = &msg->key_char;
 	char text[5];
-	if (keychar_key(server, m) || textinput_commit(server, keychar_utf8(m->codepoint, text))) {
-		return;
+	/* A spare key before the app's text input: a key is in order with the
+	 * keys around it, and a text input's commit is not (foot drops one
+	 * whose done names a state older than its newest, as when it has just
+	 * moved its cursor for the characters before: they were lost). */
+	if (!keychar_key(server, m) && !keychar_spare(server, m) &&
+		!textinput_commit(server, keychar_utf8(m->codepoint, text))) {
+		log_warning("cannot type U+%04X: no key of the keymap types it, no spare key is "
+			    "left and the app takes no text input",
+			m->codepoint);
 	}
-	keychar_spare(server, m);
 }
 
 static void on_shortcuts_inhibit_state(struct rc_viewer *viewer, const struct wire_msg *msg)
@@ -606,10 +612,10 @@ static void type_char(struct rc_server *server, uint32_t codepoint)
 {
 	struct wire_key_char m = {.codepoint = codepoint, .state = 1};
 	char text[5];
-	if (keychar_key(server, &m) || textinput_commit(server, keychar_utf8(codepoint, text))) {
-		/* typed, or given as text */
-	} else {
-		keychar_spare(server, &m);
+	if (!keychar_key(server, &m) && !keychar_spare(server, &m) &&
+		!textinput_commit(server, keychar_utf8(codepoint, text))) {
+		log_warning("cannot type U+%04X: no key types it and no spare key is left",
+			codepoint);
 	}
 	m.state = 0;
 	keychar_key(server, &m);

@@ -4,9 +4,10 @@
  * key event) names the character a key typed, and the seat types that
  * character: on the key it came from where that key types it at some level,
  * else on the first key of the session's keymap that does, with the
- * modifiers and group that level needs; a character no key types goes to the
- * app's text input where it has one, else onto a spare key of the keymap
- * (one that types nothing), which the apps get as a new keymap.
+ * modifiers and group that level needs; a character no key types goes onto a
+ * spare key of the keymap (one that types nothing), which the apps get as a
+ * new keymap, else to the app's text input where it has one (a text input's
+ * commit is not in order with the keys around it, so it comes last).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,19 +396,17 @@ static bool press(struct rc_server *server, const struct wire_key_char *msg)
 	return false;
 }
 
-void keychar_spare(struct rc_server *server, const struct wire_key_char *msg)
+bool keychar_spare(struct rc_server *server, const struct wire_key_char *msg)
 {
 	struct wlr_keyboard *kbd = keyboard_of(server);
 	/* The viewer's own, before the new keymap clears them. */
 	struct wlr_keyboard_modifiers viewer = kbd->modifiers;
 	struct place p;
 	if (!put_on_spare(server, msg->codepoint, &p)) {
-		log_warning("cannot type U+%04X: no key of the keymap types it, the app takes no "
-			    "text input and no spare key is left",
-			msg->codepoint);
-		return;
+		return false;
 	}
 	press_at(server, msg, &p, &viewer);
+	return true;
 }
 
 static void release(struct rc_server *server, const struct wire_key_char *msg)

@@ -269,6 +269,7 @@ struct rc_notify {
 
 struct rc_output; /* output.c: one per scale in use, and per viewer output named */
 struct wlr_output_layout;
+struct wlr_server_decoration_manager;
 struct rc_tablet;
 #define RC_MAX_NAMED_OUTPUTS 8
 struct rc_sound; /* sound.c */
@@ -317,6 +318,8 @@ struct rc_server {
 	struct wlr_output_layout *output_layout; /* where xdg-output says they are */
 	struct wl_list decorations; // rc_decoration::link
 	struct wl_listener new_decoration;
+	struct wlr_server_decoration_manager *kde_decorations; /* decoration.c */
+	struct wl_listener new_kde_decoration;
 	struct wl_listener new_surface; /* damage.c */
 	struct wlr_pointer_constraints_v1 *constraints; /* constraint.c */
 	struct wl_listener new_constraint;

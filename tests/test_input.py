@@ -436,6 +436,29 @@ def test_a_pen_in_the_page_reaches_the_app_as_a_tablet_tool_with_its_pressure_ti
     assert "button main" not in remote_log(desktop)
 
 
+def test_a_trackpads_pinch_in_the_page_is_a_pinch_and_ctrl_with_a_wheel_stays_a_wheel(
+        desktop, page):
+    """A trackpad's pinch in chromium (wheel events with Ctrl and
+    fractional deltas) reaches the app under the pointer as one pinch
+    gesture to about the pinch's scale; Ctrl with a mouse's wheel stays Ctrl
+    and a wheel (an app zooms on it as it chooses)."""
+    x, y, _, _ = open_input_client(desktop, page)
+    page.command("mouse", do="move", x=x + 50, y=y + 50)
+    wait_for("the pointer in the app", lambda: "enter main" in remote_log(desktop))
+    page.command("pinch", x=x + 50, y=y + 50, scale=2)
+    wait_for("the pinch's end", lambda: "gesture pinch end 0" in remote_log(desktop))
+    log = remote_log(desktop)
+    assert log.count("gesture pinch begin 2") == 1, log[-2000:]
+    scales = [float(v) for v in re.findall(r"gesture pinch update \S+ \S+ scale (\S+)", log)]
+    assert scales and abs(scales[-1] - 2.0) < 0.1, scales
+    assert "axis" not in log
+    page.key("Control", "down")
+    page.command("mouse", do="wheel", deltaY=100)
+    page.key("Control", "up")
+    wait_for("Ctrl and the wheel", lambda: "axis 0" in remote_log(desktop))
+    assert remote_log(desktop).count("gesture pinch begin") == 1
+
+
 KEY_L, KEY_U, KEY_C = 38, 22, 46  # input-client: lock, end, confine
 
 
@@ -878,8 +901,8 @@ def typing_line(desktop, page, app, fragment="", run=False):
 def test_characters_whose_key_events_carry_no_shift_reach_the_app_as_typed(desktop, page, app):
     """puppeteer's keyboard.type sends '$' as the key Digit4 with no Shift;
     the shell gets the command as written and runs it. The 'é' no key of
-    the US keymap types reaches foot through its text input and xterm (X11,
-    no text input) on a spare key of the keymap."""
+    the US keymap types reaches both on a spare key of the keymap (foot's text
+    input would drop a commit sent as it moved its cursor)."""
     out = typing_line(desktop, page, app, run=True)
     page.command("keyboard_type", text="echo answered-$((6*7))-\u00e9 | tee ~/proof.txt")
     page.key("Enter")

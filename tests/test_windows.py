@@ -2,6 +2,7 @@
 dialogs with parents, states and size hints, decorations, X11 windows."""
 import os
 import re
+import shutil
 import time
 
 import pytest
@@ -243,6 +244,20 @@ def test_an_app_using_xdg_decoration_gets_the_local_title_bar_and_draws_none(des
              interval=0.2)
     time.sleep(1)
     assert not title_bar_drawn_by_app(desktop, "foot"), "foot drew a title bar under sway's"
+
+
+@pytest.mark.skipif(not shutil.which("zathura"), reason="zathura is not installed")
+@pytest.mark.desktop(extra=DECORATED)
+def test_a_gtk3_app_without_a_header_bar_gets_the_local_title_bar_and_draws_none(desktop):
+    """zathura (GTK 3, no header bar) asks who decorates through KDE's
+    server decoration, GTK 3's only way: it gets sway's title bar and draws
+    none of its own, as it would straight on sway."""
+    desktop.start_viewer(desktop.start_server(["zathura"]))
+    wait_for("sway to decorate zathura", lambda: (desktop.window(
+        app_id="org.pwmt.zathura") or {}).get("border") == "normal", timeout=30, interval=0.2)
+    time.sleep(1)
+    assert not title_bar_drawn_by_app(desktop, "org.pwmt.zathura"), \
+        "zathura drew a title bar under sway's"
 
 
 @pytest.mark.desktop(extra=DECORATED)

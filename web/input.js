@@ -4,10 +4,11 @@
 // events, to the app's text input), pointer lock with relative motion, and
 // the keyboard lock of fullscreen. Each press is marked, so that the frame
 // that answers it measures input to photon.
-import { CONSTRAINT, GRAB, STATES, TABLET, TEXT_INPUT } from './messages.js';
+import { CONSTRAINT, GESTURE, GRAB, STATES, TABLET, TEXT_INPUT } from './messages.js';
 import { encoder } from './wire.js';
 import { keyCode, modifierOf, modifiers, typedChar } from './keys.js';
 
+const PINCH_END_MS = 200; // a trackpad's pinch has ended when its events stop this long
 const MARKS = 16; // input marks remembered, as rcomp-view does
 const BUTTONS = [0x110, 0x112, 0x111, 0x113, 0x114]; // BTN_LEFT, MIDDLE, RIGHT, SIDE, EXTRA
 
@@ -28,6 +29,7 @@ export class Input {
     this.textInput = new Map(); // by window: the app's text input state
     this.pressed = null; // {window, event}: the press an app may take for a move
     this.penIn = null; // {window, type, down}: the pen in proximity over a window
+    this.pinching = null; // {scale, timer}: a trackpad's pinch under way
     this.ime = document.getElementById('rcomp-ime');
   }
 
@@ -355,6 +357,7 @@ export class Input {
     c.addEventListener('wheel', (e) => {
       e.preventDefault();
       if (this.session.viewOnly) return;
+      if (this.pinch(w, e)) return;
       const axes = [[0, e.deltaY, e.wheelDeltaY], [1, e.deltaX, e.wheelDeltaX]];
       for (const [axis, delta, wheelDelta] of axes) {
         if (!delta) continue;
@@ -376,6 +379,38 @@ export class Input {
       }
       this.send('pointer_frame', {});
     }, { passive: false });
+  }
+
+  // A trackpad's pinch, which browsers report as wheel events with Ctrl
+  // held, as they report Ctrl and a mouse's wheel: only a pinch's deltas
+  // are fractional pixels. To a server of minor 9 or later it is a pinch
+  // gesture (the app under the pointer zooms as on the desktop), begun at
+  // its first event and ended PINCH_END_MS after its last; Ctrl and a
+  // wheel stay Ctrl and a wheel. Whether e was taken so.
+  pinch(w, e) {
+    const fractional = e.deltaMode === 0 && !Number.isInteger(e.deltaY);
+    if (!e.ctrlKey || this.session.minor < 9 || !(fractional || this.pinching)) return false;
+    const send = (phase, fields) => this.send('gesture', {
+      kind: GESTURE.pinch, phase, fingers: 0, cancelled: 0, dx: 0, dy: 0, scale: 0, rotation: 0,
+      ...fields,
+    });
+    if (!this.pinching) {
+      this.pinching = { scale: 1, timer: 0 };
+      // Over the window where it begins: the app under the pointer gets it.
+      const [x, y] = this.windowPoint(w, e.clientX, e.clientY);
+      this.send('pointer_motion', { window: w.id, x, y });
+      this.send('pointer_frame', {});
+      send(GESTURE.begin, { fingers: 2 });
+    }
+    // Chrome's delta is -100 ln(the scale's step): a step of 1.1 is -9.53.
+    this.pinching.scale = Math.min(32767, this.pinching.scale * Math.exp(-e.deltaY / 100));
+    send(GESTURE.update, { scale: Math.round(this.pinching.scale * 65536) });
+    clearTimeout(this.pinching.timer);
+    this.pinching.timer = setTimeout(() => {
+      this.pinching = null;
+      send(GESTURE.end, {});
+    }, PINCH_END_MS);
+    return true;
   }
 
   // A client-decorated app asked to be moved or resized with the press

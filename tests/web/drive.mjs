@@ -23,6 +23,8 @@
 //   {"op": "compose", "text": T}              an input method's composition
 //                                            (preedit) so far
 //   {"op": "touch", "do": "tap", "x", "y"}
+//   {"op": "pinch", "x", "y", "scale"}        a trackpad's pinch there (CDP's
+//                                            synthesized pinch, from a mouse)
 //   {"op": "pen", "events": [{type: "mouseMoved"|"mousePressed"|
 //    "mouseReleased", x, y, button, buttons, force, tiltX, tiltY, twist}]}
 //                                            a pen, as CDP's mouse events of
@@ -166,6 +168,14 @@ async function run(c) {
     case 'touch':
       await page.touchscreen.tap(c.x, c.y);
       return {};
+    case 'pinch': {
+      const cdp = await page.createCDPSession();
+      await cdp.send('Input.synthesizePinchGesture', {
+        x: c.x, y: c.y, scaleFactor: c.scale, gestureSourceType: 'mouse',
+      });
+      await cdp.detach();
+      return {};
+    }
     case 'pen': {
       const cdp = await page.createCDPSession();
       for (const ev of c.events) {

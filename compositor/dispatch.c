@@ -83,6 +83,7 @@ static void end_input(struct rc_server *server)
 	constraint_withdraw_all(server);
 	textinput_withdraw_all(server);
 	clipboard_viewer_gone(server);
+	tablet_viewer_gone(server);
 	input_viewer_gone(server);
 	dnd_viewer_gone(server);
 	struct rc_window *window;

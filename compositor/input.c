@@ -21,7 +21,6 @@
 #include "log.h"
 #include "monotonic.h"
 #include "server.h"
-#include "tablet.h"
 
 bool input_init(struct rc_server *server)
 {
@@ -100,7 +99,6 @@ static void gesture_end(struct rc_server *server, uint32_t kind, bool cancelled)
 
 void input_viewer_gone(struct rc_server *server)
 {
-	tablet_viewer_gone(server);
 	if (server->input.gesture) {
 		gesture_end(server, server->input.gesture, true);
 	}

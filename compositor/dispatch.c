@@ -626,11 +626,14 @@ static void on_text_input_event(struct rc_viewer *viewer, const struct wire_msg 
 {
 	struct rc_server *server = viewer->server;
 	const struct wire_text_input_event *m = &msg->text_input_event;
-	if (textinput_event(server, m) || m->preedit_len || m->delete_before || m->delete_after) {
+	if (!textinput_plain(server, m) &&
+		(textinput_event(server, m) || m->preedit_len || m->delete_before ||
+			m->delete_after)) {
 		return;
 	}
-	/* Text committed for a text input the app has just disabled (the
-	 * viewer could not know): typed as characters, so none is lost. */
+	/* A little text committed alone (textinput_plain), or text committed
+	 * for a text input the app has just disabled (the viewer could not
+	 * know): typed as characters, so none is lost. */
 	for (uint32_t i = 0; i < m->commit_len;) {
 		unsigned char c = (unsigned char)m->commit[i];
 		int n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;

@@ -24,6 +24,7 @@ struct rc_text_input {
 	struct wl_list link; // rc_server::text_inputs
 	struct wl_listener enable, commit, disable, destroy;
 	uint32_t announced_window; /* told to the viewer as enabled, 0: none */
+	bool preedit_shown; /* a preedit of the viewer's input method shows in the app */
 };
 
 static int32_t clamp(int32_t v, int32_t min, int32_t max)
@@ -240,6 +241,7 @@ bool textinput_event(struct rc_server *server, const struct wire_text_input_even
 			wlr_text_input_v3_send_preedit_string(ti->input, preedit,
 				msg->preedit_cursor_begin, msg->preedit_cursor_end);
 		}
+		ti->preedit_shown = (msg->flags & WIRE_TEXT_INPUT_PREEDIT) && msg->preedit_len;
 		wlr_text_input_v3_send_done(ti->input);
 		log_debug("window %u: the input method's change (%u bytes committed) to the app",
 			msg->window, msg->commit_len);
@@ -248,6 +250,22 @@ bool textinput_event(struct rc_server *server, const struct wire_text_input_even
 	/* The app disabled it meanwhile, or the window went: an ordinary race. */
 	log_debug("window %u: an input method's change for no enabled text input", msg->window);
 	return false;
+}
+
+bool textinput_plain(struct rc_server *server, const struct wire_text_input_event *msg)
+{
+	if (msg->commit_len == 0 || msg->commit_len > TEXTINPUT_PLAIN_MAX ||
+		(msg->flags & WIRE_TEXT_INPUT_PREEDIT) || msg->delete_before || msg->delete_after) {
+		return false;
+	}
+	struct rc_text_input *ti;
+	wl_list_for_each(ti, &server->text_inputs, link)
+	{
+		if (ti->announced_window == msg->window && ti->preedit_shown) {
+			return false; /* the commit ends a composition: the app's to see */
+		}
+	}
+	return true;
 }
 
 bool textinput_commit(struct rc_server *server, const char *text)

@@ -573,21 +573,27 @@ static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)
 	input_key(server, &msg->key);
 }
 
-static void on_key_char(struct rc_viewer *viewer, const struct wire_msg *msg)
+/* A character pressed (or released) as itself: on a key of the keymap that
+ * types it, else on a spare key, else as the app's text input. A spare key
+ * comes before the text input: a key is in order with the keys around it,
+ * and a text input's commit is not (foot drops one whose done names a state
+ * older than its newest, as when it has just moved its cursor for the
+ * characters before: they were lost). */
+static void press_char(struct rc_server *server, const struct wire_key_char *m)
 {
-	struct rc_server *server = viewer->server;
-	const struct wire_key_char *m = &msg->key_char;
 	char text[5];
-	/* A spare key before the app's text input: a key is in order with the
-	 * keys around it, and a text input's commit is not (foot drops one
-	 * whose done names a state older than its newest, as when it has just
-	 * moved its cursor for the characters before: they were lost). */
 	if (!keychar_key(server, m) && !keychar_spare(server, m) &&
 		!textinput_commit(server, keychar_utf8(m->codepoint, text))) {
 		log_warning("cannot type U+%04X: no key of the keymap types it, no spare key is "
 			    "left and the app takes no text input",
 			m->codepoint);
 	}
+}
+
+static void on_key_char(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rc_server *server = viewer->server;
+	press_char(server, &msg->key_char);
 }
 
 static void on_shortcuts_inhibit_state(struct rc_viewer *viewer, const struct wire_msg *msg)
@@ -612,12 +618,7 @@ static void on_relative_motion(struct rc_viewer *viewer, const struct wire_msg *
 static void type_char(struct rc_server *server, uint32_t codepoint)
 {
 	struct wire_key_char m = {.codepoint = codepoint, .state = 1};
-	char text[5];
-	if (!keychar_key(server, &m) && !keychar_spare(server, &m) &&
-		!textinput_commit(server, keychar_utf8(codepoint, text))) {
-		log_warning("cannot type U+%04X: no key types it and no spare key is left",
-			codepoint);
-	}
+	press_char(server, &m);
 	m.state = 0;
 	keychar_key(server, &m);
 }

@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wayland-server-protocol.h>
 #include <wlr/interfaces/wlr_output.h>
-#include <string.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_surface.h>
@@ -22,7 +22,6 @@ struct rc_output {
 	struct rc_server *server;
 	struct wlr_output *output; /* &wlr_output */
 	int32_t scale;
-	bool named; /* a viewer output's (output_place); else its scale's own */
 	struct wl_listener bind;
 };
 
@@ -147,13 +146,13 @@ static void output_set(struct rc_output *output, int32_t scale, int32_t width, i
 	}
 }
 
-static struct wlr_output *output_for_scale(struct rc_server *server, int32_t scale)
+static struct rc_output *output_for_scale(struct rc_server *server, int32_t scale)
 {
 	if (scale < 1 || scale > WIRE_MAX_SCALE) {
 		return NULL;
 	}
 	if (server->outputs[scale]) {
-		return server->outputs[scale]->output;
+		return server->outputs[scale];
 	}
 	char name[32], description[64];
 	snprintf(name, sizeof(name), "RCOMP-%d", scale);
@@ -166,7 +165,7 @@ static struct wlr_output *output_for_scale(struct rc_server *server, int32_t sca
 	output_set(output, scale, 1920, 1080, 60000);
 	wlr_output_layout_add_auto(server->output_layout, output->output);
 	server->outputs[scale] = output;
-	return output->output;
+	return output;
 }
 
 bool output_window_can_enter(struct rc_server *server, int32_t scale)
@@ -180,9 +179,7 @@ static struct rc_output *window_output(struct rc_window *window)
 	if (window->place_output && window->place_output->scale == window->scale) {
 		return window->place_output;
 	}
-	return output_for_scale(window->server, window->scale)
-		? window->server->outputs[window->scale]
-		: NULL;
+	return output_for_scale(window->server, window->scale);
 }
 
 void output_window_enter(struct rc_window *window)
@@ -236,7 +233,6 @@ static struct rc_output *named_output(struct rc_server *server, const struct rc_
 	if (!output) {
 		return NULL;
 	}
-	output->named = true;
 	server->named_outputs[slot] = output;
 	return output;
 }

@@ -193,11 +193,14 @@ void tablet_event(struct rc_server *server, struct rc_window *window, const stru
 	uint32_t c = msg->changed;
 	double wx = msg->x / 256.0, wy = msg->y / 256.0;
 	double sx = 0, sy = 0;
-	struct wlr_surface *surface = window_surface_under(window, wx, wy, &sx, &sy);
+	struct wlr_surface *surface;
 	if (tool->down && !tool->emulated) {
+		/* The surface the tip went down on keeps it. */
 		surface = tool->window == window->id ? tool->v2->focused_surface : NULL;
 		sx = wx - tool->grab_dx;
 		sy = wy - tool->grab_dy;
+	} else {
+		surface = window_surface_under(window, wx, wy, &sx, &sy);
 	}
 	bool tablets = surface && wlr_surface_accepts_tablet_v2(t->tablet, surface);
 	if (tool->down ? tool->emulated : !tablets) {

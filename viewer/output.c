@@ -139,17 +139,23 @@ static void place_done(struct rv_output *output)
 	}
 }
 
+/* Every window hears again what it is on, where that changed. */
+static void report_all(struct rv_output *output)
+{
+	struct rv_window *window;
+	wl_list_for_each(window, &output->viewer->windows, link)
+	{
+		output_report(window);
+	}
+}
+
 static void output_done(void *data, struct wl_output *wl_output)
 {
 	struct rv_output *output = data;
 	output->refresh_mhz = output->pending_refresh_mhz;
 	output->scale = output->pending_scale;
 	place_done(output);
-	struct rv_window *window;
-	wl_list_for_each(window, &output->viewer->windows, link)
-	{
-		output_report(window);
-	}
+	report_all(output);
 }
 
 static void output_scale(void *data, struct wl_output *wl_output, int32_t factor)
@@ -198,11 +204,7 @@ static void xdg_done(void *data, struct zxdg_output_v1 *xdg)
 	/* Before version 3 the place is whole here; from 3, at wl_output.done. */
 	struct rv_output *output = data;
 	place_done(output);
-	struct rv_window *window;
-	wl_list_for_each(window, &output->viewer->windows, link)
-	{
-		output_report(window);
-	}
+	report_all(output);
 }
 
 static void xdg_name(void *data, struct zxdg_output_v1 *xdg, const char *name)
@@ -242,9 +244,8 @@ void output_bind_places(struct rv_viewer *viewer, uint32_t name, uint32_t versio
 	if (version < 2 || viewer->xdg_output_manager) {
 		return; /* version 1 names no output */
 	}
-	viewer->xdg_output_version = version < 3 ? version : 3;
 	viewer->xdg_output_manager = wl_registry_bind(viewer->registry, name,
-		&zxdg_output_manager_v1_interface, viewer->xdg_output_version);
+		&zxdg_output_manager_v1_interface, version < 3 ? version : 3);
 	struct rv_output *output;
 	wl_list_for_each(output, &viewer->outputs, link)
 	{

@@ -268,7 +268,6 @@ struct rv_viewer {
 	struct wp_viewporter *viewporter; /* NULL: none here */
 	struct zwp_idle_inhibit_manager_v1 *idle_manager; /* desktop.c; NULL: none here */
 	struct zxdg_output_manager_v1 *xdg_output_manager; /* output.c; NULL: none here */
-	uint32_t xdg_output_version;
 	struct xdg_activation_v1 *activation; /* desktop.c; NULL: none here */
 	struct wp_presentation *presentation; /* NULL: commits count as shown */
 	clockid_t presentation_clock;

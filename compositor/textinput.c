@@ -25,7 +25,35 @@ struct rc_text_input {
 	struct wl_listener enable, commit, disable, destroy;
 	uint32_t announced_window; /* told to the viewer as enabled, 0: none */
 	bool preedit_shown; /* a preedit of the viewer's input method shows in the app */
+	/* The preedit last sent (NULL: none), sent again with the app's next
+	 * commit while unconfirmed: an app that committed before our done
+	 * came (foot, as it moves its cursor for the keys before) drops that
+	 * done, and a preedit is the same whether it comes once or twice. */
+	char *preedit;
+	int32_t preedit_begin, preedit_end;
+	bool unconfirmed;
 };
+
+/* Records the preedit just sent in a done, to be sent again. */
+static void sent(struct rc_text_input *ti, const char *preedit, int32_t begin, int32_t end)
+{
+	free(ti->preedit);
+	ti->preedit = preedit ? strdup(preedit) : NULL;
+	ti->preedit_begin = begin;
+	ti->preedit_end = end;
+	ti->preedit_shown = preedit && preedit[0];
+	ti->unconfirmed = !preedit || ti->preedit; /* without memory: never a wrong one */
+}
+
+/* A text input enabled afresh, or gone to another surface, starts with no
+ * preedit of ours. */
+static void forget(struct rc_text_input *ti)
+{
+	free(ti->preedit);
+	ti->preedit = NULL;
+	ti->preedit_shown = false;
+	ti->unconfirmed = false;
+}
 
 static int32_t clamp(int32_t v, int32_t min, int32_t max)
 {
@@ -87,18 +115,29 @@ static void announce(struct rc_text_input *ti)
 static void handle_enable(struct wl_listener *listener, void *data)
 {
 	struct rc_text_input *ti = wl_container_of(listener, ti, enable);
+	forget(ti);
 	announce(ti);
 }
 
 static void handle_commit(struct wl_listener *listener, void *data)
 {
 	struct rc_text_input *ti = wl_container_of(listener, ti, commit);
+	if (ti->unconfirmed) {
+		/* Once, now with the serial of this commit. */
+		ti->unconfirmed = false;
+		if (ti->preedit) {
+			wlr_text_input_v3_send_preedit_string(ti->input, ti->preedit,
+				ti->preedit_begin, ti->preedit_end);
+		}
+		wlr_text_input_v3_send_done(ti->input);
+	}
 	announce(ti);
 }
 
 static void handle_disable(struct wl_listener *listener, void *data)
 {
 	struct rc_text_input *ti = wl_container_of(listener, ti, disable);
+	forget(ti);
 	announce(ti);
 }
 
@@ -113,6 +152,7 @@ static void handle_destroy(struct wl_listener *listener, void *data)
 	wl_list_remove(&ti->disable.link);
 	wl_list_remove(&ti->destroy.link);
 	wl_list_remove(&ti->link);
+	forget(ti);
 	free(ti);
 }
 
@@ -131,6 +171,7 @@ static void follow_focus(struct rc_text_input *ti, struct wlr_surface *focus)
 	if (input->focused_surface) {
 		wlr_text_input_v3_send_leave(input);
 	}
+	forget(ti);
 	if (focus && client_of(focus) == wl_resource_get_client(input->resource)) {
 		wlr_text_input_v3_send_enter(input, focus);
 	}
@@ -236,13 +277,15 @@ bool textinput_event(struct rc_server *server, const struct wire_text_input_even
 		if (msg->commit_len) {
 			wlr_text_input_v3_send_commit_string(ti->input, commit);
 		}
-		if (msg->flags & WIRE_TEXT_INPUT_PREEDIT) {
+		bool has_preedit = msg->flags & WIRE_TEXT_INPUT_PREEDIT;
+		if (has_preedit) {
 			/* Without one, done clears the preedit. */
 			wlr_text_input_v3_send_preedit_string(ti->input, preedit,
 				msg->preedit_cursor_begin, msg->preedit_cursor_end);
 		}
-		ti->preedit_shown = (msg->flags & WIRE_TEXT_INPUT_PREEDIT) && msg->preedit_len;
 		wlr_text_input_v3_send_done(ti->input);
+		sent(ti, has_preedit ? preedit : NULL, msg->preedit_cursor_begin,
+			msg->preedit_cursor_end);
 		log_debug("window %u: the input method's change (%u bytes committed) to the app",
 			msg->window, msg->commit_len);
 		return true;
@@ -261,8 +304,11 @@ bool textinput_plain(struct rc_server *server, const struct wire_text_input_even
 	struct rc_text_input *ti;
 	wl_list_for_each(ti, &server->text_inputs, link)
 	{
-		if (ti->announced_window == msg->window && ti->preedit_shown) {
-			return false; /* the commit ends a composition: the app's to see */
+		if (ti->announced_window == msg->window && ti->preedit_shown &&
+			ti->input->current_enabled) {
+			/* The commit ends a composition: its preedit goes first. */
+			wlr_text_input_v3_send_done(ti->input);
+			sent(ti, NULL, 0, 0);
 		}
 	}
 	return true;

@@ -19,11 +19,13 @@ bool textinput_event(struct rc_server *server, const struct wire_text_input_even
  * where the app has none enabled. */
 bool textinput_commit(struct rc_server *server, const char *text);
 /* An input method's change that only commits a little text (an on-screen
- * keyboard's character, a browser's insertText, a short composition
- * ended with no preedit showing): the caller types it as characters, in
- * order with the keys around it. A text input's commit is not: foot drops
- * a done whose serial is older than its newest commit, which it makes as
- * it moves its cursor for the characters before, and the text is lost. */
+ * keyboard's character, a browser's insertText, the end of a short
+ * composition): the caller types it as characters, in order with the keys
+ * around it, once this has cleared the composition's preedit in the app.
+ * A text input's commit is not: foot drops a done whose serial is older
+ * than its newest commit, which it makes as it moves its cursor for the
+ * characters before, and the text is lost (a preedit is sent again with
+ * the app's next commit, as it can be sent twice). */
 #define TEXTINPUT_PLAIN_MAX 64
 bool textinput_plain(struct rc_server *server, const struct wire_text_input_event *msg);
 

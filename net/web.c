@@ -43,6 +43,9 @@
 /* Names a certificate may give this server. */
 #define MAX_NAMES 16
 #define CHUNK BRIDGE_CHUNK
+/* How long web_close waits for the WebSockets open to take what their
+ * sockets said last (the session's goodbye) and close. */
+#define WEB_CLOSE_MS 1000
 
 struct waiting {
 	int fd;
@@ -59,7 +62,9 @@ struct web {
 	bool tls;
 	pthread_t thread;
 	bool started;
-	atomic_bool stopping;
+	/* web_close's deadline (now_ms()) for the browsers still open, 0
+	 * while it serves */
+	atomic_uint_fast64_t stop_at_ms;
 	int event; /* eventfd: readable while waiting[] has a socket */
 	pthread_mutex_t lock;
 	struct waiting waiting[MAX_WAITING];
@@ -445,10 +450,17 @@ static void sweep(lws_sorted_usec_list_t *sul)
 	lws_sul_schedule(web->context, 0, &web->sweep, sweep, 250 * LWS_US_PER_MS);
 }
 
+/* Until web_close: then on while a WebSocket is open (its socket's last
+ * bytes, a goodbye, go to the browser before it closes) and the deadline
+ * allows. The sweep wakes it four times a second. */
 static void *serve(void *data)
 {
 	struct web *web = data;
-	while (!atomic_load(&web->stopping)) {
+	for (;;) {
+		uint64_t stop_at = atomic_load(&web->stop_at_ms);
+		if (stop_at && (web->bridges == 0 || now_ms() >= stop_at)) {
+			break;
+		}
 		if (lws_service(web->context, 0) < 0) {
 			break;
 		}
@@ -634,16 +646,21 @@ void web_close(struct web *web)
 	if (!web) {
 		return;
 	}
+	/* Sockets the program never took end now, so that their WebSockets
+	 * close as the others do. */
+	pthread_mutex_lock(&web->lock);
+	for (int i = 0; i < web->nwaiting; i++) {
+		close(web->waiting[i].fd);
+	}
+	web->nwaiting = 0;
+	pthread_mutex_unlock(&web->lock);
 	if (web->started) {
-		atomic_store(&web->stopping, true);
+		atomic_store(&web->stop_at_ms, now_ms() + WEB_CLOSE_MS);
 		lws_cancel_service(web->context);
 		pthread_join(web->thread, NULL);
 	}
 	if (web->context) {
 		lws_context_destroy(web->context);
-	}
-	for (int i = 0; i < web->nwaiting; i++) {
-		close(web->waiting[i].fd);
 	}
 	if (web->event >= 0) {
 		close(web->event);

@@ -74,8 +74,12 @@ def picture_then_viewer(desktop, args, settings=None):
     plain.wait(timeout=10)
     if settings:
         desktop.settings_file("local", settings)
-    desktop.start_viewer(server, args, name="second-view")
-    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test"))
+    second = desktop.start_viewer(server, args, name="second-view")
+    # The new viewer's window, not the first's while sway still shows it,
+    # once it shows the app's picture.
+    w = wait_for("the window again", lambda: desktop.window(app_id="rcomp-input-test",
+                                                              pid=second.pid))
+    wait_for("the app's green again", lambda: desktop.pixel(150, 150, w) == GREEN, interval=0.2)
     return w, reference
 
 

@@ -17,6 +17,7 @@
 #include "decoration.h"
 #include "dispatch.h"
 #include "dnd.h"
+#include "feedback.h"
 #include "handover.h"
 #include "input.h"
 #include "keychar.h"
@@ -249,7 +250,9 @@ static void frame_ack(struct rc_viewer *viewer, const struct wire_frame_ack *msg
 		snprintf(text, sizeof(text), "ack of frame %u of window %u, never sent", msg->seq,
 			msg->window);
 		connection_refuse(viewer->conn, text);
+		return;
 	}
+	feedback_acked(viewer, window, msg->seq, msg->recv_time_us);
 }
 
 /* Whether a message is input that acts on an app: from a viewer with full
@@ -461,6 +464,18 @@ static void on_keyboard_leave(struct rc_viewer *viewer, const struct wire_msg *m
 static void on_frame_ack(struct rc_viewer *viewer, const struct wire_msg *msg)
 {
 	frame_ack(viewer, &msg->frame_ack);
+}
+
+static void on_frame_presented(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	const struct wire_frame_presented *m = &msg->frame_presented;
+	struct rc_window *window = window_from_id(viewer->server, m->window);
+	if (window && !feedback_presented(viewer, window, m)) {
+		char text[128];
+		snprintf(text, sizeof(text), "frame %u of window %u shown, never sent", m->seq,
+			m->window);
+		connection_refuse(viewer->conn, text);
+	}
 }
 
 static void on_stats_wanted(struct rc_viewer *viewer, const struct wire_msg *msg)
@@ -842,6 +857,7 @@ static bool is_input(uint16_t type)
 	case WIRE_KEYBOARD_ENTER:
 	case WIRE_KEYBOARD_LEAVE:
 	case WIRE_FRAME_ACK:
+	case WIRE_FRAME_PRESENTED:
 	case WIRE_STATS_WANTED:
 	case WIRE_TRANSFER_DATA:
 	case WIRE_TRANSFER_ACK:

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "feedback.h"
 #include "frame.h"
 #include "log.h"
 #include "monotonic.h"
@@ -269,6 +270,7 @@ static struct image capture(struct rc_window *window)
 	if (!image.pixels) {
 		return image;
 	}
+	feedback_sampled(window);
 	/* The first frame captured after the app answered an input says so,
 	 * to the viewer that gave it. */
 	if (window->input_mark_armed) {
@@ -306,6 +308,7 @@ static void send(struct rc_view *view, struct image image)
 	int fps = (int)((1000000000L + interval / 2) / interval);
 	struct rc_view *other, *first = NULL;
 	uint64_t now = monotonic_usec();
+	uint32_t seq = ++window->frame_seq;
 	window_for_each_view(other, window, i)
 	{
 		if (other->lead != view) {
@@ -326,6 +329,7 @@ static void send(struct rc_view *view, struct image image)
 			restart(view, other, now);
 		}
 		other->in_job = true;
+		feedback_sent(other, seq);
 		reserve(other);
 		other->job_mark = other->input_mark;
 		other->input_mark = 0;
@@ -339,8 +343,9 @@ static void send(struct rc_view *view, struct image image)
 	view->drawn_us = 0;
 	view->input_mark = 0;
 	reserve(view);
+	feedback_sent(view, seq);
 	encoder_send(&view->encoder, &window->server->encode, view->viewer->conn, image,
-		&view->damage, fps, ++window->frame_seq, mark, drawn);
+		&view->damage, fps, seq, mark, drawn);
 }
 
 /* Captures once and sends to each view that is ready; none may be busy. */

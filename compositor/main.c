@@ -35,6 +35,7 @@
 #include "print.h"
 #include "dispatch.h"
 #include "dnd.h"
+#include "feedback.h"
 #include "doors.h"
 #include "handshake.h"
 #include "input.h"
@@ -588,6 +589,9 @@ static bool create_compositor(struct rc_server *server)
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	constraint_init(server);
 	desktop_init(server);
+	if (!feedback_init(server)) {
+		log_error("no presentation feedback for the apps: wlroots would not make it");
+	}
 	if (!server->compositor || !server->seat || !xdg_init(server)) {
 		return false;
 	}

@@ -182,6 +182,12 @@ static struct rc_output *window_output(struct rc_window *window)
 	return output_for_scale(window->server, window->scale);
 }
 
+struct wlr_output *output_of_window(struct rc_window *window)
+{
+	struct rc_output *output = window_output(window);
+	return output ? output->output : NULL;
+}
+
 void output_window_enter(struct rc_window *window)
 {
 	struct rc_output *output = window_output(window);

@@ -20,6 +20,8 @@ bool output_window_can_enter(struct rc_server *server, int32_t scale);
 /* Says every surface of the window is on the output of its scale, or no
  * longer is. */
 void output_window_enter(struct rc_window *window);
+/* The output the window is on (its surfaces entered it); NULL: none yet. */
+struct wlr_output *output_of_window(struct rc_window *window);
 void output_window_leave(struct rc_window *window);
 /* The window is on this viewer output (output_place): it goes onto an output
  * of that name, place and logical size, which xdg-output tells apps. */

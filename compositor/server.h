@@ -75,6 +75,13 @@ struct rc_viewer {
 	char move_key[WIRE_MAX_TOKEN + 1];
 	size_t move_key_len;
 	bool offer_due; /* asked for a UDP offer, which waits for the app to settle */
+	/* Its clock less rcomp-run's (feedback.c): the largest sample of this
+	 * span of 5 s and the last, each a frame_ack's time less its arrival,
+	 * and half the link's least round trip. */
+	bool offset_known;
+	int64_t offset_span[2];
+	uint64_t offset_span_us; /* when this span began */
+	int64_t offset_said; /* the offset last logged */
 };
 
 /*
@@ -119,6 +126,17 @@ struct rc_view {
 	struct rc_encoder encoder;
 };
 
+/* An app's commit sampled for a frame (feedback.c): it waits for the next
+ * frame to the viewer that presents the window, then for that viewer's
+ * word on when the frame was shown. */
+#define RC_FEEDBACKS 32
+struct wlr_presentation_feedback;
+struct rc_feedback {
+	struct wlr_presentation_feedback *feedback;
+	bool sent; /* in frame seq, to viewer number */
+	uint32_t seq, viewer;
+};
+
 /* One remote toplevel or popup, streamed as one local window. */
 struct rc_window {
 	struct rc_server *server;
@@ -142,6 +160,8 @@ struct rc_window {
 	struct rc_capture capture;
 	struct rc_view *views[RC_MAX_VIEWERS];
 	uint32_t frame_seq; /* the last frame's number, to any viewer */
+	struct rc_feedback feedback[RC_FEEDBACKS]; /* oldest first */
+	int nfeedback;
 	uint64_t share_checked_us; /* when views were last compared, to share */
 
 	/* What the viewers have been told (announce.c). */
@@ -283,6 +303,7 @@ struct rc_server {
 	struct wlr_compositor *compositor;
 	struct wlr_seat *seat;
 	struct wlr_relative_pointer_manager_v1 *relative_pointer;
+	struct wlr_presentation *presentation;
 	const char *socket_name; /* WAYLAND_DISPLAY for the app */
 	const char *x11_display; /* DISPLAY for the app; NULL: no X11 */
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "feedback.h"
 #include "log.h"
 #include "viewers.h"
 
@@ -55,6 +56,7 @@ static void view_free(struct rc_view *view)
 			first = first ? first : other;
 		}
 	}
+	feedback_view_gone(view);
 	/* A frame being encoded for its viewer holds no more. */
 	connection_release(view->viewer->conn, view->reserved);
 	/* The encoder first: a job may be reading the captured image. */

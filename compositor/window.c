@@ -10,6 +10,7 @@
 #include "app.h"
 #include "desktop.h"
 #include "dnd.h"
+#include "feedback.h"
 #include "frame.h"
 #include "input.h"
 #include "log.h"
@@ -92,6 +93,7 @@ void window_finish(struct rc_window *window)
 	clock_finish(&window->clock);
 	/* The encoders first: a job may be reading the captured image. */
 	views_free(window);
+	feedback_window_finish(window);
 	capture_finish(&window->capture);
 	pixman_region32_fini(&window->damage);
 	app_check_exit(server);

@@ -82,6 +82,7 @@
 	X(GESTURE, gesture, 0x0128, VIEWER, 32, CONTROL, none) \
 	X(OUTPUT_PLACE, output_place, 0x0129, VIEWER, 28, CONTROL, none) \
 	X(TABLET, tablet, 0x012a, VIEWER, 72, CONTROL, none) \
+	X(FRAME_PRESENTED, frame_presented, 0x012b, VIEWER, 24, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -231,6 +232,12 @@
 	FIELD(u32, window) \
 	FIELD(u32, seq) \
 	FIELD(u64, recv_time_us)
+#define WIRE_FRAME_PRESENTED_FIELDS \
+	FIELD(u32, window) \
+	FIELD(u32, seq) \
+	FIELD(u64, time_us) /* the viewer's monotonic clock; 0: never shown */ \
+	FIELD(u32, refresh_ns) /* its output's; 0: unknown */ \
+	BITS(u32, flags, WIRE_PRESENTED_VSYNC | WIRE_PRESENTED_ESTIMATE)
 #define WIRE_OUTPUT_INFO_FIELDS \
 	FIELD(u32, window) \
 	RANGE(u32, refresh_mhz, 0, WIRE_MAX_REFRESH_MHZ) \

@@ -15,7 +15,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 10
+#define WIRE_VERSION_MINOR 11
 
 #define WIRE_HEADER_SIZE 8
 
@@ -273,6 +273,12 @@ enum wire_grab {
 	WIRE_GRAB_MOVE = 1,
 	WIRE_GRAB_RESIZE = 2,
 	WIRE_GRAB_MENU = 3,
+};
+
+/* How a frame was shown (frame_presented). */
+enum wire_presented_flags {
+	WIRE_PRESENTED_VSYNC = 1 << 0, /* in step with the output's refresh */
+	WIRE_PRESENTED_ESTIMATE = 1 << 1, /* the desktop's frame callback, not its feedback */
 };
 
 /* A tablet's tool (tablet): its type, as zwp_tablet_tool_v2 numbers them. */

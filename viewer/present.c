@@ -124,8 +124,16 @@ static struct rv_buffer *next_buffer(struct rv_window *window)
 	return NULL; /* all busy: present when one is released */
 }
 
-static void shown(struct rv_window *window, uint64_t drawn_us, uint64_t input_sent_us,
-	uint64_t shown_us);
+struct rv_shown {
+	uint64_t drawn_us; /* the picture's time_us */
+	uint64_t input_sent_us; /* the input it answers was sent: 0 none */
+	uint32_t seq; /* the newest frame in it */
+	uint64_t at_us; /* when it reached the screen; 0: never */
+	uint32_t refresh_ns; /* the output's; 0: unknown */
+	uint32_t flags; /* enum wire_presented_flags */
+};
+
+static void shown(struct rv_window *window, const struct rv_shown *s);
 
 static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 {
@@ -135,8 +143,12 @@ static void frame_done(void *data, struct wl_callback *callback, uint32_t time)
 	window->stat_callbacks++;
 	scaling_callback(&window->scaling);
 	if (window->committed_unseen && !window->viewer->presentation_works) {
-		shown(window, window->committed_drawn_us, window->committed_input_sent_us,
-			monotonic_usec());
+		shown(window,
+			&(struct rv_shown){.drawn_us = window->committed_drawn_us,
+				.input_sent_us = window->committed_input_sent_us,
+				.seq = window->committed_seq,
+				.at_us = monotonic_usec(),
+				.flags = WIRE_PRESENTED_ESTIMATE});
 	}
 	window->committed_unseen = false;
 	if (window->dirty) {
@@ -148,14 +160,27 @@ static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
 };
 
-/* A picture drawn at drawn_us, answering an input sent at input_sent_us
- * (0: none), reached the screen at shown_us. */
-static void shown(struct rv_window *window, uint64_t drawn_us, uint64_t input_sent_us,
-	uint64_t shown_us)
+/* A picture reached the screen, or never will (at_us 0): the server tells
+ * the app (its presentation feedback), and the picture's times measure
+ * sound's sync and input to photon. */
+static void shown(struct rv_window *window, const struct rv_shown *s)
 {
-	sound_frame_presented(window->viewer, drawn_us, shown_us);
-	if (input_sent_us && shown_us > input_sent_us) {
-		uint64_t photon_us = shown_us - input_sent_us;
+	struct rv_viewer *viewer = window->viewer;
+	if (viewer->connection.server_minor >= 11 && s->seq) {
+		struct wire_msg msg = {.type = WIRE_FRAME_PRESENTED,
+			.frame_presented = {.window = window->id,
+				.seq = s->seq,
+				.time_us = s->at_us,
+				.refresh_ns = s->refresh_ns,
+				.flags = s->flags}};
+		connection_send(viewer, &msg);
+	}
+	if (!s->at_us) {
+		return; /* it measures nothing */
+	}
+	sound_frame_presented(viewer, s->drawn_us, s->at_us);
+	if (s->input_sent_us && s->at_us > s->input_sent_us) {
+		uint64_t photon_us = s->at_us - s->input_sent_us;
 		window->stat_photon_us += photon_us;
 		window->stat_photons++;
 		hud_photon(window, photon_us);
@@ -192,13 +217,27 @@ static void feedback_presented(void *data, struct wp_presentation_feedback *feed
 		at = monotonic_usec() - (theirs > at ? theirs - at : 0);
 	}
 	window->viewer->presentation_works = true;
-	shown(window, fb->drawn_us, fb->input_sent_us, at);
+	shown(window,
+		&(struct rv_shown){.drawn_us = fb->drawn_us,
+			.input_sent_us = fb->input_sent_us,
+			.seq = fb->seq,
+			.at_us = at,
+			.refresh_ns = refresh,
+			.flags = (flags & WP_PRESENTATION_FEEDBACK_KIND_VSYNC)
+				? WIRE_PRESENTED_VSYNC
+				: 0});
 	feedback_drop(fb);
 }
 
 static void feedback_discarded(void *data, struct wp_presentation_feedback *feedback)
 {
-	feedback_drop(data); /* never seen: it measures nothing */
+	struct rv_feedback *fb = data;
+	/* Never seen; where the desktop has not yet answered feedback, the
+	 * frame callback speaks for the picture instead. */
+	if (fb->window->viewer->presentation_works) {
+		shown(fb->window, &(struct rv_shown){.seq = fb->seq});
+	}
+	feedback_drop(fb);
 }
 
 static const struct wp_presentation_feedback_listener feedback_listener = {
@@ -217,6 +256,7 @@ static void ask_feedback(struct rv_window *window, uint64_t drawn_us, uint64_t i
 	struct rv_viewer *viewer = window->viewer;
 	window->committed_drawn_us = drawn_us;
 	window->committed_input_sent_us = input_sent_us;
+	window->committed_seq = window->received_seq;
 	window->committed_unseen = true;
 	if (!viewer->presentation) {
 		return;
@@ -228,6 +268,7 @@ static void ask_feedback(struct rv_window *window, uint64_t drawn_us, uint64_t i
 	fb->window = window;
 	fb->drawn_us = drawn_us;
 	fb->input_sent_us = input_sent_us;
+	fb->seq = window->received_seq;
 	fb->feedback = wp_presentation_feedback(viewer->presentation, window->surface);
 	wp_presentation_feedback_add_listener(fb->feedback, &feedback_listener, fb);
 }

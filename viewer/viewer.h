@@ -152,10 +152,12 @@ struct rv_window {
 		struct wp_presentation_feedback *feedback;
 		uint64_t drawn_us; /* the picture's time_us */
 		uint64_t input_sent_us; /* the input it answers was sent: 0 none */
+		uint32_t seq; /* the newest frame in the picture */
 	} feedback[RV_FEEDBACKS];
 	int feedback_next; /* the slot the next commit's question takes */
 	/* The last commit's picture, until its frame callback says it is drawn. */
 	uint64_t committed_drawn_us, committed_input_sent_us;
+	uint32_t committed_seq;
 	bool committed_unseen;
 
 	/* The local outputs the window is on, first entered first (output.c). */

@@ -167,6 +167,8 @@ int main(void)
 		WIRE_TABLET_HAS_ROTATION, WIRE_TABLET_IN, WIRE_TABLET_MOTION, WIRE_TABLET_PRESSURE,
 		WIRE_TABLET_TILT, WIRE_TABLET_ROTATION, WIRE_TABLET_DOWN, WIRE_TABLET_BUTTON,
 		WIRE_TABLET_UP, WIRE_TABLET_OUT);
+	printf("export const PRESENTED = {vsync: %u, estimate: %u};\n", WIRE_PRESENTED_VSYNC,
+		WIRE_PRESENTED_ESTIMATE);
 	printf("export const GRAB = {move: %d, resize: %d, menu: %d};\n", WIRE_GRAB_MOVE,
 		WIRE_GRAB_RESIZE, WIRE_GRAB_MENU);
 	printf("export const CONSTRAINT = {none: %d, lock: %d, confine: %d};\n",

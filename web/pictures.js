@@ -1,10 +1,11 @@
 // Each window's pictures: a lossless frame (lz4 or raw, XOR or replace)
 // and copy_rect applied to the window's copy and drawn at once, video
 // decoded (video.js) and drawn as it comes, newest first; each picture
-// shown is acknowledged, with the input mark it answers. Handed the
-// session.
+// shown is acknowledged, with the input mark it answers, and said shown at
+// the browser's next animation frame (the app's presentation feedback).
+// Handed the session.
 import { lz4Decode } from './lz4.js';
-import { FRAME, RECT_SIZE } from './messages.js';
+import { FRAME, PRESENTED, RECT_SIZE } from './messages.js';
 import { VideoStream } from './video.js';
 
 export function frame(session, m) {
@@ -77,6 +78,20 @@ function presented(session, w, seq) {
     w.pendingMark = 0;
   }
   session.send('frame_ack', { window: w.id, seq, recv_time_us: performance.now() * 1000 });
+  // Once an animation frame, the newest picture drawn: a tab not shown
+  // runs none, and its pictures are never seen.
+  if (session.minor >= 11 && !w.presentPending) {
+    w.presentPending = true;
+    requestAnimationFrame((t) => {
+      w.presentPending = false;
+      if (session.windows.get(w.id) !== w) return;
+      session.send('frame_presented', {
+        window: w.id, seq: w.presentSeq, time_us: t * 1000, refresh_ns: 0,
+        flags: PRESENTED.estimate,
+      });
+    });
+  }
+  w.presentSeq = seq;
 }
 
 export function lossless(w, m) {

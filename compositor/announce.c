@@ -56,6 +56,12 @@ static struct wire_msg idle_msg(const struct rc_window *window)
 		.window_idle_inhibit = {.window = window->id, .inhibit = window->idle_inhibited}};
 }
 
+static struct wire_msg feedback_msg(const struct rc_window *window)
+{
+	return (struct wire_msg){.type = WIRE_WINDOW_FEEDBACK,
+		.window_feedback = {.window = window->id, .on = window->feedback_wanted}};
+}
+
 static struct wire_msg decoration_msg(const struct rc_window *window)
 {
 	return (struct wire_msg){.type = WIRE_WINDOW_DECORATION,
@@ -171,6 +177,9 @@ bool announce_window(struct rc_window *window, struct rc_view *view)
 	send_to(view, decoration_msg(window));
 	if (window->idle_inhibited && viewer->conn->minor >= 9) {
 		send_to(view, idle_msg(window));
+	}
+	if (window->feedback_wanted && viewer->conn->minor >= 11) {
+		send_to(view, feedback_msg(window));
 	}
 	if (window->impl->wants_maximized(window, first)) {
 		send_to(view, request_msg(window, WIRE_REQUEST_MAXIMIZE));
@@ -308,6 +317,11 @@ static void send_all_since(struct rc_window *window, uint32_t minor, struct wire
 void announce_idle(struct rc_window *window)
 {
 	send_all_since(window, 9, idle_msg(window));
+}
+
+void announce_feedback(struct rc_window *window)
+{
+	send_all_since(window, 11, feedback_msg(window));
 }
 
 void announce_activate(struct rc_window *window)

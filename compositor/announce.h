@@ -28,6 +28,10 @@ void announce_decoration(struct rc_window *window);
 /* window_idle_inhibit (window->idle_inhibited) and window_activate, to the
  * viewers of minor 9 or later. */
 void announce_idle(struct rc_window *window);
+/* Whether the window's app asks for presentation feedback (feedback.c),
+ * to every viewer of minor 11 or later: they tell when its frames are
+ * shown only while it does. */
+void announce_feedback(struct rc_window *window);
 void announce_activate(struct rc_window *window);
 
 #endif

@@ -4,6 +4,7 @@
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "announce.h"
 #include "feedback.h"
 #include "log.h"
 #include "monotonic.h"
@@ -43,11 +44,31 @@ static void sampled_iter(struct wlr_surface *surface, int sx, int sy, void *data
 	window->feedback[window->nfeedback++] = (struct rc_feedback){.feedback = feedback};
 }
 
+/* The viewers tell when frames are shown while the app asks, and for a
+ * second after its last ask: a frame_presented for every picture of every
+ * window would double what a viewer sends. */
+#define WANTED_US 1000000
+
 void feedback_sampled(struct rc_window *window)
 {
 	struct wlr_surface *surface = window_surface(window);
-	if (surface && window->server->presentation) {
-		wlr_surface_for_each_surface(surface, sampled_iter, window);
+	if (!surface || !window->server->presentation) {
+		return;
+	}
+	int before = window->nfeedback;
+	wlr_surface_for_each_surface(surface, sampled_iter, window);
+	uint64_t now = monotonic_usec();
+	bool found = window->nfeedback > before || window->nfeedback == RC_FEEDBACKS;
+	if (found) {
+		window->feedback_sampled_us = now;
+	}
+	bool wanted = found || (window->feedback_wanted &&
+					now - window->feedback_sampled_us < WANTED_US);
+	if (wanted != window->feedback_wanted) {
+		window->feedback_wanted = wanted;
+		log_debug("window %u: the app %s when its frames are shown", window->id,
+			wanted ? "asks" : "no longer asks");
+		announce_feedback(window);
 	}
 }
 

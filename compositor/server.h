@@ -162,6 +162,8 @@ struct rc_window {
 	uint32_t frame_seq; /* the last frame's number, to any viewer */
 	struct rc_feedback feedback[RC_FEEDBACKS]; /* oldest first */
 	int nfeedback;
+	bool feedback_wanted; /* the viewers were told its app asks for feedback */
+	uint64_t feedback_sampled_us; /* when a capture last found some */
 	uint64_t share_checked_us; /* when views were last compared, to share */
 
 	/* What the viewers have been told (announce.c). */

@@ -121,6 +121,7 @@
 	X(DRAG_NO_FILES, drag_no_files, 0x0223, SERVER, 4, CONTROL, none) \
 	X(WINDOW_IDLE_INHIBIT, window_idle_inhibit, 0x0224, SERVER, 8, WINDOW, none) \
 	X(WINDOW_ACTIVATE, window_activate, 0x0225, SERVER, 4, WINDOW, none) \
+	X(WINDOW_FEEDBACK, window_feedback, 0x0226, SERVER, 8, WINDOW, none) \
 	/* either way: clipboard and primary selection */ \
 	X(SELECTION, selection, 0x0301, BOTH, 8, CONTROL, mime_types) \
 	X(TRANSFER_REQUEST, transfer_request, 0x0302, BOTH, 12, CONTROL, none) \
@@ -439,6 +440,10 @@
 	RANGE(u32, inhibit, 0, 1) /* the app keeps the screen awake (1), or no longer (0) */
 
 #define WIRE_WINDOW_ACTIVATE_FIELDS FIELD(u32, window)
+
+#define WIRE_WINDOW_FEEDBACK_FIELDS \
+	FIELD(u32, window) \
+	RANGE(u32, on, 0, 1) /* its app asks when its frames are shown (1), or no longer (0) */
 
 #define WIRE_SHORTCUTS_INHIBIT_FIELDS \
 	FIELD(u32, window) \

@@ -463,6 +463,14 @@ static void on_window_activate(struct rv_viewer *viewer, const struct wire_msg *
 	}
 }
 
+static void on_window_feedback(struct rv_viewer *viewer, const struct wire_msg *msg)
+{
+	struct rv_window *window;
+	if ((window = known_window(viewer, msg, msg->window_feedback.window))) {
+		window->feedback_wanted = msg->window_feedback.on;
+	}
+}
+
 static void on_pointer_constraint(struct rv_viewer *viewer, const struct wire_msg *msg)
 {
 	struct rv_window *window;

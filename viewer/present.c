@@ -166,7 +166,7 @@ static const struct wl_callback_listener frame_listener = {
 static void shown(struct rv_window *window, const struct rv_shown *s)
 {
 	struct rv_viewer *viewer = window->viewer;
-	if (viewer->connection.server_minor >= 11 && s->seq) {
+	if (window->feedback_wanted && viewer->connection.server_minor >= 11 && s->seq) {
 		struct wire_msg msg = {.type = WIRE_FRAME_PRESENTED,
 			.frame_presented = {.window = window->id,
 				.seq = s->seq,

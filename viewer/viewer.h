@@ -158,6 +158,7 @@ struct rv_window {
 	/* The last commit's picture, until its frame callback says it is drawn. */
 	uint64_t committed_drawn_us, committed_input_sent_us;
 	uint32_t committed_seq;
+	bool feedback_wanted; /* its app asks when its frames are shown (window_feedback) */
 	bool committed_unseen;
 
 	/* The local outputs the window is on, first entered first (output.c). */

@@ -120,6 +120,9 @@ export function dispatch(session, m) {
     case 'window_activate':
       if (w) desk.activate(w);
       break;
+    case 'window_feedback':
+      if (w) w.feedbackWanted = Boolean(m.on);
+      break;
     case 'notify':
     case 'notify_close':
       session.notes.message(m);

@@ -78,9 +78,10 @@ function presented(session, w, seq) {
     w.pendingMark = 0;
   }
   session.send('frame_ack', { window: w.id, seq, recv_time_us: performance.now() * 1000 });
-  // Once an animation frame, the newest picture drawn: a tab not shown
-  // runs none, and its pictures are never seen.
-  if (session.minor >= 11 && !w.presentPending) {
+  // While the app asks (window_feedback), once an animation frame, the
+  // newest picture drawn: a tab not shown runs none, and its pictures are
+  // never seen.
+  if (w.feedbackWanted && !w.presentPending) {
     w.presentPending = true;
     requestAnimationFrame((t) => {
       w.presentPending = false;

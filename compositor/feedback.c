@@ -62,8 +62,8 @@ void feedback_sampled(struct rc_window *window)
 	if (found) {
 		window->feedback_sampled_us = now;
 	}
-	bool wanted = found || (window->feedback_wanted &&
-					now - window->feedback_sampled_us < WANTED_US);
+	bool wanted =
+		found || (window->feedback_wanted && now - window->feedback_sampled_us < WANTED_US);
 	if (wanted != window->feedback_wanted) {
 		window->feedback_wanted = wanted;
 		log_debug("window %u: the app %s when its frames are shown", window->id,

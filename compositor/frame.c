@@ -10,6 +10,7 @@
 #include <time.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "contenttype.h"
 #include "feedback.h"
 #include "frame.h"
 #include "log.h"
@@ -344,6 +345,7 @@ static void send(struct rc_view *view, struct image image)
 	view->input_mark = 0;
 	reserve(view);
 	feedback_sent(view, seq);
+	view->encoder.content = contenttype_of(window_surface(window));
 	encoder_send(&view->encoder, &window->server->encode, view->viewer->conn, image,
 		&view->damage, fps, seq, mark, drawn);
 }

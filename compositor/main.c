@@ -35,6 +35,7 @@
 #include "print.h"
 #include "dispatch.h"
 #include "dnd.h"
+#include "contenttype.h"
 #include "feedback.h"
 #include "doors.h"
 #include "handshake.h"
@@ -589,6 +590,9 @@ static bool create_compositor(struct rc_server *server)
 	server->relative_pointer = wlr_relative_pointer_manager_v1_create(server->display);
 	constraint_init(server);
 	desktop_init(server);
+	if (!contenttype_init(server->display)) {
+		log_error("no content type for the apps: the global could not be made");
+	}
 	if (!feedback_init(server)) {
 		log_error("no presentation feedback for the apps: wlroots would not make it");
 	}

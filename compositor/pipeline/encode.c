@@ -333,7 +333,10 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 	int motion_before = sustained ? enc->motion_frames : 0;
 	if (damaged && !refilling && mode != RC_CODEC_LOSSLESS && enc->link.video &&
 		!enc->video_failed && (int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
-		(mode == RC_CODEC_VIDEO || (motion_before >= MOTION_FRAMES && !enc->need_reset))) {
+		(mode == RC_CODEC_VIDEO ||
+			(motion_before >= (enc->link.content >= RC_CONTENT_VIDEO ? 1
+										 : MOTION_FRAMES) &&
+				!enc->need_reset))) {
 		if (stream_start(enc)) {
 			enc->need_reset = false;
 			stream_send(enc, tools, image, damage);
@@ -481,12 +484,14 @@ void encoder_send(struct rc_encoder *enc, struct rc_encode_context *ctx, struct 
 {
 	assert(!encoder_busy(enc));
 	fps = fps > 0 ? fps : 60;
-	choose_size(enc, fps, ctx->sharpness_first);
+	bool sharpness_first = ctx->sharpness_first || enc->content == RC_CONTENT_PHOTO;
+	choose_size(enc, fps, sharpness_first);
 	enc->job_mark = input_mark;
 	enc->job_time_us = drawn_us;
 	enc->link = (struct rc_encode_link){
 		.mode = ctx->mode,
-		.sharpness_first = ctx->sharpness_first,
+		.sharpness_first = sharpness_first,
+		.content = enc->content,
 		.compression = conn->compression,
 		.compression_level = ctx->compression_level,
 		.dump_dir = ctx->dump_dir,

@@ -31,9 +31,20 @@ enum rc_codec_mode {
 
 /* What one encoding job knows of the session, copied when it is handed to
  * a worker: the job never reads the connection. */
+/* What the app says the window shows (wp_content_type_v1): a hint. A
+ * game's or a video's motion goes to video at its second moving frame; a
+ * photo's video is never smaller than the window (sharpness first). */
+enum rc_content {
+	RC_CONTENT_NONE,
+	RC_CONTENT_PHOTO,
+	RC_CONTENT_VIDEO,
+	RC_CONTENT_GAME,
+};
+
 struct rc_encode_link {
 	enum rc_codec_mode mode;
 	bool sharpness_first;
+	enum rc_content content;
 	enum wire_compression compression;
 	int compression_level;
 	const char *dump_dir;
@@ -74,6 +85,7 @@ static inline uint64_t encode_link_capacity(const struct rc_encode_link *link)
 
 struct rc_encoder {
 	uint32_t id; /* the window's */
+	enum rc_content content; /* set before encoder_send */
 	struct rc_job job;
 	void (*encoded)(struct rc_encoder *enc); /* the job is done */
 

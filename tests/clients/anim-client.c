@@ -10,6 +10,8 @@
  * With ANIM_UNTIL=PATH in its environment it also stops as soon as PATH
  * exists (SECONDS then is only the most it moves): a test stops the motion
  * once it has seen what it waits for, however late its viewer came.
+ * With ANIM_CONTENT_TYPE=photo|video|game it says its surface shows that
+ * (wp_content_type_v1) before its first commit.
  *
  *   anim-client SECONDS [WIDTH HEIGHT [SLOW_AFTER SLOW_FPS]]
  */
@@ -22,6 +24,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include "content-type-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 #define NBUFFERS 3
@@ -34,6 +37,7 @@ struct buffer {
 
 struct app {
 	struct wl_compositor *compositor;
+	struct wp_content_type_manager_v1 *content_types; /* NULL: not offered */
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wl_seat *seat;
@@ -251,7 +255,10 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
 	const char *interface, uint32_t version)
 {
 	struct app *app = data;
-	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+	if (strcmp(interface, wp_content_type_manager_v1_interface.name) == 0) {
+		app->content_types =
+			wl_registry_bind(registry, name, &wp_content_type_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		app->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
@@ -335,6 +342,22 @@ int main(int argc, char **argv)
 	}
 	make_buffers(&app);
 	app.surface = wl_compositor_create_surface(app.compositor);
+	/* ANIM_CONTENT_TYPE: what the surface says it shows. */
+	const char *type = getenv("ANIM_CONTENT_TYPE");
+	struct wp_content_type_v1 *content_type = NULL;
+	if (type && app.content_types) {
+		uint32_t t = strcmp(type, "game") == 0 ? WP_CONTENT_TYPE_V1_TYPE_GAME
+			: strcmp(type, "video") == 0   ? WP_CONTENT_TYPE_V1_TYPE_VIDEO
+			: strcmp(type, "photo") == 0   ? WP_CONTENT_TYPE_V1_TYPE_PHOTO
+						       : WP_CONTENT_TYPE_V1_TYPE_NONE;
+		content_type =
+			wp_content_type_manager_v1_get_surface_content_type(app.content_types,
+				app.surface);
+		wp_content_type_v1_set_content_type(content_type, t);
+	} else if (type) {
+		fprintf(stderr, "anim-client: no wp_content_type_manager_v1\n");
+		return 1;
+	}
 	struct xdg_surface *xdg_surface = xdg_wm_base_get_xdg_surface(app.wm_base, app.surface);
 	xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, &app);
 	struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
@@ -353,6 +376,12 @@ int main(int argc, char **argv)
 	}
 	if (app.seat) {
 		wl_seat_destroy(app.seat);
+	}
+	if (content_type) {
+		wp_content_type_v1_destroy(content_type);
+	}
+	if (app.content_types) {
+		wp_content_type_manager_v1_destroy(app.content_types);
 	}
 	xdg_toplevel_destroy(toplevel);
 	xdg_surface_destroy(xdg_surface);

@@ -30,14 +30,21 @@ static void drop(struct rc_window *window, int i)
 		(size_t)(window->nfeedback - i) * sizeof(window->feedback[0]));
 }
 
+struct sampling {
+	struct rc_window *window;
+	bool found; /* a surface had feedback to take */
+};
+
 static void sampled_iter(struct wlr_surface *surface, int sx, int sy, void *data)
 {
-	struct rc_window *window = data;
+	struct sampling *sampling = data;
+	struct rc_window *window = sampling->window;
 	struct wlr_presentation_feedback *feedback =
 		wlr_presentation_surface_sampled(window->server->presentation, surface);
 	if (!feedback) {
 		return;
 	}
+	sampling->found = true;
 	if (window->nfeedback == RC_FEEDBACKS) {
 		drop(window, 0); /* the oldest: no viewer answered for it */
 	}
@@ -55,10 +62,10 @@ void feedback_sampled(struct rc_window *window)
 	if (!surface || !window->server->presentation) {
 		return;
 	}
-	int before = window->nfeedback;
-	wlr_surface_for_each_surface(surface, sampled_iter, window);
+	struct sampling sampling = {.window = window};
+	wlr_surface_for_each_surface(surface, sampled_iter, &sampling);
 	uint64_t now = monotonic_usec();
-	bool found = window->nfeedback > before || window->nfeedback == RC_FEEDBACKS;
+	bool found = sampling.found;
 	if (found) {
 		window->feedback_sampled_us = now;
 	}

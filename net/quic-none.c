@@ -60,11 +60,6 @@ void quic_close(struct quic_endpoint *ep)
 {
 }
 
-bool quic_flushing(struct quic_endpoint *ep)
-{
-	return false;
-}
-
 double quic_loss(struct quic_endpoint *ep)
 {
 	return -1;

@@ -48,6 +48,9 @@ struct quic_endpoint;
  * ours to ride: less than the 25 ms acknowledgement delay the peer is
  * promised. */
 #define HOLD_NS (20ull * NGTCP2_MILLISECONDS)
+/* How long a server's quic_close lets the goodbyes its program wrote reach
+ * their peers before it closes what is left. */
+#define CLOSE_DRAIN_NS (1000ull * NGTCP2_MILLISECONDS)
 #define HOLD_LOSS 0.01 /* and only below this loss */
 #define PSK_USER "rcomp"
 #define PSK_WATCH_USER "rcomp-watch" /* a key that admits watching */

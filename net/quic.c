@@ -307,11 +307,12 @@ static void describe_lanes(struct quic_endpoint *ep)
 static void *endpoint_thread(void *data)
 {
 	struct quic_endpoint *ep = data;
+	uint64_t drain_until = 0; /* a server told to stop: its goodbyes' deadline */
 	for (;;) {
 		struct pollfd pfd[3 + MAX_CONNS];
 		int map[3 + MAX_CONNS];
 		int n = 0;
-		pfd[n++] = (struct pollfd){.fd = ep->wake[0], .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = drain_until ? -1 : ep->wake[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ep->udp, .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ep->netlink, .events = POLLIN};
 		uint64_t now = quic_now_ns(), next = UINT64_MAX;
@@ -345,6 +346,9 @@ static void *endpoint_thread(void *data)
 			uint64_t report = quic_door_deadline(ep);
 			next = report < next ? report : next;
 		}
+		if (drain_until) {
+			next = drain_until < next ? drain_until : next;
+		}
 		int timeout = -1;
 		if (next != UINT64_MAX) {
 			uint64_t wait = next > now ? next - now : 0;
@@ -354,7 +358,26 @@ static void *endpoint_thread(void *data)
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
-			break; /* quic_close */
+			/* quic_close. A server's program has written its goodbyes
+			 * and let go of its ends: they may not have been read yet.
+			 * Each connection closes once its peer has them all (below);
+			 * one still owned, or never given a stream, has nothing to
+			 * wait for. */
+			if (!ep->server) {
+				break;
+			}
+			drain_until = quic_now_ns() + CLOSE_DRAIN_NS;
+			pthread_mutex_lock(&ep->lock);
+			for (int i = 0; i < ep->naccept; i++) {
+				close(ep->accept_queue[i].fd); /* never taken: its EOF */
+			}
+			ep->naccept = 0;
+			pthread_mutex_unlock(&ep->lock);
+			for (int i = 0; i < MAX_CONNS; i++) {
+				if (ep->conns[i].used && ep->conns[i].stream_id < 0) {
+					quic_conn_close(&ep->conns[i]);
+				}
+			}
 		}
 		if (pfd[1].revents & POLLIN) {
 			read_packets(ep);
@@ -421,6 +444,15 @@ static void *endpoint_thread(void *data)
 			if (!quic_conn_write(c) || done ||
 				(c->app_eof && flushed && c->fin_sent && all_acked)) {
 				quic_conn_close(c);
+			}
+		}
+		if (drain_until) {
+			bool left = false;
+			for (int i = 0; i < MAX_CONNS; i++) {
+				left = left || ep->conns[i].used;
+			}
+			if (!left || now >= drain_until) {
+				break;
 			}
 		}
 	}
@@ -792,21 +824,6 @@ void quic_close(struct quic_endpoint *ep)
 	gnutls_free(ep->watch_key.data);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep);
-}
-
-bool quic_flushing(struct quic_endpoint *ep)
-{
-	if (!ep) {
-		return false;
-	}
-	bool flushing = false;
-	pthread_mutex_lock(&ep->lock);
-	for (int i = 0; i < MAX_CONNS; i++) {
-		const struct conn *c = &ep->conns[i];
-		flushing = flushing || (c->used && c->app_eof && c->stream_id >= 0);
-	}
-	pthread_mutex_unlock(&ep->lock);
-	return flushing;
 }
 
 double quic_loss(struct quic_endpoint *ep)

@@ -71,11 +71,10 @@ void quic_failure(struct quic_endpoint *ep, char *out, size_t size);
 /* Whether it ended because the server refused the client's key. */
 bool quic_key_refused(struct quic_endpoint *ep);
 
-/* Ends the endpoint's thread and its connections (closing them). */
+/* Ends the endpoint's thread and its connections (closing them). A
+ * server's connections the program has let go of first carry what it wrote
+ * last (a goodbye) to their peers, a second at most. */
 void quic_close(struct quic_endpoint *ep);
-/* Whether a server's connections the program let go of still carry what
- * it wrote last (a goodbye) to their peers: quic_close drops it. */
-bool quic_flushing(struct quic_endpoint *ep);
 
 /* The share of datagrams the first connection lost, as its sender has
  * seen it (0 to 1; -1 while too few to say), and its smoothed round trip,

@@ -447,6 +447,9 @@ export class Session {
 
   // An end or a failure, above every window (veil.js), with its ways on.
   error(text, options = {}) {
+    // The browser's console keeps it too: what a tester or a bug report
+    // reads once the veil has gone.
+    console.warn('rcomp: ' + text);
     this.veil.show(text, options);
     this.status('');
   }

@@ -431,12 +431,8 @@ void doors_finish(struct rc_server *server)
 	}
 	web_close(doors->web);
 	doors->web = NULL;
-	/* Goodbyes on their way over QUIC arrive before the endpoint goes:
-	 * its thread sends them and closes each connection once its peer
-	 * has them all (a second at most). */
-	for (int waited = 0; quic_flushing(doors->quic) && waited < 1000; waited += 10) {
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	}
+	/* Goodbyes on their way over QUIC arrive before the endpoint goes
+	 * (quic_close waits a second at most). */
 	quic_close(doors->quic);
 	doors->quic = NULL;
 	handshake_finish(server);

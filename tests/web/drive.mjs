@@ -85,6 +85,11 @@ async function run(c) {
       // clipboard: false, as a browser that refuses the page its clipboard.
       await browser.defaultBrowserContext().overridePermissions(origin, c.clipboard === false ? []
         : ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+      // A URL that differs from the page's only in its fragment would be a
+      // navigation within the same document: the page would not load again.
+      const here = new URL(page.url()), there = new URL(c.url);
+      here.hash = there.hash = '';
+      if (here.href === there.href) await page.goto('about:blank');
       const started = Date.now();
       await page.goto(c.url, { timeout: (c.timeout || 30) * 1000 });
       return { loadMs: Date.now() - started };

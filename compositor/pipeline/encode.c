@@ -331,13 +331,20 @@ static void encode_frame(struct rc_encoder *enc, struct tools *tools)
 	bool sustained =
 		enc->job_time_us <= enc->lossless_at_us + 2000000u / (unsigned)enc->link.fps;
 	int motion_before = sustained ? enc->motion_frames : 0;
+	/* An app that says its surface shows a game or a video moves: one
+	 * frame of motion is enough to tell. */
+	int motion_needed = enc->link.content >= RC_CONTENT_VIDEO ? 1 : MOTION_FRAMES;
 	if (damaged && !refilling && mode != RC_CODEC_LOSSLESS && enc->link.video &&
 		!enc->video_failed && (int64_t)enc->width * enc->height >= MIN_VIDEO_PIXELS &&
-		(mode == RC_CODEC_VIDEO ||
-			(motion_before >= (enc->link.content >= RC_CONTENT_VIDEO ? 1
-										 : MOTION_FRAMES) &&
-				!enc->need_reset))) {
+		(mode == RC_CODEC_VIDEO || (motion_before >= motion_needed && !enc->need_reset))) {
 		if (stream_start(enc)) {
+			if (mode != RC_CODEC_VIDEO) {
+				log_debug("window %u: motion: to video after %d frames' worth "
+					  "(%d needed%s)",
+					enc->id, motion_before, motion_needed,
+					motion_needed < MOTION_FRAMES ? ", as the app says it moves"
+								      : "");
+			}
 			enc->need_reset = false;
 			stream_send(enc, tools, image, damage);
 			return;

@@ -275,6 +275,8 @@ static bool acts(const struct wire_msg *msg)
 	case WIRE_TABLET:
 		return (msg->tablet.changed & WIRE_TABLET_DOWN) ||
 			((msg->tablet.changed & WIRE_TABLET_BUTTON) && msg->tablet.button_state);
+	case WIRE_TABLET_PAD:
+		return msg->tablet_pad.event == WIRE_PAD_BUTTON && msg->tablet_pad.value == 1;
 	default:
 		return false;
 	}
@@ -580,6 +582,11 @@ static void on_tablet(struct rc_viewer *viewer, const struct wire_msg *msg)
 	if (window) {
 		tablet_event(server, window, &msg->tablet);
 	}
+}
+
+static void on_tablet_pad(struct rc_viewer *viewer, const struct wire_msg *msg)
+{
+	tablet_pad_event(viewer->server, &msg->tablet_pad);
 }
 
 static void on_key(struct rc_viewer *viewer, const struct wire_msg *msg)

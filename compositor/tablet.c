@@ -1,9 +1,12 @@
 /* A tablet's tools from the viewer, to the app under them (tablet.h). */
 #include <linux/input-event-codes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_input_device.h>
 #include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_tablet_pad.h>
 #include <wlr/types/wlr_tablet_tool.h>
 #include <wlr/types/wlr_tablet_v2.h>
 #include <wlr/version.h>
@@ -28,13 +31,33 @@ struct rc_tablet_tool {
 	double grab_dx, grab_dy;
 };
 
+/* The viewer's pad: a headless pad device of its shape, whose groups are
+ * ours (wlroots frees neither them nor their arrays). */
+struct rc_tablet_pad {
+	struct wlr_input_device *device;
+	struct wlr_tablet_v2_tablet_pad *v2;
+	struct wlr_tablet_pad_group groups[WIRE_MAX_PAD_GROUPS];
+	unsigned int buttons[WIRE_MAX_PAD_BUTTONS], rings[WIRE_MAX_PAD_RINGS],
+		strips[WIRE_MAX_PAD_STRIPS];
+	uint32_t shape[5]; /* buttons, rings, strips, groups, modes */
+	uint32_t window; /* the window its focus is on; 0: none */
+	uint64_t pressed; /* its buttons held down */
+	/* The backend's end takes the device (wl_display_destroy), before
+	 * tablet_finish; our own emit of its destroy (dropping) does not. */
+	struct wl_listener device_destroy;
+	bool dropping;
+};
+
 struct rc_tablet {
 	struct wlr_tablet_manager_v2 *manager;
 	struct wlr_input_device *device;
 	struct wlr_tablet_v2_tablet *tablet;
 	struct rc_tablet_tool tools[RC_TABLET_TOOLS];
 	uint64_t uses;
+	struct rc_tablet_pad pad;
 };
+
+static void pad_drop(struct rc_tablet *t);
 
 bool tablet_init(struct rc_server *server)
 {
@@ -78,6 +101,7 @@ void tablet_finish(struct rc_server *server)
 	for (int i = 0; i < RC_TABLET_TOOLS; i++) {
 		tool_forget(&t->tools[i]);
 	}
+	pad_drop(t);
 	free(t);
 	server->tablet = NULL;
 }
@@ -262,6 +286,230 @@ void tablet_event(struct rc_server *server, struct rc_window *window, const stru
 	}
 }
 
+static uint32_t now_msec(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint32_t)((uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
+}
+
+/* The pad lets go of its buttons and leaves the window it is on. */
+static void pad_leave(struct rc_server *server)
+{
+	struct rc_tablet_pad *pad = &server->tablet->pad;
+	if (!pad->v2) {
+		return;
+	}
+	for (uint32_t b = 0; pad->pressed; b++) {
+		if (pad->pressed & (UINT64_C(1) << b)) {
+			wlr_send_tablet_v2_tablet_pad_button(pad->v2, b, now_msec(),
+				ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
+			pad->pressed &= ~(UINT64_C(1) << b);
+		}
+	}
+	struct rc_window *window = pad->window ? window_from_id(server, pad->window) : NULL;
+	struct wlr_surface *surface = window ? window_surface(window) : NULL;
+	if (surface) {
+		wlr_send_tablet_v2_tablet_pad_leave(pad->v2, surface);
+	}
+	pad->window = 0;
+}
+
+/* wlroots 0.15 frees a v2 pad without the modes of its groups: freed here,
+ * just before it goes. */
+static void free_v2_groups(struct rc_tablet_pad *pad)
+{
+#if WLR_VERSION_MAJOR == 0 && WLR_VERSION_MINOR <= 15
+	free(pad->v2->groups);
+	pad->v2->groups = NULL;
+	pad->v2->group_count = 0;
+#endif
+}
+
+static void pad_drop(struct rc_tablet *t)
+{
+	struct rc_tablet_pad *pad = &t->pad;
+	if (pad->v2) {
+		/* wlroots' v2 pad listens for its device's end: it goes, and
+		 * apps hear it removed. The device stays the backend's, to be
+		 * shaped anew. */
+		free_v2_groups(pad);
+		pad->dropping = true;
+		wl_signal_emit(&pad->device->events.destroy, pad->device);
+		pad->dropping = false;
+	}
+	pad->v2 = NULL;
+	pad->window = 0;
+	pad->pressed = 0;
+}
+
+static void handle_device_destroy(struct wl_listener *listener, void *data)
+{
+	struct rc_tablet_pad *pad = wl_container_of(listener, pad, device_destroy);
+	if (pad->dropping) {
+		return;
+	}
+	if (pad->v2) {
+		free_v2_groups(pad); /* ours runs before the v2 pad's */
+	}
+	wl_list_remove(&pad->device_destroy.link);
+	pad->device = NULL;
+	pad->v2 = NULL;
+	pad->window = 0;
+	pad->pressed = 0;
+}
+
+/* A pad of the viewer's shape: its buttons, rings and strips shared among
+ * its groups in turn (the wire carries how many, not which group each
+ * is in), each group with the modes the viewer's first has. */
+static bool pad_shape(struct rc_tablet *t, struct rc_server *server,
+	const struct wire_tablet_pad *msg)
+{
+	struct rc_tablet_pad *pad = &t->pad;
+	uint32_t shape[5] = {msg->buttons, msg->rings, msg->strips, msg->groups ? msg->groups : 1,
+		msg->modes};
+	if (pad->v2 && !memcmp(shape, pad->shape, sizeof(shape))) {
+		return true;
+	}
+	pad_drop(t);
+	memcpy(pad->shape, shape, sizeof(shape));
+	if (!pad->device) {
+		pad->device =
+			wlr_headless_add_input_device(server->backend, WLR_INPUT_DEVICE_TABLET_PAD);
+		if (!pad->device || !pad->device->tablet_pad) {
+			log_error("cannot create the tablet's pad");
+			pad->device = NULL;
+			return false;
+		}
+		pad->device_destroy.notify = handle_device_destroy;
+		wl_signal_add(&pad->device->events.destroy, &pad->device_destroy);
+	}
+	/* Read by wlroots once, as its v2 pad is made: ours to change while
+	 * there is none. */
+	struct wlr_tablet_pad *wlr_pad = pad->device->tablet_pad;
+	wl_list_init(&wlr_pad->groups);
+	wlr_pad->button_count = shape[0];
+	wlr_pad->ring_count = shape[1];
+	wlr_pad->strip_count = shape[2];
+	uint32_t groups = shape[3];
+	for (uint32_t g = 0; g < groups; g++) {
+		struct wlr_tablet_pad_group *group = &pad->groups[g];
+		*group = (struct wlr_tablet_pad_group){.mode_count = shape[4] ? shape[4] : 1};
+		group->buttons = pad->buttons;
+		group->rings = pad->rings;
+		group->strips = pad->strips;
+		wl_list_insert(wlr_pad->groups.prev, &group->link);
+	}
+	/* Button, ring or strip i is in group i mod groups. */
+	uint32_t counts[3] = {shape[0], shape[1], shape[2]};
+	unsigned int *arrays[3] = {pad->buttons, pad->rings, pad->strips};
+	for (int k = 0; k < 3; k++) {
+		unsigned int *at = arrays[k];
+		for (uint32_t g = 0; g < groups; g++) {
+			struct wlr_tablet_pad_group *group = &pad->groups[g];
+			unsigned int **array = k == 0 ? &group->buttons
+						      : (k == 1 ? &group->rings : &group->strips);
+			size_t *count = k == 0
+				? &group->button_count
+				: (k == 1 ? &group->ring_count : &group->strip_count);
+			*array = at;
+			*count = 0;
+			for (uint32_t i = g; i < counts[k]; i += groups) {
+				at[(*count)++] = i;
+			}
+			at += *count;
+		}
+	}
+	pad->v2 = wlr_tablet_pad_create(t->manager, server->seat, pad->device);
+	if (!pad->v2) {
+		log_error("cannot create the tablet's pad");
+		pad_drop(t);
+		return false;
+	}
+	log_debug("the tablet's pad: %u buttons, %u rings, %u strips, %u groups of %u modes",
+		shape[0], shape[1], shape[2], shape[3], shape[4]);
+	return true;
+}
+
+/* wlroots 0.15 sends a ring's position as the angle's 24.8 bits (the
+ * degrees cast to an integer, a 256th of them): it goes in as 24.8, so that
+ * it comes out right. Below 0: the finger left. */
+static void send_ring(struct wlr_tablet_v2_tablet_pad *v2, uint32_t ring, int32_t degrees_24_8,
+	bool finger)
+{
+#if WLR_VERSION_MAJOR == 0 && WLR_VERSION_MINOR <= 15
+	double position = degrees_24_8;
+#else
+	double position = degrees_24_8 / 256.0;
+#endif
+	wlr_send_tablet_v2_tablet_pad_ring(v2, ring, degrees_24_8 < 0 ? -1 : position, finger,
+		now_msec());
+}
+
+void tablet_pad_event(struct rc_server *server, const struct wire_tablet_pad *msg)
+{
+	struct rc_tablet *t = server->tablet;
+	if (!t) {
+		return;
+	}
+	struct rc_tablet_pad *pad = &t->pad;
+	if (msg->event == WIRE_PAD_ENTER) {
+		pad_leave(server);
+		struct rc_window *window = window_from_id(server, msg->window);
+		struct wlr_surface *surface =
+			window && window->mapped ? window_surface(window) : NULL;
+		if (surface && pad_shape(t, server, msg)) {
+			pad->window = window->id;
+			wlr_send_tablet_v2_tablet_pad_enter(pad->v2, t->tablet, surface);
+		}
+		return;
+	}
+	if (msg->event == WIRE_PAD_LEAVE) {
+		pad_leave(server);
+		return;
+	}
+	if (!pad->v2 || !pad->window || msg->window != pad->window) {
+		return; /* not where the pad is: an event from before its enter */
+	}
+	uint32_t n = msg->number;
+	switch (msg->event) {
+	case WIRE_PAD_BUTTON:
+		if (n < pad->shape[0] && msg->value >= 0 && msg->value <= 1) {
+			uint64_t bit = UINT64_C(1) << n;
+			pad->pressed = msg->value ? pad->pressed | bit : pad->pressed & ~bit;
+			wlr_send_tablet_v2_tablet_pad_button(pad->v2, n, now_msec(),
+				msg->value ? ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED
+					   : ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
+		}
+		break;
+	case WIRE_PAD_RING:
+		if (n < pad->shape[1]) {
+			send_ring(pad->v2, n, msg->value, msg->finger);
+		}
+		break;
+	case WIRE_PAD_STRIP:
+		if (n < pad->shape[2] && msg->value <= 65535) {
+			wlr_send_tablet_v2_tablet_pad_strip(pad->v2, n,
+				msg->value < 0 ? -1 : msg->value / 65535.0, msg->finger,
+				now_msec());
+		}
+		break;
+	case WIRE_PAD_MODE:
+		if (n < pad->shape[3] && msg->value >= 0 && (uint32_t)msg->value < pad->shape[4]) {
+			wlr_send_tablet_v2_tablet_pad_mode(pad->v2, n, (uint32_t)msg->value,
+				now_msec());
+		}
+		break;
+	}
+}
+
+void tablet_window_gone(struct rc_server *server, struct rc_window *window)
+{
+	if (server->tablet && server->tablet->pad.window == window->id) {
+		pad_leave(server);
+	}
+}
+
 void tablet_viewer_gone(struct rc_server *server)
 {
 	struct rc_tablet *t = server->tablet;
@@ -272,5 +520,8 @@ void tablet_viewer_gone(struct rc_server *server)
 			wlr_send_tablet_v2_tablet_tool_proximity_out(tool->v2);
 			tool->down = false;
 		}
+	}
+	if (t) {
+		pad_leave(server);
 	}
 }

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "output.h"
 #include "record.h"
+#include "tablet.h"
 #include "viewers.h"
 #include "window.h"
 
@@ -88,6 +89,7 @@ void window_finish(struct rc_window *window)
 	}
 	input_window_gone(server, window);
 	dnd_window_gone(server, window);
+	tablet_window_gone(server, window);
 	wl_list_remove(&window->link);
 	idmap_remove(&server->window_ids, window->id);
 	clock_finish(&window->clock);
@@ -192,6 +194,7 @@ void window_unmap(struct rc_window *window)
 	record_update(window->server);
 	input_window_gone(window->server, window);
 	dnd_window_gone(window->server, window);
+	tablet_window_gone(window->server, window);
 	app_check_exit(window->server);
 }
 

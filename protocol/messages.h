@@ -83,6 +83,7 @@
 	X(OUTPUT_PLACE, output_place, 0x0129, VIEWER, 28, CONTROL, none) \
 	X(TABLET, tablet, 0x012a, VIEWER, 72, CONTROL, none) \
 	X(FRAME_PRESENTED, frame_presented, 0x012b, VIEWER, 24, CONTROL, none) \
+	X(TABLET_PAD, tablet_pad, 0x012c, VIEWER, 40, CONTROL, none) \
 	/* server to viewer */ \
 	X(WELCOME, welcome, 0x0201, SERVER, 28, CONTROL, welcome) \
 	X(GOODBYE, goodbye, 0x0202, SERVER, 8, CONTROL, none) \
@@ -202,6 +203,17 @@
 	FIELD(i32, wheel_clicks) \
 	RANGE(u32, button, 0, 0x2ff) /* evdev's */ \
 	RANGE(u32, button_state, 0, 1)
+#define WIRE_TABLET_PAD_FIELDS \
+	FIELD(u32, window) /* where the pad's focus is; 0: none */ \
+	RANGE(u32, event, WIRE_PAD_ENTER, WIRE_PAD_MODE) \
+	RANGE(u32, number, 0, WIRE_MAX_PAD_BUTTONS - 1) /* a button, ring or strip; a group */ \
+	RANGE(i32, value, -1, 360 * 256) \
+	RANGE(u32, finger, 0, 1) /* a ring's or strip's: touched by a finger */ \
+	RANGE(u32, buttons, 0, WIRE_MAX_PAD_BUTTONS) /* enter: the pad's shape */ \
+	RANGE(u32, rings, 0, WIRE_MAX_PAD_RINGS) \
+	RANGE(u32, strips, 0, WIRE_MAX_PAD_STRIPS) \
+	RANGE(u32, groups, 0, WIRE_MAX_PAD_GROUPS) \
+	RANGE(u32, modes, 0, WIRE_MAX_PAD_MODES) /* each group's */
 #define WIRE_KEYBOARD_ENTER_FIELDS \
 	FIELD(u32, window) \
 	COUNT(u32, nkeys, 0, WIRE_MAX_KEYS, keys, uint8_t, 4) /* wire_get_key() */

@@ -15,7 +15,7 @@
 
 #define WIRE_MAGIC 0x504d4352u /* "RCMP" little-endian */
 #define WIRE_VERSION_MAJOR 3
-#define WIRE_VERSION_MINOR 11
+#define WIRE_VERSION_MINOR 12
 
 #define WIRE_HEADER_SIZE 8
 
@@ -314,6 +314,22 @@ enum wire_tablet_tool_type {
 #define WIRE_TABLET_UP 0x400u
 #define WIRE_TABLET_OUT 0x800u /* left proximity */
 #define WIRE_TABLET_CHANGES 0xfffu
+
+/* A tablet's pad (tablet_pad): its buttons, rings and strips, and the
+ * modes of its groups. */
+enum wire_pad_event {
+	WIRE_PAD_ENTER = 1, /* the pad's focus came to the window: its shape */
+	WIRE_PAD_LEAVE = 2,
+	WIRE_PAD_BUTTON = 3, /* number, value 0 released or 1 pressed */
+	WIRE_PAD_RING = 4, /* number, value 24.8 degrees or -1: the finger left */
+	WIRE_PAD_STRIP = 5, /* number, value 0-65535 or -1: the finger left */
+	WIRE_PAD_MODE = 6, /* number: the group, value: its mode */
+};
+#define WIRE_MAX_PAD_BUTTONS 64
+#define WIRE_MAX_PAD_RINGS 4
+#define WIRE_MAX_PAD_STRIPS 4
+#define WIRE_MAX_PAD_GROUPS 4
+#define WIRE_MAX_PAD_MODES 16
 
 /* A touchpad's gestures (gesture). */
 enum wire_gesture_kind {

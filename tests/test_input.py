@@ -12,8 +12,8 @@ import time
 import pytest
 
 from rig import (BLUE, BTN_LEFT, CYAN, INPUT_CLIENT, KEY_2, KEY_A, KEY_LEFTSHIFT, KEY_MINUS, KEY_Y,
-                 KEY_Z, MAGENTA, MODEL_CLIENT, Failure, VirtualKeyboard, VirtualPointer, focused,
-                 hello, message, read_messages, records, step, wait_for)
+                 KEY_Z, MAGENTA, MODEL_CLIENT, RCOMP_VIEW, Failure, VirtualKeyboard, VirtualPointer,
+                 focused, hello, message, read_messages, records, step, wait_for)
 from webpage import TOKEN, open_input_client, open_model, web_session
 
 
@@ -347,13 +347,13 @@ def tablet(window, changed, tool=PEN, caps=0x3f, serial=0x1234, x=0.0, y=0.0, pr
         round(rotation * 256), slider, round(wheel * 256), clicks, button, state))
 
 
-def tablet_session(desktop, env=None):
-    """input-client in a session, and a viewer by hand of minor 10: (socket,
-    window)."""
+def tablet_session(desktop, env=None, minor=10):
+    """input-client in a session, and a viewer by hand of that minor:
+    (socket, window)."""
     server = desktop.start_server([INPUT_CLIENT], env=env)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(server.socket)
-    s.sendall(hello(minor=10))
+    s.sendall(hello(minor=minor))
     got = read_messages(s, 10.0, until=0x0203)
     window = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
     wait_for("the app's window mapped", lambda: "configure" in desktop.read_log("rcomp-run"))
@@ -399,6 +399,93 @@ def test_a_pens_proximity_axes_tip_and_buttons_reach_an_app_that_binds_tablets(d
                       tablet(w, T_OUT, tool=ERASER, serial=7, x=20, y=20)))
     in_order(desktop, ["tablet out", "tablet tool serial 7", "tablet tool 0x141",
                        "tablet in main", "tablet motion 20.00 20.00", "tablet out"])
+    s.close()
+
+
+# tablet_pad's events
+PAD_ENTER, PAD_LEAVE, PAD_BUTTON, PAD_RING, PAD_STRIP, PAD_MODE = 1, 2, 3, 4, 5, 6
+
+
+def pad(window, event, number=0, value=0, finger=0, shape=(0, 0, 0, 0, 0)):
+    """tablet_pad: shape is (buttons, rings, strips, groups, modes), said at
+    an enter."""
+    return message(0x012c, struct.pack("<IIIiIIIIII", window, event, number, value, finger,
+                                       *shape))
+
+
+def test_a_pads_buttons_ring_strip_and_mode_reach_the_app_on_a_pad_of_the_viewers_shape(
+        desktop):
+    """A viewer's pad (the wire by hand, as rcomp-view sends what its
+    desktop's zwp_tablet_pad_v2 reports) comes to an app that bound tablets
+    as a pad of the same shape, entering the window the viewer names, with
+    its buttons, ring (a finger's angle, then its stop), strip and mode
+    switches, in order; a pad of another shape replaces it, and a button
+    held as the viewer goes is released."""
+    s, w = tablet_session(desktop, minor=12)
+    wait_for("the tablet in the app", lambda: "tablet added" in desktop.read_log("rcomp-run"))
+    s.sendall(records(
+        pad(w, PAD_ENTER, shape=(9, 1, 2, 1, 4)) +
+        pad(w, PAD_BUTTON, 3, 1) + pad(w, PAD_BUTTON, 3, 0) +
+        pad(w, PAD_RING, 0, round(90.5 * 256), finger=1) + pad(w, PAD_RING, 0, -1, finger=1) +
+        pad(w, PAD_STRIP, 1, 32768) + pad(w, PAD_STRIP, 1, -1) +
+        pad(w, PAD_MODE, 0, 2) +
+        # not where the pad is, or past its shape: nothing
+        pad(w + 1, PAD_BUTTON, 0, 1) + pad(w, PAD_BUTTON, 12, 1) + pad(w, PAD_RING, 1, 256) +
+        pad(w, PAD_MODE, 0, 7) +
+        pad(w, PAD_LEAVE)))
+    lines = ["pad buttons 9", "pad group 0 modes 4", "pad added: 1 rings, 2 strips",
+             "pad enter main", "pad group 0 mode 0", "pad button 3 1", "pad button 3 0",
+             "pad ring 0 source 1", "pad ring 0 angle 90.50", "pad ring frame",
+             "pad ring 0 stop", "pad strip 1 position 32768", "pad strip 1 stop",
+             "pad group 0 mode 2", "pad leave main"]
+    in_order(desktop, lines)
+    text = desktop.read_log("rcomp-run")
+    assert "pad group 0 buttons 0 1 2 3 4 5 6 7 8" in text
+    assert "pad button 0 1" not in text and "pad button 12" not in text
+    assert "pad ring 1" not in text and "mode 7" not in text
+    # Another shape: the old pad is removed and a new one made.
+    s.sendall(records(pad(w, PAD_ENTER, shape=(4, 0, 0, 2, 1)) + pad(w, PAD_BUTTON, 1, 1)))
+    in_order(desktop, lines + ["pad removed", "pad buttons 4", "pad group 0 buttons 0 2",
+                               "pad group 1 buttons 1 3", "pad added: 0 rings, 0 strips",
+                               "pad enter main", "pad button 1 1"])
+    s.close()
+    in_order(desktop, lines + ["pad button 1 1", "pad button 1 0", "pad leave main"])
+
+
+def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
+    """rcomp-view takes the pad its desktop gives it (zwp_tablet_pad_v2)
+    and carries its shape, focus, buttons, ring, strip and modes to the
+    session. Its desktop here is a second rcomp-run (headless sway has no
+    tablet), whose pad is driven by the wire by hand: rcomp-view shows
+    input-client's window in it, and the pad is put on that window."""
+    inner = desktop.start_server([INPUT_CLIENT], name="inner-run")
+    outer = desktop.start_server([RCOMP_VIEW, "--socket", inner.socket], name="outer-run")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(outer.socket)
+    s.sendall(hello(minor=12))
+    got = read_messages(s, 20.0, until=0x0203)
+    w = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
+    wait_for("the tablet in the app", lambda: "tablet added" in desktop.read_log("inner-run"))
+    s.sendall(records(
+        pad(w, PAD_ENTER, shape=(6, 2, 1, 2, 3)) +
+        pad(w, PAD_BUTTON, 5, 1) + pad(w, PAD_BUTTON, 5, 0) +
+        pad(w, PAD_RING, 1, round(270.25 * 256), finger=1) + pad(w, PAD_RING, 1, -1, finger=1) +
+        pad(w, PAD_STRIP, 0, 1000) +
+        pad(w, PAD_MODE, 1, 2) +
+        pad(w, PAD_LEAVE)))
+    wait_for("the pad in the app", lambda: "pad leave main" in desktop.read_log("inner-run"),
+             timeout=20)
+    text = desktop.read_log("inner-run")
+    lines = ["pad buttons 6", "pad added: 2 rings, 1 strips", "pad enter main",
+             "pad button 5 1", "pad button 5 0", "pad ring 1 source 1", "pad ring 1 angle 270.25",
+             "pad ring 1 stop", "pad strip 0 position 1000", "pad group 1 mode 2",
+             "pad leave main"]
+    at = 0
+    for line in lines:
+        assert line in text[at:], (line, text[-4000:])
+        at = text.index(line, at)
+    assert "pad group 0 buttons 0 2 4" in text and "pad group 1 buttons 1 3 5" in text
+    assert "pad group 0 modes 3" in text
     s.close()
 
 

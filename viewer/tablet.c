@@ -13,6 +13,11 @@ struct rv_tablet_object {
 	void (*destroy)(struct wl_proxy *proxy);
 	/* A tool's: what it is, and the frame being gathered. */
 	struct wire_tablet frame;
+	/* A pad's: its shape and where its focus is; a ring's or a strip's:
+	 * its number and the event being gathered. Rings, strips and groups
+	 * go with their pad (owner). */
+	struct wire_tablet_pad pad;
+	struct rv_tablet_object *owner;
 };
 
 static void object_destroy(struct rv_tablet_object *o)
@@ -292,10 +297,200 @@ static void seat_tool_added(void *data, struct zwp_tablet_seat_v2 *seat,
 	}
 }
 
+static void destroy_group(struct wl_proxy *p)
+{
+	zwp_tablet_pad_group_v2_destroy((struct zwp_tablet_pad_group_v2 *)p);
+}
+
+static void destroy_ring(struct wl_proxy *p)
+{
+	zwp_tablet_pad_ring_v2_destroy((struct zwp_tablet_pad_ring_v2 *)p);
+}
+
+static void destroy_strip(struct wl_proxy *p)
+{
+	zwp_tablet_pad_strip_v2_destroy((struct zwp_tablet_pad_strip_v2 *)p);
+}
+
+/* An event of a pad, to the session: where its focus is on a window of
+ * ours, to a session that knows pads. */
+static void pad_send(struct rv_tablet_object *pad, uint32_t event, uint32_t number, int32_t value,
+	bool finger)
+{
+	struct rv_viewer *viewer = pad->viewer;
+	if (!pad->pad.window || viewer->connection.server_minor < 12) {
+		return;
+	}
+	struct wire_tablet_pad m = pad->pad;
+	m.event = event;
+	m.number = number;
+	m.value = value;
+	m.finger = finger;
+	connection_send(viewer, &(struct wire_msg){.type = WIRE_TABLET_PAD, .tablet_pad = m});
+}
+
+/* A ring's or strip's event, gathered until its frame. */
+static void dial_source(struct rv_tablet_object *o, uint32_t source)
+{
+	/* Both protocols' sources: 1 a finger. */
+	o->pad.finger = source == ZWP_TABLET_PAD_RING_V2_SOURCE_FINGER;
+}
+
+static void dial_value(struct rv_tablet_object *o, uint32_t event, int32_t value)
+{
+	o->pad.value = value; /* -1: the finger left */
+	o->pad.event = event;
+}
+
+static void dial_frame(struct rv_tablet_object *o)
+{
+	if (o->pad.event && o->owner) {
+		pad_send(o->owner, o->pad.event, o->pad.number, o->pad.value, o->pad.finger);
+	}
+	o->pad.event = 0;
+}
+
+static void ring_source(void *data, struct zwp_tablet_pad_ring_v2 *ring, uint32_t source)
+{
+	dial_source(data, source);
+}
+
+static void ring_angle(void *data, struct zwp_tablet_pad_ring_v2 *ring, wl_fixed_t degrees)
+{
+	/* wl_fixed_t is 24.8, as on the wire. */
+	int32_t d = degrees % (360 * 256);
+	dial_value(data, WIRE_PAD_RING, d < 0 ? d + 360 * 256 : d);
+}
+
+static void ring_stop(void *data, struct zwp_tablet_pad_ring_v2 *ring)
+{
+	dial_value(data, WIRE_PAD_RING, -1);
+}
+
+static void ring_frame(void *data, struct zwp_tablet_pad_ring_v2 *ring, uint32_t time)
+{
+	dial_frame(data);
+}
+
+static const struct zwp_tablet_pad_ring_v2_listener ring_listener = {
+	.source = ring_source,
+	.angle = ring_angle,
+	.stop = ring_stop,
+	.frame = ring_frame,
+};
+
+static void strip_source(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t source)
+{
+	dial_source(data, source);
+}
+
+static void strip_position(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t position)
+{
+	dial_value(data, WIRE_PAD_STRIP, position > 65535 ? 65535 : (int32_t)position);
+}
+
+static void strip_stop(void *data, struct zwp_tablet_pad_strip_v2 *strip)
+{
+	dial_value(data, WIRE_PAD_STRIP, -1);
+}
+
+static void strip_frame(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t time)
+{
+	dial_frame(data);
+}
+
+static const struct zwp_tablet_pad_strip_v2_listener strip_listener = {
+	.source = strip_source,
+	.position = strip_position,
+	.stop = strip_stop,
+	.frame = strip_frame,
+};
+
+static void group_buttons(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct wl_array *buttons)
+{
+	/* The pad numbers its buttons over all groups: the wire does too. */
+}
+
+/* A ring or strip of the group's pad, numbered in the order they come. */
+static void dial_added(struct rv_tablet_object *group, void *proxy, bool ring)
+{
+	struct rv_tablet_object *pad = group->owner;
+	uint32_t *count = ring ? &pad->pad.rings : &pad->pad.strips;
+	uint32_t max = ring ? WIRE_MAX_PAD_RINGS : WIRE_MAX_PAD_STRIPS;
+	struct rv_tablet_object *o =
+		object_new(group->viewer, proxy, ring ? destroy_ring : destroy_strip);
+	if (!o) {
+		return;
+	}
+	o->owner = pad;
+	if (*count >= max) {
+		o->owner = NULL; /* more than the wire carries: not heard */
+	} else {
+		o->pad.number = (*count)++;
+	}
+	if (ring) {
+		zwp_tablet_pad_ring_v2_add_listener(proxy, &ring_listener, o);
+	} else {
+		zwp_tablet_pad_strip_v2_add_listener(proxy, &strip_listener, o);
+	}
+}
+
+static void group_ring(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct zwp_tablet_pad_ring_v2 *ring)
+{
+	dial_added(data, ring, true);
+}
+
+static void group_strip(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct zwp_tablet_pad_strip_v2 *strip)
+{
+	dial_added(data, strip, false);
+}
+
+static void group_modes(void *data, struct zwp_tablet_pad_group_v2 *group, uint32_t modes)
+{
+	struct rv_tablet_object *o = data;
+	struct wire_tablet_pad *shape = &o->owner->pad;
+	modes = modes > WIRE_MAX_PAD_MODES ? WIRE_MAX_PAD_MODES : modes;
+	shape->modes = modes > shape->modes ? modes : shape->modes;
+}
+
+static void group_done(void *data, struct zwp_tablet_pad_group_v2 *group)
+{
+}
+
+static void group_mode_switch(void *data, struct zwp_tablet_pad_group_v2 *group, uint32_t time,
+	uint32_t serial, uint32_t mode)
+{
+	struct rv_tablet_object *o = data;
+	if (o->pad.number < WIRE_MAX_PAD_GROUPS && mode < WIRE_MAX_PAD_MODES) {
+		pad_send(o->owner, WIRE_PAD_MODE, o->pad.number, (int32_t)mode, false);
+	}
+}
+
+static const struct zwp_tablet_pad_group_v2_listener group_listener = {
+	.buttons = group_buttons,
+	.ring = group_ring,
+	.strip = group_strip,
+	.modes = group_modes,
+	.done = group_done,
+	.mode_switch = group_mode_switch,
+};
+
 static void pad_group(void *data, struct zwp_tablet_pad_v2 *pad,
 	struct zwp_tablet_pad_group_v2 *group)
 {
-	zwp_tablet_pad_group_v2_destroy(group);
+	struct rv_tablet_object *p = data;
+	struct rv_tablet_object *o = object_new(p->viewer, group, destroy_group);
+	if (o) {
+		o->owner = p;
+		o->pad.number = p->pad.groups;
+		if (p->pad.groups < WIRE_MAX_PAD_GROUPS) {
+			p->pad.groups++;
+		}
+		zwp_tablet_pad_group_v2_add_listener(group, &group_listener, o);
+	}
 }
 
 static void pad_path(void *data, struct zwp_tablet_pad_v2 *pad, const char *path)
@@ -304,6 +499,8 @@ static void pad_path(void *data, struct zwp_tablet_pad_v2 *pad, const char *path
 
 static void pad_buttons(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t buttons)
 {
+	struct rv_tablet_object *o = data;
+	o->pad.buttons = buttons > WIRE_MAX_PAD_BUTTONS ? WIRE_MAX_PAD_BUTTONS : buttons;
 }
 
 static void pad_done(void *data, struct zwp_tablet_pad_v2 *pad)
@@ -313,21 +510,47 @@ static void pad_done(void *data, struct zwp_tablet_pad_v2 *pad)
 static void pad_button(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t time, uint32_t button,
 	uint32_t state)
 {
+	struct rv_tablet_object *o = data;
+	if (button < o->pad.buttons) {
+		pad_send(o, WIRE_PAD_BUTTON, button, state ? 1 : 0, false);
+	}
 }
 
 static void pad_enter(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t serial,
 	struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
 {
+	struct rv_tablet_object *o = data;
+	struct rv_window *window = surface ? window_of_surface(o->viewer, surface) : NULL;
+	o->pad.window = window ? window->id : 0;
+	pad_send(o, WIRE_PAD_ENTER, 0, 0, false);
 }
 
 static void pad_leave(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t serial,
 	struct wl_surface *surface)
 {
+	struct rv_tablet_object *o = data;
+	pad_send(o, WIRE_PAD_LEAVE, 0, 0, false);
+	o->pad.window = 0;
 }
 
 static void pad_removed(void *data, struct zwp_tablet_pad_v2 *pad)
 {
-	object_destroy(data);
+	struct rv_tablet_object *o = data, *other, *tmp;
+	pad_send(o, WIRE_PAD_LEAVE, 0, 0, false);
+	/* Its groups, rings and strips go with it (a group's first). */
+	wl_list_for_each_safe(other, tmp, &o->viewer->seat.tablet_objects, link)
+	{
+		if (other->owner == o && other->destroy != destroy_group) {
+			object_destroy(other);
+		}
+	}
+	wl_list_for_each_safe(other, tmp, &o->viewer->seat.tablet_objects, link)
+	{
+		if (other->owner == o) {
+			object_destroy(other);
+		}
+	}
+	object_destroy(o);
 }
 
 static const struct zwp_tablet_pad_v2_listener pad_listener = {
@@ -344,7 +567,6 @@ static const struct zwp_tablet_pad_v2_listener pad_listener = {
 static void seat_pad_added(void *data, struct zwp_tablet_seat_v2 *seat,
 	struct zwp_tablet_pad_v2 *pad)
 {
-	/* Listened to only so that its groups are let go of. */
 	struct rv_tablet_object *o = object_new(data, pad, destroy_pad);
 	if (o) {
 		zwp_tablet_pad_v2_add_listener(pad, &pad_listener, o);
@@ -384,6 +606,9 @@ void tablet_window_gone(struct rv_viewer *viewer, struct rv_window *window)
 	{
 		if (o->destroy == destroy_tool && o->frame.window == window->id) {
 			o->frame.window = 0;
+		}
+		if (o->destroy == destroy_pad && o->pad.window == window->id) {
+			o->pad.window = 0;
 		}
 	}
 }

@@ -2,8 +2,9 @@
  * The local tablets' tools (zwp_tablet_manager_v2 on the local desktop): a
  * pen, an eraser and the like over a window go to the session (tablet),
  * one message per frame, whose app under the tool gets them as a tool of
- * the same type and serial. The local desktop's pads (their buttons, rings
- * and strips) are not carried.
+ * the same type and serial. A pad (its buttons, rings, strips and modes)
+ * goes to the session with its shape while its focus is on a window of
+ * ours (tablet_pad), and the session makes a pad of that shape.
  */
 #ifndef RV_TABLET_H
 #define RV_TABLET_H

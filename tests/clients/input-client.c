@@ -922,10 +922,176 @@ static void seat_tool_added(void *data, struct zwp_tablet_seat_v2 *seat,
 	zwp_tablet_tool_v2_destroy(tool);
 }
 
+/* A tablet's pad, printed as it comes: "pad ..." lines. */
+static void ring_source(void *data, struct zwp_tablet_pad_ring_v2 *ring, uint32_t source)
+{
+	printf("pad ring %u source %u\n", (unsigned)(uintptr_t)data, source);
+}
+
+static void ring_angle(void *data, struct zwp_tablet_pad_ring_v2 *ring, wl_fixed_t degrees)
+{
+	printf("pad ring %u angle %.2f\n", (unsigned)(uintptr_t)data, wl_fixed_to_double(degrees));
+}
+
+static void ring_stop(void *data, struct zwp_tablet_pad_ring_v2 *ring)
+{
+	printf("pad ring %u stop\n", (unsigned)(uintptr_t)data);
+}
+
+static void ring_frame(void *data, struct zwp_tablet_pad_ring_v2 *ring, uint32_t time)
+{
+	printf("pad ring frame\n");
+}
+
+static const struct zwp_tablet_pad_ring_v2_listener ring_listener = {
+	.source = ring_source,
+	.angle = ring_angle,
+	.stop = ring_stop,
+	.frame = ring_frame,
+};
+
+static void strip_source(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t source)
+{
+	printf("pad strip %u source %u\n", (unsigned)(uintptr_t)data, source);
+}
+
+static void strip_position(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t position)
+{
+	printf("pad strip %u position %u\n", (unsigned)(uintptr_t)data, position);
+}
+
+static void strip_stop(void *data, struct zwp_tablet_pad_strip_v2 *strip)
+{
+	printf("pad strip %u stop\n", (unsigned)(uintptr_t)data);
+}
+
+static void strip_frame(void *data, struct zwp_tablet_pad_strip_v2 *strip, uint32_t time)
+{
+	printf("pad strip frame\n");
+}
+
+static const struct zwp_tablet_pad_strip_v2_listener strip_listener = {
+	.source = strip_source,
+	.position = strip_position,
+	.stop = strip_stop,
+	.frame = strip_frame,
+};
+
+/* Rings and strips are numbered in the order they come, over all groups. */
+static unsigned pad_rings, pad_strips;
+
+static void group_buttons(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct wl_array *buttons)
+{
+	printf("pad group %u buttons", (unsigned)(uintptr_t)data);
+	uint32_t *b;
+	wl_array_for_each(b, buttons)
+	{
+		printf(" %u", *b);
+	}
+	printf("\n");
+}
+
+static void group_ring(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct zwp_tablet_pad_ring_v2 *ring)
+{
+	zwp_tablet_pad_ring_v2_add_listener(ring, &ring_listener, (void *)(uintptr_t)pad_rings++);
+}
+
+static void group_strip(void *data, struct zwp_tablet_pad_group_v2 *group,
+	struct zwp_tablet_pad_strip_v2 *strip)
+{
+	zwp_tablet_pad_strip_v2_add_listener(strip, &strip_listener,
+		(void *)(uintptr_t)pad_strips++);
+}
+
+static void group_modes(void *data, struct zwp_tablet_pad_group_v2 *group, uint32_t modes)
+{
+	printf("pad group %u modes %u\n", (unsigned)(uintptr_t)data, modes);
+}
+
+static void group_done(void *data, struct zwp_tablet_pad_group_v2 *group)
+{
+}
+
+static void group_mode_switch(void *data, struct zwp_tablet_pad_group_v2 *group, uint32_t time,
+	uint32_t serial, uint32_t mode)
+{
+	printf("pad group %u mode %u\n", (unsigned)(uintptr_t)data, mode);
+}
+
+static const struct zwp_tablet_pad_group_v2_listener group_listener = {
+	.buttons = group_buttons,
+	.ring = group_ring,
+	.strip = group_strip,
+	.modes = group_modes,
+	.done = group_done,
+	.mode_switch = group_mode_switch,
+};
+
+static unsigned pad_groups;
+
+static void pad_group(void *data, struct zwp_tablet_pad_v2 *pad,
+	struct zwp_tablet_pad_group_v2 *group)
+{
+	zwp_tablet_pad_group_v2_add_listener(group, &group_listener,
+		(void *)(uintptr_t)pad_groups++);
+}
+
+static void pad_path(void *data, struct zwp_tablet_pad_v2 *pad, const char *path)
+{
+}
+
+static void pad_buttons(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t buttons)
+{
+	printf("pad buttons %u\n", buttons);
+}
+
+static void pad_done(void *data, struct zwp_tablet_pad_v2 *pad)
+{
+	printf("pad added: %u rings, %u strips\n", pad_rings, pad_strips);
+}
+
+static void pad_button(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t time, uint32_t button,
+	uint32_t state)
+{
+	printf("pad button %u %u\n", button, state);
+}
+
+static void pad_enter(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t serial,
+	struct zwp_tablet_v2 *tablet, struct wl_surface *surface)
+{
+	printf("pad enter %s\n", surface_name(data, surface));
+}
+
+static void pad_leave(void *data, struct zwp_tablet_pad_v2 *pad, uint32_t serial,
+	struct wl_surface *surface)
+{
+	printf("pad leave %s\n", surface_name(data, surface));
+}
+
+static void pad_removed(void *data, struct zwp_tablet_pad_v2 *pad)
+{
+	printf("pad removed\n");
+	pad_rings = pad_strips = pad_groups = 0;
+	zwp_tablet_pad_v2_destroy(pad);
+}
+
+static const struct zwp_tablet_pad_v2_listener pad_listener = {
+	.group = pad_group,
+	.path = pad_path,
+	.buttons = pad_buttons,
+	.done = pad_done,
+	.button = pad_button,
+	.enter = pad_enter,
+	.leave = pad_leave,
+	.removed = pad_removed,
+};
+
 static void seat_pad_added(void *data, struct zwp_tablet_seat_v2 *seat,
 	struct zwp_tablet_pad_v2 *pad)
 {
-	zwp_tablet_pad_v2_destroy(pad);
+	zwp_tablet_pad_v2_add_listener(pad, &pad_listener, data);
 }
 
 static const struct zwp_tablet_seat_v2_listener tablet_seat_listener = {

@@ -360,10 +360,13 @@ def tablet_session(desktop, env=None, minor=10):
     return s, window
 
 
-def in_order(desktop, lines):
+def in_order(desktop, lines, more=None):
+    """Waits for lines, in order, in rcomp-run's log (the app's); or with
+    more, lines in that log: in_order(desktop, [log name], lines)."""
+    name, lines = ("rcomp-run", lines) if more is None else (lines[0], more)
     wait_for("the tablet's events in the app", lambda: all(
-        line in desktop.read_log("rcomp-run") for line in lines))
-    log = desktop.read_log("rcomp-run")
+        line in desktop.read_log(name) for line in lines))
+    log = desktop.read_log(name)
     at, positions = 0, []
     for line in lines:
         at = log.index(line, at)
@@ -452,12 +455,10 @@ def test_a_pads_buttons_ring_strip_and_mode_reach_the_app_on_a_pad_of_the_viewer
     in_order(desktop, lines + ["pad button 1 1", "pad button 1 0", "pad leave main"])
 
 
-def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
-    """rcomp-view takes the pad its desktop gives it (zwp_tablet_pad_v2)
-    and carries its shape, focus, buttons, ring, strip and modes to the
-    session. Its desktop here is a second rcomp-run (headless sway has no
-    tablet), whose pad is driven by the wire by hand: rcomp-view shows
-    input-client's window in it, and the pad is put on that window."""
+def nested_view(desktop):
+    """input-client in a session shown by rcomp-view, whose desktop is a
+    second rcomp-run (headless sway has no tablet) with a viewer by hand:
+    (that viewer's socket, rcomp-view's window in the second session)."""
     inner = desktop.start_server([INPUT_CLIENT], name="inner-run")
     outer = desktop.start_server([RCOMP_VIEW, "--socket", inner.socket], name="outer-run")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -466,6 +467,37 @@ def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
     got = read_messages(s, 20.0, until=0x0203)
     w = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
     wait_for("the tablet in the app", lambda: "tablet added" in desktop.read_log("inner-run"))
+    return s, w
+
+
+def test_rcomp_view_carries_its_desktops_pen_to_the_app(desktop):
+    """rcomp-view takes the tools its desktop gives it (zwp_tablet_tool_v2)
+    and carries each frame, with the tool's type, serial and axes, to the
+    app under it."""
+    s, w = nested_view(desktop)
+    # One at a time: frames that come together, wlroots (the second
+    # rcomp-run's) sends as one.
+    for frame in [
+            tablet(w, T_IN | T_MOTION | T_TILT, serial=99, x=30, y=20, tilt=(5, -7.5)),
+            tablet(w, T_MOTION | T_PRESSURE | T_DOWN, serial=99, x=31, y=22, pressure=40000),
+            tablet(w, T_BUTTON, serial=99, x=31, y=22, button=BTN_STYLUS, state=1),
+            tablet(w, T_UP, serial=99, x=31, y=22),
+            tablet(w, T_OUT, serial=99, x=31, y=22)]:
+        s.sendall(records(frame))
+        time.sleep(0.2)
+    in_order(desktop, ["inner-run"], [
+        "tablet tool serial 99", "tablet tool 0x140", "tablet in main",
+        "tablet motion 30.00 20.00", "tablet tilt 5.00 -7.50", "tablet motion 31.00 22.00",
+        "tablet pressure 40000", "tablet down", "tablet button 0x14b 1", "tablet up",
+        "tablet out"])
+    s.close()
+
+
+def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
+    """rcomp-view takes the pad its desktop gives it (zwp_tablet_pad_v2)
+    and carries its shape, focus, buttons, ring, strip and modes to the
+    session, where the pad is put on the window rcomp-view shows."""
+    s, w = nested_view(desktop)
     s.sendall(records(
         pad(w, PAD_ENTER, shape=(6, 2, 1, 2, 3)) +
         pad(w, PAD_BUTTON, 5, 1) + pad(w, PAD_BUTTON, 5, 0) +

@@ -344,7 +344,7 @@ static void dial_value(struct rv_tablet_object *o, uint32_t event, int32_t value
 
 static void dial_frame(struct rv_tablet_object *o)
 {
-	if (o->pad.event && o->owner) {
+	if (o->pad.event && o->pad.number != UINT32_MAX) {
 		pad_send(o->owner, o->pad.event, o->pad.number, o->pad.value, o->pad.finger);
 	}
 	o->pad.event = 0;
@@ -424,11 +424,8 @@ static void dial_added(struct rv_tablet_object *group, void *proxy, bool ring)
 		return;
 	}
 	o->owner = pad;
-	if (*count >= max) {
-		o->owner = NULL; /* more than the wire carries: not heard */
-	} else {
-		o->pad.number = (*count)++;
-	}
+	/* More than the wire carries: not heard (it goes with its pad). */
+	o->pad.number = *count < max ? (*count)++ : UINT32_MAX;
 	if (ring) {
 		zwp_tablet_pad_ring_v2_add_listener(proxy, &ring_listener, o);
 	} else {

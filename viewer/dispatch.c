@@ -21,6 +21,7 @@
 #include "notify.h"
 #include "status.h"
 #include "sound.h"
+#include "tablet.h"
 #include "textinput.h"
 #include "transport.h"
 #include "window.h"
@@ -172,6 +173,7 @@ static void welcome(struct rv_viewer *viewer, const struct wire_welcome *msg)
 	}
 	/* Now, and only to a server that answered, what it must know of us. */
 	input_send_state(viewer);
+	tablet_link_up(viewer);
 	clipboard_link_up(viewer);
 	sound_link_up(viewer, msg->caps);
 	hud_link_up(viewer);

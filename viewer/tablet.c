@@ -610,6 +610,17 @@ void tablet_window_gone(struct rv_viewer *viewer, struct rv_window *window)
 	}
 }
 
+void tablet_link_up(struct rv_viewer *viewer)
+{
+	struct rv_tablet_object *o;
+	wl_list_for_each(o, &viewer->seat.tablet_objects, link)
+	{
+		if (o->destroy == destroy_pad) {
+			pad_send(o, WIRE_PAD_ENTER, 0, 0, false);
+		}
+	}
+}
+
 void tablet_finish(struct rv_viewer *viewer)
 {
 	struct rv_seat *seat = &viewer->seat;

@@ -15,6 +15,9 @@ void tablet_bind(struct rv_viewer *viewer, struct wl_registry *registry, uint32_
 /* The seat or the manager came: the seat's tablets are listened to. */
 void tablet_want(struct rv_viewer *viewer);
 void tablet_window_gone(struct rv_viewer *viewer, struct rv_window *window);
+/* A server welcomed us (a reattach too): a pad on one of our windows is
+ * said to be there again. */
+void tablet_link_up(struct rv_viewer *viewer);
 void tablet_finish(struct rv_viewer *viewer);
 
 #endif

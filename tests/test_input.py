@@ -3,6 +3,7 @@ pointer and buttons on the right surface at the right coordinates, touch,
 focus, and the app's cursor shown locally."""
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
@@ -455,26 +456,32 @@ def test_a_pads_buttons_ring_strip_and_mode_reach_the_app_on_a_pad_of_the_viewer
     in_order(desktop, lines + ["pad button 1 1", "pad button 1 0", "pad leave main"])
 
 
-def nested_view(desktop):
+def nested_view(desktop, relay=False):
     """input-client in a session shown by rcomp-view, whose desktop is a
     second rcomp-run (headless sway has no tablet) with a viewer by hand:
-    (that viewer's socket, rcomp-view's window in the second session)."""
+    (that viewer's socket, rcomp-view's window in the second session);
+    relay: rcomp-view's link goes through one (desktop's relay process, in
+    .relay of the socket)."""
     inner = desktop.start_server([INPUT_CLIENT], name="inner-run")
-    outer = desktop.start_server([RCOMP_VIEW, "--socket", inner.socket], name="outer-run")
+    link = inner.socket
+    if relay:
+        relay = desktop.start_relay(inner.socket, delay_ms=5, name="inner-relay")
+        link = relay.socket
+    outer = desktop.start_server([RCOMP_VIEW, "--socket", link], name="outer-run")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(outer.socket)
     s.sendall(hello(minor=12))
     got = read_messages(s, 20.0, until=0x0203)
     w = struct.unpack("<I", [b for t, b in got if t == 0x0203][0][:4])[0]
     wait_for("the tablet in the app", lambda: "tablet added" in desktop.read_log("inner-run"))
-    return s, w
+    return s, w, relay
 
 
 def test_rcomp_view_carries_its_desktops_pen_to_the_app(desktop):
     """rcomp-view takes the tools its desktop gives it (zwp_tablet_tool_v2)
     and carries each frame, with the tool's type, serial and axes, to the
     app under it."""
-    s, w = nested_view(desktop)
+    s, w, _ = nested_view(desktop)
     # One at a time: frames that come together, wlroots (the second
     # rcomp-run's) sends as one.
     for frame in [
@@ -497,7 +504,7 @@ def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
     """rcomp-view takes the pad its desktop gives it (zwp_tablet_pad_v2)
     and carries its shape, focus, buttons, ring, strip and modes to the
     session, where the pad is put on the window rcomp-view shows."""
-    s, w = nested_view(desktop)
+    s, w, _ = nested_view(desktop)
     s.sendall(records(
         pad(w, PAD_ENTER, shape=(6, 2, 1, 2, 3)) +
         pad(w, PAD_BUTTON, 5, 1) + pad(w, PAD_BUTTON, 5, 0) +
@@ -518,6 +525,25 @@ def test_rcomp_view_carries_its_desktops_pad_to_the_app(desktop):
         at = text.index(line, at)
     assert "pad group 0 buttons 0 2 4" in text and "pad group 1 buttons 1 3 5" in text
     assert "pad group 0 modes 3" in text
+    s.close()
+
+
+def test_a_pad_on_rcomp_views_window_is_there_again_after_its_link_returns(desktop):
+    """rcomp-view's link breaks and returns while its desktop's pad is on
+    its window: the session hears the pad leave with the old connection and
+    enter again with the new one, and its buttons work."""
+    s, w, relay = nested_view(desktop, relay=True)
+    s.sendall(records(pad(w, PAD_ENTER, shape=(4, 0, 0, 1, 1))))
+    wait_for("the pad in the app", lambda: "pad enter main" in desktop.read_log("inner-run"))
+    os.kill(relay.pid, signal.SIGUSR1)  # the link goes down
+    wait_for("rcomp-view to see it", lambda: "connection to the server was lost" in
+             desktop.read_log("outer-run"), timeout=30)
+    os.kill(relay.pid, signal.SIGUSR2)  # and returns
+    wait_for("the pad in the app again", lambda: desktop.read_log("inner-run").count(
+        "pad enter main") >= 2, timeout=30)
+    s.sendall(records(pad(w, PAD_BUTTON, 2, 1)))
+    in_order(desktop, ["inner-run"], ["pad enter main", "pad leave main", "pad enter main",
+                                      "pad button 2 1"])
     s.close()
 
 

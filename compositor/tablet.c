@@ -2,7 +2,6 @@
 #include <linux/input-event-codes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_input_device.h>
 #include <wlr/types/wlr_seat.h>
@@ -13,6 +12,7 @@
 
 #include "input.h"
 #include "log.h"
+#include "monotonic.h"
 #include "server.h"
 #include "tablet.h"
 
@@ -286,13 +286,6 @@ void tablet_event(struct rc_server *server, struct rc_window *window, const stru
 	}
 }
 
-static uint32_t now_msec(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint32_t)((uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000);
-}
-
 /* The pad lets go of its buttons and leaves the window it is on. */
 static void pad_leave(struct rc_server *server)
 {
@@ -302,7 +295,7 @@ static void pad_leave(struct rc_server *server)
 	}
 	for (uint32_t b = 0; pad->pressed; b++) {
 		if (pad->pressed & (UINT64_C(1) << b)) {
-			wlr_send_tablet_v2_tablet_pad_button(pad->v2, b, now_msec(),
+			wlr_send_tablet_v2_tablet_pad_button(pad->v2, b, monotonic_msec(),
 				ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
 			pad->pressed &= ~(UINT64_C(1) << b);
 		}
@@ -359,6 +352,20 @@ static void handle_device_destroy(struct wl_listener *listener, void *data)
 	pad->pressed = 0;
 }
 
+/* Group g's share of total buttons (rings, strips) among groups, in turn:
+ * written at *at, which moves past them; how many in *count. */
+static unsigned int *share(unsigned int **at, uint32_t total, uint32_t groups, uint32_t g,
+	size_t *count)
+{
+	unsigned int *mine = *at;
+	*count = 0;
+	for (uint32_t i = g; i < total; i += groups) {
+		mine[(*count)++] = i;
+	}
+	*at += *count;
+	return mine;
+}
+
 /* A pad of the viewer's shape: its buttons, rings and strips shared among
  * its groups in turn (the wire carries how many, not which group each
  * is in), each group with the modes the viewer's first has. */
@@ -391,34 +398,16 @@ static bool pad_shape(struct rc_tablet *t, struct rc_server *server,
 	wlr_pad->button_count = shape[0];
 	wlr_pad->ring_count = shape[1];
 	wlr_pad->strip_count = shape[2];
+	/* Button, ring or strip i is in group i mod groups. */
 	uint32_t groups = shape[3];
+	unsigned int *buttons = pad->buttons, *rings = pad->rings, *strips = pad->strips;
 	for (uint32_t g = 0; g < groups; g++) {
 		struct wlr_tablet_pad_group *group = &pad->groups[g];
 		*group = (struct wlr_tablet_pad_group){.mode_count = shape[4] ? shape[4] : 1};
-		group->buttons = pad->buttons;
-		group->rings = pad->rings;
-		group->strips = pad->strips;
+		group->buttons = share(&buttons, shape[0], groups, g, &group->button_count);
+		group->rings = share(&rings, shape[1], groups, g, &group->ring_count);
+		group->strips = share(&strips, shape[2], groups, g, &group->strip_count);
 		wl_list_insert(wlr_pad->groups.prev, &group->link);
-	}
-	/* Button, ring or strip i is in group i mod groups. */
-	uint32_t counts[3] = {shape[0], shape[1], shape[2]};
-	unsigned int *arrays[3] = {pad->buttons, pad->rings, pad->strips};
-	for (int k = 0; k < 3; k++) {
-		unsigned int *at = arrays[k];
-		for (uint32_t g = 0; g < groups; g++) {
-			struct wlr_tablet_pad_group *group = &pad->groups[g];
-			unsigned int **array = k == 0 ? &group->buttons
-						      : (k == 1 ? &group->rings : &group->strips);
-			size_t *count = k == 0
-				? &group->button_count
-				: (k == 1 ? &group->ring_count : &group->strip_count);
-			*array = at;
-			*count = 0;
-			for (uint32_t i = g; i < counts[k]; i += groups) {
-				at[(*count)++] = i;
-			}
-			at += *count;
-		}
 	}
 	pad->v2 = wlr_tablet_pad_create(t->manager, server->seat, pad->device);
 	if (!pad->v2) {
@@ -443,7 +432,7 @@ static void send_ring(struct wlr_tablet_v2_tablet_pad *v2, uint32_t ring, int32_
 	double position = degrees_24_8 / 256.0;
 #endif
 	wlr_send_tablet_v2_tablet_pad_ring(v2, ring, degrees_24_8 < 0 ? -1 : position, finger,
-		now_msec());
+		monotonic_msec());
 }
 
 void tablet_pad_event(struct rc_server *server, const struct wire_tablet_pad *msg)
@@ -477,7 +466,7 @@ void tablet_pad_event(struct rc_server *server, const struct wire_tablet_pad *ms
 		if (n < pad->shape[0] && msg->value >= 0 && msg->value <= 1) {
 			uint64_t bit = UINT64_C(1) << n;
 			pad->pressed = msg->value ? pad->pressed | bit : pad->pressed & ~bit;
-			wlr_send_tablet_v2_tablet_pad_button(pad->v2, n, now_msec(),
+			wlr_send_tablet_v2_tablet_pad_button(pad->v2, n, monotonic_msec(),
 				msg->value ? ZWP_TABLET_PAD_V2_BUTTON_STATE_PRESSED
 					   : ZWP_TABLET_PAD_V2_BUTTON_STATE_RELEASED);
 		}
@@ -491,13 +480,13 @@ void tablet_pad_event(struct rc_server *server, const struct wire_tablet_pad *ms
 		if (n < pad->shape[2] && msg->value <= 65535) {
 			wlr_send_tablet_v2_tablet_pad_strip(pad->v2, n,
 				msg->value < 0 ? -1 : msg->value / 65535.0, msg->finger,
-				now_msec());
+				monotonic_msec());
 		}
 		break;
 	case WIRE_PAD_MODE:
 		if (n < pad->shape[3] && msg->value >= 0 && (uint32_t)msg->value < pad->shape[4]) {
 			wlr_send_tablet_v2_tablet_pad_mode(pad->v2, n, (uint32_t)msg->value,
-				now_msec());
+				monotonic_msec());
 		}
 		break;
 	}
